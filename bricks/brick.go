@@ -1,0 +1,523 @@
+package bricks
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/blocks-go/blocks/bricks/initialization"
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+// Config is what the bricks of one experiment share: floatX and the seed
+// generator (Blocks' class-level RandomState(config.default_seed)).
+type Config struct {
+	FloatX  nd.DType
+	SeedRNG *numpyrand.RandomState
+}
+
+// NewConfig returns a Config with Blocks' default seed 1.
+func NewConfig(floatX nd.DType, defaultSeed uint32) *Config {
+	return &Config{FloatX: floatX, SeedRNG: numpyrand.New(defaultSeed)}
+}
+
+// Brick is anything that embeds *Base.
+type Brick interface {
+	BaseBrick() *Base
+}
+
+// Optional lifecycle hooks a brick type implements (Blocks' underscore
+// methods).
+type (
+	allocationPusher     interface{ PushAllocationConfigHook() error }
+	initializationPusher interface{ PushInitializationConfigHook() error }
+	allocator            interface{ AllocateHook() error }
+	initializer          interface{ InitializeHook() error }
+)
+
+// AttrKind is the type of a brick attribute.
+type AttrKind int
+
+// Attribute kinds.
+const (
+	AttrInt AttrKind = iota
+	AttrInts
+	AttrFloat
+	AttrBool
+	AttrInit
+	AttrString
+	AttrBricks
+)
+
+// Lazy says when an attribute must be set: for allocation, for
+// initialization, or never (optional).
+type Lazy int
+
+// Lazy stages.
+const (
+	NotLazy Lazy = iota
+	ForAllocation
+	ForInitialization
+)
+
+// AttrSpec declares an attribute a brick has, under its Blocks name.
+type AttrSpec struct {
+	Name string
+	Kind AttrKind
+	Lazy Lazy
+	Doc  string
+}
+
+// ApplyFunc computes an application's outputs from its (already copied and
+// tagged) inputs.
+type ApplyFunc func(call *core.ApplicationCall, inputs []*core.Variable) ([]*core.Variable, error)
+
+// Application is one of a brick's applications (Blocks' @application).
+type Application struct {
+	Name    string
+	Inputs  []string
+	Outputs []string
+	// Variadic applications (Sequence) take any number of inputs.
+	Variadic bool
+	Fn       ApplyFunc
+}
+
+// Base is the state every brick has.
+type Base struct {
+	self    Brick
+	classes []string // most specific first, e.g. Linear, LinearLike, Initializable, Feedforward, Brick
+
+	Name       string
+	Children   []Brick
+	Parents    []Brick
+	Parameters []*core.Variable
+
+	Allocated, Initialized                             bool
+	AllocationConfigPushed, InitializationConfigPushed bool
+
+	specs []AttrSpec
+	attrs map[string]any
+	apps  []*Application
+
+	cfg  *Config
+	seed *int64
+	rng  *numpyrand.RandomState
+}
+
+var callIDs atomic.Int64
+
+// initBase sets up b for the brick self with its class chain (most
+// specific first) and attribute specs. The name defaults to the class name
+// in lower case, as in Blocks.
+func (b *Base) initBase(self Brick, cfg *Config, name string, classes []string, specs []AttrSpec) {
+	b.self, b.cfg, b.classes = self, cfg, classes
+	if name == "" {
+		name = strings.ToLower(classes[0])
+	}
+	b.Name = name
+	b.attrs = map[string]any{}
+	b.specs = append(b.specs, specs...)
+}
+
+// BaseBrick returns b itself (so a type embedding *Base is a Brick).
+func (b *Base) BaseBrick() *Base { return b }
+
+// Class is the brick's class name.
+func (b *Base) Class() string { return b.classes[0] }
+
+// Classes is the class chain, most specific first.
+func (b *Base) Classes() []string { return b.classes }
+
+// IsInstance reports whether the brick is of class or a subclass of it.
+func (b *Base) IsInstance(class string) bool { return slices.Contains(b.classes, class) }
+
+// AnnotationName describes the brick for printing.
+func (b *Base) AnnotationName() string { return fmt.Sprintf("%s(%s)", b.classes[0], b.Name) }
+
+func (b *Base) String() string { return fmt.Sprintf("<%s object with name '%s'>", b.classes[0], b.Name) }
+
+// Specs lists the brick's declared attributes.
+func (b *Base) Specs() []AttrSpec { return b.specs }
+
+// Spec returns the declaration of attribute name.
+func (b *Base) Spec(name string) (AttrSpec, bool) {
+	for _, s := range b.specs {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return AttrSpec{}, false
+}
+
+// Attr returns an attribute's value (nil when unset: Python's None).
+func (b *Base) Attr(name string) any { return b.attrs[name] }
+
+// SetAttr sets a declared attribute; v must match its kind (int, []int,
+// float64, bool, initialization.Scheme, string, []Brick) or be nil.
+func (b *Base) SetAttr(name string, v any) error {
+	s, ok := b.Spec(name)
+	if !ok {
+		return fmt.Errorf("%s has no attribute %s", b.AnnotationName(), name)
+	}
+	if v != nil {
+		var good bool
+		switch s.Kind {
+		case AttrInt:
+			_, good = v.(int)
+		case AttrInts:
+			_, good = v.([]int)
+		case AttrFloat:
+			_, good = v.(float64)
+		case AttrBool:
+			_, good = v.(bool)
+		case AttrInit:
+			_, good = v.(initialization.Scheme)
+		case AttrString:
+			_, good = v.(string)
+		case AttrBricks:
+			_, good = v.([]Brick)
+		}
+		if !good {
+			return fmt.Errorf("%s.%s: got %T", b.AnnotationName(), name, v)
+		}
+	}
+	b.attrs[name] = v
+	return nil
+}
+
+func (b *Base) setDefault(name string, v any) {
+	if _, ok := b.attrs[name]; !ok || b.attrs[name] == nil {
+		b.attrs[name] = v
+	}
+}
+
+// Int returns an int attribute and whether it is set.
+func (b *Base) Int(name string) (int, bool) {
+	v, ok := b.attrs[name].(int)
+	return v, ok
+}
+
+// Bool returns a bool attribute, def when unset.
+func (b *Base) Bool(name string, def bool) bool {
+	if v, ok := b.attrs[name].(bool); ok {
+		return v
+	}
+	return def
+}
+
+// Float returns a float attribute, def when unset.
+func (b *Base) Float(name string, def float64) float64 {
+	if v, ok := b.attrs[name].(float64); ok {
+		return v
+	}
+	return def
+}
+
+// Init returns an initialization-scheme attribute (nil when unset).
+func (b *Base) Init(name string) initialization.Scheme {
+	v, _ := b.attrs[name].(initialization.Scheme)
+	return v
+}
+
+// Applications lists the brick's applications.
+func (b *Base) Applications() []*Application { return b.apps }
+
+// Application returns the named application.
+func (b *Base) Application(name string) *Application {
+	for _, a := range b.apps {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+func (b *Base) addApplication(a *Application) { b.apps = append(b.apps, a) }
+
+// SetChildren sets the children and records b as their parent.
+func (b *Base) SetChildren(children []Brick) {
+	b.Children = children
+	for _, c := range children {
+		cb := c.BaseBrick()
+		if !slices.Contains(cb.Parents, b.self) {
+			cb.Parents = append(cb.Parents, b.self)
+		}
+	}
+}
+
+// Seed is the brick's seed: set explicitly, or drawn on first use from the
+// Config's seed generator as randint(2**31 - 1).
+func (b *Base) Seed() int64 {
+	if b.seed == nil {
+		s := b.cfg.SeedRNG.Randint(0, 1<<31-1)
+		b.seed = &s
+	}
+	return *b.seed
+}
+
+// SetSeed fixes the seed (Blocks' seed argument); it can be set once.
+func (b *Base) SetSeed(s int64) error {
+	if b.seed != nil {
+		return fmt.Errorf("%s: seed already set", b.AnnotationName())
+	}
+	b.seed = &s
+	return nil
+}
+
+// RNG is the brick's generator: pushed by a parent, or RandomState(seed).
+func (b *Base) RNG() *numpyrand.RandomState {
+	if b.rng == nil {
+		b.rng = numpyrand.New(uint32(b.Seed()))
+	}
+	return b.rng
+}
+
+// PushAllocationConfig pushes allocation configuration down the tree.
+func PushAllocationConfig(br Brick) error {
+	b := br.BaseBrick()
+	if p, ok := br.(allocationPusher); ok {
+		if err := p.PushAllocationConfigHook(); err != nil {
+			return err
+		}
+	}
+	b.AllocationConfigPushed = true
+	for _, c := range b.Children {
+		if err := PushAllocationConfig(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Allocate creates the parameters (NaN-filled), children first.
+func Allocate(br Brick) error {
+	b := br.BaseBrick()
+	if !b.AllocationConfigPushed {
+		if err := PushAllocationConfig(br); err != nil {
+			return err
+		}
+	}
+	for _, c := range b.Children {
+		if err := Allocate(c); err != nil {
+			return err
+		}
+	}
+	for _, s := range b.specs {
+		if s.Lazy == ForAllocation && b.attrs[s.Name] == nil {
+			return fmt.Errorf("%s: allocation argument %s is not set (pass it to the constructor, set it, or let a parent brick push it)", b.AnnotationName(), s.Name)
+		}
+	}
+	b.Parameters = nil
+	if a, ok := br.(allocator); ok {
+		if err := a.AllocateHook(); err != nil {
+			return err
+		}
+	}
+	b.Allocated = true
+	return nil
+}
+
+// PushInitializationConfig pushes initialization configuration down the
+// tree: Blocks' Initializable pushes its generator, weights_init and
+// biases_init to its initializable children.
+func PushInitializationConfig(br Brick) error {
+	b := br.BaseBrick()
+	if b.IsInstance("Initializable") {
+		for _, c := range b.Children {
+			cb := c.BaseBrick()
+			if !cb.IsInstance("Initializable") {
+				continue
+			}
+			cb.rng = b.RNG()
+			if w := b.Init("weights_init"); w != nil {
+				cb.attrs["weights_init"] = w
+			}
+		}
+		if bi := b.Init("biases_init"); bi != nil {
+			for _, c := range b.Children {
+				if cb := c.BaseBrick(); cb.IsInstance("Initializable") {
+					if _, ok := cb.Spec("biases_init"); ok {
+						cb.attrs["biases_init"] = bi
+					}
+				}
+			}
+		}
+	}
+	if p, ok := br.(initializationPusher); ok {
+		if err := p.PushInitializationConfigHook(); err != nil {
+			return err
+		}
+	}
+	b.InitializationConfigPushed = true
+	for _, c := range b.Children {
+		if err := PushInitializationConfig(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Initialize allocates if needed, pushes the initialization configuration
+// if needed, initializes the children, then the brick's own parameters.
+func Initialize(br Brick) error {
+	b := br.BaseBrick()
+	if !b.Allocated {
+		if err := Allocate(br); err != nil {
+			return err
+		}
+	}
+	if !b.InitializationConfigPushed {
+		if err := PushInitializationConfig(br); err != nil {
+			return err
+		}
+	}
+	for _, c := range b.Children {
+		if err := Initialize(c); err != nil {
+			return err
+		}
+	}
+	if i, ok := br.(initializer); ok {
+		if err := i.InitializeHook(); err != nil {
+			return err
+		}
+	}
+	b.Initialized = true
+	return nil
+}
+
+// initParam initializes one parameter with the attribute scheme (e.g.
+// "weights_init"), with a clear error when it is not set.
+func (b *Base) initParam(p *core.Variable, scheme string) error {
+	s := b.Init(scheme)
+	if s == nil {
+		return fmt.Errorf("%s: initialization argument %s is not set (set %s.%s, or on a parent brick)", b.AnnotationName(), scheme, b.Name, scheme)
+	}
+	if err := initialization.Initialize(s, p.Value(), b.RNG()); err != nil {
+		return fmt.Errorf("%s: %v", b.AnnotationName(), err)
+	}
+	return nil
+}
+
+// newParameter allocates a NaN-filled floatX shared variable named name
+// with a role, annotated with the brick.
+func (b *Base) newParameter(name string, role *core.Role, shape ...int) *core.Variable {
+	a := nd.New(b.cfg.FloatX, shape...)
+	for i := range a.Size() {
+		a.SetFlat(i, nanValue)
+	}
+	p := core.NewShared(a, name)
+	p.Tag.Name = name
+	core.AddRole(p, role)
+	p.Tag.Annotations = append(p.Tag.Annotations, b.self.(core.Annotation))
+	b.Parameters = append(b.Parameters, p)
+	return p
+}
+
+var nanValue = func() float64 { var z float64; return z / z }()
+
+// Apply runs the named application of br on inputs, as Blocks'
+// @application: allocates the brick if needed, copies the inputs and
+// outputs, names them {brick}_{application}_{name} and tags them with the
+// roles INPUT and OUTPUT, the brick and the application call.
+func Apply(br Brick, name string, inputs ...*core.Variable) ([]*core.Variable, error) {
+	b := br.BaseBrick()
+	app := b.Application(name)
+	if app == nil {
+		return nil, fmt.Errorf("%s has no application %s", b.AnnotationName(), name)
+	}
+	if !app.Variadic && len(inputs) != len(app.Inputs) {
+		return nil, fmt.Errorf("%s.%s takes %d inputs (%s), got %d", b.AnnotationName(), name, len(app.Inputs), strings.Join(app.Inputs, ", "), len(inputs))
+	}
+	if !b.Allocated {
+		if err := Allocate(br); err != nil {
+			return nil, err
+		}
+	}
+	call := &core.ApplicationCall{Brick: br.(core.Annotation), Application: name, Metadata: map[string]any{}, ID: callIDs.Add(1)}
+	tagged := make([]*core.Variable, len(inputs))
+	for i, in := range inputs {
+		inName := "input_"
+		if i < len(app.Inputs) {
+			inName = app.Inputs[i]
+		}
+		tagged[i] = tag(in, b, name, inName, call, core.Input)
+	}
+	outs, err := app.Fn(call, tagged)
+	if err != nil {
+		return nil, fmt.Errorf("%s.%s: %w", b.AnnotationName(), name, err)
+	}
+	for i, o := range outs {
+		outName := "output"
+		if i < len(app.Outputs) {
+			outName = app.Outputs[i]
+		}
+		outs[i] = tag(o, b, name, outName, call, core.Output)
+	}
+	return outs, nil
+}
+
+func tag(v *core.Variable, b *Base, app, name string, call *core.ApplicationCall, role *core.Role) *core.Variable {
+	c := v.Copy()
+	c.Trace = v.Trace
+	c.Name = fmt.Sprintf("%s_%s_%s", b.Name, app, name)
+	c.Tag.Name = name
+	c.Tag.Brick = b.self.(core.Annotation)
+	c.Tag.Application = app
+	c.Tag.ApplicationCall = call
+	c.Tag.Annotations = []core.Annotation{b.self.(core.Annotation), call}
+	core.AddRole(c, role)
+	return c
+}
+
+// AllParameters lists the parameters of br and its descendants, each once,
+// in depth-first order (the brick's own first).
+func AllParameters(br Brick) []*core.Variable {
+	var out []*core.Variable
+	seen := map[*core.Variable]bool{}
+	var walk func(Brick)
+	walk = func(x Brick) {
+		for _, p := range x.BaseBrick().Parameters {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+		for _, c := range x.BaseBrick().Children {
+			walk(c)
+		}
+	}
+	walk(br)
+	return out
+}
+
+// Path is the brick's hierarchical name, "/mlp/linear_0". With several
+// parents it follows the parent with the smallest name, as Blocks does.
+func Path(br Brick) string {
+	var names []string
+	for x := br; x != nil; {
+		names = append(names, x.BaseBrick().Name)
+		ps := slices.Clone(x.BaseBrick().Parents)
+		if len(ps) == 0 {
+			break
+		}
+		sort.Slice(ps, func(i, j int) bool { return ps[i].BaseBrick().Name < ps[j].BaseBrick().Name })
+		x = ps[0]
+	}
+	slices.Reverse(names)
+	return "/" + strings.Join(names, "/")
+}
+
+// ParameterPath is a parameter's hierarchical name, "/mlp/linear_0.W", or
+// its plain name when no brick owns it.
+func ParameterPath(p *core.Variable) string {
+	for _, a := range p.Tag.Annotations {
+		if br, ok := a.(Brick); ok {
+			return Path(br) + "." + p.Name
+		}
+	}
+	return p.Name
+}

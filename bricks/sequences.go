@@ -1,0 +1,120 @@
+package bricks
+
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/core"
+)
+
+// AppRef is a brick's application, the element of a Sequence.
+type AppRef struct {
+	Brick Brick
+	Name  string
+}
+
+// Sequence applies application methods one after the other; its children
+// are their bricks, each once, in order.
+type Sequence struct {
+	*Base
+	Apps []AppRef
+}
+
+func newSequenceBase(s *Sequence, cfg *Config, name string, classes []string, specs []AttrSpec, apps []AppRef) {
+	s.initBase(s, cfg, name, classes, specs)
+	s.setApps(apps)
+	s.addApplication(&Application{Name: "apply", Variadic: true, Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: s.apply})
+}
+
+func (s *Sequence) setApps(apps []AppRef) {
+	s.Apps = apps
+	var children []Brick
+	seen := map[Brick]bool{}
+	for _, a := range apps {
+		if !seen[a.Brick] {
+			seen[a.Brick] = true
+			children = append(children, a.Brick)
+		}
+	}
+	s.SetChildren(children)
+}
+
+// NewSequence makes a Sequence of application methods.
+func NewSequence(cfg *Config, name string, apps []AppRef) *Sequence {
+	s := &Sequence{Base: &Base{}}
+	newSequenceBase(s, cfg, name, []string{"Sequence", "Brick"}, nil, apps)
+	return s
+}
+
+// NewFeedforwardSequence makes a FeedforwardSequence (a Sequence with
+// input_dim and output_dim taken from its first and last bricks).
+func NewFeedforwardSequence(cfg *Config, name string, apps []AppRef) *Sequence {
+	s := &Sequence{Base: &Base{}}
+	newSequenceBase(s, cfg, name, []string{"FeedforwardSequence", "Sequence", "Feedforward", "Brick"}, nil, apps)
+	return s
+}
+
+func (s *Sequence) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+	cur := in
+	for _, a := range s.Apps {
+		out, err := Apply(a.Brick, a.Name, cur...)
+		if err != nil {
+			return nil, err
+		}
+		cur = out
+	}
+	return cur, nil
+}
+
+// MLP is Blocks' multi-layer perceptron: Linear bricks named linear_0,
+// linear_1, ... interleaved with the activations (None entries skipped).
+type MLP struct {
+	Sequence
+	Linears     []*Linear
+	Activations []Brick
+}
+
+// NewMLP makes an MLP; dims (len(activations)+1 entries) may be nil for a
+// parent to push.
+func NewMLP(cfg *Config, name string, activations []Brick, dims []int) (*MLP, error) {
+	if dims != nil && len(dims) != len(activations)+1 {
+		return nil, fmt.Errorf("MLP: %d activations need %d dims, got %d", len(activations), len(activations)+1, len(dims))
+	}
+	m := &MLP{Sequence: Sequence{Base: &Base{}}, Activations: activations}
+	var apps []AppRef
+	for i, a := range activations {
+		l := NewLinear(cfg, fmt.Sprintf("linear_%d", i))
+		m.Linears = append(m.Linears, l)
+		apps = append(apps, AppRef{l, "apply"})
+		if a != nil {
+			apps = append(apps, AppRef{a, "apply"})
+		}
+	}
+	m.initBase(m, cfg, name, []string{"MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"}, append([]AttrSpec{
+		{Name: "dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the input, hidden layers and output"},
+	}, initializableSpecs...))
+	m.setApps(apps)
+	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: m.apply})
+	if dims != nil {
+		m.attrs["dims"] = dims
+	}
+	return m, nil
+}
+
+// PushAllocationConfigHook gives each linear brick its dims and use_bias.
+func (m *MLP) PushAllocationConfigHook() error {
+	dims, _ := m.Attr("dims").([]int)
+	if dims == nil {
+		return fmt.Errorf("%s: allocation argument dims is not set", m.AnnotationName())
+	}
+	if len(dims) != len(m.Linears)+1 {
+		return fmt.Errorf("%s: %d linear layers need %d dims, got %v", m.AnnotationName(), len(m.Linears), len(m.Linears)+1, dims)
+	}
+	for i, l := range m.Linears {
+		l.attrs["input_dim"] = dims[i]
+		l.attrs["output_dim"] = dims[i+1]
+		if ub, ok := m.Attr("use_bias").(bool); ok {
+			l.attrs["use_bias"] = ub
+		}
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package bricks
+
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/core"
+)
+
+var initializableSpecs = []AttrSpec{
+	{Name: "weights_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the weights"},
+	{Name: "biases_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the biases"},
+	{Name: "use_bias", Kind: AttrBool, Doc: "whether the brick has biases (default True)"},
+}
+
+func one(v *core.Variable) []*core.Variable { return []*core.Variable{v} }
+
+// Linear is y = xW + b, W of shape (input_dim, output_dim).
+type Linear struct {
+	*Base
+	W, B *core.Variable
+}
+
+// NewLinear makes a Linear; dims may be left unset (0 means unset) for a
+// parent to push.
+func NewLinear(cfg *Config, name string) *Linear {
+	l := &Linear{Base: &Base{}}
+	l.initBase(l, cfg, name, []string{"Linear", "LinearLike", "Initializable", "Feedforward", "Brick"}, append([]AttrSpec{
+		{Name: "input_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the input"},
+		{Name: "output_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the output"},
+	}, initializableSpecs...))
+	l.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: l.apply})
+	return l
+}
+
+// AllocateHook creates W and, with use_bias, b.
+func (l *Linear) AllocateHook() error {
+	in, _ := l.Int("input_dim")
+	out, _ := l.Int("output_dim")
+	l.W = l.newParameter("W", core.Weight, in, out)
+	l.B = nil
+	if l.Bool("use_bias", true) {
+		l.B = l.newParameter("b", core.Bias, out)
+	}
+	return nil
+}
+
+// InitializeHook draws the biases, then the weights (Blocks' LinearLike).
+func (l *Linear) InitializeHook() error {
+	if l.B != nil {
+		if err := l.initParam(l.B, "biases_init"); err != nil {
+			return err
+		}
+	}
+	return l.initParam(l.W, "weights_init")
+}
+
+func (l *Linear) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+	x := in[0]
+	if x.NDim() != 1 && x.NDim() != 2 {
+		return nil, fmt.Errorf("input_ must be a vector or a matrix (batch, input_dim), got a %d-d variable %s; flatten it first", x.NDim(), x)
+	}
+	y, err := core.Dot(x, l.W)
+	if err != nil {
+		return nil, err
+	}
+	if l.B != nil {
+		y = core.Add(y, l.B)
+	}
+	return one(y), nil
+}
+
+// Bias adds a learned vector b of length dim.
+type Bias struct {
+	*Base
+	B *core.Variable
+}
+
+// NewBias makes a Bias brick.
+func NewBias(cfg *Config, name string) *Bias {
+	b := &Bias{Base: &Base{}}
+	b.initBase(b, cfg, name, []string{"Bias", "Initializable", "Feedforward", "Brick"}, []AttrSpec{
+		{Name: "dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the bias"},
+		{Name: "biases_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the biases"},
+	})
+	b.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+		return one(core.Add(in[0], b.B)), nil
+	}})
+	return b
+}
+
+// AllocateHook creates b.
+func (b *Bias) AllocateHook() error {
+	d, _ := b.Int("dim")
+	b.B = b.newParameter("b", core.Bias, d)
+	return nil
+}
+
+// InitializeHook draws b.
+func (b *Bias) InitializeHook() error { return b.initParam(b.B, "biases_init") }
+
+// Activation is an elementwise brick without parameters.
+type Activation struct{ *Base }
+
+// NewActivation makes one of Blocks' activation bricks: Identity, Tanh,
+// Logistic, Softplus, Rectifier, LeakyRectifier (leak, default 0.01).
+func NewActivation(cfg *Config, class, name string, leak float64) (*Activation, error) {
+	var f func(x *core.Variable) *core.Variable
+	switch class {
+	case "Identity":
+		f = func(x *core.Variable) *core.Variable { return x }
+	case "Tanh":
+		f = core.Tanh
+	case "Logistic":
+		f = core.Sigmoid
+	case "Softplus":
+		f = core.Softplus
+	case "Rectifier":
+		f = core.Relu
+	case "LeakyRectifier":
+		f = func(x *core.Variable) *core.Variable {
+			return core.Switch(core.GT(x, core.Const(x.DType(), 0)), x, core.Mul(core.Const(x.DType(), leak), x))
+		}
+	default:
+		return nil, fmt.Errorf("unknown activation %s", class)
+	}
+	a := &Activation{Base: &Base{}}
+	a.initBase(a, cfg, name, []string{class, "Activation", "Feedforward", "Brick"}, nil)
+	a.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+		return one(f(in[0])), nil
+	}})
+	return a, nil
+}
+
+// Softmax is the softmax brick: apply, log_probabilities and
+// categorical_cross_entropy.
+type Softmax struct{ *Base }
+
+// NewSoftmax makes a Softmax brick.
+func NewSoftmax(cfg *Config, name string) *Softmax {
+	s := &Softmax{Base: &Base{}}
+	s.initBase(s, cfg, name, []string{"Softmax", "Brick"}, nil)
+	s.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+		y, err := core.Softmax(in[0])
+		return one(y), err
+	}})
+	s.addApplication(&Application{Name: "log_probabilities", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+		y, err := core.LogSoftmax(in[0])
+		return one(y), err
+	}})
+	s.addApplication(&Application{Name: "categorical_cross_entropy", Inputs: []string{"y", "x"}, Outputs: []string{"output"}, Fn: s.crossEntropy})
+	return s
+}
+
+// crossEntropy is −log softmax(x)[y] per example (integer y) or
+// −Σ y·log softmax(x) (one-hot or soft y), from the stable log-softmax.
+func (s *Softmax) crossEntropy(call *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+	y, x := in[0], in[1]
+	lp, err := Apply(s, "log_probabilities", x)
+	if err != nil {
+		return nil, err
+	}
+	logp := lp[0]
+	aux := logp.Copy()
+	call.AddAuxiliaryVariable(aux, "log_probabilities")
+	switch {
+	case y.NDim() == logp.NDim()-1:
+		p, err := core.Pick(logp, y)
+		if err != nil {
+			return nil, err
+		}
+		return one(core.Neg(p)), nil
+	case y.NDim() == logp.NDim():
+		sum, err := core.Sum(core.Mul(logp, y), []int{1}, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		return one(core.Neg(sum)), nil
+	}
+	return nil, fmt.Errorf("y must be %d-d (class indices) or %d-d (probabilities), got %d-d", logp.NDim()-1, logp.NDim(), y.NDim())
+}

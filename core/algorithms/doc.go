@@ -1,0 +1,18 @@
+// Package algorithms holds Blocks' training algorithms and step rules
+// (blocks/algorithms/__init__.py): GradientDescent, the StepRule interface,
+// Scale and CompositeRule.
+//
+// A step rule turns the gradients (or the steps of an earlier rule) into
+// steps, symbolically; GradientDescent subtracts the steps from the
+// parameters. The whole training step (the cost, the gradients, the steps,
+// every update and any extra outputs monitoring asked for) is one compiled
+// core.Function, called once per batch.
+//
+// Hyperparameters of step rules are shared floatX variables tagged
+// ALGORITHM_HYPERPARAMETER (so schedules can change them), and the state of
+// stateful rules lives in shared variables tagged ALGORITHM_BUFFER (see
+// NewBuffer).
+//
+// Batches reach the compiled function by name, as in Blocks: each data
+// input variable of the graph is fed the batch source of the same name.
+package algorithms

@@ -1,0 +1,274 @@
+// Package graph is Blocks' blocks.graph and blocks.filter: the
+// ComputationGraph over the annotated symbolic variables of core, the
+// VariableFilter that selects variables by role, brick, name and
+// application, and graph replacement.
+package graph
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/blocks-go/blocks/core"
+)
+
+// ComputationGraph is the graph of everything its outputs depend on, with
+// the auxiliary variables of the application calls met on the way.
+type ComputationGraph struct {
+	Outputs []*core.Variable
+	// Variables are all the graph's variables in topological order from
+	// the inputs (an input's dependents come after it).
+	Variables []*core.Variable
+}
+
+// New builds the computation graph of outputs.
+func New(outputs []*core.Variable) *ComputationGraph {
+	g := &ComputationGraph{Outputs: append([]*core.Variable(nil), outputs...)}
+	roots := append([]*core.Variable(nil), outputs...)
+	seenCall := map[*core.ApplicationCall]bool{}
+	for {
+		vars := core.Ancestors(roots)
+		added := false
+		for _, v := range vars {
+			for _, a := range v.Tag.Annotations {
+				call, ok := a.(*core.ApplicationCall)
+				if !ok || seenCall[call] {
+					continue
+				}
+				seenCall[call] = true
+				for _, aux := range call.AuxiliaryVariables {
+					roots = append(roots, aux)
+					added = true
+				}
+			}
+		}
+		if !added {
+			g.Variables = vars
+			return g
+		}
+	}
+}
+
+// Inputs are the data inputs (Theano's non-shared, non-constant leaves).
+func (g *ComputationGraph) Inputs() []*core.Variable {
+	return g.filter(func(v *core.Variable) bool { return v.IsInput() })
+}
+
+// DictOfInputs maps input names to the inputs.
+func (g *ComputationGraph) DictOfInputs() map[string]*core.Variable {
+	m := map[string]*core.Variable{}
+	for _, v := range g.Inputs() {
+		m[v.Name] = v
+	}
+	return m
+}
+
+// SharedVariables are the shared variables.
+func (g *ComputationGraph) SharedVariables() []*core.Variable {
+	return g.filter(func(v *core.Variable) bool { return v.IsShared() })
+}
+
+// Parameters are the shared variables with role PARAMETER.
+func (g *ComputationGraph) Parameters() []*core.Variable {
+	return g.filter(func(v *core.Variable) bool { return v.IsShared() && core.HasRole(v, core.Parameter) })
+}
+
+// AuxiliaryVariables are the variables with role AUXILIARY.
+func (g *ComputationGraph) AuxiliaryVariables() []*core.Variable {
+	return g.filter(func(v *core.Variable) bool { return core.HasRole(v, core.Auxiliary) })
+}
+
+// IntermediaryVariables are the variables that are neither inputs nor
+// outputs (nor shared or constant).
+func (g *ComputationGraph) IntermediaryVariables() []*core.Variable {
+	return g.filter(func(v *core.Variable) bool {
+		return v.Kind() == core.KindOp && !slices.Contains(g.Outputs, v)
+	})
+}
+
+func (g *ComputationGraph) filter(keep func(*core.Variable) bool) []*core.Variable {
+	var out []*core.Variable
+	for _, v := range g.Variables {
+		if keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Replace returns a new graph in which each key of replacements is replaced
+// by its value; the variables that depend on them are rebuilt, the rest are
+// shared with g (which stays usable).
+func (g *ComputationGraph) Replace(replacements map[*core.Variable]*core.Variable) (*ComputationGraph, error) {
+	for old, new := range replacements {
+		if old.NDim() != new.NDim() {
+			return nil, fmt.Errorf("replace: %s is %d-d but its replacement %s is %d-d", old, old.NDim(), new, new.NDim())
+		}
+	}
+	memo := map[*core.Variable]*core.Variable{}
+	for _, v := range g.Variables {
+		if r, ok := replacements[v]; ok {
+			memo[v] = r
+			continue
+		}
+		if v.Kind() != core.KindOp {
+			continue
+		}
+		changed := false
+		ins := make([]*core.Variable, len(v.Inputs()))
+		for k, in := range v.Inputs() {
+			ins[k] = in
+			if r, ok := memo[in]; ok {
+				ins[k], changed = r, true
+			}
+		}
+		if changed {
+			w, err := core.Rebuild(v, ins)
+			if err != nil {
+				return nil, fmt.Errorf("replace: %v", err)
+			}
+			memo[v] = w
+		}
+	}
+	outs := make([]*core.Variable, len(g.Outputs))
+	for i, o := range g.Outputs {
+		outs[i] = o
+		if r, ok := memo[o]; ok {
+			outs[i] = r
+		}
+	}
+	return New(outs), nil
+}
+
+// Brick is what the filter needs to know of a brick annotation.
+type Brick interface {
+	core.Annotation
+	// IsInstance reports whether the brick is of the named class or a
+	// subclass of it (Python's isinstance).
+	IsInstance(class string) bool
+}
+
+// BrickSelector selects bricks: an instance (Brick set) or every brick of a
+// class (Class set).
+type BrickSelector struct {
+	Brick Brick
+	Class string
+}
+
+func (s BrickSelector) matches(b Brick) bool {
+	if s.Brick != nil {
+		return s.Brick == b
+	}
+	return b.IsInstance(s.Class)
+}
+
+// ApplicationSelector selects application calls: the application named Name
+// of a brick chosen as in BrickSelector.
+type ApplicationSelector struct {
+	BrickSelector
+	Name string
+}
+
+// VariableFilter is Blocks' VariableFilter: each set criterion must hold.
+type VariableFilter struct {
+	// Roles: the variable has one of them (all of them with EachRole).
+	Roles    []*core.Role
+	EachRole bool
+	// Bricks: the variable's brick is one of these (or of these classes).
+	Bricks []BrickSelector
+	// Name: the variable's tag name (the short name its brick gave it).
+	Name string
+	// NameRegex: a regular expression that matches the start of the tag
+	// name (Python's re.match).
+	NameRegex string
+	// TheanoName and TheanoNameRegex match the variable's full name.
+	TheanoName      string
+	TheanoNameRegex string
+	// Applications: the variable was made by a call of one of them.
+	Applications []ApplicationSelector
+	// CallID: the application call's id.
+	CallID int64
+}
+
+// BrickOf returns the first brick annotating v (Blocks' get_brick).
+func BrickOf(v *core.Variable) Brick {
+	for _, a := range v.Tag.Annotations {
+		if b, ok := a.(Brick); ok {
+			return b
+		}
+	}
+	return nil
+}
+
+// Apply returns the variables that pass the filter, in order.
+func (f *VariableFilter) Apply(vars []*core.Variable) ([]*core.Variable, error) {
+	var nameRe, theanoRe *regexp.Regexp
+	var err error
+	if f.NameRegex != "" {
+		if nameRe, err = regexp.Compile("^(?:" + f.NameRegex + ")"); err != nil {
+			return nil, fmt.Errorf("VariableFilter: name_regex: %v", err)
+		}
+	}
+	if f.TheanoNameRegex != "" {
+		if theanoRe, err = regexp.Compile("^(?:" + f.TheanoNameRegex + ")"); err != nil {
+			return nil, fmt.Errorf("VariableFilter: theano_name_regex: %v", err)
+		}
+	}
+	var out []*core.Variable
+	for _, v := range vars {
+		if f.keep(v, nameRe, theanoRe) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+func (f *VariableFilter) keep(v *core.Variable, nameRe, theanoRe *regexp.Regexp) bool {
+	if len(f.Roles) > 0 {
+		n := 0
+		for _, r := range f.Roles {
+			if core.HasRole(v, r) {
+				n++
+			}
+		}
+		if n == 0 || f.EachRole && n < len(f.Roles) {
+			return false
+		}
+	}
+	if len(f.Bricks) > 0 {
+		b := BrickOf(v)
+		if b == nil || !slices.ContainsFunc(f.Bricks, func(s BrickSelector) bool { return s.matches(b) }) {
+			return false
+		}
+	}
+	if f.Name != "" && v.Tag.Name != f.Name {
+		return false
+	}
+	if nameRe != nil && (v.Tag.Name == "" || !nameRe.MatchString(v.Tag.Name)) {
+		return false
+	}
+	if f.TheanoName != "" && v.Name != f.TheanoName {
+		return false
+	}
+	if theanoRe != nil && (v.Name == "" || !theanoRe.MatchString(v.Name)) {
+		return false
+	}
+	if len(f.Applications) > 0 || f.CallID != 0 {
+		call := v.Tag.ApplicationCall
+		if call == nil {
+			return false
+		}
+		if f.CallID != 0 && call.ID != f.CallID {
+			return false
+		}
+		if len(f.Applications) > 0 {
+			b, _ := call.Brick.(Brick)
+			if b == nil || !slices.ContainsFunc(f.Applications, func(s ApplicationSelector) bool {
+				return s.Name == call.Application && s.matches(b)
+			}) {
+				return false
+			}
+		}
+	}
+	return true
+}

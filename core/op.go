@@ -1,0 +1,76 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Op is an operation of the symbolic graph. Ops are values without state
+// besides their parameters; the executor calls Shape once per input-shape
+// signature and Run once per call.
+type Op interface {
+	fmt.Stringer
+	// Type is the output's dtype and number of dimensions for these inputs.
+	Type(in []*Variable) (nd.DType, int, error)
+	// Shape is the output shape for these input shapes.
+	Shape(in [][]int) ([]int, error)
+	// Run computes out, allocated with Shape's result, from in.
+	Run(out *nd.Array, in []*nd.Array)
+	// Grad returns one gradient per input (nil where there is none) given
+	// the op's output and the gradient gz of the cost with respect to it.
+	Grad(in []*Variable, out, gz *Variable) []*Variable
+}
+
+// viewOp is an op whose output can share its first input's data for some
+// shapes (reshape, copy, flatten, ...). The executor then skips Run.
+type viewOp interface {
+	IsView(in [][]int, out []int) bool
+}
+
+// apply makes the variable op(inputs...). It panics when the op refuses the
+// inputs: exported constructors check their arguments first, and internal
+// callers (gradients) only build well-typed graphs.
+func apply(op Op, inputs ...*Variable) *Variable {
+	dt, ndim, err := op.Type(inputs)
+	if err != nil {
+		panic(fmt.Sprintf("core: %v", err))
+	}
+	return newVar(KindOp, op, inputs, dt, ndim)
+}
+
+// tryApply is apply for user-facing constructors: a refused input is an
+// error.
+func tryApply(op Op, inputs ...*Variable) (*Variable, error) {
+	dt, ndim, err := op.Type(inputs)
+	if err != nil {
+		return nil, err
+	}
+	return newVar(KindOp, op, inputs, dt, ndim), nil
+}
+
+// copyOp is Theano's tensor copy: the identity, run as a view.
+type copyOp struct{}
+
+func (copyOp) String() string { return "copy" }
+func (copyOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, in[0].ndim, nil
+}
+func (copyOp) Shape(in [][]int) ([]int, error)                    { return in[0], nil }
+func (copyOp) IsView(in [][]int, out []int) bool                  { return true }
+func (copyOp) Run(out *nd.Array, in []*nd.Array)                  { out.Data = in[0].Data }
+func (copyOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return []*Variable{gz} }
+
+func shapeStr(s []int) string {
+	b := "("
+	for i, d := range s {
+		if i > 0 {
+			b += ", "
+		}
+		b += fmt.Sprint(d)
+	}
+	if len(s) == 1 {
+		b += ","
+	}
+	return b + ")"
+}

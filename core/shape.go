@@ -1,0 +1,426 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// reshapeOp reshapes to a fixed shape (one entry may be -1). A view.
+type reshapeOp struct{ shape []int }
+
+func (o reshapeOp) String() string { return fmt.Sprintf("Reshape{%d}", len(o.shape)) }
+func (o reshapeOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, len(o.shape), nil
+}
+func (o reshapeOp) Shape(in [][]int) ([]int, error) {
+	s, err := nd.ResolveShape(nd.Prod(in[0]), o.shape)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reshape %s into %v", shapeStr(in[0]), o.shape)
+	}
+	return s, nil
+}
+func (reshapeOp) IsView(in [][]int, out []int) bool { return true }
+func (reshapeOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
+func (reshapeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+}
+
+// Reshape is Theano's reshape with a constant shape (-1 inferred).
+func Reshape(x *Variable, shape []int) (*Variable, error) {
+	neg := 0
+	for _, d := range shape {
+		if d == -1 {
+			neg++
+		} else if d < 0 {
+			return nil, fmt.Errorf("reshape: bad dimension %d in %v", d, shape)
+		}
+	}
+	if neg > 1 {
+		return nil, fmt.Errorf("reshape: at most one -1 in %v", shape)
+	}
+	return tryApply(reshapeOp{slices.Clone(shape)}, x)
+}
+
+// reshapeLikeOp gives its first input the shape of its second. A view.
+type reshapeLikeOp struct{}
+
+func (reshapeLikeOp) String() string { return "ReshapeLike" }
+func (reshapeLikeOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, in[1].ndim, nil
+}
+func (reshapeLikeOp) Shape(in [][]int) ([]int, error)   { return in[1], nil }
+func (reshapeLikeOp) IsView(in [][]int, out []int) bool { return true }
+func (reshapeLikeOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
+func (reshapeLikeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(reshapeLikeOp{}, gz, in[0]), nil}
+}
+
+// flattenOp keeps the first outdim-1 axes and flattens the rest. A view.
+type flattenOp struct{ outdim int }
+
+func (o flattenOp) String() string { return fmt.Sprintf("Flatten{%d}", o.outdim) }
+func (o flattenOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, o.outdim, nil
+}
+func (o flattenOp) Shape(in [][]int) ([]int, error) {
+	s := in[0]
+	out := slices.Clone(s[:o.outdim-1])
+	return append(out, nd.Prod(s[o.outdim-1:])), nil
+}
+func (flattenOp) IsView(in [][]int, out []int) bool { return true }
+func (flattenOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
+func (flattenOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+}
+
+// Flatten is Theano's flatten(ndim): keeps ndim-1 leading axes.
+func Flatten(x *Variable, ndim int) (*Variable, error) {
+	if ndim < 1 || ndim > max(1, x.ndim) {
+		return nil, fmt.Errorf("flatten: ndim must be between 1 and %d, got %d", max(1, x.ndim), ndim)
+	}
+	return tryApply(flattenOp{ndim}, x)
+}
+
+// dimshuffleOp is Theano's dimshuffle: pattern lists input axes in their new
+// order, with -1 for a new broadcastable axis ('x'); input axes left out
+// must have length 1.
+type dimshuffleOp struct{ pattern []int }
+
+func (o dimshuffleOp) String() string {
+	s := "DimShuffle{"
+	for i, p := range o.pattern {
+		if i > 0 {
+			s += ","
+		}
+		if p < 0 {
+			s += "x"
+		} else {
+			s += fmt.Sprint(p)
+		}
+	}
+	return s + "}"
+}
+func (o dimshuffleOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, len(o.pattern), nil
+}
+func (o dimshuffleOp) Shape(in [][]int) ([]int, error) {
+	s := in[0]
+	out := make([]int, len(o.pattern))
+	for i, p := range o.pattern {
+		if p < 0 {
+			out[i] = 1
+		} else {
+			out[i] = s[p]
+		}
+	}
+	for i, d := range s {
+		if !slices.Contains(o.pattern, i) && d != 1 {
+			return nil, fmt.Errorf("%s drops axis %d of shape %s, which is not of length 1", o, i, shapeStr(s))
+		}
+	}
+	return out, nil
+}
+
+// ordered reports whether the kept axes stay in order (then it's a view).
+func (o dimshuffleOp) ordered() bool {
+	last := -1
+	for _, p := range o.pattern {
+		if p >= 0 {
+			if p < last {
+				return false
+			}
+			last = p
+		}
+	}
+	return true
+}
+func (o dimshuffleOp) IsView(in [][]int, out []int) bool { return o.ordered() }
+func (o dimshuffleOp) Run(out *nd.Array, in []*nd.Array) {
+	if o.ordered() {
+		out.Data = in[0].Data
+		return
+	}
+	// Strides of the input axes in output order.
+	x := in[0]
+	xst := make([]int, len(x.Shape))
+	acc := 1
+	for i := len(x.Shape) - 1; i >= 0; i-- {
+		xst[i] = acc
+		acc *= x.Shape[i]
+	}
+	st := make([]int, len(o.pattern))
+	for i, p := range o.pattern {
+		if p >= 0 {
+			st[i] = xst[p]
+		}
+	}
+	switch d := out.Data.(type) {
+	case []float32:
+		permute(d, out.Shape, x.Data.([]float32), st)
+	case []float64:
+		permute(d, out.Shape, x.Data.([]float64), st)
+	case []int64:
+		permute(d, out.Shape, x.Data.([]int64), st)
+	case []int32:
+		permute(d, out.Shape, x.Data.([]int32), st)
+	case []uint8:
+		permute(d, out.Shape, x.Data.([]uint8), st)
+	}
+}
+
+// permute fills out (C order, shape) from x read with strides st.
+func permute[T nd.Numeric](out []T, shape []int, x []T, st []int) {
+	if len(out) == 0 {
+		return
+	}
+	n := len(shape)
+	if n == 2 {
+		r, c := shape[0], shape[1]
+		for i := 0; i < r; i++ {
+			row := out[i*c : (i+1)*c]
+			for j := range row {
+				row[j] = x[i*st[0]+j*st[1]]
+			}
+		}
+		return
+	}
+	idx := make([]int, n)
+	for k := range out {
+		off := 0
+		for d, i := range idx {
+			off += i * st[d]
+		}
+		out[k] = x[off]
+		for d := n - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+}
+
+func (o dimshuffleOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	inv := make([]int, in[0].ndim)
+	for i := range inv {
+		inv[i] = slices.Index(o.pattern, i) // -1 for dropped axes
+	}
+	return []*Variable{apply(dimshuffleOp{inv}, gz)}
+}
+
+// Dimshuffle is Theano's dimshuffle; pattern entries are input axes or -1
+// for 'x'.
+func Dimshuffle(x *Variable, pattern []int) (*Variable, error) {
+	seen := map[int]bool{}
+	for _, p := range pattern {
+		if p < -1 || p >= x.ndim {
+			return nil, fmt.Errorf("dimshuffle: axis %d out of range for a %d-d variable", p, x.ndim)
+		}
+		if p >= 0 && seen[p] {
+			return nil, fmt.Errorf("dimshuffle: axis %d repeated in pattern", p)
+		}
+		seen[p] = true
+	}
+	return tryApply(dimshuffleOp{slices.Clone(pattern)}, x)
+}
+
+// Transpose reverses the axes (Theano's .T).
+func Transpose(x *Variable) *Variable {
+	p := make([]int, x.ndim)
+	for i := range p {
+		p[i] = x.ndim - 1 - i
+	}
+	return apply(dimshuffleOp{p}, x)
+}
+
+// Index is one entry of a subscript: an integer (Slice false) or a slice
+// start:stop:step with nil for a missing bound.
+type Index struct {
+	Slice             bool
+	I                 int
+	Start, Stop, Step *int
+}
+
+// subtensorOp is basic indexing x[i, a:b:c, ...].
+type subtensorOp struct{ idx []Index }
+
+func (o subtensorOp) String() string { return "Subtensor" }
+func (o subtensorOp) Type(in []*Variable) (nd.DType, int, error) {
+	n := in[0].ndim
+	for _, ix := range o.idx {
+		if !ix.Slice {
+			n--
+		}
+	}
+	return in[0].dtype, n, nil
+}
+
+// axisRange is the start, step and count an index selects on one axis.
+type axisRange struct{ start, step, count int }
+
+func (o subtensorOp) ranges(s []int) ([]axisRange, error) {
+	r := make([]axisRange, len(s))
+	for ax, d := range s {
+		if ax >= len(o.idx) {
+			r[ax] = axisRange{0, 1, d}
+			continue
+		}
+		ix := o.idx[ax]
+		if !ix.Slice {
+			i := ix.I
+			if i < 0 {
+				i += d
+			}
+			if i < 0 || i >= d {
+				return nil, fmt.Errorf("index %d is out of bounds for axis %d with size %d", ix.I, ax, d)
+			}
+			r[ax] = axisRange{i, 1, 1}
+			continue
+		}
+		step := 1
+		if ix.Step != nil {
+			step = *ix.Step
+		}
+		start, stop, n := pySlice(d, ix.Start, ix.Stop, step)
+		_ = stop
+		r[ax] = axisRange{start, step, n}
+	}
+	return r, nil
+}
+
+// pySlice is Python's slice.indices plus the resulting length.
+func pySlice(d int, startp, stopp *int, step int) (start, stop, n int) {
+	clamp := func(v *int, def int) int {
+		if v == nil {
+			return def
+		}
+		x := *v
+		if x < 0 {
+			x += d
+			if x < 0 {
+				if step < 0 {
+					return -1
+				}
+				return 0
+			}
+		}
+		if x >= d {
+			if step < 0 {
+				return d - 1
+			}
+			return d
+		}
+		return x
+	}
+	if step > 0 {
+		start, stop = clamp(startp, 0), clamp(stopp, d)
+		if stop > start {
+			n = (stop - start + step - 1) / step
+		}
+	} else {
+		start, stop = clamp(startp, d-1), clamp(stopp, -1)
+		if start > stop {
+			n = (start - stop - step - 1) / (-step)
+		}
+	}
+	return start, stop, n
+}
+
+func (o subtensorOp) Shape(in [][]int) ([]int, error) {
+	rs, err := o.ranges(in[0])
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for ax, r := range rs {
+		if ax < len(o.idx) && !o.idx[ax].Slice {
+			continue
+		}
+		out = append(out, r.count)
+	}
+	return out, nil
+}
+
+func (o subtensorOp) Run(out *nd.Array, in []*nd.Array) {
+	x := in[0]
+	rs, _ := o.ranges(x.Shape)
+	forSubtensor(x.Shape, rs, func(dst, src int) {
+		out.SetFlat(dst, x.Flat(src))
+	})
+}
+
+// forSubtensor calls f with each selected element's output and input flat
+// offsets.
+func forSubtensor(shape []int, rs []axisRange, f func(dst, src int)) {
+	n := len(shape)
+	st := make([]int, n)
+	acc := 1
+	for i := n - 1; i >= 0; i-- {
+		st[i] = acc
+		acc *= shape[i]
+	}
+	total := 1
+	for _, r := range rs {
+		total *= r.count
+	}
+	idx := make([]int, n)
+	for k := 0; k < total; k++ {
+		src := 0
+		for d, i := range idx {
+			src += (rs[d].start + i*rs[d].step) * st[d]
+		}
+		f(k, src)
+		for d := n - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < rs[d].count {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+}
+
+func (o subtensorOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	if !in[0].dtype.IsFloat() {
+		return []*Variable{nil}
+	}
+	return []*Variable{apply(subtensorGradOp{o}, in[0], gz)}
+}
+
+// subtensorGradOp scatters gz into zeros shaped like x.
+type subtensorGradOp struct{ sub subtensorOp }
+
+func (o subtensorGradOp) String() string { return "IncSubtensor" }
+func (o subtensorGradOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, in[0].ndim, nil
+}
+func (o subtensorGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+func (o subtensorGradOp) Run(out *nd.Array, in []*nd.Array) {
+	rs, _ := o.sub.ranges(out.Shape)
+	for i, n := 0, out.Size(); i < n; i++ {
+		out.SetFlat(i, 0)
+	}
+	g := in[1]
+	forSubtensor(out.Shape, rs, func(dst, src int) {
+		out.SetFlat(src, out.Flat(src)+g.Flat(dst))
+	})
+}
+func (o subtensorGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{nil, apply(o.sub, gz)}
+}
+
+// Subtensor is basic indexing: one Index per leading axis.
+func Subtensor(x *Variable, idx []Index) (*Variable, error) {
+	if len(idx) > x.ndim {
+		return nil, fmt.Errorf("too many indices (%d) for a %d-d variable", len(idx), x.ndim)
+	}
+	for _, ix := range idx {
+		if ix.Slice && ix.Step != nil && *ix.Step == 0 {
+			return nil, fmt.Errorf("slice step cannot be zero")
+		}
+	}
+	return tryApply(subtensorOp{slices.Clone(idx)}, x)
+}

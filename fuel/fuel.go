@@ -1,0 +1,111 @@
+// Package fuel is the data layer: Fuel's datasets, iteration schemes,
+// streams and transformers, in Go, with no knowledge of Starlark or of the
+// symbolic layer.
+//
+// This root package holds the interfaces the subpackages share and the
+// configuration (data path, floatX). A batch travels as one *nd.Array per
+// source, in the order of the stream's Sources.
+//
+//	datasets/      Dataset implementations (IndexableDataset, MNIST, ...)
+//	schemes/       iteration schemes (SequentialScheme, ShuffledScheme, ...)
+//	streams/       DataStream
+//	transformers/  on-the-fly transformers (Flatten, ScaleAndShift, Cast, ...)
+//	h5/            Fuel's HDF5 format (H5PYDataset)
+package fuel
+
+import "github.com/blocks-go/blocks/nd"
+
+// Request asks a dataset for data: either the examples at Indices, or the
+// slice [Start, Stop) when Indices is nil. A Single request asks for the
+// one example at Indices[0] and gets arrays without the batch axis (the
+// request of an example scheme).
+type Request struct {
+	Indices     []int
+	Start, Stop int
+	Single      bool
+}
+
+// Len is the number of examples the request asks for.
+func (r Request) Len() int {
+	if r.Single {
+		return 1
+	}
+	if r.Indices != nil {
+		return len(r.Indices)
+	}
+	return r.Stop - r.Start
+}
+
+// Dataset is Fuel's Dataset: named sources of examples.
+type Dataset interface {
+	// Sources are the names of the sources the dataset provides, in order.
+	Sources() []string
+	// AxisLabels maps a source to the names of its axes (may be nil).
+	AxisLabels() map[string][]string
+	// NumExamples is the number of examples, or -1 when unknown.
+	NumExamples() int
+}
+
+// IndexableDataset is a dataset whose examples can be fetched by index.
+type IndexableDataset interface {
+	Dataset
+	// GetData returns one array per source, in Sources order.
+	GetData(req Request) ([]*nd.Array, error)
+}
+
+// Stream is Fuel's data stream: something that gives epoch iterators over
+// batches (or examples).
+type Stream interface {
+	Sources() []string
+	AxisLabels() map[string][]string
+	// ProducesExamples is true when each item is one example, not a batch.
+	ProducesExamples() bool
+	// GetEpochIterator starts the next epoch.
+	GetEpochIterator() (EpochIterator, error)
+}
+
+// EpochIterator walks one epoch of a stream.
+type EpochIterator interface {
+	// Next returns the next batch, one array per source in the stream's
+	// Sources order, or io.EOF at the end of the epoch.
+	Next() ([]*nd.Array, error)
+}
+
+// RequestPosition is where a scheme's request iterator stands in its
+// epoch, as plain data a checkpoint can store (it marshals to JSON). The
+// scheme that made the iterator rebuilds it from this (see
+// schemes.Scheme.RestoreRequestIterator).
+type RequestPosition struct {
+	// Order is the epoch's order of example indices when the epoch drew
+	// one (a shuffled scheme); nil when the order is the scheme's own.
+	Order []int `json:"order,omitempty"`
+	// Next is the number of requests the iterator has already given.
+	Next int `json:"next"`
+}
+
+// IteratorState is the position of an epoch iterator: that of the request
+// iterator of the DataStream at the bottom of a pipeline, wrapped once per
+// transformer above it. Stateless transformers add nothing of their own.
+type IteratorState struct {
+	// Requests is the position of a DataStream's request iterator.
+	Requests *RequestPosition `json:"requests,omitempty"`
+	// Child is the state of the iterator a transformer wraps.
+	Child *IteratorState `json:"child,omitempty"`
+}
+
+// StatefulIterator is an epoch iterator that can report its position.
+type StatefulIterator interface {
+	EpochIterator
+	// State is the position after the items returned so far.
+	State() (IteratorState, error)
+}
+
+// ResumableStream is a stream whose epoch iterators can be rebuilt at a
+// saved position, so that a checkpoint taken mid-epoch resumes exactly.
+type ResumableStream interface {
+	Stream
+	// ResumeEpochIterator returns an iterator at state, as reported by a
+	// StatefulIterator of the same pipeline. It continues that epoch: it
+	// draws no new order and consumes no random numbers.
+	ResumeEpochIterator(state IteratorState) (EpochIterator, error)
+}

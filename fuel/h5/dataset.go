@@ -1,0 +1,514 @@
+package h5
+
+// #include "shim.h"
+import "C"
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Options are H5PYDataset's optional arguments. The zero value gives
+// Fuel's defaults.
+type Options struct {
+	// Subset selects examples within the chosen splits (Fuel's subset);
+	// nil means all of them.
+	Subset *Subset
+	// LoadInMemory reads the whole subset of every source when the dataset
+	// is opened and closes the file (Fuel's load_in_memory); otherwise each
+	// request is read from the file.
+	LoadInMemory bool
+	// NoSortIndices is Fuel's sort_indices=False. By default a list
+	// request is read from the file in sorted order, in one read, and put
+	// back in request order; with NoSortIndices it is read in request
+	// order, one read per run of consecutive examples. Both give the same
+	// data (Fuel's unsorted read would fail in h5py instead).
+	NoSortIndices bool
+	// Sources are the sources to return, in this order (Fuel's sources);
+	// nil means all the sources the splits provide, sorted by name.
+	Sources []string
+}
+
+// H5PYDataset is Fuel's fuel.datasets.hdf5.H5PYDataset: the examples of
+// some splits of a file in Fuel's HDF5 format. It implements
+// fuel.IndexableDataset and is safe for concurrent use.
+type H5PYDataset struct {
+	path       string
+	whichSets  []string
+	opts       Options
+	split      Split
+	provides   []string
+	sources    []string
+	vlen       []string
+	axisLabels map[string][]string
+	numEx      int
+	srcs       []*source
+	file       hid // the open file when reading from it, else -1
+
+	mu     sync.RWMutex // guards closed and the sources' data
+	closed bool
+}
+
+var _ fuel.IndexableDataset = (*H5PYDataset)(nil)
+
+// source is one source the dataset returns.
+type source struct {
+	name  string
+	shape []int // the whole dataset's shape
+	dtype nd.DType
+	rows  indexSet  // the rows of the dataset this H5PYDataset uses
+	ds    hid       // the open dataset when reading from the file, else -1
+	data  *nd.Array // the rows, loaded, with LoadInMemory
+}
+
+// Open opens the splits whichSets of the Fuel HDF5 file at path, as
+// Fuel's H5PYDataset(path, which_sets, ...). Several splits give the union
+// of their examples and the sources they have in common. Close releases
+// the file.
+func Open(path string, whichSets []string, opts Options) (*H5PYDataset, error) {
+	if len(whichSets) == 0 {
+		return nil, fmt.Errorf("h5: %s: no split given", path)
+	}
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	d := &H5PYDataset{
+		path:      path,
+		whichSets: slices.Clone(whichSets),
+		opts:      opts,
+		file:      -1,
+	}
+	d.opts.Sources = slices.Clone(opts.Sources)
+	if opts.Subset != nil {
+		sub := *opts.Subset
+		sub.Indices = slices.Clone(sub.Indices)
+		d.opts.Subset = &sub
+	}
+	lock()
+	defer unlock()
+	if err := d.open(); err != nil {
+		d.release()
+		return nil, fmt.Errorf("h5: %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// open does Open's work. Lock held; on error the caller releases what was
+// opened.
+func (d *H5PYDataset) open() error {
+	f, err := openFile(d.path)
+	if err != nil {
+		return err
+	}
+	d.file = f
+	if d.split, err = readSplit(f); err != nil {
+		return err
+	}
+
+	// The splits and the sources they all provide (Fuel sorts these).
+	all := d.split.Splits()
+	var provides []string
+	for i, ws := range d.whichSets {
+		if !slices.Contains(all, ws) {
+			return fmt.Errorf("split %q is not in the file; available splits: %s", ws, strings.Join(all, ", "))
+		}
+		p := d.split.ProvidedSources(ws)
+		if i == 0 {
+			provides = slices.Clone(p)
+		} else {
+			provides = slices.DeleteFunc(provides, func(s string) bool { return !slices.Contains(p, s) })
+		}
+	}
+	slices.Sort(provides)
+	provides = slices.Compact(provides)
+	if len(provides) == 0 {
+		return fmt.Errorf("split(s) %s have no source in common", strings.Join(d.whichSets, ", "))
+	}
+	d.provides = provides
+
+	// Axis labels and variable-length sources, for every source of the
+	// file (as Fuel's default_axis_labels and vlen_sources).
+	d.axisLabels = map[string][]string{}
+	for _, name := range d.split.Sources() {
+		labels, vlen, err := sourceLabels(f, name)
+		if err != nil {
+			return fmt.Errorf("source %q: %w", name, err)
+		}
+		d.axisLabels[name] = labels
+		if vlen {
+			d.vlen = append(d.vlen, name)
+		}
+	}
+
+	// The sources to return.
+	d.sources = d.opts.Sources
+	if len(d.sources) == 0 {
+		d.sources = slices.Clone(provides)
+	}
+	for _, name := range d.sources {
+		if !slices.Contains(provides, name) {
+			return fmt.Errorf("source %q is not provided by split(s) %s; available sources: %s",
+				name, strings.Join(d.whichSets, ", "), strings.Join(provides, ", "))
+		}
+		if slices.Contains(d.vlen, name) {
+			return fmt.Errorf("source %q is variable-length, which is not supported yet (choose other sources with Options.Sources)", name)
+		}
+	}
+
+	for _, name := range d.sources {
+		s, err := d.openSource(name)
+		if err != nil {
+			return fmt.Errorf("source %q: %w", name, err)
+		}
+		d.srcs = append(d.srcs, s)
+	}
+	for _, s := range d.srcs {
+		if s.rows.len() != d.srcs[0].rows.len() {
+			return fmt.Errorf("sources have different lengths: %q has %d examples, %q has %d",
+				d.srcs[0].name, d.srcs[0].rows.len(), s.name, s.rows.len())
+		}
+	}
+	if d.opts.Subset != nil {
+		for _, s := range d.srcs {
+			if s.rows, err = s.rows.subsetOf(d.opts.Subset); err != nil {
+				return err
+			}
+		}
+	}
+	d.numEx = d.srcs[0].rows.len()
+
+	if !d.opts.LoadInMemory {
+		return nil
+	}
+	for _, s := range d.srcs {
+		req := request{start: s.rows.start, stop: s.rows.stop}
+		if s.rows.isList {
+			req = request{isList: true, list: s.rows.list}
+		}
+		if s.data, err = s.read(req, true); err != nil {
+			return fmt.Errorf("source %q: %w", s.name, err)
+		}
+	}
+	d.release()
+	return nil
+}
+
+// sourceLabels returns the axis labels of a source and whether it is a
+// variable-length source (Fuel's get_axis_labels, get_vlen_sources).
+func sourceLabels(f hid, name string) ([]string, bool, error) {
+	ds, err := openDataset(f, name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer C.H5Dclose(ds)
+	shape, err := datasetShape(ds)
+	if err != nil {
+		return nil, false, err
+	}
+	vlen := false
+	if len(shape) > 0 {
+		if _, vlen, err = findScale(ds, 0, "shapes"); err != nil {
+			return nil, false, err
+		}
+	}
+	if vlen {
+		if len(shape) != 1 {
+			return nil, false, fmt.Errorf("variable-length sources must have only one dimension, this one has shape %v", shape)
+		}
+		first, err := dimLabel(ds, 0)
+		if err != nil {
+			return nil, false, err
+		}
+		path, ok, err := findScale(ds, 0, "shape_labels")
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			return nil, false, fmt.Errorf("variable-length source has no shape_labels dimension scale")
+		}
+		sl, err := openDataset(f, path)
+		if err != nil {
+			return nil, false, err
+		}
+		defer C.H5Dclose(sl)
+		rest, err := readStrings(sl)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", path, err)
+		}
+		return append([]string{first}, rest...), true, nil
+	}
+	labels := make([]string, len(shape))
+	for i := range labels {
+		if labels[i], err = dimLabel(ds, i); err != nil {
+			return nil, false, err
+		}
+	}
+	return labels, false, nil
+}
+
+// openSource opens a source to return and works out its rows: the union
+// of its rows in the chosen splits (Fuel's get_subsets).
+func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
+	ds, err := openDataset(d.file, name)
+	if err != nil {
+		return nil, err
+	}
+	s := &source{name: name, ds: ds}
+	defer func() {
+		if err != nil {
+			C.H5Dclose(ds)
+		}
+	}()
+	if s.shape, err = datasetShape(ds); err != nil {
+		return nil, err
+	}
+	if len(s.shape) == 0 {
+		return nil, fmt.Errorf("a scalar dataset is not a source (it needs an example axis)")
+	}
+	var et elemType
+	if et, err = datasetType(ds); err != nil {
+		return nil, err
+	}
+	if !et.ok {
+		return nil, fmt.Errorf("dtype %s is not supported yet (supported: uint8, int32, int64, float32, float64, bool)", et.name)
+	}
+	s.dtype = et.dtype
+	for i, ws := range d.whichSets {
+		row, ok := d.split.Row(ws, name)
+		if !ok {
+			return nil, fmt.Errorf("no split row for split %q", ws)
+		}
+		var set indexSet
+		if row.IndicesPath != "" {
+			set, err = listSet(row.Indices, s.shape[0])
+		} else {
+			set, err = sliceSet(row.Start, row.Stop, s.shape[0])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("split %q: %w", ws, err)
+		}
+		if i == 0 {
+			s.rows = set
+		} else {
+			s.rows = s.rows.union(set)
+		}
+	}
+	return s, nil
+}
+
+// release closes every HDF5 object the dataset holds. Lock held.
+func (d *H5PYDataset) release() {
+	for _, s := range d.srcs {
+		if s.ds >= 0 {
+			C.H5Dclose(s.ds)
+			s.ds = -1
+		}
+	}
+	if d.file >= 0 {
+		C.H5Fclose(d.file)
+		d.file = -1
+	}
+}
+
+// Close releases the file. The dataset cannot be used afterwards; closing
+// twice is harmless.
+func (d *H5PYDataset) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	lock()
+	d.release()
+	unlock()
+	for _, s := range d.srcs {
+		s.data = nil
+	}
+	return nil
+}
+
+// Path is the file's path.
+func (d *H5PYDataset) Path() string { return d.path }
+
+// WhichSets are the splits the dataset is made of.
+func (d *H5PYDataset) WhichSets() []string { return slices.Clone(d.whichSets) }
+
+// Sources are the sources GetData returns, in order.
+func (d *H5PYDataset) Sources() []string { return slices.Clone(d.sources) }
+
+// ProvidesSources are the sources the chosen splits all provide, sorted
+// (Fuel's provides_sources).
+func (d *H5PYDataset) ProvidesSources() []string { return slices.Clone(d.provides) }
+
+// VlenSources are the file's variable-length sources (Fuel's
+// vlen_sources), sorted.
+func (d *H5PYDataset) VlenSources() []string { return slices.Clone(d.vlen) }
+
+// AxisLabels maps every source of the file to its axis labels, from the
+// H5DS dimension labels ("" for an unlabelled axis), as Fuel's
+// default_axis_labels.
+func (d *H5PYDataset) AxisLabels() map[string][]string {
+	out := make(map[string][]string, len(d.axisLabels))
+	for k, v := range d.axisLabels {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+// NumExamples is the number of examples in the dataset.
+func (d *H5PYDataset) NumExamples() int { return d.numEx }
+
+// Split is the file's parsed `split` attribute.
+func (d *H5PYDataset) Split() Split { return d.split }
+
+// GetData returns the requested examples of each source, in Sources
+// order, with the dtype they are stored with. Indices in a request count
+// within the dataset (0 is its first example). A slice or list request
+// gives arrays with a leading batch axis; a Single request gives one
+// example without it. The arrays are the caller's.
+func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, fmt.Errorf("h5: %s: dataset is closed", d.path)
+	}
+	out := make([]*nd.Array, len(d.srcs))
+	if d.opts.LoadInMemory {
+		all := indexSet{start: 0, stop: d.numEx, total: d.numEx}
+		r, err := all.translate(req)
+		if err != nil {
+			return nil, fmt.Errorf("h5: %s: %w", d.path, err)
+		}
+		for i, s := range d.srcs {
+			data := s.data
+			switch {
+			case r.single:
+				row := data.Slice(r.list[0], r.list[0]+1).Copy()
+				out[i] = &nd.Array{Shape: row.Shape[1:], Data: row.Data}
+			case r.isList:
+				out[i] = data.Take(r.list)
+			default:
+				out[i] = data.Slice(r.start, r.stop).Copy()
+			}
+		}
+		return out, nil
+	}
+	lock()
+	defer unlock()
+	for i, s := range d.srcs {
+		r, err := s.rows.translate(req)
+		if err != nil {
+			return nil, fmt.Errorf("h5: %s: %w", d.path, err)
+		}
+		if out[i], err = s.read(r, !d.opts.NoSortIndices); err != nil {
+			return nil, fmt.Errorf("h5: %s: source %q: %w", d.path, s.name, err)
+		}
+	}
+	return out, nil
+}
+
+// read reads a translated request from the file. A list is read in
+// sorted order (sorted true: one read of the distinct rows, then put in
+// request order) or in request order (one read per run of consecutive
+// rows). Lock held.
+func (s *source) read(r request, sorted bool) (*nd.Array, error) {
+	rowShape := s.shape[1:]
+	if !r.isList {
+		out := nd.New(s.dtype, append([]int{r.rows()}, rowShape...)...)
+		return out, s.readInto(out, [][]run{{{r.start, r.stop}}})
+	}
+	if r.single {
+		out := nd.New(s.dtype, rowShape...)
+		return out, s.readInto(out, [][]run{{{r.list[0], r.list[0] + 1}}})
+	}
+	if !sorted {
+		var reads [][]run
+		for i := 0; i < len(r.list); {
+			j := i + 1
+			for j < len(r.list) && r.list[j] == r.list[j-1]+1 {
+				j++
+			}
+			reads = append(reads, []run{{r.list[i], r.list[j-1] + 1}})
+			i = j
+		}
+		out := nd.New(s.dtype, append([]int{r.rows()}, rowShape...)...)
+		return out, s.readInto(out, reads)
+	}
+	uniq := slices.Clone(r.list)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	var runs []run
+	for i := 0; i < len(uniq); {
+		j := i + 1
+		for j < len(uniq) && uniq[j] == uniq[j-1]+1 {
+			j++
+		}
+		runs = append(runs, run{uniq[i], uniq[j-1] + 1})
+		i = j
+	}
+	buf := nd.New(s.dtype, append([]int{len(uniq)}, rowShape...)...)
+	if err := s.readInto(buf, [][]run{runs}); err != nil {
+		return nil, err
+	}
+	if slices.Equal(uniq, r.list) {
+		return buf, nil
+	}
+	pos := make([]int, len(r.list))
+	for k, i := range r.list {
+		pos[k] = sort.SearchInts(uniq, i)
+	}
+	return buf.Take(pos), nil
+}
+
+// readInto fills out with consecutive reads, each of a sorted list of
+// runs, the rows of each read following those of the previous one. Lock
+// held.
+func (s *source) readInto(out *nd.Array, reads [][]run) error {
+	if out.Size() == 0 {
+		return nil
+	}
+	var base unsafe.Pointer
+	var bools []uint8
+	switch data := out.Data.(type) {
+	case []uint8:
+		base = unsafe.Pointer(&data[0])
+	case []int32:
+		base = unsafe.Pointer(&data[0])
+	case []int64:
+		base = unsafe.Pointer(&data[0])
+	case []float32:
+		base = unsafe.Pointer(&data[0])
+	case []float64:
+		base = unsafe.Pointer(&data[0])
+	case []bool:
+		bools = make([]uint8, len(data))
+		base = unsafe.Pointer(&bools[0])
+	default:
+		return fmt.Errorf("cannot read into %T", out.Data)
+	}
+	rowBytes := nd.Prod(s.shape[1:]) * s.dtype.Size()
+	off := 0
+	for _, runs := range reads {
+		if err := readRuns(s.ds, s.dtype, s.shape, runs, unsafe.Add(base, off*rowBytes)); err != nil {
+			return err
+		}
+		for _, r := range runs {
+			off += r.stop - r.start
+		}
+	}
+	if bools != nil {
+		data := out.Data.([]bool)
+		for i, b := range bools {
+			data[i] = b != 0
+		}
+	}
+	return nil
+}

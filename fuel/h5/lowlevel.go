@@ -1,0 +1,420 @@
+package h5
+
+// #include <stdlib.h>
+// #include "shim.h"
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// This file holds the package's thin layer over the HDF5 C API. Every
+// function here expects the HDF5 lock (lock/unlock) to be held.
+
+// ErrNotHDF5 is wrapped by the error for a file that is not an HDF5 file.
+var ErrNotHDF5 = errors.New("not an HDF5 file")
+
+// openFile opens an HDF5 file read-only.
+func openFile(path string) (hid, error) {
+	cpath := cstring(path)
+	defer cfree(cpath)
+	switch r := C.H5Fis_hdf5(cpath); {
+	case r == 0:
+		C.H5Eclear2(C.H5E_DEFAULT)
+		return -1, ErrNotHDF5
+	case r < 0:
+		return -1, h5error("cannot read the file")
+	}
+	f := C.H5Fopen(cpath, C.H5F_ACC_RDONLY, C.H5P_DEFAULT)
+	if f < 0 {
+		return -1, h5error("cannot open the file")
+	}
+	return f, nil
+}
+
+// attrExists reports whether object loc has an attribute called name.
+func attrExists(loc hid, name string) (bool, error) {
+	cname := cstring(name)
+	defer cfree(cname)
+	r := C.H5Aexists(loc, cname)
+	if r < 0 {
+		return false, h5error(fmt.Sprintf("h5: looking for attribute %q", name))
+	}
+	return r > 0, nil
+}
+
+// openDataset opens the dataset at path (relative to loc); a missing path
+// gives an error saying so.
+func openDataset(loc hid, path string) (hid, error) {
+	cpath := cstring(path)
+	defer cfree(cpath)
+	if !strings.Contains(strings.Trim(path, "/"), "/") {
+		// H5Lexists needs every intermediate group to exist; for a name in
+		// the root group (every source is one) it answers cleanly.
+		switch r := C.H5Lexists(loc, cpath, C.H5P_DEFAULT); {
+		case r == 0:
+			return -1, fmt.Errorf("no dataset %q in the file", path)
+		case r < 0:
+			return -1, h5error(fmt.Sprintf("looking for dataset %q", path))
+		}
+	}
+	ds := C.H5Dopen2(loc, cpath, C.H5P_DEFAULT)
+	if ds < 0 {
+		return -1, h5error(fmt.Sprintf("opening dataset %q", path))
+	}
+	return ds, nil
+}
+
+// datasetShape returns the current dimensions of a dataset.
+func datasetShape(ds hid) ([]int, error) {
+	space := C.H5Dget_space(ds)
+	if space < 0 {
+		return nil, h5error("getting a dataspace")
+	}
+	defer C.H5Sclose(space)
+	n := C.H5Sget_simple_extent_ndims(space)
+	if n < 0 {
+		return nil, h5error("getting a dataspace's rank")
+	}
+	if n == 0 {
+		return []int{}, nil
+	}
+	dims := make([]C.hsize_t, n)
+	if C.H5Sget_simple_extent_dims(space, &dims[0], nil) < 0 {
+		return nil, h5error("getting a dataspace's dimensions")
+	}
+	shape := make([]int, n)
+	for i, d := range dims {
+		shape[i] = int(d)
+	}
+	return shape, nil
+}
+
+// elemType describes a dataset's element type: the nd dtype it is read
+// as, or (ok false) a numpy-style name for a type this package cannot
+// read yet.
+type elemType struct {
+	dtype nd.DType
+	ok    bool
+	name  string
+}
+
+// datasetType classifies the element type of a dataset.
+func datasetType(ds hid) (elemType, error) {
+	t := C.H5Dget_type(ds)
+	if t < 0 {
+		return elemType{}, h5error("getting a dataset's type")
+	}
+	defer C.H5Tclose(t)
+	return classifyType(t)
+}
+
+func classifyType(t hid) (elemType, error) {
+	size := int(C.H5Tget_size(t))
+	switch C.H5Tget_class(t) {
+	case C.H5T_INTEGER:
+		signed := C.H5Tget_sign(t) == C.H5T_SGN_2
+		name := fmt.Sprintf("int%d", 8*size)
+		if !signed {
+			name = "u" + name
+		}
+		switch {
+		case size == 1 && !signed:
+			return elemType{nd.Uint8, true, name}, nil
+		case size == 4 && signed:
+			return elemType{nd.Int32, true, name}, nil
+		case size == 8 && signed:
+			return elemType{nd.Int64, true, name}, nil
+		}
+		return elemType{name: name}, nil
+	case C.H5T_FLOAT:
+		name := fmt.Sprintf("float%d", 8*size)
+		switch size {
+		case 4:
+			return elemType{nd.Float32, true, name}, nil
+		case 8:
+			return elemType{nd.Float64, true, name}, nil
+		}
+		return elemType{name: name}, nil
+	case C.H5T_ENUM:
+		if isH5pyBool(t) {
+			return elemType{nd.Bool, true, "bool"}, nil
+		}
+		return elemType{name: "enum"}, nil
+	case C.H5T_STRING:
+		if C.H5Tis_variable_str(t) > 0 {
+			return elemType{name: "variable-length string"}, nil
+		}
+		return elemType{name: fmt.Sprintf("S%d", size)}, nil
+	case C.H5T_VLEN:
+		base := C.H5Tget_super(t)
+		if base < 0 {
+			return elemType{}, h5error("getting a vlen type's base type")
+		}
+		defer C.H5Tclose(base)
+		b, err := classifyType(base)
+		if err != nil {
+			return elemType{}, err
+		}
+		return elemType{name: "vlen " + b.name}, nil
+	case C.H5T_COMPOUND:
+		return elemType{name: "compound"}, nil
+	case C.H5T_REFERENCE:
+		return elemType{name: "reference"}, nil
+	case C.H5T_ARRAY:
+		return elemType{name: "array"}, nil
+	case C.H5T_OPAQUE:
+		return elemType{name: "opaque"}, nil
+	case C.H5T_BITFIELD:
+		return elemType{name: "bitfield"}, nil
+	}
+	return elemType{}, h5error("classifying a datatype")
+}
+
+// isH5pyBool reports whether an enum type is h5py's encoding of numpy's
+// bool: a 1-byte integer enum with exactly FALSE=0 and TRUE=1.
+func isH5pyBool(t hid) bool {
+	if C.H5Tget_nmembers(t) != 2 || C.H5Tget_size(t) != 1 {
+		return false
+	}
+	want := map[string]int8{"FALSE": 0, "TRUE": 1}
+	for i := C.unsigned(0); i < 2; i++ {
+		cname := C.H5Tget_member_name(t, i)
+		if cname == nil {
+			C.H5Eclear2(C.H5E_DEFAULT)
+			return false
+		}
+		name := C.GoString(cname)
+		C.H5free_memory(unsafe.Pointer(cname))
+		var v int8
+		if C.H5Tget_member_value(t, i, unsafe.Pointer(&v)) < 0 {
+			C.H5Eclear2(C.H5E_DEFAULT)
+			return false
+		}
+		w, ok := want[name]
+		if !ok || w != v {
+			return false
+		}
+		delete(want, name)
+	}
+	return true
+}
+
+// memType returns the memory type a dataset of dtype dt is read with, and
+// whether the caller must close it.
+func memType(ds hid, dt nd.DType) (hid, bool, error) {
+	switch dt {
+	case nd.Uint8:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT8), false, nil
+	case nd.Int32:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_INT32), false, nil
+	case nd.Int64:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_INT64), false, nil
+	case nd.Float32:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_FLOAT), false, nil
+	case nd.Float64:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_DOUBLE), false, nil
+	case nd.Bool:
+		// The enum in native byte order: its values (0 and 1) land in one
+		// byte each, which the caller turns into bools.
+		ft := C.H5Dget_type(ds)
+		if ft < 0 {
+			return -1, false, h5error("getting a dataset's type")
+		}
+		defer C.H5Tclose(ft)
+		mt := C.H5Tget_native_type(ft, C.H5T_DIR_ASCEND)
+		if mt < 0 {
+			return -1, false, h5error("getting a native type")
+		}
+		return mt, true, nil
+	}
+	return -1, false, fmt.Errorf("h5: no memory type for %s", dt)
+}
+
+// dimLabel returns the H5DS label of dimension i of a dataset ("" when it
+// has none), as h5py's dset.dims[i].label.
+func dimLabel(ds hid, i int) (string, error) {
+	n := C.H5DSget_label(ds, C.uint(i), nil, 0)
+	if n < 0 {
+		return "", h5error(fmt.Sprintf("reading the label of dimension %d", i))
+	}
+	if n == 0 {
+		return "", nil
+	}
+	buf := make([]C.char, n+1)
+	if C.H5DSget_label(ds, C.uint(i), &buf[0], C.size_t(len(buf))) < 0 {
+		return "", h5error(fmt.Sprintf("reading the label of dimension %d", i))
+	}
+	return C.GoString(&buf[0]), nil
+}
+
+// findScale looks for a dimension scale called name attached to dimension
+// dim of a dataset (h5py's `name in dset.dims[dim]`) and returns its path.
+func findScale(ds hid, dim int, name string) (string, bool, error) {
+	cname := cstring(name)
+	defer cfree(cname)
+	var buf [4096]C.char
+	r := C.h5fuel_find_scale(ds, C.uint(dim), cname, &buf[0], C.size_t(len(buf)))
+	if r < 0 {
+		return "", false, h5error(fmt.Sprintf("looking for dimension scale %q", name))
+	}
+	if r == 0 {
+		return "", false, nil
+	}
+	return C.GoString(&buf[0]), true, nil
+}
+
+// readStrings reads a 1-D dataset of fixed- or variable-length strings.
+func readStrings(ds hid) ([]string, error) {
+	shape, err := datasetShape(ds)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 1 {
+		return nil, fmt.Errorf("a string dataset of shape %v, want 1-D", shape)
+	}
+	n := shape[0]
+	ft := C.H5Dget_type(ds)
+	if ft < 0 {
+		return nil, h5error("getting a dataset's type")
+	}
+	defer C.H5Tclose(ft)
+	if C.H5Tget_class(ft) != C.H5T_STRING {
+		return nil, fmt.Errorf("a dataset of non-string type, want strings")
+	}
+	if n == 0 {
+		return []string{}, nil
+	}
+	out := make([]string, n)
+	if C.H5Tis_variable_str(ft) > 0 {
+		mt := C.H5Tcopy(C.h5fuel_type(C.H5FUEL_C_S1))
+		defer C.H5Tclose(mt)
+		C.H5Tset_size(mt, C.H5T_VARIABLE)
+		C.H5Tset_cset(mt, C.H5Tget_cset(ft))
+		ptrs := unsafe.Slice((**C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof((*C.char)(nil))))), n)
+		defer C.free(unsafe.Pointer(&ptrs[0]))
+		if C.H5Dread(ds, mt, C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&ptrs[0])) < 0 {
+			return nil, h5error("reading strings")
+		}
+		for i, p := range ptrs {
+			if p != nil {
+				out[i] = C.GoString(p)
+			}
+		}
+		space := C.H5Dget_space(ds)
+		C.H5Dvlen_reclaim(mt, space, C.H5P_DEFAULT, unsafe.Pointer(&ptrs[0]))
+		C.H5Sclose(space)
+		return out, nil
+	}
+	size := int(C.H5Tget_size(ft))
+	buf := make([]byte, n*size)
+	if C.H5Dread(ds, ft, C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&buf[0])) < 0 {
+		return nil, h5error("reading strings")
+	}
+	for i := range out {
+		out[i] = trimNul(buf[i*size : (i+1)*size])
+	}
+	return out, nil
+}
+
+// trimNul cuts a fixed-length HDF5 string at its first NUL (NULLPAD and
+// NULLTERM padding; Fuel's strings are NULLPAD).
+func trimNul(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// readInt64s reads a whole 1-D integer dataset (an index dataset) as int64.
+func readInt64s(ds hid) ([]int64, error) {
+	shape, err := datasetShape(ds)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 1 {
+		return nil, fmt.Errorf("an index dataset of shape %v, want 1-D", shape)
+	}
+	ft := C.H5Dget_type(ds)
+	if ft < 0 {
+		return nil, h5error("getting a dataset's type")
+	}
+	class := C.H5Tget_class(ft)
+	C.H5Tclose(ft)
+	if class != C.H5T_INTEGER {
+		return nil, fmt.Errorf("an index dataset of non-integer type")
+	}
+	out := make([]int64, shape[0])
+	if len(out) == 0 {
+		return out, nil
+	}
+	if C.H5Dread(ds, C.h5fuel_type(C.H5FUEL_NATIVE_INT64), C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&out[0])) < 0 {
+		return nil, h5error("reading indices")
+	}
+	return out, nil
+}
+
+// run is a range [start, stop) of rows along a dataset's first axis.
+type run struct{ start, stop int }
+
+// readRuns reads the rows of the given runs, which must be sorted and
+// disjoint, into dst: rows of rowShape elements of dtype dt, in file
+// order, one H5Dread for all of them. dst must hold exactly those rows.
+func readRuns(ds hid, dt nd.DType, shape []int, runs []run, dst unsafe.Pointer) error {
+	rows := 0
+	for _, r := range runs {
+		rows += r.stop - r.start
+	}
+	if rows == 0 {
+		return nil
+	}
+	rank := len(shape)
+	fspace := C.H5Dget_space(ds)
+	if fspace < 0 {
+		return h5error("getting a dataspace")
+	}
+	defer C.H5Sclose(fspace)
+	start := make([]C.hsize_t, rank)
+	count := make([]C.hsize_t, rank)
+	for i := 1; i < rank; i++ {
+		count[i] = C.hsize_t(shape[i])
+	}
+	op := C.H5S_seloper_t(C.H5S_SELECT_SET)
+	for _, r := range runs {
+		if r.stop == r.start {
+			continue
+		}
+		start[0] = C.hsize_t(r.start)
+		count[0] = C.hsize_t(r.stop - r.start)
+		if C.H5Sselect_hyperslab(fspace, op, &start[0], nil, &count[0], nil) < 0 {
+			return h5error("selecting rows")
+		}
+		op = C.H5S_SELECT_OR
+	}
+	mdims := make([]C.hsize_t, rank)
+	copy(mdims, count)
+	mdims[0] = C.hsize_t(rows)
+	mspace := C.H5Screate_simple(C.int(rank), &mdims[0], nil)
+	if mspace < 0 {
+		return h5error("creating a dataspace")
+	}
+	defer C.H5Sclose(mspace)
+	mt, owned, err := memType(ds, dt)
+	if err != nil {
+		return err
+	}
+	if owned {
+		defer C.H5Tclose(mt)
+	}
+	if C.H5Dread(ds, mt, mspace, fspace, C.H5P_DEFAULT, dst) < 0 {
+		return h5error("reading rows")
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+// A small C layer over libhdf5 and libhdf5_hl for package h5: the type
+// constants that are macros in hdf5.h (cgo cannot use them), error-stack
+// capture, and the H5DS calls that need a C callback.
+
+#ifndef H5FUEL_SHIM_H
+#define H5FUEL_SHIM_H
+
+#include <stddef.h>
+#include "hdf5.h"
+#include "hdf5_hl.h"
+
+// Native memory types, by code (see the h5fuelT* constants).
+enum {
+	H5FUEL_NATIVE_UINT8 = 0,
+	H5FUEL_NATIVE_INT8,
+	H5FUEL_NATIVE_INT32,
+	H5FUEL_NATIVE_INT64,
+	H5FUEL_NATIVE_FLOAT,
+	H5FUEL_NATIVE_DOUBLE,
+	H5FUEL_STD_REF_OBJ,
+	H5FUEL_C_S1
+};
+
+// h5fuel_type returns the predefined type with the given code (not to be
+// closed), or -1.
+hid_t h5fuel_type(int code);
+
+// h5fuel_begin turns off the automatic printing of the error stack of the
+// calling thread, saving the previous setting; h5fuel_end restores it. Both
+// are called with the package lock held, on one locked OS thread.
+void h5fuel_begin(void);
+void h5fuel_end(void);
+
+// h5fuel_error_message writes a one-line description of the calling
+// thread's error stack into buf (innermost cause last) and clears the
+// stack. It returns the length written.
+size_t h5fuel_error_message(char *buf, size_t len);
+
+// h5fuel_find_scale looks among the dimension scales attached to dimension
+// dim of dataset did for one named name. It returns 1 and writes the
+// scale's path into path when found, 0 when not, and a negative value on
+// error.
+int h5fuel_find_scale(hid_t did, unsigned dim, const char *name, char *path, size_t path_len);
+
+// h5fuel_deref opens the object an object reference points to, relative to
+// the file (or any object in it) loc.
+hid_t h5fuel_deref(hid_t loc, const hobj_ref_t *ref);
+
+// h5fuel_ref_is_null reports whether an object reference is the null
+// reference h5py writes for "no object".
+int h5fuel_ref_is_null(const hobj_ref_t *ref);
+
+#endif

@@ -1,0 +1,162 @@
+package transformers
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// transformFunc transforms one item (a batch or an example) of the
+// wrapped stream, one array per source in the wrapped stream's order.
+type transformFunc func(data []*nd.Array) ([]*nd.Array, error)
+
+// Transformer is a stream that wraps another and transforms each of its
+// items (Fuel's Transformer). All the transformers of this package are
+// of this type; Name says which.
+type Transformer struct {
+	name             string
+	child            fuel.Stream
+	sources          []string
+	axisLabels       map[string][]string
+	producesExamples bool
+	transform        transformFunc
+	numChildSources  int
+}
+
+var (
+	_ fuel.Stream          = (*Transformer)(nil)
+	_ fuel.ResumableStream = (*Transformer)(nil)
+)
+
+// Name is the Fuel class name of the transformer ("Flatten", ...).
+func (t *Transformer) Name() string { return t.name }
+
+// DataStream is the wrapped stream (Fuel's data_stream attribute).
+func (t *Transformer) DataStream() fuel.Stream { return t.child }
+
+// Sources are the names of the arrays each item holds, in order.
+func (t *Transformer) Sources() []string { return slices.Clone(t.sources) }
+
+// AxisLabels maps sources to their axis names (a copy; nil when unknown).
+func (t *Transformer) AxisLabels() map[string][]string { return cloneLabels(t.axisLabels) }
+
+// ProducesExamples is true when each item is one example.
+func (t *Transformer) ProducesExamples() bool { return t.producesExamples }
+
+// GetEpochIterator starts the next epoch of the wrapped stream.
+func (t *Transformer) GetEpochIterator() (fuel.EpochIterator, error) {
+	it, err := t.child.GetEpochIterator()
+	if err != nil {
+		return nil, err
+	}
+	return &iterator{t: t, child: it}, nil
+}
+
+// ResumeEpochIterator rebuilds the wrapped stream's iterator at
+// state.Child (the transformers here keep no state of their own).
+func (t *Transformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochIterator, error) {
+	rs, ok := t.child.(fuel.ResumableStream)
+	if !ok {
+		return nil, fmt.Errorf("transformers: %s: the wrapped stream (%T) cannot resume an epoch", t.name, t.child)
+	}
+	if state.Child == nil {
+		return nil, fmt.Errorf("transformers: %s: the saved iterator state has no state for the wrapped stream", t.name)
+	}
+	it, err := rs.ResumeEpochIterator(*state.Child)
+	if err != nil {
+		return nil, err
+	}
+	return &iterator{t: t, child: it}, nil
+}
+
+type iterator struct {
+	t     *Transformer
+	child fuel.EpochIterator
+}
+
+func (it *iterator) Next() ([]*nd.Array, error) {
+	data, err := it.child.Next()
+	if err != nil {
+		return nil, err // io.EOF passes through unwrapped
+	}
+	if len(data) != it.t.numChildSources {
+		return nil, fmt.Errorf("transformers: %s: the wrapped stream gave %d arrays for its %d sources", it.t.name, len(data), it.t.numChildSources)
+	}
+	out, err := it.t.transform(data)
+	if err != nil {
+		return nil, fmt.Errorf("transformers: %s: %w", it.t.name, err)
+	}
+	return out, nil
+}
+
+// State is the wrapped iterator's state.
+func (it *iterator) State() (fuel.IteratorState, error) {
+	si, ok := it.child.(fuel.StatefulIterator)
+	if !ok {
+		return fuel.IteratorState{}, fmt.Errorf("transformers: %s: the wrapped iterator (%T) cannot report its position", it.t.name, it.child)
+	}
+	st, err := si.State()
+	if err != nil {
+		return fuel.IteratorState{}, err
+	}
+	return fuel.IteratorState{Child: &st}, nil
+}
+
+// selected reports, per source of the wrapped stream, whether a
+// sourcewise transformer applies to it: every source when whichSources is
+// nil, else those named (names the stream lacks are ignored, as in Fuel).
+func selected(sources, whichSources []string) []bool {
+	sel := make([]bool, len(sources))
+	for i, s := range sources {
+		sel[i] = whichSources == nil || slices.Contains(whichSources, s)
+	}
+	return sel
+}
+
+// sourcewise builds a transformer that applies fn to the selected sources
+// and passes the others through (Fuel's SourcewiseTransformer).
+func sourcewise(name string, child fuel.Stream, whichSources []string, axisLabels map[string][]string,
+	fn func(a *nd.Array, source string, example bool) (*nd.Array, error)) (*Transformer, error) {
+	if child == nil {
+		return nil, fmt.Errorf("transformers: %s: no data stream", name)
+	}
+	sources := child.Sources()
+	sel := selected(sources, whichSources)
+	example := child.ProducesExamples()
+	return &Transformer{
+		name:             name,
+		child:            child,
+		sources:          sources,
+		axisLabels:       axisLabels,
+		producesExamples: example,
+		numChildSources:  len(sources),
+		transform: func(data []*nd.Array) ([]*nd.Array, error) {
+			out := slices.Clone(data)
+			for i, a := range data {
+				if !sel[i] {
+					continue
+				}
+				b, err := fn(a, sources[i], example)
+				if err != nil {
+					return nil, fmt.Errorf("source %q: %w", sources[i], err)
+				}
+				out[i] = b
+			}
+			return out, nil
+		},
+	}, nil
+}
+
+func cloneLabels(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := maps.Clone(m)
+	for k, v := range out {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
