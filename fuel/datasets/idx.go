@@ -15,9 +15,9 @@ import (
 )
 
 // maxIDXElements bounds the element count an idx header may declare
-// (2^31, far above MNIST's 47 million), so that a corrupt header is an
+// (2^31-1, far above MNIST's 47 million), so that a corrupt header is an
 // error rather than an absurd allocation.
-const maxIDXElements = 1 << 31
+const maxIDXElements int = math.MaxInt32
 
 // idxTypes maps an idx element type code to its dtype. The idx format also
 // has signed bytes (0x09) and 16-bit integers (0x0B), which nd has no
@@ -64,7 +64,7 @@ func ReadIDX(r io.Reader) (*nd.Array, error) {
 	for i := range shape {
 		d := binary.BigEndian.Uint32(dims[4*i:])
 		shape[i] = int(d)
-		if d != 0 && uint64(n)*uint64(d) > maxIDXElements {
+		if d != 0 && uint64(n)*uint64(d) > uint64(maxIDXElements) {
 			return nil, fmt.Errorf("idx: the header's shape %v declares more than %d elements", shapePrefix(dims, ndim), maxIDXElements)
 		}
 		n *= int(d)

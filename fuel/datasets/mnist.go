@@ -3,6 +3,8 @@ package datasets
 import (
 	"embed"
 	"fmt"
+	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/fuel/h5"
 	"io"
 	"os"
 	"slices"
@@ -79,19 +81,38 @@ func MNIST(whichSets []string, opts MNISTOptions) (*MNISTDataset, error) {
 	return newMNIST(name, whichSets, splits, data, opts, false)
 }
 
-// loadMNIST loads the chosen splits of MNIST.
-//
-// This is the place to prefer Fuel's own file: a mnist.hdf5 made by
-// `fuel-convert mnist` holds the same arrays (same dtypes, shapes, order),
-// so once fuel/h5 reads H5PYDataset files, try
-//
-//	if path, err := config.FindFile("mnist.hdf5"); err == nil {
-//		return loadMNISTHDF5(path, splits) // read each split's rows of "features" and "targets"
-//	}
-//
-// before falling back to the idx files.
+// loadMNIST loads the chosen splits of MNIST: from Fuel's own mnist.hdf5
+// (what `fuel-convert mnist` writes) when the data path has one, else from
+// the four idx files.
 func loadMNIST(splits []string) ([]mnistSplit, error) {
+	if path, err := config.FindFile("mnist.hdf5"); err == nil {
+		return loadMNISTHDF5(path, splits)
+	}
 	return loadMNISTIDX(openFromDataPath, splits)
+}
+
+// loadMNISTHDF5 reads each split's features and targets from a Fuel-format
+// file.
+func loadMNISTHDF5(path string, splits []string) ([]mnistSplit, error) {
+	out := make([]mnistSplit, len(splits))
+	for k, split := range splits {
+		ds, err := h5.Open(path, []string{split}, h5.Options{LoadInMemory: true, Sources: []string{"features", "targets"}})
+		if err != nil {
+			return nil, err
+		}
+		arrays, err := ds.GetData(fuel.Request{Start: 0, Stop: ds.NumExamples()})
+		ds.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		f, t := arrays[0], arrays[1]
+		if f.DType() != nd.Uint8 || f.NDim() != 4 || t.NDim() != 2 {
+			return nil, fmt.Errorf("%s: split %s is not MNIST as Fuel converts it: features %s%v, targets %s%v",
+				path, split, f.DType(), f.Shape, t.DType(), t.Shape)
+		}
+		out[k] = mnistSplit{features: f, targets: t}
+	}
+	return out, nil
 }
 
 // mnistSplit holds one split as Fuel's mnist.hdf5 does.

@@ -93,3 +93,11 @@ func closeID(id hid) {
 func cstring(s string) *C.char { return C.CString(s) }
 
 func cfree(p *C.char) { C.free(unsafe.Pointer(p)) }
+
+// openObjects is the number of HDF5 objects (files, datasets, groups,
+// datatypes, attributes) open in the process. Tests use it to find leaks.
+func openObjects() int {
+	lock()
+	defer unlock()
+	return int(C.H5Fget_obj_count(C.H5F_OBJ_ALL, C.H5F_OBJ_ALL))
+}

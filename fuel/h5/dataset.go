@@ -367,7 +367,13 @@ func (d *H5PYDataset) AxisLabels() map[string][]string {
 func (d *H5PYDataset) NumExamples() int { return d.numEx }
 
 // Split is the file's parsed `split` attribute.
-func (d *H5PYDataset) Split() Split { return d.split }
+func (d *H5PYDataset) Split() Split {
+	out := slices.Clone(d.split)
+	for i := range out {
+		out[i].Indices = slices.Clone(out[i].Indices)
+	}
+	return out
+}
 
 // GetData returns the requested examples of each source, in Sources
 // order, with the dtype they are stored with. Indices in a request count

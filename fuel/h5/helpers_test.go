@@ -109,3 +109,16 @@ func rowOf(a *nd.Array, i int) *nd.Array {
 	r.Shape = r.Shape[1:]
 	return r
 }
+
+// checkNoOpenObjects fails the test if it ends with more HDF5 objects
+// open than it started with: every object opened must be closed (a file
+// with an object left open stays open). The baseline is not 0: gonum's
+// hdf5 package keeps datatypes open from its init.
+func checkNoOpenObjects(t *testing.T) {
+	before := openObjects()
+	t.Cleanup(func() {
+		if n := openObjects(); n != before {
+			t.Errorf("%d HDF5 objects open at the end of the test, %d at the start", n, before)
+		}
+	})
+}

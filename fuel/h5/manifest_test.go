@@ -232,6 +232,7 @@ func nonVlen(sources, vlen []string) []string {
 }
 
 func TestManifests(t *testing.T) {
+	checkNoOpenObjects(t)
 	for _, file := range []string{"mnist-small.hdf5", "vlen.hdf5"} {
 		t.Run(file, func(t *testing.T) {
 			path := fuelFile(t, file)

@@ -49,7 +49,7 @@ func DefaultRNG() (*numpyrand.RandomState, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.DefaultSeed < 0 || c.DefaultSeed > math.MaxUint32 {
+	if c.DefaultSeed < 0 || int64(c.DefaultSeed) > math.MaxUint32 {
 		return nil, fmt.Errorf("schemes: default_seed %d is outside [0, 2**32)", c.DefaultSeed)
 	}
 	return numpyrand.New(uint32(c.DefaultSeed)), nil

@@ -62,7 +62,7 @@ func DataStream(dataset fuel.IndexableDataset, scheme schemes.Scheme) (*DatasetS
 // DefaultStream is Fuel's DataStream.default_stream(dataset,
 // iteration_scheme=scheme): a DataStream wrapped in the dataset's default
 // transformers when it has some (datasets.DefaultTransformerer), else the
-// DataStream itself.
+// DataStream itself. Either way the result is a fuel.ResumableStream.
 func DefaultStream(dataset fuel.IndexableDataset, scheme schemes.Scheme) (fuel.Stream, error) {
 	s, err := DataStream(dataset, scheme)
 	if err != nil {

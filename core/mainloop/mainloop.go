@@ -1,0 +1,383 @@
+package mainloop
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Algorithm is a training algorithm (Blocks' TrainingAlgorithm): it is
+// initialized once, then given the batches.
+type Algorithm interface {
+	Initialize() error
+	ProcessBatch(batch map[string]*nd.Array) error
+}
+
+// Profile holds the time the main loop has spent, summed over its runs
+// (the totals of Blocks' profile that Timing reports).
+type Profile struct {
+	// Initialization is the time in Algorithm.Initialize.
+	Initialization time.Duration
+	// Train is the time in Algorithm.ProcessBatch.
+	Train time.Duration
+	// ReadData is the time spent getting batches from epoch iterators.
+	ReadData time.Duration
+}
+
+// MainLoop is Blocks' MainLoop: it feeds the batches of a data stream to
+// a training algorithm, epoch after epoch, calling the extensions at each
+// stage, until an extension asks it to finish (the record
+// training_finish_requested in the current row) or it is interrupted.
+//
+// Set the fields, then call Run. Run may be called again after it returns
+// to continue training (Blocks' resumption).
+type MainLoop struct {
+	Algorithm  Algorithm
+	DataStream fuel.Stream
+	// Model is for extensions; the loop only calls its
+	// CheckSanity(Algorithm) error method when it has one.
+	Model any
+	// Log is the training log; Run makes one when nil.
+	Log *TrainingLog
+	// Extensions are called in this order.
+	Extensions []Extension
+
+	// Signals, when not nil, replaces the process's SIGINT and SIGTERM
+	// during Run: an os.Interrupt received on it is a Ctrl+C, a
+	// syscall.SIGTERM a termination request. When nil, Run listens to
+	// the real signals (os/signal) while it runs, and only then.
+	//
+	// The first interrupt finishes the current epoch, a second one (or a
+	// SIGTERM) the current batch; after that, the real signals get their
+	// default behaviour back, so a third Ctrl+C ends the process.
+	Signals <-chan os.Signal
+	// Messages receives the loop's warnings (interrupts, errors); nil
+	// means os.Stderr.
+	Messages io.Writer
+	// Profile accumulates timings.
+	Profile Profile
+
+	epochIterator fuel.EpochIterator
+
+	sigs        <-chan os.Signal
+	stopSignals func()
+	interrupted bool
+}
+
+var errTrainingFinish = errors.New("training finish")
+
+// Messages printed on interrupts and errors (Blocks' wording).
+const (
+	errorMessage = "Error occured during training.\n\nBlocks will attempt to run `on_error` extensions, potentially saving data, " +
+		"before exiting and reraising the error. Note that the usual `after_training` extensions will *not* be run. " +
+		"The original error will be re-raised and also stored in the training log. Press CTRL + C to halt Blocks immediately."
+	errorInErrorHandlingMessage = "Error occured when running extensions.\n\nBlocks will now exit. The remaining `on_error` extensions will not be run."
+	epochInterruptMessage       = "Received epoch interrupt signal.\n\nBlocks will complete this epoch of training and run extensions " +
+		"before exiting. If you do not want to complete this epoch, press CTRL + C again to stop training after the current batch."
+	batchInterruptMessage = "Received batch interrupt signal.\n\nBlocks will complete the current batch and run extensions before exiting. " +
+		"If you do not want to complete this batch, press CTRL + C again. WARNING: Note that this will end training immediately, " +
+		"and extensions that e.g. save your training progress won't be run."
+)
+
+// New returns a main loop; log may be nil.
+func New(algorithm Algorithm, dataStream fuel.Stream, model any, log *TrainingLog, extensions []Extension) *MainLoop {
+	if log == nil {
+		log = NewTrainingLog()
+	}
+	return &MainLoop{Algorithm: algorithm, DataStream: dataStream, Model: model, Log: log, Extensions: extensions}
+}
+
+// Status is the log's status.
+func (m *MainLoop) Status() *Status { return &m.Log.Status }
+
+// EpochIterator is the iterator of the epoch in progress (nil before the
+// first epoch); with DataStream it is Blocks' iteration_state.
+func (m *MainLoop) EpochIterator() fuel.EpochIterator { return m.epochIterator }
+
+// SetEpochIterator replaces the iterator of the epoch in progress (used
+// when restoring a checkpoint taken mid-epoch).
+func (m *MainLoop) SetEpochIterator(it fuel.EpochIterator) { m.epochIterator = it }
+
+// FindExtension returns the one extension with the given name.
+func (m *MainLoop) FindExtension(name string) (Extension, error) {
+	var found []Extension
+	for _, e := range m.Extensions {
+		if ExtensionName(e) == name {
+			found = append(found, e)
+		}
+	}
+	if len(found) != 1 {
+		return nil, fmt.Errorf("expected one extension named %q, found %d", name, len(found))
+	}
+	return found[0], nil
+}
+
+func (m *MainLoop) warn(msg string) {
+	w := m.Messages
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, "WARNING:blocks.main_loop:"+msg)
+}
+
+// Run trains until an extension requests the end (the row record
+// training_finish_requested), an interrupt, the data stream running out
+// of epochs, or an error.
+//
+// The order of events is Blocks': before_training and the algorithm's
+// initialization (first run only); on_resumption when iterations were
+// already done; then per epoch a new epoch iterator, before_epoch, per
+// batch before_batch, process_batch, iterations_done+1, after_batch and
+// a finish check, then epochs_done+1, _epoch_ends, after_epoch and a
+// finish check. A finish sets training_finished in the current row and
+// calls after_training. An error writes got_exception to the current row,
+// calls on_error of each extension (stopping at the first that fails)
+// and is returned; after_training is not called.
+func (m *MainLoop) Run() error {
+	if m.Log == nil {
+		m.Log = NewTrainingLog()
+	}
+	if m.Algorithm == nil || m.DataStream == nil {
+		return errors.New("main loop: Algorithm and DataStream must be set")
+	}
+	if c, ok := m.Model.(interface{ CheckSanity(Algorithm) error }); ok {
+		if err := c.CheckSanity(m.Algorithm); err != nil {
+			return err
+		}
+	}
+	m.installSignals()
+	defer m.restoreSignals()
+
+	finished, err := m.run()
+	if err != nil {
+		m.restoreSignals()
+		m.Log.CurrentRow()[RecordGotException] = err.Error()
+		m.warn(errorMessage)
+		for _, ext := range m.Extensions {
+			if e2 := ext.OnError(err); e2 != nil {
+				m.warn(e2.Error() + "\n" + errorInErrorHandlingMessage)
+				break
+			}
+		}
+		if Truthy(m.Log.CurrentRow()[RecordTrainingFinished]) {
+			_ = m.runExtensions(AfterTraining, nil)
+		}
+		return err
+	}
+	m.restoreSignals()
+	if finished {
+		m.Log.CurrentRow()[RecordTrainingFinished] = true
+	}
+	if Truthy(m.Log.CurrentRow()[RecordTrainingFinished]) {
+		return m.runExtensions(AfterTraining, nil)
+	}
+	return nil
+}
+
+func (m *MainLoop) run() (finished bool, err error) {
+	st := &m.Log.Status
+	for _, ext := range m.Extensions {
+		ext.SetMainLoop(m)
+	}
+	if !st.TrainingStarted {
+		if err := m.runExtensions(BeforeTraining, nil); err != nil {
+			return false, err
+		}
+		t := time.Now()
+		err := m.Algorithm.Initialize()
+		m.Profile.Initialization += time.Since(t)
+		if err != nil {
+			return false, err
+		}
+		st.TrainingStarted = true
+	}
+	// Not an else: before_training extensions may have changed the status
+	// (loading a checkpoint).
+	if st.IterationsDone > 0 {
+		m.Log.Resume()
+		if err := m.runExtensions(OnResumption, nil); err != nil {
+			return false, err
+		}
+		st.EpochInterruptReceived = false
+		st.BatchInterruptReceived = false
+	}
+	for {
+		more, err := m.runEpoch()
+		if errors.Is(err, errTrainingFinish) {
+			return true, nil
+		}
+		if err != nil || !more {
+			return false, err
+		}
+	}
+}
+
+func (m *MainLoop) runEpoch() (bool, error) {
+	st := &m.Log.Status
+	if !st.EpochStarted {
+		st.ReceivedFirstBatch = false
+		it, err := m.DataStream.GetEpochIterator()
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		m.epochIterator = it
+		st.EpochStarted = true
+		if err := m.runExtensions(BeforeEpoch, nil); err != nil {
+			return false, err
+		}
+	}
+	if m.epochIterator == nil {
+		return false, errors.New("main loop: an epoch is in progress but there is no epoch iterator to continue it (restore it with SetEpochIterator)")
+	}
+	for {
+		more, err := m.runIteration()
+		if err != nil {
+			return false, err
+		}
+		if !more {
+			break
+		}
+	}
+	st.EpochStarted = false
+	st.EpochsDone++
+	st.EpochEnds = append(st.EpochEnds, st.IterationsDone)
+	if err := m.runExtensions(AfterEpoch, nil); err != nil {
+		return false, err
+	}
+	if err := m.checkFinishTraining(false); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (m *MainLoop) runIteration() (bool, error) {
+	st := &m.Log.Status
+	t := time.Now()
+	data, err := m.epochIterator.Next()
+	m.Profile.ReadData += time.Since(t)
+	if err == io.EOF {
+		if !st.ReceivedFirstBatch {
+			return false, errors.New("epoch iterator yielded zero batches")
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	st.ReceivedFirstBatch = true
+	sources := m.DataStream.Sources()
+	if len(data) != len(sources) {
+		return false, fmt.Errorf("the data stream gave %d arrays for its %d sources %v", len(data), len(sources), sources)
+	}
+	batch := make(Batch, len(sources))
+	for i, s := range sources {
+		batch[s] = data[i]
+	}
+	if err := m.runExtensions(BeforeBatch, batch); err != nil {
+		return false, err
+	}
+	t = time.Now()
+	err = m.Algorithm.ProcessBatch(batch)
+	m.Profile.Train += time.Since(t)
+	if err != nil {
+		return false, err
+	}
+	st.IterationsDone++
+	if err := m.runExtensions(AfterBatch, batch); err != nil {
+		return false, err
+	}
+	if err := m.checkFinishTraining(true); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (m *MainLoop) runExtensions(cb Callback, batch Batch) error {
+	for _, ext := range m.Extensions {
+		if err := Dispatch(ext, cb, batch, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkFinishTraining returns errTrainingFinish when training should end
+// here: on a finish request or a batch interrupt, and at the end of an
+// epoch on an epoch interrupt.
+func (m *MainLoop) checkFinishTraining(batchLevel bool) error {
+	m.pollSignals()
+	st := &m.Log.Status
+	if Truthy(m.Log.CurrentRow()[RecordTrainingFinishRequested]) || st.BatchInterruptReceived {
+		return errTrainingFinish
+	}
+	if !batchLevel && st.EpochInterruptReceived {
+		return errTrainingFinish
+	}
+	return nil
+}
+
+func (m *MainLoop) installSignals() {
+	m.interrupted = false
+	if m.Signals != nil {
+		m.sigs = m.Signals
+		m.stopSignals = nil
+		return
+	}
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	m.sigs = ch
+	m.stopSignals = func() { signal.Stop(ch) }
+}
+
+// restoreSignals stops listening (the process's default handling of
+// SIGINT and SIGTERM comes back). Idempotent.
+func (m *MainLoop) restoreSignals() {
+	if m.stopSignals != nil {
+		m.stopSignals()
+		m.stopSignals = nil
+	}
+	m.sigs = nil
+}
+
+// pollSignals handles the signals received since the last poll. Signals
+// are only looked at between batches, from the loop's own goroutine, so
+// the log is never written concurrently.
+func (m *MainLoop) pollSignals() {
+	for m.sigs != nil {
+		select {
+		case s, ok := <-m.sigs:
+			if !ok {
+				m.sigs = nil
+				return
+			}
+			m.handleSignal(s)
+		default:
+			return
+		}
+	}
+}
+
+func (m *MainLoop) handleSignal(s os.Signal) {
+	st := &m.Log.Status
+	if s == syscall.SIGTERM || m.interrupted {
+		m.restoreSignals()
+		m.warn(batchInterruptMessage)
+		m.Log.CurrentRow()[RecordBatchInterruptReceived] = true
+		st.BatchInterruptReceived = true
+		return
+	}
+	m.interrupted = true
+	m.warn(epochInterruptMessage)
+	m.Log.CurrentRow()[RecordEpochInterruptReceived] = true
+	st.EpochInterruptReceived = true
+}

@@ -1,0 +1,661 @@
+package starlib
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/bricks/initialization"
+)
+
+// Module blocks.bricks: Blocks' bricks.
+//
+//	Linear(input_dim=None, output_dim=None, name=None, weights_init=None, biases_init=None, use_bias=True, seed=None)
+//	    y = x·W + b; parameters W (input_dim, output_dim) and b (output_dim,); application apply(input_)
+//	Bias(dim=None, name=None, biases_init=None)            y = x + b
+//	MLP(activations, dims=None, name=None, weights_init=None, biases_init=None, use_bias=True, seed=None)
+//	    Linear bricks linear_0, linear_1, ... interleaved with the activations (None skips one)
+//	Sequence(application_methods, name=None)               applies them in turn (bricks mean their apply)
+//	FeedforwardSequence(application_methods, name=None)
+//	Identity(), Tanh(), Logistic(), Softplus(), Rectifier(), LeakyRectifier(leak=0.01)   activations
+//	Softmax()    applications apply, log_probabilities, categorical_cross_entropy(y, x)
+//
+// Every brick has name, children, parameters, allocated, initialized, the
+// lifecycle methods allocate(), initialize(), push_allocation_config(),
+// push_initialization_config(), its applications as methods (brick.apply(x)),
+// and its configuration as settable attributes (linear.input_dim,
+// mlp.dims, brick.weights_init, brick.biases_init, brick.use_bias). Linear
+// has W and b.
+func init() {
+	members := starlark.StringDict{}
+	for _, c := range []string{"Linear", "Bias", "MLP", "Sequence", "FeedforwardSequence", "Identity", "Tanh", "Logistic", "Softplus", "Rectifier", "LeakyRectifier", "Softmax"} {
+		members[c] = &BrickClass{Class: c, make: makeBrick}
+	}
+	for _, c := range []string{"Brick", "Initializable", "Feedforward", "Activation", "LinearLike"} {
+		members[c] = &BrickClass{Class: c}
+	}
+	Register("blocks.bricks", &starlarkstruct.Module{Name: "blocks.bricks", Members: members})
+
+	costs := starlark.StringDict{}
+	for _, c := range []string{"CategoricalCrossEntropy", "MisclassificationRate", "SquaredError", "AbsoluteError", "BinaryCrossEntropy"} {
+		costs[c] = &BrickClass{Class: c, make: makeBrick}
+	}
+	for _, c := range []string{"Cost", "CostMatrix"} {
+		costs[c] = &BrickClass{Class: c}
+	}
+	Register("blocks.bricks.cost", &starlarkstruct.Module{Name: "blocks.bricks.cost", Members: costs})
+}
+
+const brickConfigKey = "blocks.bricks.config"
+
+// BrickConfig is the thread's brick configuration: floatX and the seed
+// generator all bricks of the run share (Blocks' class-level
+// RandomState(default_seed=1)).
+func BrickConfig(thread *starlark.Thread) *bricks.Config {
+	if c, ok := thread.Local(brickConfigKey).(*bricks.Config); ok {
+		return c
+	}
+	c := bricks.NewConfig(FloatX(thread), 1)
+	thread.SetLocal(brickConfigKey, c)
+	return c
+}
+
+// BrickClass is a brick class: callable to make a brick, usable in
+// VariableFilter(bricks=[Linear]), and its applications (Linear.apply)
+// select applications in filters.
+type BrickClass struct {
+	Class string
+	make  func(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, error)
+}
+
+var (
+	_ starlark.Callable = (*BrickClass)(nil)
+	_ starlark.HasAttrs = (*BrickClass)(nil)
+)
+
+// Name is the class name.
+func (c *BrickClass) Name() string { return c.Class }
+
+func (c *BrickClass) String() string        { return "<class '" + c.Class + "'>" }
+func (c *BrickClass) Type() string          { return "BrickClass" }
+func (c *BrickClass) Freeze()               {}
+func (c *BrickClass) Truth() starlark.Bool  { return true }
+func (c *BrickClass) Hash() (uint32, error) { return starlark.String(c.Class).Hash() }
+
+// Attr returns an unbound application (Linear.apply) for filters.
+func (c *BrickClass) Attr(name string) (starlark.Value, error) {
+	return &UnboundApplication{Class: c.Class, Name: name}, nil
+}
+
+// AttrNames lists the usual application names.
+func (c *BrickClass) AttrNames() []string { return []string{"apply"} }
+
+// CallInternal makes a brick.
+func (c *BrickClass) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+	defer recoverInternal(c.Class, &err)
+	if c.make == nil {
+		return nil, fmt.Errorf("%s is an abstract brick class", c.Class)
+	}
+	b, err := c.make(thread, c.Class, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return &Brick{B: b}, nil
+}
+
+// UnboundApplication is Class.application, a selector for VariableFilter.
+type UnboundApplication struct{ Class, Name string }
+
+func (a *UnboundApplication) String() string       { return a.Class + "." + a.Name }
+func (a *UnboundApplication) Type() string         { return "Application" }
+func (a *UnboundApplication) Freeze()              {}
+func (a *UnboundApplication) Truth() starlark.Bool { return true }
+func (a *UnboundApplication) Hash() (uint32, error) {
+	return starlark.String(a.String()).Hash()
+}
+
+// brickArgs collects a constructor's positional and keyword arguments by
+// name, in the order the class takes them positionally.
+func brickArgs(class string, positional []string, allowed []string, args starlark.Tuple, kwargs []starlark.Tuple) (map[string]starlark.Value, error) {
+	if len(args) > len(positional) {
+		return nil, fmt.Errorf("%s takes at most %d positional arguments (%s), got %d", class, len(positional), strings.Join(positional, ", "), len(args))
+	}
+	out := map[string]starlark.Value{}
+	for i, a := range args {
+		out[positional[i]] = a
+	}
+	for _, kv := range kwargs {
+		k := string(kv[0].(starlark.String))
+		ok := false
+		for _, a := range allowed {
+			if a == k {
+				ok = true
+			}
+		}
+		if !ok {
+			sort.Strings(allowed)
+			return nil, fmt.Errorf("%s got an unexpected keyword argument %s (it takes %s)", class, k, strings.Join(allowed, ", "))
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("%s got multiple values for argument %s", class, k)
+		}
+		out[k] = kv[1]
+	}
+	return out, nil
+}
+
+func makeBrick(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, error) {
+	cfg := BrickConfig(thread)
+	initArgs := []string{"weights_init", "biases_init", "use_bias", "seed"}
+	var positional, allowed []string
+	switch class {
+	case "Linear":
+		positional = []string{"input_dim", "output_dim"}
+		allowed = append([]string{"name"}, initArgs...)
+	case "Bias":
+		positional = []string{"dim"}
+		allowed = []string{"name", "biases_init"}
+	case "MLP":
+		positional = []string{"activations", "dims"}
+		allowed = append([]string{"name", "prototype"}, initArgs...)
+	case "Sequence", "FeedforwardSequence":
+		positional = []string{"application_methods"}
+		allowed = []string{"name"}
+	case "LeakyRectifier":
+		positional = []string{"leak"}
+		allowed = []string{"name"}
+	case "MisclassificationRate":
+		positional = []string{"top_k"}
+		allowed = []string{"name"}
+	default:
+		allowed = []string{"name"}
+	}
+	allowed = append(allowed, positional...)
+	a, err := brickArgs(class, positional, allowed, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	name := ""
+	if v, ok := a["name"]; ok && v != starlark.None {
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return nil, fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
+		}
+		name = s
+	}
+	delete(a, "name")
+	var b bricks.Brick
+	switch class {
+	case "Linear":
+		b = bricks.NewLinear(cfg, name)
+	case "Bias":
+		b = bricks.NewBias(cfg, name)
+	case "MLP":
+		acts, err := brickList(class+": activations", a["activations"], true)
+		if err != nil {
+			return nil, err
+		}
+		if p, ok := a["prototype"]; ok && p != starlark.None {
+			return nil, fmt.Errorf("MLP: only the default prototype (Linear) is supported")
+		}
+		delete(a, "prototype")
+		delete(a, "activations")
+		var dims []int
+		if d, ok := a["dims"]; ok && d != starlark.None {
+			if dims, err = AsInts(d); err != nil {
+				return nil, fmt.Errorf("MLP: dims: %v", err)
+			}
+		}
+		delete(a, "dims")
+		m, err := bricks.NewMLP(cfg, name, acts, dims)
+		if err != nil {
+			return nil, err
+		}
+		b = m
+	case "Sequence", "FeedforwardSequence":
+		apps, err := appList(class, a["application_methods"])
+		if err != nil {
+			return nil, err
+		}
+		delete(a, "application_methods")
+		if class == "Sequence" {
+			b = bricks.NewSequence(cfg, name, apps)
+		} else {
+			b = bricks.NewFeedforwardSequence(cfg, name, apps)
+		}
+	case "Identity", "Tanh", "Logistic", "Softplus", "Rectifier", "LeakyRectifier":
+		leak := 0.01
+		if v, ok := a["leak"]; ok {
+			f, ok := starlark.AsFloat(v)
+			if !ok {
+				return nil, fmt.Errorf("LeakyRectifier: leak must be a number, got %s", v.Type())
+			}
+			leak = f
+		}
+		delete(a, "leak")
+		b, err = bricks.NewActivation(cfg, class, name, leak)
+	case "Softmax":
+		b = bricks.NewSoftmax(cfg, name)
+	case "CategoricalCrossEntropy", "MisclassificationRate", "SquaredError", "AbsoluteError", "BinaryCrossEntropy":
+		topK := 1
+		if v, ok := a["top_k"]; ok {
+			if err := starlark.AsInt(v, &topK); err != nil {
+				return nil, fmt.Errorf("MisclassificationRate: top_k: %v", err)
+			}
+		}
+		delete(a, "top_k")
+		b, err = bricks.NewCost(cfg, class, name, topK)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := a["seed"]; ok && v != starlark.None {
+		var s int64
+		if err := starlark.AsInt(v, &s); err != nil {
+			return nil, fmt.Errorf("%s: seed: %v", class, err)
+		}
+		if err := b.BaseBrick().SetSeed(s); err != nil {
+			return nil, err
+		}
+	}
+	delete(a, "seed")
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := setBrickAttr(b, k, a[k]); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func brickList(what string, v starlark.Value, allowNone bool) ([]bricks.Brick, error) {
+	it, ok := v.(starlark.Iterable)
+	if !ok {
+		return nil, fmt.Errorf("%s: got %s, want a list of bricks", what, typeOf(v))
+	}
+	var out []bricks.Brick
+	iter := it.Iterate()
+	defer iter.Done()
+	var x starlark.Value
+	for i := 0; iter.Next(&x); i++ {
+		if x == starlark.None && allowNone {
+			out = append(out, nil)
+			continue
+		}
+		b, ok := x.(*Brick)
+		if !ok {
+			return nil, fmt.Errorf("%s[%d]: got %s, want a brick", what, i, x.Type())
+		}
+		out = append(out, b.B)
+	}
+	return out, nil
+}
+
+func typeOf(v starlark.Value) string {
+	if v == nil {
+		return "nothing"
+	}
+	return v.Type()
+}
+
+func appList(class string, v starlark.Value) ([]bricks.AppRef, error) {
+	it, ok := v.(starlark.Iterable)
+	if !ok {
+		return nil, fmt.Errorf("%s: application_methods: got %s, want a list of applications or bricks", class, typeOf(v))
+	}
+	var out []bricks.AppRef
+	iter := it.Iterate()
+	defer iter.Done()
+	var x starlark.Value
+	for i := 0; iter.Next(&x); i++ {
+		switch x := x.(type) {
+		case *BoundApplication:
+			out = append(out, bricks.AppRef{Brick: x.Brick, Name: x.App})
+		case *Brick:
+			out = append(out, bricks.AppRef{Brick: x.B, Name: "apply"})
+		default:
+			return nil, fmt.Errorf("%s: application_methods[%d]: got %s, want an application (brick.apply) or a brick", class, i, x.Type())
+		}
+	}
+	return out, nil
+}
+
+// setBrickAttr sets a declared attribute from a Starlark value.
+func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
+	b := br.BaseBrick()
+	spec, ok := b.Spec(name)
+	if !ok {
+		return starlark.NoSuchAttrError(fmt.Sprintf("%s has no attribute %s", b.AnnotationName(), name))
+	}
+	if v == starlark.None {
+		return b.SetAttr(name, nil)
+	}
+	bad := func(want string) error {
+		return fmt.Errorf("%s.%s must be %s, got %s", b.Name, name, want, v.Type())
+	}
+	switch spec.Kind {
+	case bricks.AttrInt:
+		var i int
+		if err := starlark.AsInt(v, &i); err != nil {
+			return bad("an int")
+		}
+		if i <= 0 {
+			return fmt.Errorf("%s.%s must be positive, got %d", b.Name, name, i)
+		}
+		return b.SetAttr(name, i)
+	case bricks.AttrInts:
+		is, err := AsInts(v)
+		if err != nil {
+			return bad("a list of ints")
+		}
+		return b.SetAttr(name, is)
+	case bricks.AttrFloat:
+		f, ok := starlark.AsFloat(v)
+		if !ok {
+			return bad("a number")
+		}
+		return b.SetAttr(name, f)
+	case bricks.AttrBool:
+		bv, ok := v.(starlark.Bool)
+		if !ok {
+			return bad("a bool")
+		}
+		return b.SetAttr(name, bool(bv))
+	case bricks.AttrInit:
+		s, ok := v.(*Scheme)
+		if !ok {
+			return bad("an initialization scheme (blocks.initialization)")
+		}
+		return b.SetAttr(name, initialization.Scheme(s.S))
+	case bricks.AttrString:
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return bad("a string")
+		}
+		return b.SetAttr(name, s)
+	}
+	return fmt.Errorf("%s.%s cannot be set", b.Name, name)
+}
+
+// Brick is a brick as a Starlark value.
+type Brick struct{ B bricks.Brick }
+
+var (
+	_ starlark.HasAttrs    = (*Brick)(nil)
+	_ starlark.HasSetField = (*Brick)(nil)
+)
+
+func (b *Brick) String() string        { return b.B.BaseBrick().String() }
+func (b *Brick) Type() string          { return b.B.BaseBrick().Class() }
+func (b *Brick) Freeze()               {}
+func (b *Brick) Truth() starlark.Bool  { return true }
+func (b *Brick) Hash() (uint32, error) { return starlark.String(fmt.Sprintf("%p", b.B)).Hash() }
+
+var brickMethods = []string{"allocate", "initialize", "push_allocation_config", "push_initialization_config"}
+
+// AttrNames lists the brick's attributes.
+func (b *Brick) AttrNames() []string {
+	base := b.B.BaseBrick()
+	names := []string{"name", "children", "parameters", "allocated", "initialized", "seed"}
+	names = append(names, brickMethods...)
+	for _, s := range base.Specs() {
+		names = append(names, s.Name)
+	}
+	for _, a := range base.Applications() {
+		names = append(names, a.Name)
+	}
+	switch b.B.(type) {
+	case *bricks.Linear:
+		names = append(names, "W", "b")
+	case *bricks.Bias:
+		names = append(names, "b")
+	case *bricks.MLP:
+		names = append(names, "linear_transformations", "activations")
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Attr returns an attribute.
+func (b *Brick) Attr(name string) (starlark.Value, error) {
+	base := b.B.BaseBrick()
+	switch name {
+	case "name":
+		return starlark.String(base.Name), nil
+	case "children":
+		out := make([]starlark.Value, len(base.Children))
+		for i, c := range base.Children {
+			out[i] = &Brick{c}
+		}
+		return starlark.NewList(out), nil
+	case "parameters":
+		return variableList(nil, base.Parameters), nil
+	case "allocated":
+		return starlark.Bool(base.Allocated), nil
+	case "initialized":
+		return starlark.Bool(base.Initialized), nil
+	case "seed":
+		return starlark.MakeInt64(base.Seed()), nil
+	case "W", "b":
+		switch x := b.B.(type) {
+		case *bricks.Linear:
+			v := x.W
+			if name == "b" {
+				v = x.B
+			}
+			if v == nil {
+				return nil, fmt.Errorf("%s has no parameter %s yet: allocate it first", base.AnnotationName(), name)
+			}
+			return &Variable{V: v}, nil
+		case *bricks.Bias:
+			if name == "b" && x.B != nil {
+				return &Variable{V: x.B}, nil
+			}
+		}
+	case "linear_transformations", "activations":
+		if m, ok := b.B.(*bricks.MLP); ok {
+			var out []starlark.Value
+			if name == "activations" {
+				for _, a := range m.Activations {
+					if a == nil {
+						out = append(out, starlark.None)
+					} else {
+						out = append(out, &Brick{a})
+					}
+				}
+			} else {
+				for _, l := range m.Linears {
+					out = append(out, &Brick{l})
+				}
+			}
+			return starlark.NewList(out), nil
+		}
+	case "allocate", "initialize", "push_allocation_config", "push_initialization_config":
+		return starlark.NewBuiltin(name, func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackArgs(fb.Name(), args, kwargs); err != nil {
+				return nil, err
+			}
+			var err error
+			switch name {
+			case "allocate":
+				err = bricks.Allocate(b.B)
+			case "initialize":
+				err = bricks.Initialize(b.B)
+			case "push_allocation_config":
+				err = bricks.PushAllocationConfig(b.B)
+			case "push_initialization_config":
+				err = bricks.PushInitializationConfig(b.B)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return starlark.None, nil
+		}).BindReceiver(b), nil
+	}
+	if _, ok := base.Spec(name); ok {
+		return attrValue(base.Attr(name)), nil
+	}
+	if app := base.Application(name); app != nil {
+		return &BoundApplication{Brick: b.B, App: name}, nil
+	}
+	return nil, nil
+}
+
+func attrValue(v any) starlark.Value {
+	switch v := v.(type) {
+	case nil:
+		return starlark.None
+	case int:
+		return starlark.MakeInt(v)
+	case []int:
+		out := make([]starlark.Value, len(v))
+		for i, x := range v {
+			out[i] = starlark.MakeInt(x)
+		}
+		return starlark.NewList(out)
+	case float64:
+		return starlark.Float(v)
+	case bool:
+		return starlark.Bool(v)
+	case string:
+		return starlark.String(v)
+	case initialization.Scheme:
+		return &Scheme{v}
+	}
+	return starlark.None
+}
+
+// SetField sets name, seed or a declared attribute.
+func (b *Brick) SetField(name string, v starlark.Value) error {
+	base := b.B.BaseBrick()
+	switch name {
+	case "name":
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return fmt.Errorf("name must be a string, got %s", v.Type())
+		}
+		base.Name = s
+		return nil
+	case "seed":
+		var s int64
+		if err := starlark.AsInt(v, &s); err != nil {
+			return fmt.Errorf("seed: %v", err)
+		}
+		return base.SetSeed(s)
+	}
+	return setBrickAttr(b.B, name, v)
+}
+
+// BoundApplication is brick.application: call it with input variables.
+type BoundApplication struct {
+	Brick bricks.Brick
+	App   string
+}
+
+var (
+	_ starlark.Callable = (*BoundApplication)(nil)
+	_ starlark.HasAttrs = (*BoundApplication)(nil)
+)
+
+func (a *BoundApplication) String() string {
+	return fmt.Sprintf("<bound application %s.%s>", a.Brick.BaseBrick().Name, a.App)
+}
+func (a *BoundApplication) Type() string          { return "BoundApplication" }
+func (a *BoundApplication) Freeze()               {}
+func (a *BoundApplication) Truth() starlark.Bool  { return true }
+func (a *BoundApplication) Hash() (uint32, error) { return starlark.String(a.String()).Hash() }
+
+// AttrNames lists the application's attributes.
+func (a *BoundApplication) AttrNames() []string {
+	return []string{"brick", "inputs", "name", "outputs"}
+}
+
+// Attr returns brick, name, inputs or outputs.
+func (a *BoundApplication) Attr(name string) (starlark.Value, error) {
+	app := a.Brick.BaseBrick().Application(a.App)
+	strs := func(ss []string) starlark.Value {
+		out := make([]starlark.Value, len(ss))
+		for i, s := range ss {
+			out[i] = starlark.String(s)
+		}
+		return starlark.NewList(out)
+	}
+	switch name {
+	case "brick":
+		return &Brick{a.Brick}, nil
+	case "name":
+		return starlark.String(a.App), nil
+	case "inputs":
+		return strs(app.Inputs), nil
+	case "outputs":
+		return strs(app.Outputs), nil
+	}
+	return nil, nil
+}
+
+// Name is "brick.application".
+func (a *BoundApplication) Name() string { return a.Brick.BaseBrick().Name + "." + a.App }
+
+// CallInternal applies the brick: variables (or numbers) in, a variable or
+// a tuple of variables out. Keyword arguments name the inputs.
+func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+	base := a.Brick.BaseBrick()
+	fname := base.Name + "." + a.App
+	defer recoverInternal(fname, &err)
+	app := base.Application(a.App)
+	vals := append([]starlark.Value(nil), args...)
+	for _, kv := range kwargs {
+		k := string(kv[0].(starlark.String))
+		idx := -1
+		for i, n := range app.Inputs {
+			if n == k {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, fmt.Errorf("%s got an unexpected keyword argument %s (inputs: %s)", fname, k, strings.Join(app.Inputs, ", "))
+		}
+		for len(vals) <= idx {
+			vals = append(vals, nil)
+		}
+		if vals[idx] != nil {
+			return nil, fmt.Errorf("%s got multiple values for %s", fname, k)
+		}
+		vals[idx] = kv[1]
+	}
+	ins := make([]*coreVariable, len(vals))
+	for i, x := range vals {
+		if x == nil {
+			return nil, fmt.Errorf("%s: missing input %s", fname, app.Inputs[i])
+		}
+		iv, err := AsVariable(thread, x)
+		if err != nil {
+			name := "input"
+			if i < len(app.Inputs) {
+				name = app.Inputs[i]
+			}
+			return nil, fmt.Errorf("%s: %s: %v", fname, name, err)
+		}
+		ins[i] = iv
+	}
+	outs, err := bricks.Apply(a.Brick, a.App, ins...)
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 1 {
+		return NewVariable(thread, outs[0]), nil
+	}
+	t := make(starlark.Tuple, len(outs))
+	for i, o := range outs {
+		t[i] = NewVariable(thread, o)
+	}
+	return t, nil
+}

@@ -1,0 +1,128 @@
+package starlib
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+	"go.starlark.net/syntax"
+)
+
+func init() {
+	Register("blocks.config", ConfigModule)
+}
+
+// ConfigModule is the Starlark module blocks.config: the script's
+// tunables, which the command line may override (blocks-repl run --set
+// lr=0.05 --set hidden=[200, 100] script.star).
+//
+//	get(name, default=None) - the value given with --set name=VALUE, else
+//	    default. VALUE is read as a Starlark literal (int, float, string,
+//	    bool, None, list, tuple, dict); text that is not a literal is a
+//	    string, so --set name=mnist works unquoted. The override must fit
+//	    the default: an int may stand for a float default, a string
+//	    default takes the text as it was written, None accepts anything;
+//	    any other mismatch is an error. A --set the script never reads
+//	    with get is an error at the end of the run.
+//	config - a struct with the same get, for Blocks' spelling:
+//	    load("blocks.config", "config"); lr = config.get("lr", 0.1).
+var ConfigModule = &starlarkstruct.Module{
+	Name: "blocks.config",
+	Members: starlark.StringDict{
+		"get": starlark.NewBuiltin("get", configGet),
+		"config": starlarkstruct.FromStringDict(starlark.String("config"), starlark.StringDict{
+			"get": starlark.NewBuiltin("get", configGet),
+		}),
+	},
+}
+
+func configGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	var def starlark.Value = starlark.None
+	if err := starlark.UnpackArgs("config.get", args, kwargs, "name", &name, "default?", &def); err != nil {
+		return nil, err
+	}
+	s := state(thread)
+	if s == nil {
+		return def, nil
+	}
+	s.mu.Lock()
+	s.asked[name] = true
+	v, ok := s.overrides[name]
+	raw := s.raw[name]
+	s.mu.Unlock()
+	if !ok {
+		return def, nil
+	}
+	return fitOverride(name, raw, v, def)
+}
+
+// fitOverride checks an override against the default it replaces.
+func fitOverride(name, raw string, v, def starlark.Value) (starlark.Value, error) {
+	switch def.(type) {
+	case starlark.NoneType:
+		return v, nil
+	case starlark.String:
+		if s, ok := v.(starlark.String); ok {
+			return s, nil
+		}
+		return starlark.String(raw), nil
+	case starlark.Float:
+		if i, ok := v.(starlark.Int); ok {
+			return starlark.Float(i.Float()), nil
+		}
+	case starlark.Tuple:
+		if l, ok := v.(*starlark.List); ok {
+			t := make(starlark.Tuple, l.Len())
+			for i := range t {
+				t[i] = l.Index(i)
+			}
+			return t, nil
+		}
+	case *starlark.List:
+		if t, ok := v.(starlark.Tuple); ok {
+			return starlark.NewList(append([]starlark.Value(nil), t...)), nil
+		}
+	}
+	if v.Type() != def.Type() {
+		return nil, fmt.Errorf("config.get(%q): --set %s=%s gives a %s, but the default %s is a %s",
+			name, name, raw, v.Type(), def, def.Type())
+	}
+	return v, nil
+}
+
+// ParseOverride reads the VALUE of --set NAME=VALUE: a Starlark literal
+// (int, float, string, bool, None, and lists, tuples and dicts of them),
+// or, when the text is not a literal, the text itself as a string.
+func ParseOverride(text string) (starlark.Value, error) {
+	expr, err := FileOptions.ParseExpr("<override>", text, 0)
+	if err != nil || !isLiteral(expr) {
+		return starlark.String(text), nil
+	}
+	v, err := starlark.EvalExprOptions(FileOptions, &starlark.Thread{Name: "override"}, expr, nil)
+	if err != nil {
+		return starlark.String(text), nil
+	}
+	return v, nil
+}
+
+func isLiteral(e syntax.Expr) bool {
+	ok := true
+	syntax.Walk(e, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Literal, *syntax.ListExpr, *syntax.TupleExpr, *syntax.ParenExpr, *syntax.DictExpr, *syntax.DictEntry:
+		case *syntax.UnaryExpr:
+			if n.Op != syntax.MINUS && n.Op != syntax.PLUS {
+				ok = false
+			}
+		case *syntax.Ident:
+			if n.Name != "True" && n.Name != "False" && n.Name != "None" {
+				ok = false
+			}
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}

@@ -1,0 +1,288 @@
+package starlib
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// BuiltinFunc is the Go signature of a Starlark builtin.
+type BuiltinFunc = func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+
+// NewBuiltin is starlark.NewBuiltin with a recover: a Go panic inside fn
+// becomes the error "internal error in NAME: ...", which the interpreter
+// reports with the script's backtrace instead of crashing the program.
+// (Module members are wrapped by the loader anyway; use NewBuiltin for
+// the methods of your value types.)
+func NewBuiltin(name string, fn BuiltinFunc) *starlark.Builtin {
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+		defer recoverInternal(b.Name(), &err)
+		return fn(thread, b, args, kwargs)
+	})
+}
+
+// recoverInternal turns a panic into *errp. Use as
+// `defer recoverInternal(name, &err)`.
+func recoverInternal(name string, errp *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if re, ok := r.(runtime.Error); ok {
+		*errp = fmt.Errorf("internal error in %s: %v (please report this bug)", name, re)
+		return
+	}
+	*errp = fmt.Errorf("internal error in %s: %v", name, r)
+}
+
+// FloatArg is the float64 of a Starlark int or float (an Unpacker).
+type FloatArg float64
+
+// Unpack implements starlark.Unpacker.
+func (f *FloatArg) Unpack(v starlark.Value) error {
+	x, ok := starlark.AsFloat(v)
+	if !ok {
+		return fmt.Errorf("got %s, want a number", v.Type())
+	}
+	*f = FloatArg(x)
+	return nil
+}
+
+// Axes unpacks an axis argument: None (every axis, Axes nil), an int or a
+// tuple or list of ints.
+type Axes struct {
+	Axes []int
+}
+
+// Unpack implements starlark.Unpacker.
+func (a *Axes) Unpack(v starlark.Value) error {
+	if v == starlark.None {
+		a.Axes = nil
+		return nil
+	}
+	if _, ok := v.(starlark.Int); ok {
+		var i int
+		if err := starlark.AsInt(v, &i); err != nil {
+			return err
+		}
+		a.Axes = []int{i}
+		return nil
+	}
+	ints, err := AsInts(v)
+	if err != nil {
+		return fmt.Errorf("got %s, want None, an int or a tuple of ints", v.Type())
+	}
+	if ints == nil {
+		ints = []int{}
+	}
+	a.Axes = ints
+	return nil
+}
+
+// Axis unpacks None (Axis nil) or a single int.
+type Axis struct {
+	Axis *int
+}
+
+// Unpack implements starlark.Unpacker.
+func (a *Axis) Unpack(v starlark.Value) error {
+	if v == starlark.None {
+		a.Axis = nil
+		return nil
+	}
+	var i int
+	if err := starlark.AsInt(v, &i); err != nil {
+		return fmt.Errorf("got %s, want None or an int", v.Type())
+	}
+	a.Axis = &i
+	return nil
+}
+
+// DTypeArg unpacks a dtype argument: None (not given), or a numpy dtype
+// name such as "float32", "int64", "uint8", or "floatX", which stands for
+// the run's floatX (resolve it with Get).
+type DTypeArg struct {
+	// Name is the name as given ("" for None); FloatX is true for "floatX".
+	Name   string
+	FloatX bool
+	dt     nd.DType
+}
+
+// Unpack implements starlark.Unpacker.
+func (d *DTypeArg) Unpack(v starlark.Value) error {
+	if v == starlark.None {
+		*d = DTypeArg{}
+		return nil
+	}
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return fmt.Errorf("got %s, want a dtype name such as \"float32\" or \"floatX\"", v.Type())
+	}
+	if s == "floatX" {
+		*d = DTypeArg{Name: s, FloatX: true}
+		return nil
+	}
+	dt, err := nd.ParseDType(s)
+	if err != nil {
+		return fmt.Errorf("unknown dtype %q (want floatX, float32, float64, int64, int32, uint8 or bool)", s)
+	}
+	*d = DTypeArg{Name: s, dt: dt}
+	return nil
+}
+
+// IsSet reports whether a dtype was given.
+func (d DTypeArg) IsSet() bool { return d.Name != "" }
+
+// Get returns the dtype, with floatX resolved for the thread, or nil when
+// none was given.
+func (d DTypeArg) Get(thread *starlark.Thread) *nd.DType {
+	if !d.IsSet() {
+		return nil
+	}
+	dt := d.dt
+	if d.FloatX {
+		dt = FloatX(thread)
+	}
+	return &dt
+}
+
+// ParseDType reads a dtype name, "floatX" included, for the thread.
+func ParseDType(thread *starlark.Thread, s string) (nd.DType, error) {
+	var d DTypeArg
+	if err := d.Unpack(starlark.String(s)); err != nil {
+		return 0, err
+	}
+	return *d.Get(thread), nil
+}
+
+// AsInts reads a tuple or list of ints (a shape, a list of axes).
+func AsInts(v starlark.Value) ([]int, error) {
+	var items []starlark.Value
+	switch v := v.(type) {
+	case starlark.Tuple:
+		items = v
+	case *starlark.List:
+		for i := 0; i < v.Len(); i++ {
+			items = append(items, v.Index(i))
+		}
+	default:
+		return nil, fmt.Errorf("got %s, want a tuple or list of ints", v.Type())
+	}
+	out := make([]int, len(items))
+	for i, x := range items {
+		if err := starlark.AsInt(x, &out[i]); err != nil {
+			return nil, fmt.Errorf("item %d: got %s, want int", i, x.Type())
+		}
+	}
+	return out, nil
+}
+
+// ShapeArgs reads a shape given either as one tuple or list argument or as
+// several int arguments (x.reshape((2, 3)) and x.reshape(2, 3)).
+func ShapeArgs(fname string, args starlark.Tuple) ([]int, error) {
+	if len(args) == 1 {
+		if _, ok := args[0].(starlark.Int); !ok {
+			s, err := AsInts(args[0])
+			if err != nil {
+				return nil, fmt.Errorf("%s: shape: %v", fname, err)
+			}
+			return s, nil
+		}
+	}
+	s, err := AsInts(args)
+	if err != nil {
+		return nil, fmt.Errorf("%s: shape: %v", fname, err)
+	}
+	return s, nil
+}
+
+// ToVariable converts a Starlark value to a symbolic variable: a
+// TensorVariable is itself; an int (or bool) is an int64 constant and a
+// float a floatX constant, both of which take the dtype of the variable
+// they meet (Theano's autocasting); an ndarray is a constant of its
+// dtype; a (nested) list or tuple is a constant array, floatX when it
+// holds a float, int64 otherwise.
+func ToVariable(v starlark.Value, floatX nd.DType) (*core.Variable, error) {
+	switch v := v.(type) {
+	case *Variable:
+		return v.V, nil
+	case starlark.Bool:
+		if v {
+			return core.Const(nd.Int64, 1), nil
+		}
+		return core.Const(nd.Int64, 0), nil
+	case starlark.Int:
+		f, ok := starlark.AsFloat(v)
+		if !ok || math.Abs(f) > 1<<63 {
+			return nil, fmt.Errorf("integer %v is too large for int64", v)
+		}
+		return core.Const(nd.Int64, f), nil
+	case starlark.Float:
+		return core.Const(floatX, float64(v)), nil
+	case *Array:
+		return core.NewConstant(v.A), nil
+	case starlark.Tuple, *starlark.List:
+		a, err := toArrayFloat(v, floatX)
+		if err != nil {
+			return nil, err
+		}
+		return core.NewConstant(a), nil
+	}
+	return nil, fmt.Errorf("got %s, want a tensor variable, a number, an array or a list", v.Type())
+}
+
+// AsVariable is ToVariable with the thread's floatX.
+func AsVariable(thread *starlark.Thread, v starlark.Value) (*core.Variable, error) {
+	return ToVariable(v, FloatX(thread))
+}
+
+// NewVariable wraps a symbolic variable for Starlark and records in its
+// Trace where the calling script made it (see SetTrace). Builtins return
+// their results through it.
+func NewVariable(thread *starlark.Thread, v *core.Variable) *Variable {
+	SetTrace(thread, v)
+	return &Variable{V: v}
+}
+
+// SetTrace records in v.Trace the script position ("file.star:12:5") of
+// the innermost Starlark call on the thread's stack, the line that made
+// v. A variable that already has a trace keeps it.
+func SetTrace(thread *starlark.Thread, v *core.Variable) {
+	if thread == nil || v.Trace != "" {
+		return
+	}
+	for d := 0; d < thread.CallStackDepth(); d++ {
+		fr := thread.CallFrame(d)
+		if fn := fr.Pos.Filename(); fn != "" && fn != "<builtin>" {
+			v.Trace = fr.Pos.String()
+			return
+		}
+	}
+}
+
+// numberValue converts a float64 element of an array of dtype dt to a
+// Starlark number: int for integer dtypes, bool for bool, float otherwise.
+func numberValue(dt nd.DType, x float64) starlark.Value {
+	switch {
+	case dt == nd.Bool:
+		return starlark.Bool(x != 0)
+	case dt.IsFloat():
+		return starlark.Float(x)
+	}
+	return starlark.MakeInt64(int64(x))
+}
+
+// joinNames quotes and joins names for messages.
+func joinNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}

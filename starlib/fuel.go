@@ -1,0 +1,632 @@
+package starlib
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/fuel/datasets"
+	"github.com/blocks-go/blocks/fuel/h5"
+	"github.com/blocks-go/blocks/fuel/schemes"
+	"github.com/blocks-go/blocks/fuel/streams"
+	"github.com/blocks-go/blocks/fuel/transformers"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+// Modules fuel.datasets, fuel.schemes, fuel.streams and fuel.transformers:
+// Fuel's data layer.
+//
+// fuel.datasets:
+//
+//	MNIST(which_sets, subset=None, sources=None)   MNIST from the data path (FUEL_DATA_PATH):
+//	    Fuel's mnist.hdf5, or the four idx files (gzipped or not); features uint8
+//	    (N, 1, 28, 28), targets uint8 (N, 1); default stream scales features to [0, 1] in floatX
+//	EmbeddedMNIST(which_sets, subset=None, sources=None)   the first 5,000 training and 1,000 test
+//	    examples of MNIST, shipped inside the binary (for demos; not the full dataset)
+//	IndexableDataset(indexables, start=None, stop=None, axis_labels=None, sources=None)
+//	    from a dict of source name -> array or nested list
+//	H5PYDataset(file_or_path, which_sets, subset=None, load_in_memory=False, sort_indices=True, sources=None)
+//	A dataset has num_examples, sources, provides_sources, axis_labels, get_data(request).
+//
+// fuel.schemes:
+//
+//	SequentialScheme(examples, batch_size)     examples: a count or a list of indices
+//	ShuffledScheme(examples, batch_size, rng=None, sorted_indices=False)
+//	    rng: a numpy.random.RandomState (default RandomState(1), as Fuel)
+//	SequentialExampleScheme(examples), ShuffledExampleScheme(examples, rng=None)
+//
+// fuel.streams:
+//
+//	DataStream(dataset, iteration_scheme=None)
+//	DataStream.default_stream(dataset, iteration_scheme=None)   with the dataset's default transformers
+//	A stream has sources, axis_labels, produces_examples, get_epoch_iterator(as_dict=False)
+//	(batches as tuples of arrays, or dicts with as_dict=True).
+//
+// fuel.transformers:
+//
+//	Flatten(data_stream, which_sources=None)
+//	ScaleAndShift(data_stream, scale, shift, which_sources=None)
+//	Cast(data_stream, dtype, which_sources=None)    dtype may be "floatX"
+//	ForceFloatX(data_stream, which_sources=None)
+//	FilterSources(data_stream, sources)
+//	Rename(data_stream, names, on_non_existent="raise")
+func init() {
+	Register("fuel.datasets", &starlarkstruct.Module{Name: "fuel.datasets", Members: starlark.StringDict{
+		"MNIST":            NewBuiltin("MNIST", mnistBuiltin(datasets.MNIST)),
+		"EmbeddedMNIST":    NewBuiltin("EmbeddedMNIST", mnistBuiltin(datasets.EmbeddedMNIST)),
+		"IndexableDataset": NewBuiltin("IndexableDataset", indexableDataset),
+		"H5PYDataset":      NewBuiltin("H5PYDataset", h5pyDataset),
+	}})
+	Register("fuel.schemes", &starlarkstruct.Module{Name: "fuel.schemes", Members: starlark.StringDict{
+		"SequentialScheme":        NewBuiltin("SequentialScheme", schemeBuiltin),
+		"ShuffledScheme":          NewBuiltin("ShuffledScheme", schemeBuiltin),
+		"SequentialExampleScheme": NewBuiltin("SequentialExampleScheme", schemeBuiltin),
+		"ShuffledExampleScheme":   NewBuiltin("ShuffledExampleScheme", schemeBuiltin),
+	}})
+	Register("fuel.streams", &starlarkstruct.Module{Name: "fuel.streams", Members: starlark.StringDict{
+		"DataStream": &dataStreamClass{},
+	}})
+	Register("fuel.transformers", &starlarkstruct.Module{Name: "fuel.transformers", Members: starlark.StringDict{
+		"Flatten":       NewBuiltin("Flatten", transformerBuiltin),
+		"ScaleAndShift": NewBuiltin("ScaleAndShift", transformerBuiltin),
+		"Cast":          NewBuiltin("Cast", transformerBuiltin),
+		"ForceFloatX":   NewBuiltin("ForceFloatX", transformerBuiltin),
+		"FilterSources": NewBuiltin("FilterSources", transformerBuiltin),
+		"Rename":        NewBuiltin("Rename", transformerBuiltin),
+	}})
+}
+
+func stringList(what string, v starlark.Value) ([]string, error) {
+	if v == nil || v == starlark.None {
+		return nil, nil
+	}
+	if s, ok := starlark.AsString(v); ok {
+		return []string{s}, nil
+	}
+	it, ok := v.(starlark.Iterable)
+	if !ok {
+		return nil, fmt.Errorf("%s: got %s, want a tuple of strings", what, v.Type())
+	}
+	var out []string
+	iter := it.Iterate()
+	defer iter.Done()
+	var x starlark.Value
+	for iter.Next(&x) {
+		s, ok := starlark.AsString(x)
+		if !ok {
+			return nil, fmt.Errorf("%s: got %s in the list, want strings", what, x.Type())
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func subsetArg(v starlark.Value) (*datasets.Subset, error) {
+	switch v := v.(type) {
+	case starlark.NoneType:
+		return nil, nil
+	case starlark.Tuple:
+		if len(v) == 2 {
+			var a, b int
+			if starlark.AsInt(v[0], &a) == nil && starlark.AsInt(v[1], &b) == nil {
+				return datasets.SliceSubset(a, b), nil
+			}
+		}
+	}
+	is, err := AsInts(v)
+	if err != nil {
+		return nil, fmt.Errorf("subset: want (start, stop) or a list of indices, got %s", v.Type())
+	}
+	return datasets.ListSubset(is), nil
+}
+
+func mnistBuiltin(open func([]string, datasets.MNISTOptions) (*datasets.MNISTDataset, error)) BuiltinFunc {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var which, subset, sources starlark.Value = nil, starlark.None, starlark.None
+		var loadInMemory bool
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "which_sets", &which, "subset?", &subset, "sources?", &sources, "load_in_memory?", &loadInMemory); err != nil {
+			return nil, err
+		}
+		ws, err := stringList(b.Name()+": which_sets", which)
+		if err != nil {
+			return nil, err
+		}
+		var opts datasets.MNISTOptions
+		if opts.Subset, err = subsetArg(subset); err != nil {
+			return nil, fmt.Errorf("%s: %v", b.Name(), err)
+		}
+		if opts.Sources, err = stringList(b.Name()+": sources", sources); err != nil {
+			return nil, err
+		}
+		ds, err := open(ws, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &Dataset{D: ds, name: b.Name()}, nil
+	}
+}
+
+func indexableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var indexables starlark.Value
+	var start, stop, labels, sources starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "indexables", &indexables, "start?", &start, "stop?", &stop, "axis_labels?", &labels, "sources?", &sources); err != nil {
+		return nil, err
+	}
+	var srcs []datasets.Source
+	switch x := indexables.(type) {
+	case *starlark.Dict:
+		for _, kv := range x.Items() {
+			name, ok := starlark.AsString(kv[0])
+			if !ok {
+				return nil, fmt.Errorf("IndexableDataset: source names must be strings, got %s", kv[0].Type())
+			}
+			a, err := ToArray(kv[1], nil)
+			if err != nil {
+				return nil, fmt.Errorf("IndexableDataset: source %s: %v", name, err)
+			}
+			if a.DType() == nd.Float64 && !hasFloat64(kv[1]) {
+				a = a.Astype(FloatX(thread))
+			}
+			srcs = append(srcs, datasets.Source{Name: name, Data: a})
+		}
+	default:
+		a, err := ToArray(indexables, nil)
+		if err != nil {
+			return nil, fmt.Errorf("IndexableDataset: %v", err)
+		}
+		srcs = append(srcs, datasets.Source{Name: "data", Data: a})
+	}
+	var opts datasets.IndexableOptions
+	var err error
+	for _, p := range []struct {
+		v   starlark.Value
+		dst **int
+	}{{start, &opts.Start}, {stop, &opts.Stop}} {
+		if p.v != starlark.None {
+			var i int
+			if err := starlark.AsInt(p.v, &i); err != nil {
+				return nil, fmt.Errorf("IndexableDataset: %v", err)
+			}
+			*p.dst = &i
+		}
+	}
+	if opts.Sources, err = stringList("IndexableDataset: sources", sources); err != nil {
+		return nil, err
+	}
+	if d, ok := labels.(*starlark.Dict); ok {
+		opts.AxisLabels = map[string][]string{}
+		for _, kv := range d.Items() {
+			k, _ := starlark.AsString(kv[0])
+			if opts.AxisLabels[k], err = stringList("IndexableDataset: axis_labels", kv[1]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ds, err := datasets.NewIndexableDataset(srcs, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{D: ds, name: "IndexableDataset"}, nil
+}
+
+// hasFloat64 reports whether v is an ndarray of float64 (kept as is);
+// nested lists of Python floats become floatX, as Theano users expect.
+func hasFloat64(v starlark.Value) bool {
+	a, ok := v.(*Array)
+	return ok && a.A.DType() == nd.Float64
+}
+
+func h5pyDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var path string
+	var which, subset, sources starlark.Value = nil, starlark.None, starlark.None
+	loadInMemory, sortIndices := false, true
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "file_or_path", &path, "which_sets", &which, "subset?", &subset, "load_in_memory?", &loadInMemory, "sort_indices?", &sortIndices, "sources?", &sources); err != nil {
+		return nil, err
+	}
+	ws, err := stringList("H5PYDataset: which_sets", which)
+	if err != nil {
+		return nil, err
+	}
+	opts := h5.Options{LoadInMemory: loadInMemory, NoSortIndices: !sortIndices}
+	if opts.Sources, err = stringList("H5PYDataset: sources", sources); err != nil {
+		return nil, err
+	}
+	if s, err := subsetArg(subset); err != nil {
+		return nil, fmt.Errorf("H5PYDataset: %v", err)
+	} else if s != nil {
+		if s.Indices != nil {
+			opts.Subset = h5.Indices(s.Indices...)
+		} else {
+			opts.Subset = h5.Range(*s.Start, *s.Stop)
+		}
+	}
+	ds, err := h5.Open(path, ws, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{D: ds, name: "H5PYDataset"}, nil
+}
+
+// Dataset is a Fuel dataset as a Starlark value.
+type Dataset struct {
+	D    fuel.IndexableDataset
+	name string
+}
+
+var _ starlark.HasAttrs = (*Dataset)(nil)
+
+func (d *Dataset) String() string {
+	return fmt.Sprintf("<%s: %d examples, sources %s>", d.name, d.D.NumExamples(), strings.Join(d.D.Sources(), ", "))
+}
+func (d *Dataset) Type() string          { return d.name }
+func (d *Dataset) Freeze()               {}
+func (d *Dataset) Truth() starlark.Bool  { return true }
+func (d *Dataset) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: dataset") }
+
+// AttrNames lists the dataset's attributes.
+func (d *Dataset) AttrNames() []string {
+	return []string{"axis_labels", "get_data", "num_examples", "provides_sources", "sources"}
+}
+
+// Attr returns an attribute.
+func (d *Dataset) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "num_examples":
+		return starlark.MakeInt(d.D.NumExamples()), nil
+	case "sources", "provides_sources":
+		return strTuple(d.D.Sources()), nil
+	case "axis_labels":
+		return labelsDict(d.D.AxisLabels()), nil
+	case "get_data":
+		return starlark.NewBuiltin("get_data", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var state, request starlark.Value = starlark.None, starlark.None
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "state?", &state, "request?", &request); err != nil {
+				return nil, err
+			}
+			var req fuel.Request
+			var i int
+			if starlark.AsInt(request, &i) == nil {
+				req = fuel.Request{Indices: []int{i}, Single: true}
+			} else {
+				is, err := AsInts(request)
+				if err != nil {
+					return nil, fmt.Errorf("get_data: request must be an index or a list of indices, got %s", request.Type())
+				}
+				req = fuel.Request{Indices: is}
+			}
+			arrays, err := d.D.GetData(req)
+			if err != nil {
+				return nil, err
+			}
+			return arrayTuple(arrays), nil
+		}).BindReceiver(d), nil
+	}
+	return nil, nil
+}
+
+func strTuple(ss []string) starlark.Tuple {
+	t := make(starlark.Tuple, len(ss))
+	for i, s := range ss {
+		t[i] = starlark.String(s)
+	}
+	return t
+}
+
+func labelsDict(m map[string][]string) *starlark.Dict {
+	d := starlark.NewDict(len(m))
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		d.SetKey(starlark.String(k), strTuple(m[k]))
+	}
+	return d
+}
+
+func arrayTuple(arrays []*nd.Array) starlark.Tuple {
+	t := make(starlark.Tuple, len(arrays))
+	for i, a := range arrays {
+		t[i] = FromArray(a)
+	}
+	return t
+}
+
+// Scheme is an iteration scheme as a Starlark value.
+type SchemeValue struct {
+	S    schemes.Scheme
+	name string
+}
+
+func (s *SchemeValue) String() string        { return "<" + s.name + ">" }
+func (s *SchemeValue) Type() string          { return s.name }
+func (s *SchemeValue) Freeze()               {}
+func (s *SchemeValue) Truth() starlark.Bool  { return true }
+func (s *SchemeValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: scheme") }
+
+func schemeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var examples starlark.Value
+	batchSize := 0
+	var rng starlark.Value = starlark.None
+	sorted := false
+	var err error
+	switch b.Name() {
+	case "SequentialScheme":
+		err = starlark.UnpackArgs(b.Name(), args, kwargs, "examples", &examples, "batch_size", &batchSize)
+	case "ShuffledScheme":
+		err = starlark.UnpackArgs(b.Name(), args, kwargs, "examples", &examples, "batch_size", &batchSize, "rng?", &rng, "sorted_indices?", &sorted)
+	case "SequentialExampleScheme":
+		err = starlark.UnpackArgs(b.Name(), args, kwargs, "examples", &examples)
+	case "ShuffledExampleScheme":
+		err = starlark.UnpackArgs(b.Name(), args, kwargs, "examples", &examples, "rng?", &rng)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ex schemes.Examples
+	var n int
+	if starlark.AsInt(examples, &n) == nil {
+		ex = schemes.Range(n)
+	} else if is, err := AsInts(examples); err == nil {
+		ex = schemes.List(is)
+	} else {
+		return nil, fmt.Errorf("%s: examples must be a number of examples or a list of indices, got %s", b.Name(), examples.Type())
+	}
+	var shuffler schemes.Shuffler
+	if strings.HasPrefix(b.Name(), "Shuffled") {
+		if rng == starlark.None {
+			shuffler = numpyrand.New(1)
+		} else if r, ok := rng.(interface{ RNG() *numpyrand.RandomState }); ok {
+			shuffler = r.RNG()
+		} else {
+			return nil, fmt.Errorf("%s: rng must be a numpy.random.RandomState, got %s", b.Name(), rng.Type())
+		}
+	}
+	var s schemes.Scheme
+	switch b.Name() {
+	case "SequentialScheme":
+		s, err = schemes.SequentialScheme(ex, batchSize)
+	case "ShuffledScheme":
+		s, err = schemes.ShuffledScheme(ex, batchSize, shuffler, sorted)
+	case "SequentialExampleScheme":
+		s, err = schemes.SequentialExampleScheme(ex)
+	case "ShuffledExampleScheme":
+		s, err = schemes.ShuffledExampleScheme(ex, shuffler)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &SchemeValue{S: s, name: b.Name()}, nil
+}
+
+// dataStreamClass is fuel.streams.DataStream: callable, with the static
+// method default_stream.
+type dataStreamClass struct{}
+
+func (*dataStreamClass) String() string        { return "<class 'DataStream'>" }
+func (*dataStreamClass) Type() string          { return "class" }
+func (*dataStreamClass) Name() string          { return "DataStream" }
+func (*dataStreamClass) Freeze()               {}
+func (*dataStreamClass) Truth() starlark.Bool  { return true }
+func (*dataStreamClass) Hash() (uint32, error) { return starlark.String("DataStream").Hash() }
+func (*dataStreamClass) AttrNames() []string   { return []string{"default_stream"} }
+func (c *dataStreamClass) Attr(name string) (starlark.Value, error) {
+	if name == "default_stream" {
+		return NewBuiltin("default_stream", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return makeStream(b.Name(), args, kwargs, true)
+		}), nil
+	}
+	return nil, nil
+}
+func (c *dataStreamClass) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return makeStream("DataStream", args, kwargs, false)
+}
+
+func makeStream(name string, args starlark.Tuple, kwargs []starlark.Tuple, defaults bool) (starlark.Value, error) {
+	var ds *Dataset
+	var scheme starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(name, args, kwargs, "dataset", &ds, "iteration_scheme?", &scheme); err != nil {
+		return nil, err
+	}
+	var s schemes.Scheme
+	if sv, ok := scheme.(*SchemeValue); ok {
+		s = sv.S
+	} else if scheme != starlark.None {
+		return nil, fmt.Errorf("%s: iteration_scheme must be a scheme from fuel.schemes, got %s", name, scheme.Type())
+	}
+	var st fuel.Stream
+	var err error
+	if defaults {
+		st, err = streams.DefaultStream(ds.D, s)
+	} else {
+		st, err = streams.DataStream(ds.D, s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Stream{S: st, name: "DataStream"}, nil
+}
+
+// Stream is a Fuel stream (or transformer) as a Starlark value.
+type Stream struct {
+	S    fuel.Stream
+	name string
+}
+
+var _ starlark.HasAttrs = (*Stream)(nil)
+
+func (s *Stream) String() string {
+	return fmt.Sprintf("<%s: sources %s>", s.name, strings.Join(s.S.Sources(), ", "))
+}
+func (s *Stream) Type() string          { return s.name }
+func (s *Stream) Freeze()               {}
+func (s *Stream) Truth() starlark.Bool  { return true }
+func (s *Stream) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: stream") }
+
+// AttrNames lists the stream's attributes.
+func (s *Stream) AttrNames() []string {
+	return []string{"axis_labels", "get_epoch_iterator", "produces_examples", "sources"}
+}
+
+// Attr returns an attribute.
+func (s *Stream) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "sources":
+		return strTuple(s.S.Sources()), nil
+	case "axis_labels":
+		return labelsDict(s.S.AxisLabels()), nil
+	case "produces_examples":
+		return starlark.Bool(s.S.ProducesExamples()), nil
+	case "get_epoch_iterator":
+		return starlark.NewBuiltin("get_epoch_iterator", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			asDict := false
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "as_dict?", &asDict); err != nil {
+				return nil, err
+			}
+			it, err := s.S.GetEpochIterator()
+			if err != nil {
+				return nil, err
+			}
+			return &EpochIterator{it: it, sources: s.S.Sources(), asDict: asDict}, nil
+		}).BindReceiver(s), nil
+	}
+	return nil, nil
+}
+
+// EpochIterator iterates over one epoch's batches (a Starlark iterable, and
+// next(it) works through the builtin next if the interpreter provides it).
+type EpochIterator struct {
+	it      fuel.EpochIterator
+	sources []string
+	asDict  bool
+	err     error
+}
+
+var _ starlark.Iterable = (*EpochIterator)(nil)
+
+func (e *EpochIterator) String() string        { return "<epoch iterator>" }
+func (e *EpochIterator) Type() string          { return "DataIterator" }
+func (e *EpochIterator) Freeze()               {}
+func (e *EpochIterator) Truth() starlark.Bool  { return true }
+func (e *EpochIterator) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: iterator") }
+
+// Iterate walks the remaining batches.
+func (e *EpochIterator) Iterate() starlark.Iterator { return &epochIter{e} }
+
+// NextBatch returns the next batch, or (nil, io.EOF).
+func (e *EpochIterator) NextBatch() (starlark.Value, error) {
+	arrays, err := e.it.Next()
+	if err != nil {
+		return nil, err
+	}
+	if !e.asDict {
+		return arrayTuple(arrays), nil
+	}
+	d := starlark.NewDict(len(arrays))
+	for i, a := range arrays {
+		d.SetKey(starlark.String(e.sources[i]), FromArray(a))
+	}
+	return d, nil
+}
+
+type epochIter struct{ e *EpochIterator }
+
+func (it *epochIter) Next(p *starlark.Value) bool {
+	v, err := it.e.NextBatch()
+	if err != nil {
+		if err != io.EOF {
+			it.e.err = err
+		}
+		return false
+	}
+	*p = v
+	return true
+}
+func (it *epochIter) Done() {}
+
+func transformerBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var st *Stream
+	var which starlark.Value = starlark.None
+	var err error
+	var t fuel.Stream
+	switch b.Name() {
+	case "Flatten", "ForceFloatX":
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "which_sources?", &which); err != nil {
+			return nil, err
+		}
+		ws, err := stringList(b.Name()+": which_sources", which)
+		if err != nil {
+			return nil, err
+		}
+		if b.Name() == "Flatten" {
+			t, err = transformers.Flatten(st.S, ws)
+		} else {
+			t, err = transformers.ForceFloatX(st.S, ws)
+		}
+		if err != nil {
+			return nil, err
+		}
+	case "ScaleAndShift":
+		var scale, shift FloatArg
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "scale", &scale, "shift", &shift, "which_sources?", &which); err != nil {
+			return nil, err
+		}
+		ws, err := stringList(b.Name()+": which_sources", which)
+		if err != nil {
+			return nil, err
+		}
+		if t, err = transformers.ScaleAndShift(st.S, float64(scale), float64(shift), ws); err != nil {
+			return nil, err
+		}
+	case "Cast":
+		var dtype string
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "dtype", &dtype, "which_sources?", &which); err != nil {
+			return nil, err
+		}
+		ws, err := stringList(b.Name()+": which_sources", which)
+		if err != nil {
+			return nil, err
+		}
+		if t, err = transformers.Cast(st.S, dtype, ws); err != nil {
+			return nil, err
+		}
+	case "FilterSources":
+		var sources starlark.Value
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "sources", &sources); err != nil {
+			return nil, err
+		}
+		ss, err := stringList("FilterSources: sources", sources)
+		if err != nil {
+			return nil, err
+		}
+		if t, err = transformers.FilterSources(st.S, ss); err != nil {
+			return nil, err
+		}
+	case "Rename":
+		var names *starlark.Dict
+		onNon := "raise"
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "names", &names, "on_non_existent?", &onNon); err != nil {
+			return nil, err
+		}
+		m := map[string]string{}
+		for _, kv := range names.Items() {
+			k, ok1 := starlark.AsString(kv[0])
+			v, ok2 := starlark.AsString(kv[1])
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("Rename: names must map strings to strings")
+			}
+			m[k] = v
+		}
+		if t, err = transformers.Rename(st.S, m, onNon); err != nil {
+			return nil, err
+		}
+	}
+	return &Stream{S: t, name: b.Name()}, err
+}

@@ -1,0 +1,473 @@
+package starlib
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+	"go.starlark.net/syntax"
+
+	"github.com/blocks-go/blocks/fuel/config"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// FileOptions is the dialect scripts are written in: go.starlark.net's
+// Starlark plus set, while loops, top-level if/for/while, global
+// reassignment and recursion, as a researcher used to Python expects.
+var FileOptions = &syntax.FileOptions{
+	Set:             true,
+	While:           true,
+	TopLevelControl: true,
+	GlobalReassign:  true,
+	Recursion:       true,
+}
+
+// Options configure a run of a script.
+type Options struct {
+	// Overrides are the script's tunables set from the command line
+	// (blocks-repl run --set lr=0.05): name to a Starlark literal. The
+	// script reads them with blocks.config's config.get(name, default); a
+	// name it never reads is an error at the end of the run.
+	Overrides map[string]string
+	// Stdout receives print(); os.Stdout when nil.
+	Stdout io.Writer
+	// FloatX is "float32" or "float64"; when empty it comes from Fuel's
+	// configuration (FUEL_FLOATX, then .fuelrc, then float32).
+	FloatX string
+	// Context, when not nil, cancels the run when done: Starlark code stops
+	// at its next step, and Go builtins that loop (training) see it through
+	// Cancelled(thread).
+	Context context.Context
+	// Modules are extra modules for this run only (a test's assert
+	// module), found before the registered ones.
+	Modules map[string]*starlarkstruct.Module
+	// Predeclared are extra global names, added to Predeclared().
+	Predeclared starlark.StringDict
+}
+
+// Thread-local keys.
+const (
+	floatXKey = "blocks.floatX"
+	stateKey  = "blocks.state"
+)
+
+// runState is the per-run host state a thread carries.
+type runState struct {
+	mu  sync.Mutex
+	ctx context.Context
+
+	// overrides, as parsed, and the names config.get asked for.
+	overrides map[string]starlark.Value
+	raw       map[string]string
+	asked     map[string]bool
+	// loaded lists the .star files load() read, in order.
+	loaded []string
+}
+
+func state(thread *starlark.Thread) *runState {
+	s, _ := thread.Local(stateKey).(*runState)
+	return s
+}
+
+// SetFloatX sets the thread's floatX. Call it before execution starts.
+func SetFloatX(thread *starlark.Thread, dt nd.DType) { thread.SetLocal(floatXKey, dt) }
+
+// FloatX is the thread's floatX: what SetFloatX set, else Fuel's
+// configured floatX.
+func FloatX(thread *starlark.Thread) nd.DType {
+	if thread != nil {
+		if dt, ok := thread.Local(floatXKey).(nd.DType); ok {
+			return dt
+		}
+	}
+	return DefaultFloatX()
+}
+
+// DefaultFloatX is Fuel's floatX (FUEL_FLOATX, then .fuelrc, then
+// float32).
+func DefaultFloatX() nd.DType { return config.FloatX() }
+
+// Context is the run's context (context.Background() outside a run).
+// Go code that runs long (a training loop) should check it, or call
+// Cancelled, between steps.
+func Context(thread *starlark.Thread) context.Context {
+	if s := state(thread); s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.ctx != nil {
+			return s.ctx
+		}
+	}
+	return context.Background()
+}
+
+// Cancelled returns a non-nil error once the run has been cancelled
+// (Options.Context done, or Interp.Cancel). A builtin that loops returns
+// it to stop the script.
+func Cancelled(thread *starlark.Thread) error {
+	if err := context.Cause(Context(thread)); err != nil {
+		return fmt.Errorf("cancelled: %w", err)
+	}
+	return nil
+}
+
+// Predeclared are the global names every script has besides Starlark's
+// universe: slice(start, stop, step), Python's slice object, for indices
+// such as x[slice(1, 3), 0].
+func Predeclared() starlark.StringDict {
+	return starlark.StringDict{
+		"slice": starlark.NewBuiltin("slice", sliceBuiltin),
+	}
+}
+
+// Interp runs scripts on one thread with one loader cache: ExecFile for
+// a script, ExecREPL for the chunks of an interactive session.
+type Interp struct {
+	Thread *starlark.Thread
+	// Globals are the REPL session's globals (ExecREPL).
+	Globals starlark.StringDict
+
+	opts        Options
+	predeclared starlark.StringDict
+	state       *runState
+	cache       map[string]*loadEntry
+	stopWatch   func() bool
+	cancel      context.CancelCauseFunc
+}
+
+type loadEntry struct {
+	globals starlark.StringDict
+	err     error
+}
+
+// NewInterp prepares a thread for opts: print, load, floatX, overrides
+// and cancellation.
+func NewInterp(opts Options) (*Interp, error) {
+	in := &Interp{opts: opts, cache: map[string]*loadEntry{}}
+	stdout := opts.Stdout
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	thread := &starlark.Thread{
+		Name:  "main",
+		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(stdout, msg) },
+		Load:  in.load,
+	}
+	in.Thread = thread
+
+	var fx nd.DType
+	if opts.FloatX == "" {
+		c, err := config.Load()
+		if err != nil {
+			return nil, err
+		}
+		fx = c.FloatX
+	} else {
+		dt, err := nd.ParseDType(opts.FloatX)
+		if err != nil || !dt.IsFloat() {
+			return nil, fmt.Errorf("floatX must be float32 or float64, got %q", opts.FloatX)
+		}
+		fx = dt
+	}
+	SetFloatX(thread, fx)
+
+	s := &runState{asked: map[string]bool{}, overrides: map[string]starlark.Value{}, raw: map[string]string{}}
+	for name, lit := range opts.Overrides {
+		v, err := ParseOverride(lit)
+		if err != nil {
+			return nil, fmt.Errorf("override %s=%s: %v", name, lit, err)
+		}
+		s.overrides[name] = v
+		s.raw[name] = lit
+	}
+	in.state = s
+	thread.SetLocal(stateKey, s)
+
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in.setContext(ctx)
+
+	in.predeclared = Predeclared()
+	for k, v := range opts.Predeclared {
+		in.predeclared[k] = v
+	}
+	in.Globals = starlark.StringDict{}
+	for k, v := range in.predeclared {
+		in.Globals[k] = v
+	}
+	return in, nil
+}
+
+// setContext makes ctx (plus Interp.Cancel) the context of what runs next.
+func (in *Interp) setContext(parent context.Context) {
+	if in.stopWatch != nil {
+		in.stopWatch()
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	in.cancel = cancel
+	in.state.mu.Lock()
+	in.state.ctx = ctx
+	in.state.mu.Unlock()
+	thread := in.Thread
+	in.stopWatch = context.AfterFunc(ctx, func() {
+		thread.Cancel(context.Cause(ctx).Error())
+	})
+}
+
+// Cancel stops what the interpreter is running (safe from any goroutine).
+func (in *Interp) Cancel(reason string) {
+	in.cancel(errors.New(reason))
+}
+
+// Loaded lists the .star files loaded so far, in the order they were
+// first loaded (absolute paths).
+func (in *Interp) Loaded() []string {
+	in.state.mu.Lock()
+	defer in.state.mu.Unlock()
+	return append([]string(nil), in.state.loaded...)
+}
+
+// ExecFile runs a script with the interpreter. src may be nil to read
+// filename. See the package function ExecFile.
+func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, error) {
+	var source any // nil: ExecFileOptions reads filename
+	if src != nil {
+		source = src
+	}
+	g, err := starlark.ExecFileOptions(FileOptions, in.Thread, filename, source, in.predeclared)
+	if err != nil {
+		return g, normalizeError(err)
+	}
+	return g, nil
+}
+
+// ExecREPL runs one chunk of an interactive session against in.Globals,
+// which it updates (globals stay unfrozen; load binds globally). A chunk
+// that is a single expression is evaluated and its value returned (and
+// stored in _); otherwise the result is None. ctx cancels this chunk only.
+func (in *Interp) ExecREPL(ctx context.Context, src string) (starlark.Value, error) {
+	in.Thread.Uncancel()
+	in.setContext(ctx)
+	opts := *FileOptions
+	opts.LoadBindsGlobally = true
+	f, err := opts.Parse("<stdin>", src, 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Stmts) == 1 {
+		if e, ok := f.Stmts[0].(*syntax.ExprStmt); ok {
+			v, err := starlark.EvalExprOptions(&opts, in.Thread, e.X, in.Globals)
+			if err != nil {
+				return nil, normalizeError(err)
+			}
+			in.Globals["_"] = v
+			return v, nil
+		}
+	}
+	if err := starlark.ExecREPLChunk(f, in.Thread, in.Globals); err != nil {
+		return nil, normalizeError(err)
+	}
+	return starlark.None, nil
+}
+
+// CheckOverrides reports overrides the run never read with config.get.
+func (in *Interp) CheckOverrides() error {
+	in.state.mu.Lock()
+	defer in.state.mu.Unlock()
+	var unused []string
+	for name := range in.state.overrides {
+		if !in.state.asked[name] {
+			unused = append(unused, name)
+		}
+	}
+	if len(unused) == 0 {
+		return nil
+	}
+	sort.Strings(unused)
+	asked := make([]string, 0, len(in.state.asked))
+	for n := range in.state.asked {
+		asked = append(asked, n)
+	}
+	sort.Strings(asked)
+	var b strings.Builder
+	fmt.Fprintf(&b, "--set %s: the script never reads ", strings.Join(unused, ", "))
+	if len(unused) == 1 {
+		b.WriteString("this setting")
+	} else {
+		b.WriteString("these settings")
+	}
+	b.WriteString(" with config.get")
+	if len(asked) > 0 {
+		fmt.Fprintf(&b, " (it reads: %s)", strings.Join(asked, ", "))
+	} else {
+		b.WriteString(" (it reads none)")
+	}
+	for _, u := range unused {
+		if s := closest(u, asked); s != "" {
+			fmt.Fprintf(&b, "; did you mean %s instead of %s?", s, u)
+		}
+	}
+	return errors.New(b.String())
+}
+
+// ExecFile runs a script: the dialect of FileOptions, load() of
+// registered modules and of .star files, print to opts.Stdout, floatX and
+// the overrides of opts. It returns the script's globals (frozen). A
+// runtime error is a *starlark.EvalError whose Backtrace() names the
+// script lines; an override the script never read is an error after a
+// successful run.
+func ExecFile(filename string, src []byte, opts Options) (starlark.StringDict, error) {
+	in, err := NewInterp(opts)
+	if err != nil {
+		return nil, err
+	}
+	g, err := in.ExecFile(filename, src)
+	if err != nil {
+		return g, err
+	}
+	return g, in.CheckOverrides()
+}
+
+// load resolves load(module): a name ending in .star is a file relative to
+// the loading script's directory; any other name is a registered module.
+func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringDict, error) {
+	if !strings.HasSuffix(module, ".star") {
+		key := "module " + module
+		if e, ok := in.cache[key]; ok {
+			return e.globals, e.err
+		}
+		e := &loadEntry{}
+		if m, ok := in.opts.Modules[module]; ok {
+			e.globals = m.Members
+		} else if m, ok := lookup(thread, module); ok {
+			e.globals = m.Members
+		} else {
+			e.err = unknownModule(module)
+		}
+		in.cache[key] = e
+		return e.globals, e.err
+	}
+	path := module
+	if !filepath.IsAbs(path) {
+		dir := "."
+		if thread.CallStackDepth() > 0 {
+			if f := thread.CallFrame(0).Pos.Filename(); f != "" && !strings.HasPrefix(f, "<") {
+				dir = filepath.Dir(f)
+			}
+		}
+		path = filepath.Join(dir, path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := in.cache[abs]
+	if ok {
+		if e == nil {
+			return nil, fmt.Errorf("cycle in load graph: %s loads itself (directly or through other files)", module)
+		}
+		return e.globals, e.err
+	}
+	in.cache[abs] = nil // loading in progress
+	src, err := os.ReadFile(path)
+	if err != nil {
+		err = fmt.Errorf("reading %s: %w", path, errors.Unwrap(err))
+		in.cache[abs] = &loadEntry{nil, err}
+		return nil, err
+	}
+	in.state.mu.Lock()
+	in.state.loaded = append(in.state.loaded, abs)
+	in.state.mu.Unlock()
+	// Same thread: thread locals carry over and a backtrace goes through
+	// the load statement into the loaded file.
+	g, err := starlark.ExecFileOptions(FileOptions, thread, path, src, in.predeclared)
+	in.cache[abs] = &loadEntry{g, err}
+	return g, err
+}
+
+func unknownModule(module string) error {
+	names := Modules()
+	msg := fmt.Sprintf("no module %q (a file must end in .star)", module)
+	if s := closest(module, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return errors.New(msg)
+}
+
+// closest is the candidate nearest to s by edit distance, if near enough.
+func closest(s string, candidates []string) string {
+	best, bestD := "", len(s)/2+1
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// normalizeError makes sure a runtime error is a *starlark.EvalError whose
+// call stack is the deepest one recorded (through loads and callbacks)
+// and whose message is the outermost one, and adds hints to messages the
+// interpreter writes about our types.
+func normalizeError(err error) error {
+	ev, ok := err.(*starlark.EvalError)
+	if !ok {
+		return err
+	}
+	deepest := ev
+	for e := errors.Unwrap(error(ev)); e != nil; e = errors.Unwrap(e) {
+		if d, ok := e.(*starlark.EvalError); ok && len(d.CallStack) >= len(deepest.CallStack) {
+			deepest = d
+		}
+	}
+	msg := ev.Msg
+	if strings.Contains(msg, "invalid slice operand TensorVariable") {
+		msg += " (" + symbolicSliceHint + ")"
+	}
+	if deepest == ev && msg == ev.Msg {
+		return ev
+	}
+	ev.Msg = msg
+	ev.CallStack = deepest.CallStack
+	return ev
+}
+
+// Backtrace formats an error for people: a Starlark traceback with the
+// script positions for an evaluation error, the error itself otherwise.
+func Backtrace(err error) string {
+	var ev *starlark.EvalError
+	if errors.As(err, &ev) {
+		return normalizeError(ev).(*starlark.EvalError).Backtrace()
+	}
+	return err.Error()
+}
