@@ -110,6 +110,7 @@ func isLiteral(e syntax.Expr) bool {
 	ok := true
 	syntax.Walk(e, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case nil: // Walk's end of a node's children
 		case *syntax.Literal, *syntax.ListExpr, *syntax.TupleExpr, *syntax.ParenExpr, *syntax.DictExpr, *syntax.DictEntry:
 		case *syntax.UnaryExpr:
 			if n.Op != syntax.MINUS && n.Op != syntax.PLUS {

@@ -7,9 +7,18 @@ import (
 	"strings"
 	"sync"
 
+	starlarkmath "go.starlark.net/lib/math"
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkjson"
 	"go.starlark.net/starlarkstruct"
 )
+
+func init() {
+	// go.starlark.net's own deterministic modules (not time: scripts are
+	// reproducible).
+	Register("math", starlarkmath.Module)
+	Register("json", starlarkjson.Module)
+}
 
 // registry maps dotted module names to their modules. It is filled by the
 // init functions of the module files and read by the loader.

@@ -72,7 +72,6 @@ type GradientDescent struct {
 	inputs       []*core.Variable
 	fn           *core.Function
 	args         []*nd.Array
-	warnedUnused bool
 	warnUnused   func(string)
 	pendingWarns []string
 }
@@ -343,8 +342,6 @@ func (g *GradientDescent) ProcessBatch(batch map[string]*nd.Array) error {
 }
 
 func (g *GradientDescent) warnUnusedOnce(msg string) {
-	if !g.warnedUnused {
-		g.warnedUnused = true
-		g.warn(msg)
-	}
+	g.warnUnused = nil // Blocks warns once
+	g.warn(msg)
 }

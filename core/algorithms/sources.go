@@ -73,9 +73,9 @@ func quoteList(names []string) string {
 // MatchSources orders a batch for a function whose inputs are inputs: the
 // argument for each input is the batch source of the same name (Blocks'
 // process_batch). An input without a source is a *SourcesError; a source
-// without an input is one too when policy is "raise", and reported by warn
-// (once per call; may be nil) when it is "warn". args, when large enough,
-// is reused for the result.
+// without an input is one too when policy is "raise", and is passed to warn
+// when it is "warn" (a nil warn skips the check, for callers that have
+// already warned). args, when large enough, is reused for the result.
 func MatchSources(inputs []*core.Variable, batch map[string]*nd.Array, policy, context string, args []*nd.Array, warn func(string)) ([]*nd.Array, error) {
 	args = args[:0]
 	var missing []string
@@ -86,7 +86,10 @@ func MatchSources(inputs []*core.Variable, batch map[string]*nd.Array, policy, c
 		}
 		args = append(args, a)
 	}
-	if missing != nil || policy != UnusedSourcesIgnore && len(batch) > countNamed(inputs, batch) {
+	if missing == nil && (policy == UnusedSourcesIgnore || policy == UnusedSourcesWarn && warn == nil) {
+		return args, nil
+	}
+	if missing != nil || len(batch) > countNamed(inputs, batch) {
 		e := &SourcesError{Sources: sortedKeys(batch), Inputs: inputNames(inputs), Missing: missing, Context: context}
 		if missing == nil {
 			for _, s := range e.Sources {

@@ -256,8 +256,10 @@ func (e *SimpleExtension) dispatch(cb mainloop.Callback, batch mainloop.Batch, c
 }
 
 // The callbacks check the conditions and run Do.
-func (e *SimpleExtension) BeforeTraining() error { return e.dispatch(mainloop.BeforeTraining, nil, nil) }
-func (e *SimpleExtension) BeforeEpoch() error    { return e.dispatch(mainloop.BeforeEpoch, nil, nil) }
+func (e *SimpleExtension) BeforeTraining() error {
+	return e.dispatch(mainloop.BeforeTraining, nil, nil)
+}
+func (e *SimpleExtension) BeforeEpoch() error { return e.dispatch(mainloop.BeforeEpoch, nil, nil) }
 func (e *SimpleExtension) BeforeBatch(b mainloop.Batch) error {
 	return e.dispatch(mainloop.BeforeBatch, b, nil)
 }

@@ -23,6 +23,7 @@ func numRows(x *core.Variable) *core.Variable {
 }
 
 func TestUnweightedMeanOverBatches(t *testing.T) {
+	t.Setenv("FUEL_FLOATX", "float32")
 	// 5 examples in batches of 2, 2 and 1.
 	stream := &arrayStream{sources: []string{"features"}, data: []*nd.Array{nd.FromSlice(f32(0, 1, 2, 3, 4), 5, 1)}, batchSize: 2}
 	x := core.NewInput("features", nd.Float32, 2)

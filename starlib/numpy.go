@@ -1,0 +1,850 @@
+package starlib
+
+import (
+	"fmt"
+	"math"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+func init() {
+	Register("numpy", NumpyModule)
+	Register("numpy.random", NumpyRandomModule)
+}
+
+// NumpyModule is the Starlark module numpy: the small part of numpy
+// scripts use to build toy data and check results. Arrays are ndarray
+// values (see Array); a, b, x may also be numbers or nested lists.
+// Arguments named dtype take a dtype name ("float32", "int64", ...,
+// "floatX") or one of the names below.
+//
+//	array(object, dtype=None) - a new array from an array, a number or
+//	    nested lists (numpy's dtype inference: float64 if any float, else
+//	    int64, else bool).
+//	asarray(a, dtype=None) - the same without copying an array.
+//	zeros(shape, dtype="float64"), ones(shape, dtype="float64") - shape an
+//	    int or a tuple.
+//	zeros_like(a, dtype=None), ones_like(a, dtype=None).
+//	arange(start, stop=None, step=1, dtype=None) - evenly spaced values in
+//	    [start, stop) (arange(n) is 0..n-1); int64 unless a bound is a float.
+//	linspace(start, stop, num=50, endpoint=True, dtype=None) - num evenly
+//	    spaced float64 values.
+//	float32, float64, int64, int32, uint8, bool_ - dtype names (strings).
+//	sum(a, axis=None, keepdims=False), mean, max, min, prod, std(..., ddof=0)
+//	    - as the array methods: a full reduction gives a number.
+//	argmax(a, axis=None), argmin(a, axis=None).
+//	exp(x), log(x), sqrt(x), tanh(x), abs(x), sin(x), cos(x) - elementwise
+//	    (a number for a number).
+//	maximum(a, b), minimum(a, b) - elementwise, broadcasting.
+//	dot(a, b) - matrix product of 1-d and 2-d arrays.
+//	reshape(a, shape), transpose(a) - as the methods.
+//	concatenate(arrays, axis=0) - join a list of arrays along an axis.
+//	allclose(a, b, rtol=1e-05, atol=1e-08) - whether |a - b| <= atol +
+//	    rtol*|b| everywhere (broadcasting; NaNs are never close).
+//	array_equal(a, b) - same shape and values.
+//	pi, e - the constants.
+//	random - the numpy.random module.
+var NumpyModule = &starlarkstruct.Module{
+	Name: "numpy",
+	Members: starlark.StringDict{
+		"array":       starlark.NewBuiltin("array", npArray),
+		"asarray":     starlark.NewBuiltin("asarray", npArray),
+		"zeros":       starlark.NewBuiltin("zeros", npFill(0)),
+		"ones":        starlark.NewBuiltin("ones", npFill(1)),
+		"zeros_like":  starlark.NewBuiltin("zeros_like", npFillLike(0)),
+		"ones_like":   starlark.NewBuiltin("ones_like", npFillLike(1)),
+		"arange":      starlark.NewBuiltin("arange", npArange),
+		"linspace":    starlark.NewBuiltin("linspace", npLinspace),
+		"sum":         npReduce("sum"),
+		"mean":        npReduce("mean"),
+		"max":         npReduce("max"),
+		"min":         npReduce("min"),
+		"prod":        npReduce("prod"),
+		"std":         npReduce("std"),
+		"argmax":      npArg("argmax"),
+		"argmin":      npArg("argmin"),
+		"exp":         npUnary("exp", math.Exp),
+		"log":         npUnary("log", math.Log),
+		"sqrt":        npUnary("sqrt", math.Sqrt),
+		"tanh":        npUnary("tanh", math.Tanh),
+		"sin":         npUnary("sin", math.Sin),
+		"cos":         npUnary("cos", math.Cos),
+		"abs":         npUnary("abs", math.Abs),
+		"maximum":     npBinary("maximum", core.Maximum),
+		"minimum":     npBinary("minimum", core.Minimum),
+		"dot":         starlark.NewBuiltin("dot", npDot),
+		"reshape":     starlark.NewBuiltin("reshape", npReshape),
+		"transpose":   starlark.NewBuiltin("transpose", npTranspose),
+		"concatenate": starlark.NewBuiltin("concatenate", npConcatenate),
+		"allclose":    starlark.NewBuiltin("allclose", npAllclose),
+		"array_equal": starlark.NewBuiltin("array_equal", npArrayEqual),
+		"float32":     starlark.String("float32"),
+		"float64":     starlark.String("float64"),
+		"int64":       starlark.String("int64"),
+		"int32":       starlark.String("int32"),
+		"uint8":       starlark.String("uint8"),
+		"bool_":       starlark.String("bool"),
+		"pi":          starlark.Float(math.Pi),
+		"e":           starlark.Float(math.E),
+	},
+}
+
+// NumpyRandomModule is the Starlark module numpy.random: numpy's legacy
+// RandomState, bit for bit (the same seed gives the same numbers as
+// numpy). There is no global generator: scripts are deterministic, so
+// every generator has an explicit seed.
+//
+//	RandomState(seed) - a generator; seed an int in [0, 2**32) or a list of
+//	    them. Its methods (size: None for one number, an int or a shape
+//	    tuple for a float64 array; int64 for randint and permutation):
+//	    rng.random_sample(size=None) - uniform in [0, 1).
+//	    rng.rand(*shape), rng.randn(*shape) - uniform, standard normal.
+//	    rng.uniform(low=0.0, high=1.0, size=None)
+//	    rng.normal(loc=0.0, scale=1.0, size=None)
+//	    rng.standard_normal(size=None)
+//	    rng.randint(low, high=None, size=None) - ints in [low, high), or
+//	        [0, low) without high.
+//	    rng.binomial(n, p, size=None)
+//	    rng.permutation(x) - a shuffled arange(x) for an int, else a copy of
+//	        the array or list x with its first axis shuffled.
+//	    rng.shuffle(x) - shuffle the list x in place (arrays are immutable
+//	        here: use permutation).
+//	    rng.seed(seed) - reseed.
+var NumpyRandomModule = &starlarkstruct.Module{
+	Name: "numpy.random",
+	Members: starlark.StringDict{
+		"RandomState": starlark.NewBuiltin("RandomState", npRandomState),
+	},
+}
+
+func npArray(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var obj starlark.Value
+	var dt DTypeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "object", &obj, "dtype??", &dt); err != nil {
+		return nil, err
+	}
+	a, err := ToArray(obj, dt.Get(thread))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name(), err)
+	}
+	if b.Name() == "array" && a == valueArray(obj) {
+		a = a.Copy()
+	}
+	return FromArray(a), nil
+}
+
+// ShapeArg unpacks a shape: an int or a tuple or list of ints.
+type ShapeArg struct{ Shape []int }
+
+// Unpack implements starlark.Unpacker.
+func (s *ShapeArg) Unpack(v starlark.Value) error {
+	if _, ok := v.(starlark.Int); ok {
+		var n int
+		if err := starlark.AsInt(v, &n); err != nil {
+			return err
+		}
+		s.Shape = []int{n}
+	} else {
+		sh, err := AsInts(v)
+		if err != nil {
+			return fmt.Errorf("got %s, want an int or a tuple of ints", v.Type())
+		}
+		s.Shape = sh
+	}
+	for _, d := range s.Shape {
+		if d < 0 {
+			return fmt.Errorf("negative dimensions are not allowed: %v", s.Shape)
+		}
+	}
+	return nil
+}
+
+func npFill(c float64) BuiltinFunc {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var shape ShapeArg
+		var dt DTypeArg
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "shape", &shape, "dtype??", &dt); err != nil {
+			return nil, err
+		}
+		d := nd.Float64
+		if p := dt.Get(thread); p != nil {
+			d = *p
+		}
+		return FromArray(filled(d, shape.Shape, c)), nil
+	}
+}
+
+func filled(dt nd.DType, shape []int, c float64) *nd.Array {
+	a := nd.New(dt, shape...)
+	if c != 0 {
+		for i, n := 0, a.Size(); i < n; i++ {
+			a.SetFlat(i, c)
+		}
+	}
+	return a
+}
+
+func npFillLike(c float64) BuiltinFunc {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x starlark.Value
+		var dt DTypeArg
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "dtype??", &dt); err != nil {
+			return nil, err
+		}
+		a, err := ToArray(x, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", b.Name(), err)
+		}
+		d := a.DType()
+		if p := dt.Get(thread); p != nil {
+			d = *p
+		}
+		return FromArray(filled(d, a.Shape, c)), nil
+	}
+}
+
+func npArange(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var start, stop, step starlark.Value = nil, starlark.None, starlark.MakeInt(1)
+	var dt DTypeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "start", &start, "stop?", &stop, "step?", &step, "dtype??", &dt); err != nil {
+		return nil, err
+	}
+	if stop == starlark.None {
+		start, stop = starlark.MakeInt(0), start
+	}
+	isFloat := false
+	var v [3]float64
+	for i, x := range []starlark.Value{start, stop, step} {
+		f, ok := starlark.AsFloat(x)
+		if !ok {
+			return nil, fmt.Errorf("arange: got %s, want a number", x.Type())
+		}
+		if _, ok := x.(starlark.Float); ok {
+			isFloat = true
+		}
+		v[i] = f
+	}
+	if v[2] == 0 {
+		return nil, fmt.Errorf("arange: step must not be zero")
+	}
+	n := int(math.Ceil((v[1] - v[0]) / v[2]))
+	n = max(n, 0)
+	d := nd.Int64
+	if isFloat {
+		d = nd.Float64
+	}
+	if p := dt.Get(thread); p != nil {
+		d = *p
+	}
+	a := nd.New(d, n)
+	for i := 0; i < n; i++ {
+		a.SetFlat(i, v[0]+float64(i)*v[2])
+	}
+	return FromArray(a), nil
+}
+
+func npLinspace(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var start, stop FloatArg
+	num := 50
+	endpoint := true
+	var dt DTypeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "start", &start, "stop", &stop, "num?", &num, "endpoint?", &endpoint, "dtype??", &dt); err != nil {
+		return nil, err
+	}
+	if num < 0 {
+		return nil, fmt.Errorf("linspace: num must not be negative, got %d", num)
+	}
+	div := num
+	if endpoint {
+		div = num - 1
+	}
+	a := nd.New(nd.Float64, num)
+	x := a.F64()
+	step := (float64(stop) - float64(start)) / float64(max(div, 1))
+	for i := range x {
+		x[i] = float64(start) + float64(i)*step
+	}
+	if endpoint && num > 1 {
+		x[num-1] = float64(stop)
+	}
+	if p := dt.Get(thread); p != nil && *p != nd.Float64 {
+		a = a.Astype(*p)
+	}
+	return FromArray(a), nil
+}
+
+// arrayArg converts an argument to an array, naming it in errors.
+func arrayParam(fname, param string, v starlark.Value) (*nd.Array, error) {
+	a, err := ToArray(v, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: for parameter %s: %v", fname, param, err)
+	}
+	return a, nil
+}
+
+func npReduce(name string) *starlark.Builtin {
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x starlark.Value
+		var axes Axes
+		var keepdims bool
+		ddof := 0
+		pairs := []any{"a", &x, "axis?", &axes, "keepdims?", &keepdims}
+		if name == "std" {
+			pairs = append(pairs, "ddof?", &ddof)
+		}
+		if err := starlark.UnpackArgs(name, args, kwargs, pairs...); err != nil {
+			return nil, err
+		}
+		a, err := arrayParam(name, "a", x)
+		if err != nil {
+			return nil, err
+		}
+		return reduceArray(name, a, axes.Axes, keepdims, ddof)
+	})
+}
+
+func npArg(name string) *starlark.Builtin {
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x starlark.Value
+		var axis Axis
+		if err := starlark.UnpackArgs(name, args, kwargs, "a", &x, "axis?", &axis); err != nil {
+			return nil, err
+		}
+		a, err := arrayParam(name, "a", x)
+		if err != nil {
+			return nil, err
+		}
+		return argArray(name, a, axis.Axis)
+	})
+}
+
+// npUnary applies f elementwise; integer arrays give float64, numbers
+// give numbers.
+func npUnary(name string, f func(float64) float64) *starlark.Builtin {
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x starlark.Value
+		if err := starlark.UnpackArgs(name, args, kwargs, "x", &x); err != nil {
+			return nil, err
+		}
+		a, err := arrayParam(name, "x", x)
+		if err != nil {
+			return nil, err
+		}
+		dt := a.DType()
+		if !dt.IsFloat() && !(name == "abs" && dt != nd.Bool) {
+			dt = nd.Float64
+		}
+		out := nd.New(dt, a.Shape...)
+		for i, n := 0, a.Size(); i < n; i++ {
+			out.SetFlat(i, f(a.Flat(i)))
+		}
+		if _, isArray := x.(*Array); !isArray && out.NDim() == 0 {
+			return numberValue(dt, out.Flat(0)), nil
+		}
+		return FromArray(out), nil
+	})
+}
+
+func npBinary(name string, f func(a, b *core.Variable) *core.Variable) *starlark.Builtin {
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x, y starlark.Value
+		if err := starlark.UnpackArgs(name, args, kwargs, "a", &x, "b", &y); err != nil {
+			return nil, err
+		}
+		a, err := arrayParam(name, "a", x)
+		if err != nil {
+			return nil, err
+		}
+		c, err := arrayParam(name, "b", y)
+		if err != nil {
+			return nil, err
+		}
+		r, err := computeArray(func() (*core.Variable, error) {
+			return f(core.NewConstant(a), core.NewConstant(c)), nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		return FromArray(r), nil
+	})
+}
+
+func npDot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, y starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y); err != nil {
+		return nil, err
+	}
+	a, err := arrayParam("dot", "a", x)
+	if err != nil {
+		return nil, err
+	}
+	c, err := arrayParam("dot", "b", y)
+	if err != nil {
+		return nil, err
+	}
+	r, err := computeArray(func() (*core.Variable, error) {
+		return core.Dot(core.NewConstant(a), core.NewConstant(c))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.NDim() == 0 {
+		return numberValue(r.DType(), r.Flat(0)), nil
+	}
+	return FromArray(r), nil
+}
+
+func npReshape(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	var shape ShapeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "newshape", &shape); err != nil {
+		return nil, err
+	}
+	a, err := arrayParam("reshape", "a", x)
+	if err != nil {
+		return nil, err
+	}
+	r, err := a.Reshape(shape.Shape...)
+	if err != nil {
+		return nil, fmt.Errorf("reshape: cannot reshape an array of shape %v into shape %v", a.Shape, shape.Shape)
+	}
+	return FromArray(r), nil
+}
+
+func npTranspose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x); err != nil {
+		return nil, err
+	}
+	a, err := arrayParam("transpose", "a", x)
+	if err != nil {
+		return nil, err
+	}
+	return (&Array{A: a}).Attr("T")
+}
+
+func npConcatenate(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var seq starlark.Value
+	axis := 0
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "arrays", &seq, "axis?", &axis); err != nil {
+		return nil, err
+	}
+	items, ok := elems(seq)
+	if !ok || len(items) == 0 {
+		return nil, fmt.Errorf("concatenate: want a non-empty list of arrays")
+	}
+	parts := make([]*nd.Array, len(items))
+	dt := nd.Bool
+	for i, it := range items {
+		a, err := ToArray(it, nil)
+		if err != nil {
+			return nil, fmt.Errorf("concatenate: array %d: %v", i, err)
+		}
+		if a.NDim() == 0 {
+			return nil, fmt.Errorf("concatenate: zero-dimensional arrays cannot be concatenated")
+		}
+		parts[i] = a
+		if i == 0 {
+			dt = a.DType()
+		} else {
+			dt = promoteDT(dt, a.DType())
+		}
+	}
+	ndim := parts[0].NDim()
+	if axis < 0 {
+		axis += ndim
+	}
+	if axis < 0 || axis >= ndim {
+		return nil, fmt.Errorf("concatenate: axis %d is out of bounds for arrays of dimension %d", axis, ndim)
+	}
+	shape := append([]int(nil), parts[0].Shape...)
+	shape[axis] = 0
+	for i, p := range parts {
+		bad := p.NDim() != ndim
+		for d := 0; !bad && d < ndim; d++ {
+			bad = d != axis && p.Shape[d] != parts[0].Shape[d]
+		}
+		if bad {
+			return nil, fmt.Errorf("concatenate: array %d has shape %v, which does not match %v except along axis %d", i, p.Shape, parts[0].Shape, axis)
+		}
+		shape[axis] += p.Shape[axis]
+	}
+	out := nd.New(dt, shape...)
+	outer := nd.Prod(shape[:axis])
+	o := 0
+	for r := 0; r < outer; r++ {
+		for _, p := range parts {
+			inner := nd.Prod(p.Shape[axis:])
+			for k := 0; k < inner; k++ {
+				out.SetFlat(o, p.Flat(r*inner+k))
+				o++
+			}
+		}
+	}
+	return FromArray(out), nil
+}
+
+func npAllclose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, y starlark.Value
+	rtol, atol := FloatArg(1e-5), FloatArg(1e-8)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y, "rtol?", &rtol, "atol?", &atol); err != nil {
+		return nil, err
+	}
+	ok, err := allClose(x, y, float64(rtol), float64(atol))
+	if err != nil {
+		return nil, fmt.Errorf("allclose: %v", err)
+	}
+	return starlark.Bool(ok), nil
+}
+
+// allClose is numpy.allclose: |a - b| <= atol + rtol*|b| elementwise with
+// broadcasting, computed in float64.
+func allClose(x, y starlark.Value, rtol, atol float64) (bool, error) {
+	f64 := nd.Float64
+	a, err := ToArray(x, &f64)
+	if err != nil {
+		return false, err
+	}
+	c, err := ToArray(y, &f64)
+	if err != nil {
+		return false, err
+	}
+	r, err := computeArray(func() (*core.Variable, error) {
+		av, bv := core.NewConstant(a), core.NewConstant(c)
+		tol := core.Add(core.Const(nd.Float64, atol), core.Mul(core.Const(nd.Float64, rtol), core.Abs(bv)))
+		return core.LE(core.Abs(core.Sub(av, bv)), tol), nil
+	})
+	if err != nil {
+		return false, err
+	}
+	for i, n := 0, r.Size(); i < n; i++ {
+		if r.Flat(i) == 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func npArrayEqual(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, y starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a1", &x, "a2", &y); err != nil {
+		return nil, err
+	}
+	a, err := arrayParam("array_equal", "a1", x)
+	if err != nil {
+		return nil, err
+	}
+	c, err := arrayParam("array_equal", "a2", y)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.Bool(arraysEqual(a, c)), nil
+}
+
+// RandomState is numpy.random.RandomState as a Starlark value. Drawing
+// changes its state even when the value is frozen: a generator defined by
+// a loaded module is still usable.
+type RandomState struct {
+	R *numpyrand.RandomState
+}
+
+var _ starlark.HasAttrs = (*RandomState)(nil)
+
+func (r *RandomState) String() string        { return "RandomState(MT19937)" }
+func (r *RandomState) Type() string          { return "RandomState" }
+func (r *RandomState) Freeze()               {}
+func (r *RandomState) Truth() starlark.Bool  { return true }
+func (r *RandomState) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: RandomState") }
+
+var randomMethods = map[string]BuiltinFunc{
+	"random_sample":   rsSample,
+	"rand":            rsShaped,
+	"randn":           rsShaped,
+	"uniform":         rsUniform,
+	"normal":          rsNormal,
+	"standard_normal": rsSample,
+	"randint":         rsRandint,
+	"binomial":        rsBinomial,
+	"permutation":     rsPermutation,
+	"shuffle":         rsShuffle,
+	"seed":            rsSeed,
+}
+
+// Attr returns the generator's methods.
+func (r *RandomState) Attr(name string) (starlark.Value, error) {
+	if m, ok := randomMethods[name]; ok {
+		return NewBuiltin(name, m).BindReceiver(r), nil
+	}
+	return nil, nil
+}
+
+// AttrNames lists the methods.
+func (r *RandomState) AttrNames() []string {
+	return []string{"binomial", "normal", "permutation", "rand", "randint", "randn", "random_sample", "seed", "shuffle", "standard_normal", "uniform"}
+}
+
+func rng(b *starlark.Builtin) *numpyrand.RandomState { return b.Receiver().(*RandomState).R }
+
+// seedRandom makes or reseeds a generator from an int or a list of ints.
+func seedRandom(r *numpyrand.RandomState, v starlark.Value) (*numpyrand.RandomState, error) {
+	toU32 := func(x starlark.Value) (uint32, error) {
+		i, ok := x.(starlark.Int)
+		if !ok {
+			return 0, fmt.Errorf("got %s, want an int", x.Type())
+		}
+		n, ok := i.Int64()
+		if !ok || n < 0 || n > math.MaxUint32 {
+			return 0, fmt.Errorf("seed must be between 0 and 2**32 - 1, got %v", x)
+		}
+		return uint32(n), nil
+	}
+	if v == starlark.None {
+		return nil, fmt.Errorf("a seed is required: scripts are deterministic, so there is no seeding from the clock")
+	}
+	if items, ok := elems(v); ok {
+		if len(items) == 0 {
+			return nil, fmt.Errorf("seed must be non-empty")
+		}
+		key := make([]uint32, len(items))
+		for i, it := range items {
+			k, err := toU32(it)
+			if err != nil {
+				return nil, err
+			}
+			key[i] = k
+		}
+		if r == nil {
+			return numpyrand.NewFromArray(key), nil
+		}
+		r.SeedArray(key)
+		return r, nil
+	}
+	s, err := toU32(v)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return numpyrand.New(s), nil
+	}
+	r.Seed(s)
+	return r, nil
+}
+
+func npRandomState(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var seed starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "seed?", &seed); err != nil {
+		return nil, err
+	}
+	r, err := seedRandom(nil, seed)
+	if err != nil {
+		return nil, fmt.Errorf("RandomState: %v", err)
+	}
+	return &RandomState{R: r}, nil
+}
+
+func rsSeed(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var seed starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "seed", &seed); err != nil {
+		return nil, err
+	}
+	if _, err := seedRandom(rng(b), seed); err != nil {
+		return nil, fmt.Errorf("seed: %v", err)
+	}
+	return starlark.None, nil
+}
+
+// SizeArg unpacks numpy's size argument: None (one number), an int or a
+// shape.
+type SizeArg struct{ Shape []int }
+
+// Unpack implements starlark.Unpacker.
+func (s *SizeArg) Unpack(v starlark.Value) error {
+	if v == starlark.None {
+		s.Shape = nil
+		return nil
+	}
+	var sh ShapeArg
+	if err := sh.Unpack(v); err != nil {
+		return err
+	}
+	s.Shape = sh.Shape
+	if s.Shape == nil {
+		s.Shape = []int{}
+	}
+	return nil
+}
+
+// draw makes one number (nil shape) or an array of shape filled by f.
+func draw(shape []int, dt nd.DType, f func() float64) starlark.Value {
+	if shape == nil {
+		return numberValue(dt, f())
+	}
+	a := nd.New(dt, shape...)
+	for i, n := 0, a.Size(); i < n; i++ {
+		a.SetFlat(i, f())
+	}
+	return FromArray(a)
+}
+
+func rsSample(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var size SizeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "size?", &size); err != nil {
+		return nil, err
+	}
+	r := rng(b)
+	f := r.RandomSample
+	if b.Name() == "standard_normal" {
+		f = r.StandardNormal
+	}
+	return draw(size.Shape, nd.Float64, f), nil
+}
+
+func rsShaped(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(kwargs) > 0 {
+		return nil, fmt.Errorf("%s: unexpected keyword arguments", b.Name())
+	}
+	var shape []int
+	if len(args) > 0 {
+		var err error
+		if shape, err = AsInts(args); err != nil {
+			return nil, fmt.Errorf("%s: dimensions must be ints", b.Name())
+		}
+	}
+	r := rng(b)
+	f := r.RandomSample
+	if b.Name() == "randn" {
+		f = r.StandardNormal
+	}
+	return draw(shape, nd.Float64, f), nil
+}
+
+func rsUniform(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	low, high := FloatArg(0), FloatArg(1)
+	var size SizeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "low?", &low, "high?", &high, "size?", &size); err != nil {
+		return nil, err
+	}
+	if d := float64(high) - float64(low); math.IsInf(d, 0) || math.IsNaN(d) {
+		return nil, fmt.Errorf("uniform: high - low is not finite")
+	}
+	r := rng(b)
+	return draw(size.Shape, nd.Float64, func() float64 { return r.Uniform(float64(low), float64(high)) }), nil
+}
+
+func rsNormal(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	loc, scale := FloatArg(0), FloatArg(1)
+	var size SizeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "loc?", &loc, "scale?", &scale, "size?", &size); err != nil {
+		return nil, err
+	}
+	if math.Signbit(float64(scale)) && !math.IsNaN(float64(scale)) {
+		return nil, fmt.Errorf("normal: scale < 0")
+	}
+	r := rng(b)
+	return draw(size.Shape, nd.Float64, func() float64 { return r.Normal(float64(loc), float64(scale)) }), nil
+}
+
+func rsRandint(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var low int64
+	var highV starlark.Value = starlark.None
+	var size SizeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "low", &low, "high?", &highV, "size?", &size); err != nil {
+		return nil, err
+	}
+	var high int64
+	if highV == starlark.None {
+		low, high = 0, low
+	} else if err := starlark.AsInt(highV, &high); err != nil {
+		return nil, fmt.Errorf("randint: high: %v", err)
+	}
+	if low >= high {
+		return nil, fmt.Errorf("randint: low >= high (%d >= %d)", low, high)
+	}
+	r := rng(b)
+	return draw(size.Shape, nd.Int64, func() float64 { return float64(r.Randint(low, high)) }), nil
+}
+
+func rsBinomial(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var n int64
+	var p FloatArg
+	var size SizeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "n", &n, "p", &p, "size?", &size); err != nil {
+		return nil, err
+	}
+	if n < 0 || !(p >= 0 && p <= 1) {
+		return nil, fmt.Errorf("binomial: want n >= 0 and 0 <= p <= 1, got n=%d, p=%v", n, float64(p))
+	}
+	r := rng(b)
+	return draw(size.Shape, nd.Int64, func() float64 { return float64(r.Binomial(n, float64(p))) }), nil
+}
+
+func rsPermutation(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x); err != nil {
+		return nil, err
+	}
+	r := rng(b)
+	if _, ok := x.(starlark.Int); ok {
+		var n int
+		if err := starlark.AsInt(x, &n); err != nil {
+			return nil, fmt.Errorf("permutation: %v", err)
+		}
+		p := r.Permutation(n)
+		a := nd.New(nd.Int64, len(p))
+		for i, v := range p {
+			a.I64()[i] = int64(v)
+		}
+		return FromArray(a), nil
+	}
+	a, err := ToArray(x, nil)
+	if err != nil {
+		return nil, fmt.Errorf("permutation: %v", err)
+	}
+	if a.NDim() == 0 {
+		return nil, fmt.Errorf("permutation: x must be an int or have at least one axis")
+	}
+	idx := make([]int, a.Shape[0])
+	for i := range idx {
+		idx[i] = i
+	}
+	r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+	return FromArray(a.Take(idx)), nil
+}
+
+func rsShuffle(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x); err != nil {
+		return nil, err
+	}
+	l, ok := x.(*starlark.List)
+	if !ok {
+		if _, isArray := x.(*Array); isArray {
+			return nil, fmt.Errorf("shuffle: arrays cannot be changed in place here; use rng.permutation(a)")
+		}
+		return nil, fmt.Errorf("shuffle: got %s, want a list", x.Type())
+	}
+	if l.Len() > 0 {
+		if err := l.SetIndex(0, l.Index(0)); err != nil {
+			return nil, fmt.Errorf("shuffle: %v", err) // frozen: draw nothing
+		}
+	}
+	var err error
+	rng(b).Shuffle(l.Len(), func(i, j int) {
+		if err != nil {
+			return
+		}
+		xi, xj := l.Index(i), l.Index(j)
+		if err = l.SetIndex(i, xj); err == nil {
+			err = l.SetIndex(j, xi)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shuffle: %v", err)
+	}
+	return starlark.None, nil
+}

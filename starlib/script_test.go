@@ -1,0 +1,326 @@
+package starlib
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+	"go.starlark.net/syntax"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// TestScripts runs the golden scripts testdata/*.star, in the style of
+// go.starlark.net's own tests: a file holds chunks separated by lines
+// "---", each run on its own; a comment ### "regexp" on a line says that
+// the chunk fails at that line with an error matching regexp (a chunk may
+// have one such line); scripts check values with the assert module
+// (assert.eq, ne, true, fails, close, contains). Lines "# option:floatX=float64" and
+// "# option:set NAME=VALUE" in a chunk set the run's floatX and overrides.
+// Files loaded by the chunks live in subdirectories of testdata.
+func TestScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.star")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden scripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			for _, c := range readChunks(t, file) {
+				runChunk(t, c)
+			}
+		})
+	}
+}
+
+type chunk struct {
+	file      string
+	source    string
+	firstLine int
+	wants     map[int]*regexp.Regexp // line -> expected error
+	floatX    string
+	overrides map[string]string
+}
+
+var wantRE = regexp.MustCompile(`###\s*(.*)$`)
+
+func readChunks(t *testing.T, file string) []*chunk {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var chunks []*chunk
+	start := 0
+	flush := func(end int) {
+		c := &chunk{file: file, firstLine: start + 1, wants: map[int]*regexp.Regexp{}, floatX: "float32", overrides: map[string]string{}}
+		var b strings.Builder
+		for i := 0; i < start; i++ {
+			b.WriteByte('\n') // keep line numbers
+		}
+		for i := start; i < end; i++ {
+			line := lines[i]
+			b.WriteString(line)
+			b.WriteByte('\n')
+			if m := wantRE.FindStringSubmatch(line); m != nil {
+				// The pattern is written between double quotes, which are
+				// stripped (nothing is unescaped: write regexps as is).
+				pat := strings.TrimSpace(m[1])
+				if len(pat) >= 2 && pat[0] == '"' && pat[len(pat)-1] == '"' {
+					pat = pat[1 : len(pat)-1]
+				}
+				re, err := regexp.Compile(pat)
+				if err != nil {
+					t.Fatalf("%s:%d: bad regexp: %v", file, i+1, err)
+				}
+				c.wants[i+1] = re
+			}
+			if opt, ok := strings.CutPrefix(strings.TrimSpace(line), "# option:"); ok {
+				switch {
+				case strings.HasPrefix(opt, "floatX="):
+					c.floatX = strings.TrimPrefix(opt, "floatX=")
+				case strings.HasPrefix(opt, "set "):
+					k, v, _ := strings.Cut(strings.TrimPrefix(opt, "set "), "=")
+					c.overrides[k] = v
+				default:
+					t.Fatalf("%s:%d: unknown option %q", file, i+1, opt)
+				}
+			}
+		}
+		c.source = b.String()
+		chunks = append(chunks, c)
+	}
+	for i, line := range lines {
+		if line == "---" {
+			flush(i)
+			start = i + 1
+		}
+	}
+	flush(len(lines))
+	return chunks
+}
+
+// runChunk runs one chunk and checks its error against its wants.
+func runChunk(t *testing.T, c *chunk) {
+	var out bytes.Buffer
+	opts := Options{
+		Stdout:    &out,
+		FloatX:    c.floatX,
+		Overrides: c.overrides,
+		Modules:   map[string]*starlarkstruct.Module{"assert": assertModule},
+	}
+	in, err := NewInterp(opts)
+	if err != nil {
+		t.Fatalf("%s:%d: %v", c.file, c.firstLine, err)
+	}
+	in.Thread.SetLocal(reporterKey, t)
+	_, err = in.ExecFile(c.file, []byte(c.source))
+	if err == nil {
+		err = in.CheckOverrides()
+	}
+	got := map[int]string{}
+	if err != nil {
+		line, msg := errorLine(c.file, err)
+		if line == 0 {
+			t.Errorf("%s (chunk at line %d): unexpected error: %v", c.file, c.firstLine, Backtrace(err))
+		} else {
+			got[line] = msg
+		}
+	}
+	for line, msg := range got {
+		re, ok := c.wants[line]
+		if !ok {
+			t.Errorf("%s:%d: unexpected error: %s", c.file, line, msg)
+			continue
+		}
+		if !re.MatchString(msg) {
+			t.Errorf("%s:%d: error %q does not match %q", c.file, line, msg, re)
+		}
+	}
+	for line, re := range c.wants {
+		if _, ok := got[line]; !ok {
+			t.Errorf("%s:%d: expected an error matching %q, got none", c.file, line, re)
+		}
+	}
+}
+
+// errorLine is the line of the chunk's file an error is reported at: the
+// outermost frame in the file for an evaluation error.
+func errorLine(file string, err error) (int, string) {
+	var ev *starlark.EvalError
+	if errors.As(err, &ev) {
+		for _, fr := range ev.CallStack {
+			if fr.Pos.Filename() == file {
+				return int(fr.Pos.Line), ev.Msg
+			}
+		}
+		return 0, ev.Msg
+	}
+	var se syntax.Error
+	if errors.As(err, &se) {
+		return int(se.Pos.Line), se.Msg
+	}
+	var re resolve.ErrorList
+	if errors.As(err, &re) && len(re) > 0 {
+		return int(re[0].Pos.Line), re[0].Msg
+	}
+	return 0, err.Error()
+}
+
+const reporterKey = "test.reporter"
+
+// assertModule is the golden scripts' assert module, used as
+// load("assert", "assert"); assert.eq(x, y). A failed assertion is
+// reported to the test (with the script position) and execution goes on,
+// as with go.starlark.net's assert.
+var assertModule = &starlarkstruct.Module{
+	Name:    "assert",
+	Members: starlark.StringDict{"assert": assertFuncs},
+}
+
+var assertFuncs = &starlarkstruct.Module{
+	Name: "assert",
+	Members: starlark.StringDict{
+		"eq":       starlark.NewBuiltin("eq", assertEq),
+		"ne":       starlark.NewBuiltin("ne", assertEq),
+		"true":     starlark.NewBuiltin("true", assertTrue),
+		"fails":    starlark.NewBuiltin("fails", assertFails),
+		"close":    starlark.NewBuiltin("close", assertClose),
+		"contains": starlark.NewBuiltin("contains", assertContains),
+	},
+}
+
+func report(thread *starlark.Thread, format string, args ...any) {
+	t := thread.Local(reporterKey).(*testing.T)
+	t.Helper()
+	pos := "?"
+	for d := 0; d < thread.CallStackDepth(); d++ {
+		if p := thread.CallFrame(d).Pos; p.Filename() != "<builtin>" {
+			pos = p.String()
+			break
+		}
+	}
+	t.Errorf("%s: %s", pos, fmt.Sprintf(format, args...))
+}
+
+func assertEq(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, y starlark.Value
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &x, &y); err != nil {
+		return nil, err
+	}
+	eq, err := starlark.Equal(x, y)
+	if err != nil {
+		return nil, err
+	}
+	if b.Name() == "eq" && !eq {
+		report(thread, "%s != %s", x, y)
+	}
+	if b.Name() == "ne" && eq {
+		report(thread, "%s == %s", x, y)
+	}
+	return starlark.None, nil
+}
+
+func assertTrue(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var cond starlark.Value
+	msg := "assertion failed"
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &cond, &msg); err != nil {
+		return nil, err
+	}
+	if !cond.Truth() {
+		report(thread, "%s", msg)
+	}
+	return starlark.None, nil
+}
+
+func assertContains(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, y starlark.Value
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &x, &y); err != nil {
+		return nil, err
+	}
+	if s, ok := x.(starlark.String); ok {
+		if sub, ok := y.(starlark.String); ok {
+			if !strings.Contains(string(s), string(sub)) {
+				report(thread, "%q does not contain %q", s, sub)
+			}
+			return starlark.None, nil
+		}
+	}
+	c, ok := x.(starlark.Container)
+	if !ok {
+		return nil, fmt.Errorf("contains: %s is not a container", x.Type())
+	}
+	found, err := c.Has(y)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		report(thread, "%s does not contain %s", x, y)
+	}
+	return starlark.None, nil
+}
+
+func assertFails(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var fn starlark.Callable
+	var pattern string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &fn, &pattern); err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	_, err = starlark.Call(thread, fn, nil, nil)
+	switch {
+	case err == nil:
+		report(thread, "evaluation succeeded unexpectedly (want error matching %q)", pattern)
+	case !re.MatchString(err.Error()):
+		report(thread, "error %q does not match %q", err.Error(), pattern)
+	}
+	return starlark.None, nil
+}
+
+// assertClose checks numbers, arrays or nested lists of equal shape for
+// |a - b| <= tol * max(1, |b|) elementwise.
+func assertClose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, y starlark.Value
+	tol := FloatArg(1e-6)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y, "tol?", &tol); err != nil {
+		return nil, err
+	}
+	f64 := nd.Float64
+	a, err := ToArray(x, &f64)
+	if err != nil {
+		return nil, fmt.Errorf("close: a: %v", err)
+	}
+	c, err := ToArray(y, &f64)
+	if err != nil {
+		return nil, fmt.Errorf("close: b: %v", err)
+	}
+	if !nd.SameShape(a.Shape, c.Shape) {
+		report(thread, "shapes differ: %v and %v", a.Shape, c.Shape)
+		return starlark.None, nil
+	}
+	for i, n := 0, a.Size(); i < n; i++ {
+		p, q := a.Flat(i), c.Flat(i)
+		if !(abs(p-q) <= float64(tol)*max(1, abs(q))) {
+			report(thread, "not close (tol %g): element %d: %v vs %v\n%s\n%s", float64(tol), i, p, q, x, y)
+			break
+		}
+	}
+	return starlark.None, nil
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
