@@ -138,7 +138,9 @@ func (b *Base) IsInstance(class string) bool { return slices.Contains(b.classes,
 // AnnotationName describes the brick for printing.
 func (b *Base) AnnotationName() string { return fmt.Sprintf("%s(%s)", b.classes[0], b.Name) }
 
-func (b *Base) String() string { return fmt.Sprintf("<%s object with name '%s'>", b.classes[0], b.Name) }
+func (b *Base) String() string {
+	return fmt.Sprintf("<%s object with name '%s'>", b.classes[0], b.Name)
+}
 
 // Specs lists the brick's declared attributes.
 func (b *Base) Specs() []AttrSpec { return b.specs }

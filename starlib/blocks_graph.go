@@ -40,10 +40,12 @@ var _ starlark.HasAttrs = (*ComputationGraph)(nil)
 func (g *ComputationGraph) String() string {
 	return fmt.Sprintf("<ComputationGraph: %d variables, %d inputs, %d parameters>", len(g.G.Variables), len(g.G.Inputs()), len(g.G.Parameters()))
 }
-func (g *ComputationGraph) Type() string          { return "ComputationGraph" }
-func (g *ComputationGraph) Freeze()               {}
-func (g *ComputationGraph) Truth() starlark.Bool  { return true }
-func (g *ComputationGraph) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: ComputationGraph") }
+func (g *ComputationGraph) Type() string         { return "ComputationGraph" }
+func (g *ComputationGraph) Freeze()              {}
+func (g *ComputationGraph) Truth() starlark.Bool { return true }
+func (g *ComputationGraph) Hash() (uint32, error) {
+	return 0, fmt.Errorf("unhashable: ComputationGraph")
+}
 
 // AttrNames lists the graph's attributes.
 func (g *ComputationGraph) AttrNames() []string {
