@@ -112,4 +112,3 @@ func TestBitIdenticalRuns(t *testing.T) {
 		}
 	}
 }
-

@@ -1,0 +1,179 @@
+// Command blocks-repl runs Blocks experiments written in Starlark.
+//
+//	blocks-repl                              an interactive session (REPL)
+//	blocks-repl run [--set NAME=VALUE]... SCRIPT.star
+//	                                         run a script; --set overrides a
+//	                                         setting the script reads with
+//	                                         config.get (VALUE is a Starlark
+//	                                         literal: 0.05, 200, "adam",
+//	                                         True, [200, 100])
+//	blocks-repl version                      print the version
+//	blocks-repl help                         print this help
+//
+// A script that fails prints its Starlark backtrace (file:line of each
+// call) and the error to stderr, and the command exits with status 1;
+// Ctrl-C stops a running script. A usage error exits with status 2.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// version is the project's version, overridden at link time by
+// -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+const usage = `usage:
+  blocks-repl                              start an interactive session
+  blocks-repl run [--set NAME=VALUE]... SCRIPT.star
+                                           run an experiment script
+  blocks-repl version                      print the version
+  blocks-repl help                         print this help
+
+run:
+  --set NAME=VALUE   override the setting NAME, which the script reads with
+                     load("blocks.config", "config"); config.get(NAME, default).
+                     VALUE is a Starlark literal (0.05, 200, True, "adam",
+                     [200, 100]); other text is taken as a string. Repeatable.
+                     Setting a name the script never reads is an error.
+
+The script's print() goes to stdout; errors, with the Starlark backtrace,
+to stderr. Exit status: 0 on success, 1 when the script fails, 2 for a
+usage error.
+`
+
+func main() {
+	if os.Getenv("GOTRACEBACK") == "" {
+		// Even a panic nothing recovers (in another goroutine) prints its
+		// message without pages of goroutine stacks.
+		debug.SetTraceback("none")
+	}
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Main runs the command with its arguments (without the program name) and
+// returns the exit status. A Go panic is reported as an internal error,
+// never as a stack trace.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "blocks-repl: internal error: %v\n(this is a bug in blocks-repl, not in your script; please report it)\n", r)
+			code = 1
+		}
+	}()
+	if len(args) == 0 {
+		return repl(stdin, stdout, stderr, isTerminal(stdin))
+	}
+	switch args[0] {
+	case "run":
+		return runCommand(args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, versionString())
+		return 0
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	msg := fmt.Sprintf("blocks-repl: unknown command %q", args[0])
+	if strings.HasSuffix(args[0], ".star") {
+		msg += fmt.Sprintf(" (to run a script: blocks-repl run %s)", args[0])
+	}
+	fmt.Fprintf(stderr, "%s\n\n%s", msg, usage)
+	return 2
+}
+
+// overrides is the repeatable --set NAME=VALUE flag.
+type overrides map[string]string
+
+func (o overrides) String() string { return "" }
+
+func (o overrides) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || !isIdent(name) {
+		return fmt.Errorf("want NAME=VALUE with NAME an identifier, got %q", s)
+	}
+	if _, dup := o[name]; dup {
+		return fmt.Errorf("%s is set twice", name)
+	}
+	o[name] = value
+	return nil
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func runCommand(args []string, stdout, stderr io.Writer) int {
+	sets := overrides{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(sets, "set", "override a setting: NAME=VALUE")
+	usageError := func(err error) int {
+		fmt.Fprintf(stderr, "blocks-repl run: %v\n\n%s", err, usage)
+		return 2
+	}
+	// Flags may come before or after the script.
+	if err := fs.Parse(args); err != nil {
+		return usageError(err)
+	}
+	if fs.NArg() == 0 {
+		return usageError(errors.New("missing SCRIPT.star"))
+	}
+	script := fs.Arg(0)
+	if err := fs.Parse(fs.Args()[1:]); err != nil {
+		return usageError(err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(fmt.Errorf("unexpected arguments after %s: %s", script, strings.Join(fs.Args(), " ")))
+	}
+	src, err := os.ReadFile(script)
+	if err != nil {
+		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	_, err = starlib.ExecFile(script, src, starlib.Options{
+		Overrides: sets,
+		Stdout:    stdout,
+		Context:   ctx,
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, starlib.Backtrace(err))
+		return 1
+	}
+	return 0
+}
+
+func versionString() string {
+	s := "blocks-repl " + version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		s += " (" + bi.GoVersion
+		for _, dep := range bi.Deps {
+			if dep.Path == "go.starlark.net" {
+				s += ", go.starlark.net " + dep.Version
+			}
+		}
+		s += ")"
+	}
+	return s
+}
