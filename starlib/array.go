@@ -427,7 +427,7 @@ func reduceArray(name string, a *nd.Array, axes []int, keepdims bool, ddof int) 
 		case "prod":
 			return core.Prod(x, axes, keepdims)
 		case "std":
-			return stdVar(x, axes, keepdims, ddof)
+			return stdVar(x, a.Shape, axes, keepdims, ddof)
 		}
 		return nil, fmt.Errorf("unknown reduction %s", name)
 	})
@@ -440,30 +440,25 @@ func reduceArray(name string, a *nd.Array, axes []int, keepdims bool, ddof int) 
 	return &Array{A: r}, nil
 }
 
-// stdVar is the standard deviation over axes with ddof degrees of freedom
-// removed, as numpy.std.
-func stdVar(x *core.Variable, axes []int, keepdims bool, ddof int) (*core.Variable, error) {
+// stdVar is the standard deviation of x, of the given shape, over axes
+// with ddof degrees of freedom removed, as numpy.std.
+func stdVar(x *core.Variable, shape, axes []int, keepdims bool, ddof int) (*core.Variable, error) {
 	m, err := core.Mean(x, axes, true, nil)
 	if err != nil {
 		return nil, err
 	}
-	d := core.Sqr(core.Sub(x, m))
-	s, err := core.Sum(d, axes, keepdims, nil)
+	s, err := core.Sum(core.Sqr(core.Sub(x, m)), axes, keepdims, nil)
 	if err != nil {
 		return nil, err
 	}
-	n := 1
-	if x.IsConstant() {
-		shape := x.Value().Shape
-		if axes == nil {
-			n = nd.Prod(shape)
-		} else {
-			for _, ax := range axes {
-				if ax < 0 {
-					ax += len(shape)
-				}
-				n *= shape[ax]
+	n := nd.Prod(shape)
+	if axes != nil {
+		n = 1
+		for _, ax := range axes {
+			if ax < 0 {
+				ax += len(shape)
 			}
+			n *= shape[ax]
 		}
 	}
 	return core.Sqrt(core.Div(s, core.Const(s.DType(), float64(n-ddof)))), nil

@@ -101,12 +101,26 @@ func Modules() []string {
 // them for its thread). The result is a new module; ok is false when
 // nothing is registered under or below name.
 func Lookup(name string) (m *starlarkstruct.Module, ok bool) {
-	return lookup(nil, name)
+	return newModuleCache(nil).lookup(name)
 }
 
-// lookup builds the module for name; with a thread, Dynamic members are
-// resolved for it.
-func lookup(thread *starlark.Thread, name string) (*starlarkstruct.Module, bool) {
+// moduleCache builds the modules one interpreter loads, each once, so
+// that a module reached as a parent's attribute and loaded by its own
+// name is the same value, with the same builtins.
+type moduleCache struct {
+	thread  *starlark.Thread // resolves Dynamic members when not nil
+	modules map[string]*starlarkstruct.Module
+	wrapped map[*starlark.Builtin]*starlark.Builtin
+}
+
+func newModuleCache(thread *starlark.Thread) *moduleCache {
+	return &moduleCache{thread: thread, modules: map[string]*starlarkstruct.Module{}, wrapped: map[*starlark.Builtin]*starlark.Builtin{}}
+}
+
+func (c *moduleCache) lookup(name string) (*starlarkstruct.Module, bool) {
+	if m, ok := c.modules[name]; ok {
+		return m, true
+	}
 	registry.RLock()
 	reg, found := registry.modules[name]
 	var children []string
@@ -124,31 +138,39 @@ func lookup(thread *starlark.Thread, name string) (*starlarkstruct.Module, bool)
 		return nil, false
 	}
 	members := starlark.StringDict{}
-	for _, c := range children {
-		if cm, ok := lookup(thread, prefix+c); ok {
-			members[c] = cm
+	for _, ch := range children {
+		if cm, ok := c.lookup(prefix + ch); ok {
+			members[ch] = cm
 		}
 	}
 	if reg != nil {
 		for k, v := range reg.Members {
-			members[k] = resolveMember(thread, name, v)
+			members[k] = c.resolve(v)
 		}
 	}
-	return &starlarkstruct.Module{Name: name, Members: members}, true
+	m := &starlarkstruct.Module{Name: name, Members: members}
+	c.modules[name] = m
+	return m, true
 }
 
-// resolveMember wraps builtins against panics and resolves Dynamic values.
-func resolveMember(thread *starlark.Thread, module string, v starlark.Value) starlark.Value {
+// resolve wraps builtins against panics and resolves Dynamic values.
+func (c *moduleCache) resolve(v starlark.Value) starlark.Value {
 	switch v := v.(type) {
 	case *starlark.Builtin:
-		if v.Receiver() == nil {
-			return NewBuiltin(v.Name(), func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if v.Receiver() != nil {
+			return v
+		}
+		w, ok := c.wrapped[v]
+		if !ok {
+			w = NewBuiltin(v.Name(), func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				return v.CallInternal(thread, args, kwargs)
 			})
+			c.wrapped[v] = w
 		}
+		return w
 	case *Dynamic:
-		if thread != nil {
-			return v.Get(thread)
+		if c.thread != nil {
+			return v.Get(c.thread)
 		}
 	}
 	return v

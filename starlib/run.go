@@ -73,6 +73,9 @@ type runState struct {
 }
 
 func state(thread *starlark.Thread) *runState {
+	if thread == nil {
+		return nil
+	}
 	s, _ := thread.Local(stateKey).(*runState)
 	return s
 }
@@ -139,6 +142,7 @@ type Interp struct {
 	predeclared starlark.StringDict
 	state       *runState
 	cache       map[string]*loadEntry
+	modules     *moduleCache
 	stopWatch   func() bool
 	cancel      context.CancelCauseFunc
 }
@@ -162,6 +166,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		Load:  in.load,
 	}
 	in.Thread = thread
+	in.modules = newModuleCache(thread)
 
 	var fx nd.DType
 	if opts.FloatX == "" {
@@ -212,6 +217,7 @@ func NewInterp(opts Options) (*Interp, error) {
 func (in *Interp) setContext(parent context.Context) {
 	if in.stopWatch != nil {
 		in.stopWatch()
+		in.cancel(errors.New("superseded")) // releases the old context
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	in.cancel = cancel
@@ -256,8 +262,8 @@ func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, er
 // that is a single expression is evaluated and its value returned (and
 // stored in _); otherwise the result is None. ctx cancels this chunk only.
 func (in *Interp) ExecREPL(ctx context.Context, src string) (starlark.Value, error) {
-	in.Thread.Uncancel()
 	in.setContext(ctx)
+	in.Thread.Uncancel()
 	opts := *FileOptions
 	opts.LoadBindsGlobally = true
 	f, err := opts.Parse("<stdin>", src, 0)
@@ -349,7 +355,7 @@ func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringD
 		e := &loadEntry{}
 		if m, ok := in.opts.Modules[module]; ok {
 			e.globals = m.Members
-		} else if m, ok := lookup(thread, module); ok {
+		} else if m, ok := in.modules.lookup(module); ok {
 			e.globals = m.Members
 		} else {
 			e.err = unknownModule(module)

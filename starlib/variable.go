@@ -115,6 +115,10 @@ func (v *Variable) Binary(op syntax.Token, y starlark.Value, side starlark.Side)
 	}
 	w, err := ToVariable(y, floatX)
 	if err != nil {
+		switch y.(type) {
+		case starlark.Tuple, *starlark.List:
+			return nil, fmt.Errorf("%s %s list: %v", v, op, err)
+		}
 		return nil, nil // let the other operand try, else Starlark's error
 	}
 	if side == starlark.Left {

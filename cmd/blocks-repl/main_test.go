@@ -200,7 +200,7 @@ f(_ if False else 5)
 	}
 	want := "3\n6\n[2., 3.]\n\"text\"\n"
 	if !strings.HasPrefix(out, want) {
-		t.Errorf("stdout %q, want it to start with %q", out, want)
+		t.Errorf("stdout %q, want it to start with %q; stderr:\n%s", out, want, errs)
 	}
 	if !strings.Contains(out, "module tensor: ") || !strings.Contains(out, "matrix") || !strings.HasSuffix(out, "10\n") {
 		t.Errorf("stdout %q", out)

@@ -1,0 +1,145 @@
+// Package starlib is the Starlark face of the project: the Starlark
+// modules scripts load (tensor, numpy, blocks.*, fuel.*), the values they
+// handle (symbolic variables, arrays, bricks, streams, ...) and the
+// machinery that runs a script (the dialect, load(), print, floatX, the
+// command line's overrides, cancellation, error backtraces).
+//
+// Nothing outside this package and cmd/ knows Starlark exists: core,
+// bricks and fuel are Go libraries, and each module here adapts one Python
+// module of Theano, Blocks or Fuel, under the same dotted name, with the
+// same class names, keyword arguments and defaults.
+//
+// # Running a script
+//
+//	globals, err := starlib.ExecFile("exp.star", src, starlib.Options{
+//		Overrides: map[string]string{"lr": "0.05"}, // --set lr=0.05
+//		Stdout:    os.Stdout,                       // print()
+//		Context:   ctx,                             // cancels the run
+//	})
+//	if err != nil {
+//		fmt.Fprintln(os.Stderr, starlib.Backtrace(err)) // file:line of each call
+//	}
+//
+// A runtime error is a *starlark.EvalError whose call stack goes through
+// load statements into the loaded files; Backtrace prints it (and any
+// other error as it is). Interp is the lower level: one thread and one
+// load cache, ExecFile for scripts, ExecREPL for the chunks of an
+// interactive session, Loaded for the .star files a run read, Cancel.
+//
+// Scripts are written in FileOptions' dialect: go.starlark.net's Starlark
+// with sets, while loops, top-level if/for/while, global reassignment and
+// recursion. Besides Starlark's universe they have slice(start, stop,
+// step) (Predeclared).
+//
+// load(NAME, ...) resolves a NAME ending in ".star" as a file relative to
+// the directory of the loading script (each file runs once per run; a
+// cycle is an error), and any other NAME as a registered module.
+//
+// Host state lives in thread locals, never in package variables:
+// FloatX(thread) (Options.FloatX, else Fuel's FUEL_FLOATX or .fuelrc, else
+// float32; SetFloatX sets it), Context(thread) and Cancelled(thread) (a
+// builtin that runs long, such as a training loop, checks them between
+// steps and returns Cancelled's error), and the overrides read by the
+// blocks.config module.
+//
+// # Adding a module
+//
+// One file per Starlark module, named after it (blocks_bricks.go for
+// blocks.bricks), which registers an exported *starlarkstruct.Module from
+// its init function:
+//
+//	// BricksModule is the Starlark module blocks.bricks: ...
+//	//
+//	//	Linear(input_dim=None, output_dim=None, use_bias=True, ...) - ...
+//	//	MLP(activations, dims, ...) - ...
+//	var BricksModule = &starlarkstruct.Module{Name: "blocks.bricks", Members: starlark.StringDict{
+//		"Linear": starlark.NewBuiltin("Linear", newLinear),
+//	}}
+//
+//	func init() { starlib.Register("blocks.bricks", BricksModule) }
+//
+// The doc comment of the module variable is the module's reference, in
+// go.starlark.net's lib/math style: every builtin with its signature and
+// meaning, one per line or paragraph, indented by a tab. The REPL's :help
+// and the README's reference are generated from it, so keep it complete.
+//
+// Parents need no registration: "blocks" exists as soon as
+// "blocks.bricks" does, and exposes its children as attributes
+// (load("blocks", "bricks"), then bricks.MLP). A member whose value
+// depends on the run (tensor.floatX) is a *Dynamic, resolved for each
+// run's thread when loaded. The loader wraps module-level builtins so that
+// a Go panic becomes a Starlark error with the script's backtrace; use
+// NewBuiltin (the same wrapper) for the methods of your own values.
+//
+// # Writing a builtin
+//
+// Unpack arguments with starlark.UnpackArgs, marking optional ones with
+// "?" ("??" treats None as absent), and the Unpacker types here for the
+// recurring kinds of argument:
+//
+//	func sum(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+//		var x starlark.Value
+//		var axis starlib.Axes      // None, an int or a tuple of ints
+//		var keepdims bool
+//		var dtype starlib.DTypeArg // None, "float32", ..., "floatX"
+//		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x, "axis?", &axis, "keepdims?", &keepdims, "dtype?", &dtype); err != nil {
+//			return nil, err
+//		}
+//		v, err := starlib.AsVariable(thread, x) // a variable, number, array or list
+//		if err != nil {
+//			return nil, fmt.Errorf("%s: for parameter x: %v", b.Name(), err)
+//		}
+//		r, err := core.Sum(v, axis.Axes, keepdims, dtype.Get(thread))
+//		if err != nil {
+//			return nil, fmt.Errorf("%s: %v", b.Name(), err)
+//		}
+//		return starlib.NewVariable(thread, r), nil // records the script line in r.Trace
+//	}
+//
+// The helpers:
+//
+//	AsVariable(thread, v), ToVariable(v, floatX)  Starlark value -> *core.Variable
+//	NewVariable(thread, v)                        *core.Variable -> Starlark, with SetTrace
+//	SetTrace(thread, v)                           v.Trace = the calling script position
+//	ToArray(v, dtype), FromArray(a)               Starlark value <-> *nd.Array
+//	InputArray(variable, v)                       a value given for an input variable
+//	SetSharedValue(variable, v)                   set_value's conversion and checks
+//	VariableList(thread, v), Updates(thread, v)   a variable or a list; Theano's updates
+//	Axes, Axis, DTypeArg, FloatArg, ShapeArg, SizeArg   Unpackers
+//	AsInts(v), ShapeArgs(fname, args), ParseDType(thread, name)
+//	FloatX(thread), Context(thread), Cancelled(thread)
+//	NewBuiltin(name, fn)                          starlark.NewBuiltin plus a recover
+//
+// Errors say what was expected and what was got, prefixed by the
+// builtin's name ("sum: axis 2 is out of range for a 2-d variable"); the
+// interpreter adds the script position. Never panic across a builtin.
+//
+// # Values
+//
+// Variable ("TensorVariable") wraps *core.Variable; Array ("ndarray")
+// wraps *nd.Array; Role ("VariableRole") wraps *core.Role; Function is a
+// compiled tensor.function; RandomState is numpy's generator; SliceValue
+// is slice(). Their doc comments list their operators, attributes and
+// methods. Value types follow go.starlark.net's conventions: a
+// `var _ starlark.HasAttrs = (*T)(nil)` block says what they implement,
+// Binary returns (nil, nil) for an operand it does not handle, mutable
+// values refuse Hash. Freezing (Starlark freezes a module's globals once
+// it has run) only ever forbids Starlark-side changes such as renaming a
+// variable: the trainer keeps updating shared values, and set_value works.
+//
+// Starlark's grammar has no slices inside a multi-axis index (x[:, 0] is
+// a syntax error) and resolves x[a:b] against a length, which a symbolic
+// variable lacks; so an axis may be indexed with a string or with slice():
+// x[":", 0], x["1:3", "::2"], x["1:"], x[slice(1, 3), 0], x["...", -1].
+// Arrays also take x[a:b] on their first axis.
+//
+// # Tests
+//
+// TestScripts runs every testdata/*.star file: chunks separated by lines
+// "---", each run on its own, a comment ### "regexp" on the line where a
+// chunk must fail, values checked with the test-only assert module
+// (load("assert", "assert"); assert.eq, ne, true, fails, close, contains),
+// "# option:floatX=float64" and "# option:set NAME=VALUE" lines to set the
+// run's options. Files that chunks load go in subdirectories of testdata.
+// Add a testdata/<module>.star next to each module.
+package starlib
