@@ -221,12 +221,19 @@ func (in *Interp) setContext(parent context.Context) {
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	in.cancel = cancel
+	thread := in.Thread
 	in.state.mu.Lock()
 	in.state.ctx = ctx
+	// A watcher of an older context may have fired just before this one
+	// replaced it: clear its cancellation so it cannot leak into this run.
+	thread.Uncancel()
 	in.state.mu.Unlock()
-	thread := in.Thread
 	in.stopWatch = context.AfterFunc(ctx, func() {
-		thread.Cancel(context.Cause(ctx).Error())
+		in.state.mu.Lock()
+		defer in.state.mu.Unlock()
+		if in.state.ctx == ctx { // only the current run's context cancels
+			thread.Cancel(context.Cause(ctx).Error())
+		}
 	})
 }
 
