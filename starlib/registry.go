@@ -24,8 +24,9 @@ func init() {
 // init functions of the module files and read by the loader.
 var registry = struct {
 	sync.RWMutex
-	modules map[string]*starlarkstruct.Module
-}{modules: map[string]*starlarkstruct.Module{}}
+	modules    map[string]*starlarkstruct.Module
+	registered map[string]bool // names given to Register (not only Extend)
+}{modules: map[string]*starlarkstruct.Module{}, registered: map[string]bool{}}
 
 // Register makes m loadable under the dotted name (load("blocks.bricks",
 // "MLP")). Call it from the init function of the module's file. The name's
@@ -47,10 +48,45 @@ func Register(name string, m *starlarkstruct.Module) {
 	}
 	registry.Lock()
 	defer registry.Unlock()
-	if _, dup := registry.modules[name]; dup {
+	if registry.registered[name] {
 		panic(fmt.Sprintf("starlib.Register: module %q registered twice", name))
 	}
+	registry.registered[name] = true
+	if prev, ok := registry.modules[name]; ok {
+		// Members added by Extend before this file's init ran.
+		mergeMembers(name, m, prev.Members)
+	}
 	registry.modules[name] = m
+}
+
+// Extend adds members to the module name, creating it when nothing is
+// registered under that name yet. It lets several files contribute to one
+// Starlark module (blocks.bricks holds bricks defined in many files); call
+// it from an init function. A member defined twice panics.
+func Extend(name string, members starlark.StringDict) {
+	if !validModuleName(name) {
+		panic(fmt.Sprintf("starlib.Extend: bad module %q", name))
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	m, ok := registry.modules[name]
+	if !ok {
+		m = &starlarkstruct.Module{Name: name, Members: starlark.StringDict{}}
+		registry.modules[name] = m
+	}
+	mergeMembers(name, m, members)
+}
+
+func mergeMembers(name string, m *starlarkstruct.Module, members starlark.StringDict) {
+	if m.Members == nil {
+		m.Members = starlark.StringDict{}
+	}
+	for k, v := range members {
+		if _, dup := m.Members[k]; dup {
+			panic(fmt.Sprintf("starlib: module %q defines %s twice", name, k))
+		}
+		m.Members[k] = v
+	}
 }
 
 func validModuleName(name string) bool {

@@ -323,3 +323,24 @@ func TestConversions(t *testing.T) {
 		t.Error("FromArray copied or changed type")
 	}
 }
+
+func TestExtendMergesMembersFromSeveralFiles(t *testing.T) {
+	Extend("testonly.extended", starlark.StringDict{"a": starlark.MakeInt(1)})
+	Register("testonly.extended", &starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"b": starlark.MakeInt(2)}})
+	Extend("testonly.extended", starlark.StringDict{"c": starlark.MakeInt(3)})
+	m, ok := Lookup("testonly.extended")
+	if !ok {
+		t.Fatal("module not found")
+	}
+	for _, k := range []string{"a", "b", "c"} {
+		if _, ok := m.Members[k]; !ok {
+			t.Errorf("member %s missing: %v", k, m.Members)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Extend with a member defined twice did not panic")
+		}
+	}()
+	Extend("testonly.extended", starlark.StringDict{"a": starlark.MakeInt(4)})
+}

@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sort"
 	"strings"
 
 	"github.com/blocks-go/blocks/starlib"
@@ -33,11 +34,7 @@ import (
 // -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-const usage = `usage:
-  blocks-repl                              start an interactive session
-  blocks-repl run [--set NAME=VALUE]... SCRIPT.star
-                                           run an experiment script
-  blocks-repl version                      print the version
+const usageTail = `  blocks-repl version                      print the version
   blocks-repl help                         print this help
 
 run:
@@ -74,22 +71,70 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 {
 		return repl(stdin, stdout, stderr, isTerminal(stdin))
 	}
+	if c, ok := commands[args[0]]; ok {
+		return c.run(args[1:], stdin, stdout, stderr)
+	}
 	switch args[0] {
-	case "run":
-		return runCommand(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionString())
 		return 0
 	case "help", "-h", "--help", "-help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usageText())
 		return 0
 	}
 	msg := fmt.Sprintf("blocks-repl: unknown command %q", args[0])
 	if strings.HasSuffix(args[0], ".star") {
 		msg += fmt.Sprintf(" (to run a script: blocks-repl run %s)", args[0])
 	}
-	fmt.Fprintf(stderr, "%s\n\n%s", msg, usage)
+	fmt.Fprintf(stderr, "%s\n\n%s", msg, usageText())
 	return 2
+}
+
+// A command is one subcommand of blocks-repl (run, resume, fuel, ...).
+// Each lives in its own file and adds itself to commands from an init
+// function with registerCommand, so the usage text lists them all.
+type command struct {
+	name  string
+	usage string // lines for the usage text, starting with "  blocks-repl NAME"
+	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+var commands = map[string]command{}
+
+func registerCommand(c command) {
+	if _, dup := commands[c.name]; dup {
+		panic("blocks-repl: command " + c.name + " registered twice")
+	}
+	commands[c.name] = c
+}
+
+func init() {
+	registerCommand(command{
+		name: "run",
+		usage: `  blocks-repl run [--set NAME=VALUE]... SCRIPT.star
+                                           run an experiment script
+`,
+		run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+			return runCommand(args, stdout, stderr)
+		},
+	})
+}
+
+// usageText is the help: the fixed commands, every registered command
+// (sorted by name) and the details of run.
+func usageText() string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("usage:\n  blocks-repl                              start an interactive session\n")
+	for _, n := range names {
+		b.WriteString(commands[n].usage)
+	}
+	b.WriteString(usageTail)
+	return b.String()
 }
 
 // overrides is the repeatable --set NAME=VALUE flag.
@@ -128,7 +173,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	fs.Var(sets, "set", "override a setting: NAME=VALUE")
 	usageError := func(err error) int {
-		fmt.Fprintf(stderr, "blocks-repl run: %v\n\n%s", err, usage)
+		fmt.Fprintf(stderr, "blocks-repl run: %v\n\n%s", err, usageText())
 		return 2
 	}
 	// Flags may come before or after the script.

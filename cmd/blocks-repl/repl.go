@@ -55,7 +55,7 @@ func repl(in io.Reader, out, errw io.Writer, interactive bool) int {
 		case trimmed == "":
 			continue
 		case strings.HasPrefix(trimmed, ":"):
-			if quit := command(trimmed, out, errw); quit {
+			if quit := replCommand(trimmed, out, errw); quit {
 				return 0
 			}
 			continue
@@ -107,7 +107,7 @@ func execChunk(interp *starlib.Interp, chunk string, out, errw io.Writer) {
 }
 
 // command runs a :command and reports whether the session should end.
-func command(line string, out, errw io.Writer) bool {
+func replCommand(line string, out, errw io.Writer) bool {
 	fields := strings.Fields(line)
 	switch fields[0] {
 	case ":quit", ":q", ":exit":
