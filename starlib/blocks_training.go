@@ -433,7 +433,7 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}
-			if err := m.M.Run(); err != nil {
+			if err := runMainLoop(thread, m.M); err != nil {
 				return nil, err
 			}
 			return starlark.None, nil

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -70,6 +71,11 @@ type runState struct {
 	asked     map[string]bool
 	// loaded lists the .star files load() read, in order.
 	loaded []string
+
+	// interrupts replaces the process's signals for main loops
+	// (SetInterrupts); training counts the main loops running.
+	interrupts <-chan os.Signal
+	training   atomic.Int32
 }
 
 func state(thread *starlark.Thread) *runState {
@@ -124,10 +130,12 @@ func Cancelled(thread *starlark.Thread) error {
 
 // Predeclared are the global names every script has besides Starlark's
 // universe: slice(start, stop, step), Python's slice object, for indices
-// such as x[slice(1, 3), 0].
+// such as x[slice(1, 3), 0]; next(iterator[, default]), Python's next, for
+// iterators that keep their position (stream.get_epoch_iterator()).
 func Predeclared() starlark.StringDict {
 	return starlark.StringDict{
 		"slice": starlark.NewBuiltin("slice", sliceBuiltin),
+		"next":  NewBuiltin("next", nextBuiltin),
 	}
 }
 

@@ -69,7 +69,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	if len(args) == 0 {
-		return repl(stdin, stdout, stderr, isTerminal(stdin))
+		return repl(stdin, stdout, stderr, isTerminal(stdin), "")
 	}
 	if c, ok := commands[args[0]]; ok {
 		return c.run(args[1:], stdin, stdout, stderr)

@@ -198,7 +198,7 @@ f(_ if False else 5)
 	if code != 0 {
 		t.Errorf("exit %d", code)
 	}
-	want := "3\n6\n[2., 3.]\n\"text\"\n"
+	want := "3\n6\nndarray float32 (2,)  mean=2.5 std=0.5 min=2 max=3\n[2., 3.]\n\"text\"\n"
 	if !strings.HasPrefix(out, want) {
 		t.Errorf("stdout %q, want it to start with %q; stderr:\n%s", out, want, errs)
 	}
@@ -229,7 +229,7 @@ func TestInternalErrorIsReported(t *testing.T) {
 	noGoTrace(t, errb.String())
 	// The REPL reports it and goes on.
 	errb.Reset()
-	code = repl(strings.NewReader("print('x')\n"), panicWriter{}, &errb, false)
+	code = repl(strings.NewReader("print('x')\n"), panicWriter{}, &errb, false, "")
 	if code != 0 || !strings.Contains(errb.String(), "internal error: writer exploded") {
 		t.Errorf("repl: exit %d, stderr %q", code, errb.String())
 	}

@@ -3,133 +3,352 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"sort"
+	"path/filepath"
 	"strings"
+	"syscall"
 
+	"github.com/chzyer/readline"
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/starlib"
 )
 
 const replHelp = `Type Starlark statements or expressions; an expression's value is printed
-(and kept in _). A line ending in ':' starts a block, ended by a blank line.
-load() takes the modules below and .star files relative to the current
-directory.
+(and kept in _). def, for, if, while and open brackets continue on the next
+line (prompt ...) until the statement is complete; a blank line ends a block.
+Tab completes names, attributes after a dot and module names in load("...").
+Up/Down walk the history (kept across sessions), Ctrl-R searches it.
+Ctrl-C stops what is running (training stops at the end of the batch, and
+main_loop.run() continues it); Ctrl-D leaves.
 
-  :help           this help and the list of modules
-  :help MODULE    the names MODULE defines
-  :quit           leave (also end of input, Ctrl-D)
+  :help              this help and the list of modules
+  :help NAME         what NAME is: a module, brick, function, extension or a value
+  :load FILE         run FILE in this session (its globals become the session's)
+  :reset             forget every global (history stays)
+  :type EXPR         the type of EXPR's value
+  :shape EXPR        the shape of an array, variable, parameter or brick
+  :info EXPR         a description of EXPR's value
+  :save FILE         write the inputs that ran without error as a script
+                     that rebuilds this session (blocks-repl run FILE)
+  :quit              leave (also Ctrl-D)
 `
 
-// repl is the plain line-oriented interactive session: read a line (or a
-// block), run it, print its value or its error, repeat until end of input.
-// Errors never end the session. Prompts are shown only on a terminal.
-func repl(in io.Reader, out, errw io.Writer, interactive bool) int {
-	interp, err := starlib.NewInterp(starlib.Options{Stdout: out})
+func init() {
+	registerCommand(command{
+		name: "repl",
+		usage: `  blocks-repl repl [FILE]                  an interactive session, after running FILE
+`,
+		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+			if len(args) > 1 {
+				fmt.Fprintf(stderr, "blocks-repl repl: want at most one FILE, got %s\n", strings.Join(args, " "))
+				return 2
+			}
+			file := ""
+			if len(args) == 1 {
+				file = args[0]
+			}
+			return repl(stdin, stdout, stderr, isTerminal(stdin), file)
+		},
+	})
+}
+
+// errInterrupt is Ctrl-C at the prompt.
+var errInterrupt = errors.New("interrupt")
+
+// lineReader reads the session's input line by line.
+type lineReader interface {
+	ReadLine(prompt string) (string, error) // io.EOF at the end, errInterrupt on Ctrl-C
+	Close() error
+}
+
+// session is one interactive session: the interpreter, the inputs that ran
+// without error (for :save), and the signal plumbing that turns Ctrl-C
+// into "stop this chunk" or "stop training after this batch".
+type session struct {
+	interp   *starlib.Interp
+	out      io.Writer
+	errw     io.Writer
+	accepted []string
+
+	sigint      chan os.Signal // the process's SIGINT, for the whole session
+	loopSignals chan os.Signal // what main loops started at the prompt listen to
+}
+
+func newSession(out, errw io.Writer) (*session, error) {
+	s := &session{out: out, errw: errw, loopSignals: make(chan os.Signal, 4)}
+	if err := s.reset(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// reset starts over with a new interpreter and no accepted inputs.
+func (s *session) reset() error {
+	interp, err := starlib.NewInterp(starlib.Options{Stdout: s.out})
+	if err != nil {
+		return err
+	}
+	interp.SetInterrupts(s.loopSignals)
+	s.interp = interp
+	s.accepted = nil
+	return nil
+}
+
+// repl runs the interactive session: read a complete statement, run it,
+// print its value or its error, until end of input or :quit. Errors never
+// end the session. On a terminal it edits lines with readline, keeps a
+// history file and completes names; otherwise it reads plain lines and
+// prints no prompts.
+func repl(in io.Reader, out, errw io.Writer, interactive bool, file string) int {
+	s, err := newSession(out, errw)
 	if err != nil {
 		fmt.Fprintf(errw, "blocks-repl: %v\n", err)
 		return 1
 	}
+	s.sigint = make(chan os.Signal, 4)
+	signal.Notify(s.sigint, os.Interrupt)
+	defer signal.Stop(s.sigint)
+
+	var r lineReader
 	if interactive {
-		fmt.Fprintf(out, "%s — Starlark for Blocks and Fuel. :help for help, Ctrl-D to quit.\n", versionString())
-	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
-	prompt := func(p string) {
-		if interactive {
-			fmt.Fprint(out, p)
+		rl, err := newReadline(in, out, errw, s)
+		if err != nil {
+			fmt.Fprintf(errw, "blocks-repl: %v\n", err)
+			return 1
 		}
+		r = rl
+		out, errw = rl.inst.Stdout(), rl.inst.Stderr()
+		s.out, s.errw = out, errw
+		fmt.Fprintf(out, "%s — Starlark for Blocks and Fuel. :help for help, Ctrl-D to quit.\n", versionString())
+	} else {
+		r = newPlainReader(in)
+	}
+	defer r.Close()
+
+	if file != "" {
+		s.load(file)
 	}
 	for {
-		prompt(">>> ")
-		if !sc.Scan() {
-			break
-		}
-		line := sc.Text()
-		trimmed := strings.TrimSpace(line)
+		chunk, err := s.readChunk(r)
 		switch {
-		case trimmed == "":
+		case err == io.EOF:
+			if interactive {
+				fmt.Fprintln(out)
+			}
+			return 0
+		case err == errInterrupt:
+			fmt.Fprintln(errw, "KeyboardInterrupt")
 			continue
-		case strings.HasPrefix(trimmed, ":"):
-			if quit := replCommand(trimmed, out, errw); quit {
+		case err != nil:
+			fmt.Fprintln(errw, err)
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(chunk), ":") {
+			if quit := s.command(strings.TrimSpace(chunk)); quit {
 				return 0
 			}
 			continue
 		}
-		chunk := line + "\n"
-		if strings.HasSuffix(strings.TrimRight(line, " \t"), ":") {
-			for {
-				prompt("... ")
-				if !sc.Scan() {
-					break
-				}
-				l := sc.Text()
-				if strings.TrimSpace(l) == "" {
-					break
-				}
-				chunk += l + "\n"
-			}
+		if strings.TrimSpace(chunk) == "" {
+			continue
 		}
-		execChunk(interp, chunk, out, errw)
+		if s.exec(chunk, true) {
+			s.accepted = append(s.accepted, chunk)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		fmt.Fprintf(errw, "blocks-repl: reading input: %v\n", err)
-		return 1
-	}
-	if interactive {
-		fmt.Fprintln(out)
-	}
-	return 0
 }
 
-// execChunk runs one chunk; Ctrl-C cancels it, a Go panic is reported as
-// an internal error and the session goes on.
-func execChunk(interp *starlib.Interp, chunk string, out, errw io.Writer) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintf(errw, "internal error: %v (a bug in blocks-repl; please report it)\n", r)
-		}
-	}()
-	v, err := interp.ExecREPL(ctx, chunk)
+// readChunk reads one complete statement (several lines for def, for, if,
+// while and open brackets), or one :command line.
+func (s *session) readChunk(r lineReader) (string, error) {
+	first, err := r.ReadLine(">>> ")
 	if err != nil {
-		fmt.Fprintln(errw, starlib.Backtrace(err))
-		return
+		return "", err
 	}
-	if v != starlark.None {
-		fmt.Fprintln(out, v)
+	if t := strings.TrimSpace(first); t == "" || strings.HasPrefix(t, ":") {
+		return first, nil
 	}
+	var lines []string
+	var readErr error
+	next := func() ([]byte, error) {
+		if lines == nil {
+			lines = append(lines, first)
+			return []byte(first + "\n"), nil
+		}
+		l, err := r.ReadLine("... ")
+		if err != nil {
+			readErr = err
+			return nil, err
+		}
+		lines = append(lines, l)
+		return []byte(l + "\n"), nil
+	}
+	opts := *starlib.FileOptions
+	_, err = opts.ParseCompoundStmt("<stdin>", next)
+	if readErr == errInterrupt {
+		return "", errInterrupt
+	}
+	if err != nil && readErr != io.EOF {
+		return "", err
+	}
+	return strings.Join(lines, "\n") + "\n", nil
 }
 
-// command runs a :command and reports whether the session should end.
-func replCommand(line string, out, errw io.Writer) bool {
-	fields := strings.Fields(line)
-	switch fields[0] {
-	case ":quit", ":q", ":exit":
-		return true
-	case ":help", ":h":
-		if len(fields) == 1 {
-			fmt.Fprint(out, replHelp)
-			fmt.Fprintf(out, "\nmodules: %s\n", strings.Join(starlib.Modules(), ", "))
-			return false
-		}
-		m, ok := starlib.Lookup(fields[1])
-		if !ok {
-			fmt.Fprintf(errw, "no module %q\n", fields[1])
-			return false
-		}
-		names := m.AttrNames()
-		sort.Strings(names)
-		fmt.Fprintf(out, "module %s: %s\n", fields[1], strings.Join(names, ", "))
+// exec runs one chunk and reports whether it ran without error. With echo,
+// an expression's value is printed for people (starlib.Describe). Ctrl-C
+// while it runs stops a training main loop at the end of its batch, and
+// anything else at once.
+func (s *session) exec(chunk string, echo bool) (ok bool) {
+	v, err := s.eval(chunk)
+	if err != nil {
+		fmt.Fprintln(s.errw, starlib.Backtrace(err))
 		return false
 	}
-	fmt.Fprintf(errw, "unknown command %s (:help for help)\n", fields[0])
-	return false
+	if echo && v != starlark.None {
+		fmt.Fprintln(s.out, starlib.Describe(v))
+	}
+	return true
+}
+
+// eval runs a chunk and returns its value (None unless it is one
+// expression).
+func (s *session) eval(chunk string) (v starlark.Value, err error) {
+	for len(s.loopSignals) > 0 { // interrupts left from an earlier run
+		<-s.loopSignals
+	}
+	for len(s.sigint) > 0 {
+		<-s.sigint
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go s.forwardInterrupts(done)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v (a bug in blocks-repl; please report it)", r)
+		}
+	}()
+	return s.interp.ExecREPL(context.Background(), chunk)
+}
+
+// forwardInterrupts turns each Ctrl-C received while a chunk runs into a
+// request to stop: a main loop finishes its batch (its state is kept and
+// main_loop.run() continues), anything else is cancelled.
+func (s *session) forwardInterrupts(done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case <-s.sigint:
+			if s.interp.Training() {
+				select {
+				case s.loopSignals <- syscall.SIGTERM:
+				default:
+				}
+				fmt.Fprintln(s.errw, "\nKeyboardInterrupt: training stops after this batch; main_loop.run() continues it.")
+			} else {
+				s.interp.Cancel("interrupted (Ctrl-C)")
+			}
+		}
+	}
+}
+
+// load runs a file in the session, as :load does.
+func (s *session) load(file string) bool {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(s.errw, "blocks-repl: %v\n", err)
+		return false
+	}
+	if !s.exec(string(src), false) {
+		return false
+	}
+	abs, _ := filepath.Abs(file)
+	s.accepted = append(s.accepted, fmt.Sprintf("# :load %s\n%s", abs, strings.TrimRight(string(src), "\n")+"\n"))
+	return true
+}
+
+// plainReader reads lines from a pipe or file, without prompts.
+type plainReader struct{ sc *bufio.Scanner }
+
+func newPlainReader(in io.Reader) *plainReader {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
+	return &plainReader{sc}
+}
+
+func (p *plainReader) ReadLine(string) (string, error) {
+	if !p.sc.Scan() {
+		if err := p.sc.Err(); err != nil {
+			return "", err
+		}
+		return "", io.EOF
+	}
+	return p.sc.Text(), nil
+}
+
+func (p *plainReader) Close() error { return nil }
+
+// readlineReader edits lines on a terminal with chzyer/readline.
+type readlineReader struct{ inst *readline.Instance }
+
+func newReadline(in io.Reader, out, errw io.Writer, s *session) (*readlineReader, error) {
+	cfg := &readline.Config{
+		Prompt:            ">>> ",
+		HistoryFile:       historyPath(),
+		HistoryLimit:      10000,
+		HistorySearchFold: true,
+		AutoComplete:      &completer{s: s},
+		InterruptPrompt:   "^C",
+		EOFPrompt:         "",
+		Stdout:            out,
+		Stderr:            errw,
+	}
+	if rc, ok := in.(io.ReadCloser); ok {
+		cfg.Stdin = rc
+	}
+	inst, err := readline.NewEx(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("line editing: %w", err)
+	}
+	return &readlineReader{inst}, nil
+}
+
+func (r *readlineReader) ReadLine(prompt string) (string, error) {
+	r.inst.SetPrompt(prompt)
+	line, err := r.inst.Readline()
+	if err == readline.ErrInterrupt {
+		return "", errInterrupt
+	}
+	return line, err
+}
+
+func (r *readlineReader) Close() error { return r.inst.Close() }
+
+// historyPath is the history file: $BLOCKS_REPL_HISTORY, else
+// blocks-repl/history under $XDG_STATE_HOME (default ~/.local/state).
+// Empty (no history kept) when there is no home directory.
+func historyPath() string {
+	if p := os.Getenv("BLOCKS_REPL_HISTORY"); p != "" {
+		return p
+	}
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	dir = filepath.Join(dir, "blocks-repl")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "history")
 }
 
 // isTerminal reports whether r is a character device (a terminal).

@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// terminal drives blocks-repl through a real pseudo-terminal, as a person
+// at a keyboard does: keys in, the screen's text out.
+type terminal struct {
+	t    *testing.T
+	pty  *os.File
+	cmd  *exec.Cmd
+	done chan error
+
+	mu   sync.Mutex
+	out  bytes.Buffer
+	seen int // how much of the cleaned output expect has consumed
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r`)
+
+func startTerminal(t *testing.T, env []string, args ...string) *terminal {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), "FUEL_FLOATX=float32", "TERM=xterm")
+	cmd.Env = append(cmd.Env, env...)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Fatalf("starting blocks-repl on a pty: %v", err)
+	}
+	tm := &terminal{t: t, pty: f, cmd: cmd, done: make(chan error, 1)}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			tm.mu.Lock()
+			tm.out.Write(buf[:n])
+			tm.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { tm.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		f.Close()
+	})
+	return tm
+}
+
+func (tm *terminal) screen() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return ansi.ReplaceAllString(tm.out.String(), "")
+}
+
+// send types keys (\r is Enter, \t Tab, \x03 Ctrl-C, \x04 Ctrl-D).
+func (tm *terminal) send(keys string) {
+	tm.t.Helper()
+	if _, err := tm.pty.Write([]byte(keys)); err != nil {
+		tm.t.Fatalf("typing %q: %v", keys, err)
+	}
+}
+
+// expect waits until text appears on the screen after what earlier
+// expects consumed, and consumes up to its end.
+func (tm *terminal) expect(text string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		s := tm.screen()
+		if tm.seen > len(s) {
+			tm.seen = len(s)
+		}
+		if i := strings.Index(s[tm.seen:], text); i >= 0 {
+			tm.seen += i + len(text)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s := tm.screen()
+	tm.t.Fatalf("waited 60s for %q; screen after the last match:\n%s", text, s[min(tm.seen, len(s)):])
+}
+
+// line types a line and waits for the next prompt.
+func (tm *terminal) line(text string) {
+	tm.t.Helper()
+	tm.send(text + "\r")
+}
+
+// exit sends Ctrl-D and checks the session ends with status 0.
+func (tm *terminal) exit() {
+	tm.t.Helper()
+	tm.send("\x04")
+	select {
+	case err := <-tm.done:
+		if err != nil {
+			tm.t.Fatalf("Ctrl-D: blocks-repl ended with %v; screen:\n%s", err, tm.screen())
+		}
+	case <-time.After(20 * time.Second):
+		tm.t.Fatalf("Ctrl-D did not end the session; screen:\n%s", tm.screen())
+	}
+}
+
+func TestTerminalEditingCompletionHelpErrors(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history")
+	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + hist})
+	tm.expect(">>> ")
+
+	// Typing and editing: Backspace, then the left arrow to insert a digit.
+	tm.line("1 + 2\x7f5")
+	tm.expect("6")
+	tm.line("40 + 2\x1b[D\x1b[D\x1b[D\x1b[D0")
+	tm.expect("402")
+
+	// Multi-line input: a def (ended by a blank line) and an open bracket.
+	tm.line("def sq(a):")
+	tm.expect("... ")
+	tm.line("    return a * a")
+	tm.line("")
+	tm.line("sq(12)")
+	tm.expect("144")
+	tm.line("L = [1,")
+	tm.expect("... ")
+	tm.line("2]")
+	tm.line("sum_of_L = L[0] + L[1] + 1000")
+	tm.line("sum_of_L")
+	tm.expect("1003")
+
+	// An error prints its backtrace and the session goes on, globals kept.
+	tm.line(`fail("kaput")`)
+	tm.expect("kaput")
+	tm.line("sq(3) + 100")
+	tm.expect("109")
+
+	// Completion: module names in load, the names a module exports,
+	// globals and attributes after a dot.
+	tm.send(`load("blocks.brick` + "\t")
+	tm.send(`", "ML` + "\t")
+	tm.line(`")`)
+	tm.line("my_mlp = MLP([None], [2, 3])")
+	tm.send("my_m\t")
+	tm.send(".chil\t")
+	tm.send("\r")
+	tm.expect("<Linear object with name 'linear_0'>")
+
+	// :help from the reference documentation.
+	tm.line(":help MLP")
+	tm.expect("multi-layer perceptron")
+
+	// Ctrl-C stops a running computation; the session goes on.
+	tm.line("while True:")
+	tm.line("    pass")
+	tm.line("")
+	time.Sleep(200 * time.Millisecond)
+	tm.send("\x03")
+	tm.expect("interrupted (Ctrl-C)")
+
+	// Ctrl-C at the prompt clears the line and does not exit, even twice.
+	tm.send("unfinished(\x03")
+	tm.expect("KeyboardInterrupt")
+	tm.send("\x03")
+	tm.line("sq(5) + 1000")
+	tm.expect("1025")
+	tm.exit()
+}
+
+func TestTerminalHistoryAcrossSessions(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history")
+	env := []string{"BLOCKS_REPL_HISTORY=" + hist}
+
+	first := startTerminal(t, env)
+	first.expect(">>> ")
+	first.line("hist_marker = 41")
+	first.line("other = 1")
+	first.exit()
+
+	second := startTerminal(t, env)
+	second.expect(">>> ")
+	// Up twice recalls the first session's hist_marker = 41.
+	second.send("\x1b[A\x1b[A\r")
+	second.line("hist_marker + 1")
+	second.expect("42")
+	// Ctrl-R searches the history.
+	second.send("\x12marker + 1")
+	second.send("\r")
+	second.send("\r")
+	second.expect("42")
+	second.exit()
+}
+
+const trainingScript = `
+load("tensor", "matrix", "lmatrix")
+load("blocks.bricks", "MLP", "Rectifier", "Softmax")
+load("blocks.bricks.cost", "CategoricalCrossEntropy")
+load("blocks.initialization", "IsotropicGaussian", "Constant")
+load("fuel.datasets", "EmbeddedMNIST")
+load("fuel.streams", "DataStream")
+load("fuel.schemes", "SequentialScheme")
+load("fuel.transformers", "Flatten")
+load("blocks.algorithms", "GradientDescent", "Scale")
+load("blocks.main_loop", "MainLoop")
+load("blocks.extensions", "FinishAfter", "Printing")
+load("blocks.graph", "ComputationGraph")
+
+x = matrix("features")
+y = lmatrix("targets")
+mlp = MLP([Rectifier(), Rectifier(), Softmax()], [784, 400, 400, 10],
+          weights_init = IsotropicGaussian(0.01), biases_init = Constant(0))
+mlp.initialize()
+cost = CategoricalCrossEntropy().apply(y.flatten(), mlp.apply(x))
+cost.name = "cost"
+train = EmbeddedMNIST(("train",))
+stream = Flatten(DataStream.default_stream(train, iteration_scheme = SequentialScheme(train.num_examples, 50)))
+main_loop = MainLoop(
+    GradientDescent(cost = cost, parameters = ComputationGraph(cost).parameters, step_rule = Scale(0.01)),
+    stream,
+    extensions = [FinishAfter(after_n_batches = %d), Printing(every_n_batches = 20, after_epoch = False)],
+)
+`
+
+func TestTerminalCtrlCStopsTrainingAndRunContinues(t *testing.T) {
+	const total = 600
+	script := writeScript(t, "train.star", fmt.Sprintf(trainingScript, total))
+	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
+	tm.expect(">>> ")
+	tm.line("main_loop.run()")
+	tm.expect("iterations_done: 20")
+	tm.send("\x03")
+	tm.expect("training stops after this batch")
+	tm.expect(">>> ")
+	tm.line(`print("STOPPED AT", main_loop.status["iterations_done"])`)
+	tm.expect("STOPPED AT ")
+	stopped := readInt(t, tm)
+	if stopped < 20 || stopped >= total {
+		t.Fatalf("after Ctrl-C: iterations_done = %d, want between 20 and %d", stopped, total)
+	}
+	// The parameters and the log are kept: run() continues to the end.
+	tm.line("main_loop.run()")
+	tm.expect(">>> ")
+	tm.line(`print("FINISHED AT", main_loop.status["iterations_done"], main_loop.log.current_row["training_finished"])`)
+	tm.expect(fmt.Sprintf("FINISHED AT %d True", total))
+	tm.exit()
+}
+
+// readInt reads the integer printed right after the last expected text.
+func readInt(t *testing.T, tm *terminal) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		s := tm.screen()[tm.seen:]
+		if i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }); i > 0 {
+			n, err := strconv.Atoi(s[:i])
+			if err == nil {
+				return n
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no integer after the expected text; screen:\n%s", tm.screen()[tm.seen:])
+	return 0
+}
+
+// A model built step by step at the prompt and saved with :save runs with
+// blocks-repl run and gives the same parameters as the session had.
+func TestSaveReproducesTheSession(t *testing.T) {
+	dir := t.TempDir()
+	saved := filepath.Join(dir, "session.star")
+	session := fmt.Sprintf(trainingScript, 30) + `
+main_loop.run()
+print("W0", mlp.children[0].W.get_value().tolist()[3][:5])
+print("B2", mlp.children[4].b.get_value().tolist())
+:save ` + saved + "\n"
+	// The session, typed statement by statement (the piped mode reads
+	// complete statements as the terminal does).
+	code, out, errs := runBinary(t, session)
+	if code != 0 || errs != "" {
+		t.Fatalf("session: exit %d, stderr:\n%s", code, errs)
+	}
+	want := paramLines(out)
+	if len(want) != 2 {
+		t.Fatalf("session output lacks the parameters:\n%s", out)
+	}
+	src, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(src), ":save") {
+		t.Errorf("the saved script holds the :save command:\n%s", src)
+	}
+	code, out2, errs := runBinary(t, "", "run", saved)
+	if code != 0 {
+		t.Fatalf("blocks-repl run %s: exit %d\n%s", saved, code, errs)
+	}
+	if got := paramLines(out2); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the saved script's parameters differ from the session's:\nsession: %v\nscript:  %v", want, got)
+	}
+}
+
+func paramLines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "W0 ") || strings.HasPrefix(l, "B2 ") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// The :commands, echo for people, and evaluating a symbolic expression on
+// a real batch, in the piped mode.
+func TestCommandsAndEvaluationOnABatch(t *testing.T) {
+	dir := t.TempDir()
+	lib := writeScript(t, "lib.star", "from_file = 7\n")
+	session := `load("tensor", "matrix", "function")
+load("fuel.datasets", "EmbeddedMNIST")
+load("fuel.streams", "DataStream")
+load("fuel.schemes", "SequentialScheme")
+load("fuel.transformers", "Flatten")
+load("blocks.bricks", "MLP", "Tanh", "Softmax")
+load("blocks.initialization", "IsotropicGaussian", "Constant")
+load("blocks.graph", "ComputationGraph")
+train = EmbeddedMNIST(("train",))
+stream = Flatten(DataStream.default_stream(train, iteration_scheme = SequentialScheme(train.num_examples, 8)))
+stream
+batch = next(stream.get_epoch_iterator(as_dict = True))
+:shape batch["features"]
+:type batch["features"]
+x = matrix("features")
+mlp = MLP([Tanh(), Softmax()], [784, 5, 10], weights_init = IsotropicGaussian(0.1), biases_init = Constant(0))
+mlp.initialize()
+y = mlp.apply(x)
+mlp
+:shape mlp.children[0].W
+:type y
+:shape y
+probs = y.eval({x: batch["features"]})
+print("ROWSUM", [int(probs.sum(axis = 1).tolist()[i] * 1000 + 0.5) for i in range(3)])
+f = function([x], y.argmax(axis = 1))
+print("PRED", len(f(batch["features"]).tolist()))
+ComputationGraph(y)
+:info probs
+:load ` + lib + `
+from_file + 1
+:reset
+from_file
+:help
+:quit
+print("not reached")
+`
+	code, out, errs := runBinary(t, session)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errs)
+	}
+	for _, want := range []string{
+		"Flatten\n  features (batch, feature)\n  targets (batch, feature)", // a stream: sources and axis labels
+		"(8, 784)",                       // :shape of a batch
+		"ndarray: float32, 2 dimensions", // :type of a batch
+		"MLP mlp (initialized)\n├── Linear linear_0 (initialized)\n│   ├── W float32 (784, 5)", // a brick as a tree
+		"(784, 5)",         // :shape of a parameter
+		"TensorVariable: ", // :type of a symbolic variable
+		"2 dimensions (the shape is known when the variable is computed", // :shape of a symbolic variable
+		"ROWSUM [1000, 1000, 1000]",                                      // eval on a real batch
+		"PRED 8",                                                         // a compiled function
+		"variables by role:",                                             // a graph
+		"ndarray float32 (8, 10)  mean=0.1",                              // :info of an array
+		"8\n",                                                            // :load kept the file's globals
+		"modules: ",                                                      // :help
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, out, errs)
+		}
+	}
+	if !strings.Contains(errs, "undefined: from_file") {
+		t.Errorf(":reset did not forget the globals; stderr:\n%s", errs)
+	}
+	if strings.Contains(out, "not reached") {
+		t.Error(":quit did not end the session")
+	}
+	_ = dir
+}

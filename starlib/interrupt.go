@@ -1,0 +1,45 @@
+package starlib
+
+import (
+	"os"
+
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/core/mainloop"
+)
+
+// SetInterrupts routes the interrupts of the main loops that scripts run
+// on this interpreter to ch instead of the process's signals: an
+// os.Interrupt received on ch is Blocks' Ctrl+C (finish the epoch), a
+// syscall.SIGTERM finishes the current batch. The interactive session
+// uses it so that one Ctrl+C stops training at the end of the batch and
+// main_loop.run() continues later. nil restores the process's signals.
+func (in *Interp) SetInterrupts(ch <-chan os.Signal) {
+	in.state.mu.Lock()
+	defer in.state.mu.Unlock()
+	in.state.interrupts = ch
+}
+
+// Training reports whether a main loop started by a script on this
+// interpreter is running (safe from any goroutine).
+func (in *Interp) Training() bool { return in.state.training.Load() > 0 }
+
+// runMainLoop runs m for the script on thread, with the interpreter's
+// interrupt channel when it has one.
+func runMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
+	s := state(thread)
+	if s == nil {
+		return m.Run()
+	}
+	s.mu.Lock()
+	ch := s.interrupts
+	s.mu.Unlock()
+	if ch != nil {
+		saved := m.Signals
+		m.Signals = ch
+		defer func() { m.Signals = saved }()
+	}
+	s.training.Add(1)
+	defer s.training.Add(-1)
+	return m.Run()
+}
