@@ -94,7 +94,7 @@ func (sumToOp) Run(out *nd.Array, in []*nd.Array) {
 
 func sumToKernel[T float](out []T, oshape []int, g []T, gshape []int) {
 	clear(out)
-	forBroadcast(gshape, [][]int{oshape}, func(o int, offs, st []int, inner int) {
+	forBroadcast(gshape, [][]int{oshape}, func(o int, offs, st rowOffsets, inner int) {
 		d := out[offs[0]:]
 		if st[0] == 0 {
 			var s T
@@ -140,7 +140,7 @@ func (broadcastLikeOp) Run(out *nd.Array, in []*nd.Array) {
 }
 
 func broadcastKernel[T float](out []T, oshape []int, x []T, xshape []int) {
-	forBroadcast(oshape, [][]int{xshape}, func(o int, offs, st []int, inner int) {
+	forBroadcast(oshape, [][]int{xshape}, func(o int, offs, st rowOffsets, inner int) {
 		for i := range out[o : o+inner] {
 			out[o+i] = x[offs[0]+i*st[0]]
 		}

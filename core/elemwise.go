@@ -131,6 +131,14 @@ func broadcastShapes(shapes ...[]int) ([]int, error) {
 // as an array of shape out (0 along broadcast axes).
 func broadcastStrides(s, out []int) []int {
 	st := make([]int, len(out))
+	fillBroadcastStrides(st, s, out)
+	return st
+}
+
+// fillBroadcastStrides is broadcastStrides writing into st (len(out)
+// elements, zeroed here).
+func fillBroadcastStrides(st, s, out []int) {
+	clear(st)
 	off := len(out) - len(s)
 	acc := 1
 	for i := len(s) - 1; i >= 0; i-- {
@@ -139,7 +147,6 @@ func broadcastStrides(s, out []int) []int {
 		}
 		acc *= s[i]
 	}
-	return st
 }
 
 func (o elemOp) Run(out *nd.Array, in []*nd.Array) {
@@ -324,31 +331,84 @@ func runBinary[T nd.Numeric](k elemKind, out, a, b *nd.Array) {
 		binLoop(k, out.Data, 0, av, 0, bv, 1, n)
 		return
 	}
-	forBroadcast(out.Shape, [][]int{a.Shape, b.Shape}, func(o int, offs []int, strides []int, inner int) {
+	forBroadcast(out.Shape, [][]int{a.Shape, b.Shape}, func(o int, offs, strides rowOffsets, inner int) {
 		binLoop(k, out.Data, o, av[offs[0]:], strides[0], bv[offs[1]:], strides[1], inner)
 	})
 }
 
+// maxBroadcastInputs is the most inputs forBroadcast walks together
+// (switch has three).
+const maxBroadcastInputs = 3
+
+// rowOffsets holds one offset or stride per input of forBroadcast. It is an
+// array passed by value so that walking a tensor allocates nothing.
+type rowOffsets [maxBroadcastInputs]int
+
 // forBroadcast walks shape row by row along its last axis; for each row it
 // calls f with the output offset, the inputs' offsets, their strides along
-// the last axis and the row length.
-func forBroadcast(shape []int, ins [][]int, f func(o int, offs, strides []int, inner int)) {
+// the last axis and the row length. It allocates nothing for tensors of up
+// to maxFastDims dimensions.
+func forBroadcast(shape []int, ins [][]int, f func(o int, offs, strides rowOffsets, inner int)) {
+	if len(ins) > maxBroadcastInputs {
+		panic(fmt.Sprintf("core: forBroadcast of %d inputs", len(ins)))
+	}
+	nd_ := len(shape)
+	if nd_ > maxFastDims {
+		forBroadcastLarge(shape, ins, f)
+		return
+	}
+	var strides [maxBroadcastInputs][maxFastDims]int
+	for i, s := range ins {
+		fillBroadcastStrides(strides[i][:nd_], s, shape)
+	}
+	var offs, last rowOffsets
+	if nd_ == 0 {
+		f(0, offs, last, 1)
+		return
+	}
+	inner := shape[nd_-1]
+	for i := range ins {
+		last[i] = strides[i][nd_-1]
+	}
+	var idx [maxFastDims]int
+	outer := nd_ - 1
+	rows := nd.Prod(shape[:outer])
+	for r := 0; r < rows; r++ {
+		for i := range ins {
+			off := 0
+			for d := 0; d < outer; d++ {
+				off += idx[d] * strides[i][d]
+			}
+			offs[i] = off
+		}
+		f(r*inner, offs, last, inner)
+		for d := outer - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+}
+
+// maxFastDims is the most dimensions forBroadcast walks without allocating.
+const maxFastDims = 8
+
+// forBroadcastLarge is forBroadcast for tensors of more than maxFastDims
+// dimensions.
+func forBroadcastLarge(shape []int, ins [][]int, f func(o int, offs, strides rowOffsets, inner int)) {
 	nd_ := len(shape)
 	strides := make([][]int, len(ins))
 	for i, s := range ins {
 		strides[i] = broadcastStrides(s, shape)
 	}
-	if nd_ == 0 {
-		f(0, make([]int, len(ins)), make([]int, len(ins)), 1)
-		return
-	}
+	var offs, last rowOffsets
 	inner := shape[nd_-1]
-	last := make([]int, len(ins))
 	for i := range ins {
 		last[i] = strides[i][nd_-1]
 	}
 	idx := make([]int, nd_-1)
-	offs := make([]int, len(ins))
 	rows := nd.Prod(shape[:nd_-1])
 	for r := 0; r < rows; r++ {
 		for i := range ins {
@@ -470,7 +530,7 @@ func runSwitch[T nd.Numeric](out *nd.Array, in []*nd.Array) {
 	c := in[0].Data.([]uint8)
 	a, b := in[1].Data.([]T), in[2].Data.([]T)
 	o := out.Data.([]T)
-	forBroadcast(out.Shape, [][]int{in[0].Shape, in[1].Shape, in[2].Shape}, func(off int, offs, st []int, inner int) {
+	forBroadcast(out.Shape, [][]int{in[0].Shape, in[1].Shape, in[2].Shape}, func(off int, offs, st rowOffsets, inner int) {
 		for i := 0; i < inner; i++ {
 			if c[offs[0]+i*st[0]] != 0 {
 				o[off+i] = a[offs[1]+i*st[1]]

@@ -107,7 +107,7 @@ func reduceKernel[T nd.Numeric](k reduceKind, out []T, kept []int, x []T, xshape
 		// Accumulate in float64 for accuracy; the partition is fixed, so
 		// results are the same from run to run.
 		acc := make([]float64, len(out))
-		forBroadcast(xshape, [][]int{kept}, func(o int, offs, st []int, inner int) {
+		forBroadcast(xshape, [][]int{kept}, func(o int, offs, st rowOffsets, inner int) {
 			row := x[o : o+inner]
 			if st[0] == 0 {
 				s := 0.0
@@ -132,14 +132,14 @@ func reduceKernel[T nd.Numeric](k reduceKind, out []T, kept []int, x []T, xshape
 		for i := range out {
 			out[i] = 1
 		}
-		forBroadcast(xshape, [][]int{kept}, func(o int, offs, st []int, inner int) {
+		forBroadcast(xshape, [][]int{kept}, func(o int, offs, st rowOffsets, inner int) {
 			for i, v := range x[o : o+inner] {
 				out[offs[0]+i*st[0]] *= v
 			}
 		})
 	case rMax, rMin:
 		seen := make([]bool, len(out))
-		forBroadcast(xshape, [][]int{kept}, func(o int, offs, st []int, inner int) {
+		forBroadcast(xshape, [][]int{kept}, func(o int, offs, st rowOffsets, inner int) {
 			for i, v := range x[o : o+inner] {
 				j := offs[0] + i*st[0]
 				if !seen[j] || (k == rMax && v > out[j]) || (k == rMin && v < out[j]) || v != v {
