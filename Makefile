@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config
 TEST_PKGS  := python3-numpy python3-h5py
 
-.PHONY: all build demo test accept bench deps test-deps vet fmt clean
+.PHONY: all build demo test accept bench fuzz deps test-deps vet fmt clean
 
 all: build
 
@@ -59,6 +59,16 @@ accept: test-deps build
 # model in the same command; prints both and the ratio.
 bench: test-deps build
 	@BLOCKS_SHARED=$(SHARED) ./scripts/bench.sh
+
+# Native Go fuzzing, each target for FUZZTIME (make test runs their seed
+# corpora, testdata/fuzz/, as regression tests).
+FUZZTIME ?= 10m
+FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX
+fuzz: test-deps
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
+	  BLOCKS_SHARED=$(SHARED) $(GO) test -run XXX -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 clean:
 	rm -rf bin

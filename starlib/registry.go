@@ -9,7 +9,6 @@ import (
 
 	starlarkmath "go.starlark.net/lib/math"
 	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkjson"
 	"go.starlark.net/starlarkstruct"
 )
 
@@ -17,7 +16,7 @@ func init() {
 	// go.starlark.net's own deterministic modules (not time: scripts are
 	// reproducible).
 	Register("math", starlarkmath.Module)
-	Register("json", starlarkjson.Module)
+	Register("json", jsonModule)
 }
 
 // registry maps dotted module names to their modules. It is filled by the

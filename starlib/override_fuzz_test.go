@@ -1,0 +1,42 @@
+package starlib
+
+import (
+	"testing"
+
+	"go.starlark.net/starlark"
+)
+
+// FuzzParseOverride: any --set text parses without a panic, to a literal
+// value or to the text itself as a string; a value that is not a string
+// prints back to text that parses to an equal value.
+func FuzzParseOverride(f *testing.F) {
+	for _, s := range []string{"0.05", "200", "True", `"adam"`, "[200, 100]", "(1, 2)", `{"a": 1}`, "-3", "1e-3",
+		"None", "adam", "[1, [2, (3,)]]", "x + 1", "f(2)", "[", `"unterminated`, "0x1f", "1_000", "--1", "+-2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := ParseOverride(text)
+		if err != nil {
+			t.Fatalf("ParseOverride(%q): %v", text, err)
+		}
+		if s, ok := v.(starlark.String); ok {
+			if string(s) != text {
+				// A string literal: its value, unquoted.
+				if _, err := ParseOverride(string(s)); err != nil {
+					t.Fatalf("re-parsing %q: %v", s, err)
+				}
+			}
+			return
+		}
+		again, err := ParseOverride(v.String())
+		if err != nil {
+			t.Fatalf("ParseOverride(%q) = %s, which does not parse again: %v", text, v, err)
+		}
+		if eq, err := starlark.Equal(v, again); err != nil || !eq {
+			if f, ok := v.(starlark.Float); ok && f != f {
+				return // NaN is not equal to itself
+			}
+			t.Errorf("ParseOverride(%q) = %s, printed and parsed again %s", text, v, again)
+		}
+	})
+}
