@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config
 TEST_PKGS  := python3-numpy python3-h5py
 
-.PHONY: all build demo test accept bench fuzz deps test-deps vet fmt clean
+.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean
 
 all: build
 
@@ -59,6 +59,12 @@ accept: test-deps build
 # model in the same command; prints both and the ratio.
 bench: test-deps build
 	@BLOCKS_SHARED=$(SHARED) ./scripts/bench.sh
+
+# Trains the tutorial model for SOAK_EPOCHS epochs while sampling the heap,
+# goroutines and open files; fails if any grows without bound.
+SOAK_EPOCHS ?= 20
+soak: test-deps
+	BLOCKS_SHARED=$(SHARED) BLOCKS_SOAK=1 BLOCKS_SOAK_EPOCHS=$(SOAK_EPOCHS) $(GO) test -count=1 -timeout 60m -run '^TestSoak$$' -v ./scripts/
 
 # Native Go fuzzing, each target for FUZZTIME (make test runs their seed
 # corpora, testdata/fuzz/, as regression tests).
