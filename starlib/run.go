@@ -52,6 +52,8 @@ type Options struct {
 	Modules map[string]*starlarkstruct.Module
 	// Predeclared are extra global names, added to Predeclared().
 	Predeclared starlark.StringDict
+	// Sandbox limits what the script may load, write and connect to.
+	Sandbox Sandbox
 }
 
 // Thread-local keys.
@@ -76,6 +78,8 @@ type runState struct {
 	// (SetInterrupts); training counts the main loops running.
 	interrupts <-chan os.Signal
 	training   atomic.Int32
+
+	sandbox Sandbox
 }
 
 func state(thread *starlark.Thread) *runState {
@@ -201,6 +205,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		s.overrides[name] = v
 		s.raw[name] = lit
 	}
+	s.sandbox = opts.Sandbox
 	in.state = s
 	thread.SetLocal(stateKey, s)
 
@@ -261,6 +266,11 @@ func (in *Interp) Loaded() []string {
 // ExecFile runs a script with the interpreter. src may be nil to read
 // filename. See the package function ExecFile.
 func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, error) {
+	if in.state.sandbox.RootDir == "" {
+		if abs, err := filepath.Abs(filename); err == nil {
+			in.state.sandbox.RootDir = filepath.Dir(abs)
+		}
+	}
 	var source any // nil: ExecFileOptions reads filename
 	if src != nil {
 		source = src
@@ -390,6 +400,9 @@ func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringD
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := in.state.sandbox.checkLoad(module, abs); err != nil {
 		return nil, err
 	}
 	e, ok := in.cache[abs]
