@@ -9,4 +9,11 @@ require (
 	gonum.org/v1/netlib v0.0.0-20220323200511-14de99971b2d
 )
 
-require golang.org/x/sys v0.42.0 // indirect
+require (
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/pebbe/zmq4 v1.4.0 // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/schollz/progressbar/v3 v3.19.1 // indirect
+	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/term v0.44.0 // indirect
+)
