@@ -84,7 +84,7 @@ func TestServerKilledMidEpoch(t *testing.T) {
 	if !strings.Contains(err.Error(), "no data from tcp://localhost:"+strconv.Itoa(port)+" within 1s") || !strings.Contains(err.Error(), "is the server running") {
 		t.Errorf("error %q", err)
 	}
-	if took > timeout+3*time.Second {
+	if took > timeout+10*time.Second {
 		t.Errorf("the error came after %v, want about the %v timeout", took, timeout)
 	}
 	t.Logf("after the kill: %d queued batches, then after %v: %v", after, took.Round(time.Millisecond), err)
@@ -162,15 +162,24 @@ func TestSlowConsumerThrottled(t *testing.T) {
 	if _, err := it.Next(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
-	first := src.made.Load()
-	time.Sleep(500 * time.Millisecond)
-	second := src.made.Load()
+	// Wait until the server stops producing (stable for 300 ms).
+	var second int64
+	for start, last := time.Now(), int64(-1); ; {
+		time.Sleep(300 * time.Millisecond)
+		second = src.made.Load()
+		if second == last {
+			break
+		}
+		last = second
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the server kept producing (%d batches) while the client read 1", second)
+		}
+	}
 	// 1 read + 2 (client HWM) + 2 (server HWM) + 1 being sent, plus the
 	// loopback socket buffers (a few MiB: a few 1 MiB batches).
 	const bound = 24
-	if second != first || second > bound {
-		t.Errorf("the server made %d then %d batches while the client read 1; want it blocked at <= %d", first, second, bound)
+	if second > bound {
+		t.Errorf("the server made %d batches while the client read 1; want it blocked at <= %d", second, bound)
 	}
 	for range 5 {
 		if _, err := it.Next(); err != nil {
