@@ -233,8 +233,8 @@ func fetchURL(ctx context.Context, url, part, name string, opts Options) error {
 			return err
 		}
 		last = err
-		if got == 0 {
-			tries++
+		if got <= have {
+			tries++ // no further than before this try
 		}
 		if opts.Progress != nil {
 			logf(opts.Progress, "%s: %v; resuming\n", name, err)
@@ -249,7 +249,7 @@ type permanent struct{ error }
 func (p permanent) Unwrap() error { return p.error }
 
 // fetchOnce makes one request for the rest of url from offset have. It
-// returns the bytes added and whether part is now complete.
+// returns the size part has reached and whether it is now complete.
 func fetchOnce(ctx context.Context, url, part, name string, have int64, opts Options) (int64, bool, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -314,12 +314,12 @@ func fetchOnce(ctx context.Context, url, part, name string, have int64, opts Opt
 		if c := context.Cause(ctx); c != nil && ctx.Err() != nil {
 			err = c
 		}
-		return n, false, fmt.Errorf("after %d bytes: %w", start+n, err)
+		return start + n, false, fmt.Errorf("after %d bytes: %w", start+n, err)
 	}
 	if total >= 0 && start+n != total {
-		return n, false, fmt.Errorf("got %d of %d bytes", start+n, total)
+		return start + n, false, fmt.Errorf("got %d of %d bytes", start+n, total)
 	}
-	return n, true, nil
+	return start + n, true, nil
 }
 
 func parseContentRange(h string) (start, size int64, ok bool) {

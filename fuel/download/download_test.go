@@ -332,3 +332,25 @@ func TestStalledTransferResumed(t *testing.T) {
 		t.Errorf("output:\n%s", out.String())
 	}
 }
+
+// TestAlwaysDroppingServerGivesUp: a server that ignores Range and drops
+// every transfer at the same byte makes no progress: the address is
+// given up after Options.Attempts tries, with the reason.
+func TestAlwaysDroppingServerGivesUp(t *testing.T) {
+	content := fixture()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(content)))
+		w.Write(content[:30000])
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}))
+	defer ts.Close()
+	dir := t.TempDir()
+	err := Fetch(context.Background(), dir, File{Name: "d", URLs: []string{ts.URL + "/d"}}, Options{Attempts: 2})
+	if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "d")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file is in place after a failed download: %v", err)
+	}
+}
