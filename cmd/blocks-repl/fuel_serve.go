@@ -16,15 +16,15 @@ import (
 	"github.com/blocks-go/blocks/starlib"
 )
 
-// blocks-repl fuel serve SCRIPT.star [--port 5557] [--hwm 10] [--host H]:
+// blocks-repl fuel serve SCRIPT.star [--port 5557] [--hwm 10] [--host H] [--set NAME=VALUE]...:
 // runs a script that defines a stream and serves it with Fuel's protocol.
 func init() {
 	registerFuelCommand(command{
 		name: "serve",
-		usage: `  blocks-repl fuel serve SCRIPT.star [--port 5557] [--hwm 10] [--host 127.0.0.1]
+		usage: `  blocks-repl fuel serve SCRIPT.star [--port 5557] [--hwm 10] [--host 127.0.0.1] [--set NAME=VALUE]...
                                            run SCRIPT.star and serve its global "stream" (or the
                                            stream it passes to start_server) to ServerDataStream
-                                           clients, epoch after epoch, until Ctrl-C
+                                           clients, epoch after epoch, until Ctrl-C; --set as for run
 `,
 		run: fuelServe,
 	})
@@ -36,6 +36,8 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	port := fs.Int("port", server.DefaultPort, "TCP port")
 	hwm := fs.Int("hwm", server.DefaultHWM, "ZeroMQ high-water mark")
 	host := fs.String("host", "127.0.0.1", "address to bind (* for every interface)")
+	sets := overrides{}
+	fs.Var(sets, "set", "override a setting: NAME=VALUE")
 	usageError := func(err error) int {
 		fmt.Fprintf(stderr, "blocks-repl fuel serve: %v\n\nusage:\n%s", err, fuelCommands["serve"].usage)
 		return 2
@@ -75,7 +77,7 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	in, err := starlib.NewInterp(starlib.Options{Stdout: stdout, Context: ctx})
+	in, err := starlib.NewInterp(starlib.Options{Stdout: stdout, Context: ctx, Overrides: sets})
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1
@@ -89,6 +91,9 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		return 0
+	}
+	if err == nil {
+		err = in.CheckOverrides()
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))

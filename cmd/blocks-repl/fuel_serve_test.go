@@ -120,6 +120,10 @@ func TestFuelServeErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "defines no global named stream (its streams: s; assign the one to serve to stream)") {
 		t.Errorf("exit %d, stderr %s", code, stderr)
 	}
+	code, _, stderr = runBinary(t, "", "fuel", "serve", "--set", "lr=1", script)
+	if code != 1 || !strings.Contains(stderr, "--set lr: the script never reads this setting") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
 	code, _, stderr = runBinary(t, "", "fuel", "serve", "--hwm", "0", script)
 	if code != 2 || !strings.Contains(stderr, "--hwm positive") {
 		t.Errorf("exit %d, stderr %s", code, stderr)
