@@ -33,8 +33,11 @@ type Options struct {
 	// HWM is the ZeroMQ high-water mark of the socket (DefaultHWM when 0).
 	HWM int
 	// Epochs, when > 0, stops serving after that many epochs (and their
-	// stop frames) have been queued; 0 serves forever, as Fuel.
+	// stop frames) have been queued; 0 serves forever, as Fuel. Serve then
+	// waits up to Linger (10 s when 0) for the queued messages to be
+	// taken before it closes the socket.
 	Epochs int
+	Linger time.Duration
 	// Log receives a line when the server starts and one per epoch; nil
 	// for none.
 	Log io.Writer
@@ -170,6 +173,15 @@ func (s *Server) Serve(ctx context.Context) error {
 		if s.opts.Log != nil {
 			fmt.Fprintf(s.opts.Log, "fuel server: epoch %d queued (%d batches)\n", epoch+1, batches)
 		}
+	}
+	// Done: let the client take what is queued (a cancelled server drops
+	// it at once).
+	linger := s.opts.Linger
+	if linger == 0 {
+		linger = 10 * time.Second
+	}
+	if err := s.sock.SetLinger(linger); err != nil {
+		return fmt.Errorf("server: %w", err)
 	}
 	return nil
 }

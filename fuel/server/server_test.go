@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -48,5 +49,30 @@ func TestListenDefaultsToLoopback(t *testing.T) {
 	defer srv.Close()
 	if !strings.HasPrefix(srv.Endpoint(), "tcp://127.0.0.1:") || srv.Port() <= 0 {
 		t.Errorf("endpoint %s, port %d", srv.Endpoint(), srv.Port())
+	}
+}
+
+// TestEpochsThenClose: a server limited to 2 epochs returns once they are
+// queued, and what it queued still reaches a client that reads later.
+func TestEpochsThenClose(t *testing.T) {
+	want := drainEpochs(t, mixedStream(t), 2)
+	srv, err := Listen(mixedStream(t), Options{Port: -1, HWM: 100, Epochs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := must(NewServerDataStream(mixedStream(t).Sources(), false, ClientOptions{Port: srv.Port(), HWM: 100, Timeout: 10 * time.Second}))
+	defer c.Close()
+	if _, err := c.GetEpochIterator(); err != nil { // connects
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(context.Background()) }()
+	time.Sleep(200 * time.Millisecond)
+	got := drainEpochs(t, c, 2)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the epochs read after the server finished differ")
 	}
 }
