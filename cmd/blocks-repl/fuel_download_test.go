@@ -14,8 +14,8 @@ import (
 // mirrors (FUEL_DOWNLOAD_MIRRORS): no real network.
 func TestFuelDownloadCLI(t *testing.T) {
 	files := map[string][]byte{"/iris.data": []byte("5.1,3.5,1.4,0.2,Iris-setosa\n")}
-	// MNIST files whose bytes are not the canonical ones (the shared
-	// copies are recompressed; a stand-in otherwise).
+	// Stand-ins for the MNIST files: not the canonical bytes, so their
+	// published MD5s must reject them.
 	for _, n := range []string{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"} {
 		files["/"+n] = []byte("not the canonical " + n)
 	}
