@@ -8,10 +8,10 @@ BIN     := bin/blocks-repl
 SHARED  ?= $(abspath ../shared)
 
 # Debian packages: build (OpenBLAS, HDF5) and test references (numpy, h5py).
-BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config
-TEST_PKGS  := python3-numpy python3-h5py
+BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev
+TEST_PKGS  := python3-numpy python3-h5py python3-zmq
 
-.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean
+.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server
 
 all: build
 
@@ -75,6 +75,11 @@ fuzz: test-deps
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 	  BLOCKS_SHARED=$(SHARED) $(GO) test -run XXX -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
+
+# The data server against the same stream in-process: MNIST batches of
+# 256, batches/s and MB/s (docs/fuel-server.md has the numbers).
+bench-server: test-deps
+	$(GO) test -run XXX -bench "MNIST|Transport" -benchtime 40x -count 5 ./fuel/server/
 
 clean:
 	rm -rf bin

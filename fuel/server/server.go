@@ -1,0 +1,234 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	zmq "github.com/pebbe/zmq4"
+
+	"github.com/blocks-go/blocks/fuel"
+)
+
+// Fuel's defaults.
+const (
+	DefaultPort = 5557
+	DefaultHWM  = 10
+)
+
+// Options configure a server.
+type Options struct {
+	// Host is the address to bind: "127.0.0.1" when empty; "*" binds
+	// every interface (what Fuel did).
+	Host string
+	// Port is the TCP port: DefaultPort when 0; -1 picks a free port
+	// (see Server.Port).
+	Port int
+	// HWM is the ZeroMQ high-water mark of the socket (DefaultHWM when 0).
+	HWM int
+	// Epochs, when > 0, stops serving after that many epochs (and their
+	// stop frames) have been queued; 0 serves forever, as Fuel. Serve then
+	// waits up to Linger (10 s when 0) for the queued messages to be
+	// taken before it closes the socket.
+	Epochs int
+	Linger time.Duration
+	// Log receives a line when the server starts and one per epoch; nil
+	// for none.
+	Log io.Writer
+}
+
+// Server is a bound PUSH socket that serves a stream.
+type Server struct {
+	stream   fuel.Stream
+	opts     Options
+	zctx     *zmq.Context
+	sock     *zmq.Socket
+	endpoint string
+	port     int
+}
+
+// Listen binds the server's socket; Serve then sends the stream's
+// batches.
+func Listen(stream fuel.Stream, opts Options) (*Server, error) {
+	if stream == nil {
+		return nil, errors.New("server: no stream to serve")
+	}
+	if opts.Host == "" {
+		opts.Host = "127.0.0.1"
+	}
+	if opts.Port == 0 {
+		opts.Port = DefaultPort
+	}
+	if opts.HWM == 0 {
+		opts.HWM = DefaultHWM
+	}
+	if opts.HWM < 0 || opts.Port < -1 || opts.Port > 65535 {
+		return nil, fmt.Errorf("server: bad port %d or hwm %d", opts.Port, opts.HWM)
+	}
+	zctx, err := zmq.NewContext()
+	if err != nil {
+		return nil, fmt.Errorf("server: ZeroMQ context: %w", err)
+	}
+	sock, err := zctx.NewSocket(zmq.PUSH)
+	if err == nil {
+		err = setHWM(sock, opts.HWM)
+	}
+	if err == nil {
+		// A blocked send wakes up this often to see whether the server was
+		// stopped.
+		err = sock.SetSndtimeo(100 * time.Millisecond)
+	}
+	if err == nil {
+		err = sock.SetLinger(0)
+	}
+	if err != nil {
+		zctx.Term()
+		return nil, fmt.Errorf("server: ZeroMQ socket: %w", err)
+	}
+	port := "*"
+	if opts.Port > 0 {
+		port = strconv.Itoa(opts.Port)
+	}
+	addr := "tcp://" + hostPart(opts.Host) + ":" + port
+	if err := sock.Bind(addr); err != nil {
+		sock.Close()
+		zctx.Term()
+		return nil, fmt.Errorf("server: binding %s: %w", addr, err)
+	}
+	ep, err := sock.GetLastEndpoint()
+	if err != nil {
+		ep = addr
+	}
+	s := &Server{stream: stream, opts: opts, zctx: zctx, sock: sock, endpoint: ep, port: opts.Port}
+	if i := strings.LastIndexByte(ep, ':'); i >= 0 {
+		if p, err := strconv.Atoi(ep[i+1:]); err == nil {
+			s.port = p
+		}
+	}
+	return s, nil
+}
+
+// hostPart brackets an IPv6 address for a ZeroMQ endpoint.
+func hostPart(h string) string {
+	if ip := net.ParseIP(h); ip != nil && ip.To4() == nil {
+		return "[" + h + "]"
+	}
+	return h
+}
+
+func setHWM(sock *zmq.Socket, hwm int) error {
+	if err := sock.SetSndhwm(hwm); err != nil {
+		return err
+	}
+	return sock.SetRcvhwm(hwm)
+}
+
+// Endpoint is the bound address (tcp://127.0.0.1:5557).
+func (s *Server) Endpoint() string { return s.endpoint }
+
+// Port is the bound port.
+func (s *Server) Port() int { return s.port }
+
+// Serve sends the stream's batches, epoch after epoch, each epoch ended
+// by a stop frame, as Fuel's start_server does, until ctx is done (it then
+// returns nil), Options.Epochs epochs are queued, or the stream fails.
+// Serve closes the server when it returns.
+func (s *Server) Serve(ctx context.Context) error {
+	defer s.Close()
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "fuel server: serving %s on %s (hwm %d)\n", strings.Join(s.stream.Sources(), ", "), s.endpoint, s.opts.HWM)
+	}
+	for epoch := 0; s.opts.Epochs <= 0 || epoch < s.opts.Epochs; epoch++ {
+		it, err := s.stream.GetEpochIterator()
+		if err != nil {
+			return fmt.Errorf("server: starting epoch %d: %w", epoch+1, err)
+		}
+		batches := 0
+		for {
+			data, err := it.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("server: epoch %d, batch %d: %w", epoch+1, batches+1, err)
+			}
+			frames, err := EncodeArrays(data)
+			if err != nil {
+				return fmt.Errorf("server: epoch %d, batch %d: %w", epoch+1, batches+1, err)
+			}
+			if stopped, err := s.send(ctx, frames); stopped || err != nil {
+				return err
+			}
+			batches++
+		}
+		if stopped, err := s.send(ctx, [][]byte{stopFrame}); stopped || err != nil {
+			return err
+		}
+		if s.opts.Log != nil {
+			fmt.Fprintf(s.opts.Log, "fuel server: epoch %d queued (%d batches)\n", epoch+1, batches)
+		}
+	}
+	// Done: let the client take what is queued (a cancelled server drops
+	// it at once).
+	linger := s.opts.Linger
+	if linger == 0 {
+		linger = 10 * time.Second
+	}
+	if err := s.sock.SetLinger(linger); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return nil
+}
+
+// send sends one multipart message, waiting while the HWM is reached;
+// stopped is true when ctx was done first.
+func (s *Server) send(ctx context.Context, frames [][]byte) (stopped bool, err error) {
+	for i, f := range frames {
+		flag := zmq.SNDMORE
+		if i == len(frames)-1 {
+			flag = 0
+		}
+		for {
+			_, err := s.sock.SendBytes(f, flag)
+			if err == nil {
+				break
+			}
+			if zmq.AsErrno(err) != zmq.Errno(syscall.EAGAIN) {
+				return false, fmt.Errorf("server: sending on %s: %w", s.endpoint, err)
+			}
+			if ctx.Err() != nil {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// Close closes the socket; messages still queued are dropped.
+func (s *Server) Close() error {
+	if s.sock == nil {
+		return nil
+	}
+	err := s.sock.Close()
+	s.sock = nil
+	if e := s.zctx.Term(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// StartServer is Fuel's start_server(data_stream, port, hwm): it binds
+// and serves until ctx is done or the stream fails.
+func StartServer(ctx context.Context, stream fuel.Stream, opts Options) error {
+	s, err := Listen(stream, opts)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx)
+}

@@ -1,0 +1,158 @@
+package starlib
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/fuel/server"
+)
+
+// Module fuel.server, and ServerDataStream in fuel.streams: Fuel's data
+// server (see fuel/server for the protocol and the fault behaviour).
+//
+// fuel.server:
+//
+//	start_server(data_stream, port=5557, hwm=10, host="127.0.0.1")
+//	    serve the stream's batches, epoch after epoch, on a ZeroMQ PUSH socket,
+//	    with Fuel's wire protocol; blocks until the run is cancelled (Ctrl-C).
+//	    Binds loopback unless host says otherwise ("*": every interface).
+//	    Under blocks-repl fuel serve, --port, --hwm and --host win over the
+//	    arguments.
+//
+// fuel.streams:
+//
+//	ServerDataStream(sources, produces_examples, host="localhost", port=5557, hwm=10,
+//	                 axis_labels=None, timeout=60)
+//	    a stream whose batches come from a Fuel server (this project's or Python
+//	    Fuel's); usable wherever a stream is (DataStreamMonitoring, MainLoop,
+//	    transformers). timeout: seconds to wait for a batch before failing
+//	    (None waits forever, as Fuel).
+func init() {
+	Extend("fuel.server", starlark.StringDict{
+		"start_server": NewBuiltin("start_server", startServer),
+	})
+	Extend("fuel.streams", starlark.StringDict{
+		"ServerDataStream": NewBuiltin("ServerDataStream", serverDataStream),
+	})
+}
+
+// ServeOverrides are what blocks-repl fuel serve's flags set: they win
+// over start_server's arguments. Zero fields leave the argument.
+type ServeOverrides struct {
+	Host      string
+	Port, HWM int
+	// Served is set once start_server has run.
+	Served bool
+}
+
+const serveKey = "fuel.server.overrides"
+
+// SetServeOverrides makes start_server, in scripts run on thread, use o
+// and record in it that it ran.
+func SetServeOverrides(thread *starlark.Thread, o *ServeOverrides) { thread.SetLocal(serveKey, o) }
+
+func startServer(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var st *Stream
+	port, hwm, host := server.DefaultPort, server.DefaultHWM, "127.0.0.1"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "port?", &port, "hwm?", &hwm, "host?", &host); err != nil {
+		return nil, err
+	}
+	if o, ok := thread.Local(serveKey).(*ServeOverrides); ok {
+		if o.Host != "" {
+			host = o.Host
+		}
+		if o.Port != 0 {
+			port = o.Port
+		}
+		if o.HWM != 0 {
+			hwm = o.HWM
+		}
+		o.Served = true
+	}
+	if port <= 0 || port > 65535 {
+		return nil, fmt.Errorf("start_server: port must be in 1..65535, got %d", port)
+	}
+	if hwm <= 0 {
+		return nil, fmt.Errorf("start_server: hwm must be positive, got %d", hwm)
+	}
+	if err := ServeStream(Context(thread), st, server.Options{Host: host, Port: port, HWM: hwm, Log: serverLog{thread}}); err != nil {
+		return nil, fmt.Errorf("start_server: %w", err)
+	}
+	return starlark.None, Cancelled(thread)
+}
+
+// ServeStream serves a stream value until ctx is done (then it returns
+// nil) or the stream fails.
+func ServeStream(ctx context.Context, st *Stream, opts server.Options) error {
+	if st == nil {
+		return errors.New("no stream")
+	}
+	return server.StartServer(ctx, st.S, opts)
+}
+
+// serverLog sends the server's log lines to the script's print.
+type serverLog struct{ thread *starlark.Thread }
+
+func (w serverLog) Write(p []byte) (int, error) {
+	msg := string(p)
+	if n := len(msg); n > 0 && msg[n-1] == '\n' {
+		msg = msg[:n-1]
+	}
+	if w.thread.Print != nil {
+		w.thread.Print(w.thread, msg)
+	}
+	return len(p), nil
+}
+
+func serverDataStream(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var sources, labels starlark.Value
+	var examples bool
+	host, port, hwm := "localhost", server.DefaultPort, server.DefaultHWM
+	var timeout starlark.Value = starlark.MakeInt(int(server.DefaultTimeout / time.Second))
+	labels = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "sources", &sources, "produces_examples", &examples,
+		"host?", &host, "port?", &port, "hwm?", &hwm, "axis_labels?", &labels, "timeout?", &timeout); err != nil {
+		return nil, err
+	}
+	srcs, err := stringList("ServerDataStream: sources", sources)
+	if err != nil {
+		return nil, err
+	}
+	opts := server.ClientOptions{Host: host, Port: port, HWM: hwm}
+	if port <= 0 || port > 65535 {
+		return nil, fmt.Errorf("ServerDataStream: port must be in 1..65535, got %d", port)
+	}
+	if hwm <= 0 {
+		return nil, fmt.Errorf("ServerDataStream: hwm must be positive, got %d", hwm)
+	}
+	if timeout == starlark.None {
+		opts.Timeout = -1
+	} else if f, ok := starlark.AsFloat(timeout); ok && f > 0 {
+		opts.Timeout = time.Duration(f * float64(time.Second))
+	} else {
+		return nil, fmt.Errorf("ServerDataStream: timeout must be a positive number of seconds or None, got %s", timeout)
+	}
+	if d, ok := labels.(*starlark.Dict); ok {
+		opts.AxisLabels = map[string][]string{}
+		for _, kv := range d.Items() {
+			k, ok := starlark.AsString(kv[0])
+			if !ok {
+				return nil, fmt.Errorf("ServerDataStream: axis_labels keys must be source names, got %s", kv[0].Type())
+			}
+			if opts.AxisLabels[k], err = stringList("ServerDataStream: axis_labels", kv[1]); err != nil {
+				return nil, err
+			}
+		}
+	} else if labels != starlark.None {
+		return nil, fmt.Errorf("ServerDataStream: axis_labels must be a dict or None, got %s", labels.Type())
+	}
+	s, err := server.NewServerDataStream(srcs, examples, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Stream{S: s, name: "ServerDataStream"}, nil
+}
