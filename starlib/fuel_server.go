@@ -79,6 +79,9 @@ func startServer(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if hwm <= 0 {
 		return nil, fmt.Errorf("start_server: hwm must be positive, got %d", hwm)
 	}
+	if err := CheckNetwork(thread, fmt.Sprintf("tcp://%s:%d (serving)", host, port)); err != nil {
+		return nil, fmt.Errorf("start_server: %w", err)
+	}
 	if err := ServeStream(Context(thread), st, server.Options{Host: host, Port: port, HWM: hwm, Log: serverLog{thread}}); err != nil {
 		return nil, fmt.Errorf("start_server: %w", err)
 	}
@@ -149,6 +152,9 @@ func serverDataStream(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		}
 	} else if labels != starlark.None {
 		return nil, fmt.Errorf("ServerDataStream: axis_labels must be a dict or None, got %s", labels.Type())
+	}
+	if err := CheckNetwork(thread, fmt.Sprintf("tcp://%s:%d", host, port)); err != nil {
+		return nil, fmt.Errorf("ServerDataStream: %w", err)
 	}
 	s, err := server.NewServerDataStream(srcs, examples, opts)
 	if err != nil {

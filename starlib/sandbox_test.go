@@ -91,3 +91,19 @@ func TestSandboxWritesAndNetwork(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The data server's builtins ask the sandbox first.
+func TestSandboxRefusesTheDataServerWhenConfined(t *testing.T) {
+	src := `
+load("fuel.streams", "ServerDataStream")
+s = ServerDataStream(("features",), False, port = 5999, timeout = 1)
+`
+	_, err := ExecFile("confined.star", []byte(src), Options{FloatX: "float32", Sandbox: Sandbox{Confined: true}})
+	var se *SandboxError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "ServerDataStream") {
+		t.Errorf("confined ServerDataStream: got %v, want a SandboxError", err)
+	}
+	if _, err := ExecFile("trusted.star", []byte(src), Options{FloatX: "float32", Sandbox: Sandbox{Confined: true, Trust: true}}); err != nil {
+		t.Errorf("trusted ServerDataStream: %v", err)
+	}
+}
