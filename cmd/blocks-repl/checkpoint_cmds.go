@@ -135,6 +135,11 @@ func resumeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blocks-repl resume: %v\n", err)
 		return 1
 	}
+	if finished(c) && len(sets) == 0 {
+		fmt.Fprintf(stderr, "blocks-repl resume: the run in %s has finished (iteration %d, epoch %d); to train on, extend it with --set (e.g. the tunable FinishAfter reads)\n",
+			path, c.Log.Status.IterationsDone, c.Log.Status.EpochsDone)
+		return 1
+	}
 	src := &checkpoint.ResumeSource{Checkpoint: c}
 	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, stdout)
 	if err != nil {
@@ -304,4 +309,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// finished reports whether the checkpoint's run had finished training.
+func finished(c *checkpoint.Checkpoint) bool {
+	for _, r := range c.Log.Rows {
+		if r.Iteration == c.Log.Status.IterationsDone {
+			v, _ := r.Records["training_finished"].Decode()
+			b, _ := v.(bool)
+			return b
+		}
+	}
+	return false
 }
