@@ -33,3 +33,9 @@ func RandomOps(outputs []*Variable) []RandomOp {
 	}
 	return ops
 }
+
+// ApplyRandomOp makes the variable op(inputs...) for a random op defined
+// outside this package; an input the op refuses is an error.
+func ApplyRandomOp(op RandomOp, inputs ...*Variable) (*Variable, error) {
+	return tryApply(op, inputs...)
+}
