@@ -5,7 +5,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 )
@@ -281,4 +280,3 @@ func ParametersOf(c *Checkpoint) map[string]*Named {
 	return m
 }
 
-var _ = core.AlgorithmBuffer
