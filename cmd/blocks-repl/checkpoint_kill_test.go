@@ -58,7 +58,9 @@ func killBinary(t *testing.T) (bin, adamLoad string) {
 }
 
 // killScript trains an MLP with a shuffled scheme and Adam, logging the
-// cost of every batch and saving a checkpoint after every batch.
+// cost of every batch and its mean over each epoch (a partial aggregate a
+// mid-epoch checkpoint must keep), and saving a checkpoint after every
+// batch.
 const killScript = `load("tensor", "matrix", "lmatrix")
 load("blocks.config", "config")
 load("blocks.bricks", "MLP", "Tanh", "Softmax")
@@ -94,6 +96,7 @@ alg = GradientDescent(cost = cost, parameters = ComputationGraph(cost).parameter
                       step_rule = Adam(learning_rate = cfg.learning_rate))
 loop = MainLoop(algorithm = alg, data_stream = stream, extensions = [
     TrainingDataMonitoring([cost], prefix = "train", after_batch = True),
+    TrainingDataMonitoring([cost], prefix = "epoch", after_epoch = True),
     FinishAfter(after_n_epochs = cfg.epochs),
     Checkpoint("run.tar", every_n_batches = 1, keep_last = 2),
 ])

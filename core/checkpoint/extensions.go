@@ -66,6 +66,8 @@ type CheckpointExtension struct {
 
 	lastIteration int
 	pending       error
+	// applyExt restores the extensions' states at on_resumption.
+	applyExt func() error
 }
 
 // SeparateMembers are the names save_separately accepts.
@@ -109,10 +111,17 @@ func (e *CheckpointExtension) SetMainLoop(m *mainloop.MainLoop) {
 	}
 	e.Resume.Claimed = true
 	c := e.Resume.Checkpoint
-	if err := Restore(e.Bindings, c, Everything); err != nil {
+	what := Everything
+	what.Extensions = false // after before_training, which resets them
+	applyExt, err := extensionStates(m, c)
+	if err == nil {
+		err = Restore(e.Bindings, c, what)
+	}
+	if err != nil {
 		e.pending = err
 		return
 	}
+	e.applyExt = applyExt
 	e.lastIteration = c.Manifest.IterationsDone
 	// The main loop now runs before_training (extensions set themselves
 	// up: TrainingDataMonitoring adds its outputs) and initializes the
@@ -199,10 +208,17 @@ func (e *CheckpointExtension) BeforeTraining() error {
 	return e.SimpleExtension.BeforeTraining()
 }
 
-// OnResumption reports a failed restore.
+// OnResumption reports a failed restore, and restores the state of the
+// extensions that keep one (their before_training has reset it).
 func (e *CheckpointExtension) OnResumption() error {
 	if e.pending != nil {
 		return e.pending
+	}
+	if f := e.applyExt; f != nil {
+		e.applyExt = nil
+		if err := f(); err != nil {
+			return err
+		}
 	}
 	return e.SimpleExtension.OnResumption()
 }
@@ -279,4 +295,3 @@ func ParametersOf(c *Checkpoint) map[string]*Named {
 	}
 	return m
 }
-

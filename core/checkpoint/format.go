@@ -96,6 +96,16 @@ type IterationState struct {
 	EpochIterator *fuel.IteratorState `json:"epoch_iterator,omitempty"`
 	StreamRNGs    []RNGState          `json:"stream_rngs"`
 	RandomOps     []RNGState          `json:"random_ops"`
+	// Extensions are the states of extensions that keep one between
+	// callbacks (TrainingDataMonitoring's partial aggregates).
+	Extensions []ExtensionData `json:"extensions,omitempty"`
+}
+
+// ExtensionData is the state of the extension at Index of the main loop.
+type ExtensionData struct {
+	Index  int       `json:"index"`
+	Name   string    `json:"name"`
+	Arrays [][]Value `json:"arrays"`
 }
 
 // Checkpoint is a checkpoint in memory.

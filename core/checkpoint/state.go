@@ -10,9 +10,11 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/fuel/schemes"
+	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
 )
 
@@ -207,6 +209,29 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 	for _, op := range core.RandomOps(b.trainingRoots()) {
 		c.Iteration.RandomOps = append(c.Iteration.RandomOps, RNGState{op.String(), op.RNG().State()})
 	}
+	for i, ext := range loop.Extensions {
+		se := statefulExtension(ext)
+		if se == nil {
+			continue
+		}
+		st, err := se.CheckpointState()
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: extension %s: %w", mainloop.ExtensionName(ext), err)
+		}
+		d := ExtensionData{Index: i, Name: mainloop.ExtensionName(ext)}
+		for _, arrays := range st {
+			var vs []Value
+			for _, a := range arrays {
+				if a == nil {
+					vs = append(vs, EncodeValue(nil))
+				} else {
+					vs = append(vs, EncodeValue(a))
+				}
+			}
+			d.Arrays = append(d.Arrays, vs)
+		}
+		c.Iteration.Extensions = append(c.Iteration.Extensions, d)
+	}
 	c.Log = EncodeLog(loop.Log)
 	c.Manifest.IterationsDone = loop.Log.Status.IterationsDone
 	c.Manifest.EpochsDone = loop.Log.Status.EpochsDone
@@ -224,10 +249,12 @@ type What struct {
 	Log bool
 	// EpochIterator: the position in the epoch in progress (needs Log).
 	EpochIterator bool
+	// Extensions: the state extensions keep between callbacks.
+	Extensions bool
 }
 
 // Everything is what resuming restores.
-var Everything = What{Parameters: true, AlgorithmState: true, Log: true, EpochIterator: true}
+var Everything = What{Parameters: true, AlgorithmState: true, Log: true, EpochIterator: true, Extensions: true}
 
 // Restore puts c's state into b's main loop. It checks everything first
 // (names, shapes and dtypes of parameters and buffers, the number of
@@ -300,6 +327,13 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			rng, st := op.RNG(), c.Iteration.RandomOps[i].State
 			apply = append(apply, func() { rng.SetState(st) })
 		}
+	}
+	if what.Extensions {
+		f, err := extensionStates(loop, c)
+		if err != nil {
+			return err
+		}
+		apply = append(apply, func() { _ = f() })
 	}
 	if what.Log {
 		l, err := c.Log.Decode()
@@ -393,3 +427,79 @@ func maxAbsDiff(a, b Named) float64 {
 // ErrReplayReached ends a replay run once the checkpoint's iteration is
 // reached (see CheckpointExtension.Replay).
 var ErrReplayReached = errors.New("replay reached the checkpoint's iteration")
+
+// StatefulExtension is an extension with state of its own between
+// callbacks, which checkpoints save and restore.
+type StatefulExtension interface {
+	CheckpointState() ([][]*nd.Array, error)
+	RestoreCheckpointState([][]*nd.Array) error
+}
+
+type tdmState struct {
+	t *extensions.TrainingDataMonitoring
+}
+
+func (s tdmState) CheckpointState() ([][]*nd.Array, error) { return s.t.Buffer.State() }
+func (s tdmState) RestoreCheckpointState(st [][]*nd.Array) error {
+	return s.t.Buffer.SetState(st)
+}
+
+func statefulExtension(ext mainloop.Extension) StatefulExtension {
+	if s, ok := ext.(StatefulExtension); ok {
+		return s
+	}
+	if t, ok := ext.(*extensions.TrainingDataMonitoring); ok && t.Buffer != nil {
+		return tdmState{t}
+	}
+	return nil
+}
+
+// extensionStates checks the saved extension states against the loop's
+// extensions and returns the function that restores them.
+func extensionStates(loop *mainloop.MainLoop, c *Checkpoint) (func() error, error) {
+	type pending struct {
+		se StatefulExtension
+		st [][]*nd.Array
+	}
+	var todo []pending
+	n := 0
+	for i, ext := range loop.Extensions {
+		se := statefulExtension(ext)
+		if se == nil {
+			continue
+		}
+		if n >= len(c.Iteration.Extensions) {
+			return nil, fmt.Errorf("checkpoint: extension %s has state but the checkpoint has none for it (different extensions?)", mainloop.ExtensionName(ext))
+		}
+		d := c.Iteration.Extensions[n]
+		n++
+		if d.Index != i || d.Name != mainloop.ExtensionName(ext) {
+			return nil, fmt.Errorf("checkpoint: extension %d is %s here but %s (at %d) in the checkpoint", i, mainloop.ExtensionName(ext), d.Name, d.Index)
+		}
+		var st [][]*nd.Array
+		for _, vs := range d.Arrays {
+			var arrays []*nd.Array
+			for _, v := range vs {
+				x, err := v.Decode()
+				if err != nil {
+					return nil, fmt.Errorf("checkpoint: extension %s: %w", d.Name, err)
+				}
+				a, _ := x.(*nd.Array)
+				arrays = append(arrays, a)
+			}
+			st = append(st, arrays)
+		}
+		todo = append(todo, pending{se, st})
+	}
+	if n != len(c.Iteration.Extensions) {
+		return nil, fmt.Errorf("checkpoint: the checkpoint holds the state of %d extensions, the main loop has %d with state", len(c.Iteration.Extensions), n)
+	}
+	return func() error {
+		for _, p := range todo {
+			if err := p.se.RestoreCheckpointState(p.st); err != nil {
+				return fmt.Errorf("checkpoint: %w", err)
+			}
+		}
+		return nil
+	}, nil
+}
