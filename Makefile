@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config
 TEST_PKGS  := python3-numpy python3-h5py
 
-.PHONY: all build demo test accept bench deps test-deps vet fmt clean
+.PHONY: all build demo test accept accept-checkpoint bench deps test-deps vet fmt clean
 
 all: build
 
@@ -62,3 +62,7 @@ bench: test-deps build
 
 clean:
 	rm -rf bin
+
+# The checkpoint kill test with many trials (20 runs, 4 SIGKILLs each).
+accept-checkpoint: test-deps
+	BLOCKS_SHARED=$(SHARED) BLOCKS_ACCEPT=1 $(GO) test -count=1 -timeout 30m -run Accept -v ./cmd/blocks-repl/ ./core/checkpoint/

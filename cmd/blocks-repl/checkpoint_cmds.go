@@ -140,6 +140,16 @@ func resumeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			path, c.Log.Status.IterationsDone, c.Log.Status.EpochsDone)
 		return 1
 	}
+	var changed []string
+	for _, k := range sortedKeys(sets) {
+		if old, ok := c.Run.Overrides[k]; !ok || old != sets[k] {
+			changed = append(changed, k)
+		}
+	}
+	if len(changed) > 0 {
+		fmt.Fprintf(stderr, "blocks-repl resume: note: --set %s changes what the script builds (e.g. FinishAfter), not the restored state: parameters, step-rule buffers and hyperparameters (learning_rate, ...) come from the checkpoint; an override that changes the model is refused\n",
+			strings.Join(changed, ", "))
+	}
 	src := &checkpoint.ResumeSource{Checkpoint: c}
 	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, stdout)
 	if err != nil {

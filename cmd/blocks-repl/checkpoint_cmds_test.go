@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,6 +91,17 @@ func TestResumeReplayInspect(t *testing.T) {
 	code, out, errs := runMain(t, dir, "run", "--set", "learning_rate=0.2", "exp.star")
 	if code != 0 || !strings.Contains(out, `done 5 {"epochs": 1, "learning_rate": 0.2, "path": "c.tar"}`) {
 		t.Fatalf("run: %d %q %q", code, out, errs)
+	}
+	if err := exec.Command("/usr/bin/python3", "-c", "import numpy").Run(); err == nil {
+		py := "import tarfile, io, numpy; t = tarfile.open('c.tar'); z = numpy.load(io.BytesIO(t.extractfile('_parameters').read())); " +
+			"print(sorted((k, z[k].shape, str(z[k].dtype)) for k in z.files))"
+		cmd := exec.Command("/usr/bin/python3", "-c", py)
+		cmd.Dir = dir
+		got, err := cmd.CombinedOutput()
+		want := "[('|mlp|linear_0.W', (4, 5), 'float32'), ('|mlp|linear_0.b', (5,), 'float32'), ('|mlp|linear_1.W', (5, 2), 'float32'), ('|mlp|linear_1.b', (2,), 'float32')]\n"
+		if err != nil || string(got) != want {
+			t.Errorf("numpy reads %q (%v), want %q", got, err, want)
+		}
 	}
 	code, out, errs = runMain(t, dir, "replay", "c.tar")
 	if code != 0 || !strings.Contains(out, "replay: bit-identical at iteration 5 (epoch 1, after_training)") {
