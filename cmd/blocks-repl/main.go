@@ -38,8 +38,9 @@ const usageTail = `  blocks-repl version                      print the version
   blocks-repl help                         print this help
 
 run:
-  --set NAME=VALUE   override the setting NAME, which the script reads with
-                     load("blocks.config", "config"); config.get(NAME, default).
+  --set NAME=VALUE   override the setting NAME, which the script declares with
+                     load("blocks.config", "config"); cfg = config(NAME=default, ...)
+                     (or reads with config.get(NAME, default)).
                      VALUE is a Starlark literal (0.05, 200, True, "adam",
                      [200, 100]); other text is taken as a string. Repeatable.
                      Setting a name the script never reads is an error.
