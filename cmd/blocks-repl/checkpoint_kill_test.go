@@ -168,9 +168,9 @@ func runToEnd(t *testing.T, bin, dir string, args ...string) time.Duration {
 
 // killAfter runs blocks-repl args and SIGKILLs it after d; it reports
 // whether the child was killed (false: it finished first).
-func killAfter(t *testing.T, bin, dir string, d time.Duration, args ...string) bool {
+func killAfter(t *testing.T, bin, dir string, env []string, d time.Duration, args ...string) bool {
 	t.Helper()
-	c := startChild(t, bin, dir, nil, args...)
+	c := startChild(t, bin, dir, env, args...)
 	select {
 	case err := <-c.done:
 		if err != nil {
@@ -266,7 +266,7 @@ func compareRuns(t *testing.T, want, got *checkpoint.Checkpoint) {
 // times at random moments (drawn from seed over the reference duration),
 // resumes it from its last checkpoint each time, and compares the end
 // with the reference. It returns how many resumes started mid-epoch.
-func killTrial(t *testing.T, bin, adamLoad string, ref *checkpoint.Checkpoint, refDur time.Duration, seed int64, kills int) (midEpoch int) {
+func killTrial(t *testing.T, bin, adamLoad string, ref *checkpoint.Checkpoint, refDur time.Duration, seed int64, kills int, env []string) (midEpoch, midWrite int) {
 	t.Helper()
 	dir := t.TempDir()
 	writeKillScript(t, dir, adamLoad)
@@ -288,11 +288,18 @@ func killTrial(t *testing.T, bin, adamLoad string, ref *checkpoint.Checkpoint, r
 			continue
 		}
 		d := time.Duration(r.Int63n(int64(refDur)))
-		killAfter(t, bin, dir, d, args...)
+		before, _ := filepath.Glob(filepath.Join(dir, ".run.tar.tmp-*"))
+		if killAfter(t, bin, dir, env, d, args...) {
+			// A temporary file that was not there before: killed in a write.
+			after, _ := filepath.Glob(filepath.Join(dir, ".run.tar.tmp-*"))
+			if len(after) > 0 && !reflect.DeepEqual(before, after) {
+				midWrite++
+			}
+		}
 	}
 	got, _, _ := finishedCheckpoint(t, dir)
 	compareRuns(t, ref, got)
-	return midEpoch
+	return midEpoch, midWrite
 }
 
 func reference(t *testing.T, bin, adamLoad string) (*checkpoint.Checkpoint, time.Duration) {
@@ -319,7 +326,7 @@ func TestKillResumeBitIdentical(t *testing.T) {
 	}
 	bin, adamLoad := killBinary(t)
 	ref, refDur := reference(t, bin, adamLoad)
-	killTrial(t, bin, adamLoad, ref, refDur, 1, 2)
+	killTrial(t, bin, adamLoad, ref, refDur, 1, 2, nil)
 
 	// A kill during a checkpoint write: the half-written temporary file
 	// is left behind, run.tar still holds the previous checkpoint, and
@@ -362,13 +369,21 @@ func TestAcceptKillResume(t *testing.T) {
 	}
 	bin, adamLoad := killBinary(t)
 	ref, refDur := reference(t, bin, adamLoad)
-	trials, mid := 20, 0
+	// Half the trials slow every checkpoint write down (2 ms half way),
+	// so that many kills land in the middle of a write.
+	trials, mid, midWrite := 20, 0, 0
 	for seed := int64(1); seed <= int64(trials); seed++ {
-		mid += killTrial(t, bin, adamLoad, ref, refDur, seed, 4)
+		var env []string
+		if seed%2 == 0 {
+			env = []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=2ms"}
+		}
+		m, w := killTrial(t, bin, adamLoad, ref, refDur, seed, 4, env)
+		mid += m
+		midWrite += w
 	}
-	fmt.Printf("kill test: %d trials of 4 SIGKILLs each, %d resumes from a mid-epoch checkpoint, all bit-identical to the uninterrupted run (%v a run)\n",
-		trials, mid, refDur)
-	if mid == 0 {
-		t.Error("no resume started mid-epoch")
+	fmt.Printf("kill test: %d trials of 4 SIGKILLs each, %d resumes from a mid-epoch checkpoint, %d kills during a checkpoint write, all bit-identical to the uninterrupted run (%v a run)\n",
+		trials, mid, midWrite, refDur)
+	if mid == 0 || midWrite == 0 {
+		t.Error("no resume started mid-epoch, or no kill landed in a write")
 	}
 }
