@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev
 TEST_PKGS  := python3-numpy python3-h5py python3-zmq
 
-.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server
+.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint
 
 all: build
 
@@ -83,3 +83,7 @@ bench-server: test-deps
 
 clean:
 	rm -rf bin
+
+# The checkpoint kill test with many trials (20 runs, 4 SIGKILLs each).
+accept-checkpoint: test-deps
+	BLOCKS_SHARED=$(SHARED) BLOCKS_ACCEPT=1 $(GO) test -count=1 -timeout 30m -run Accept -v ./cmd/blocks-repl/ ./core/checkpoint/

@@ -408,6 +408,7 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	ml := mainloop.New(alg.GD, stream.S, nil, mainloop.NewTrainingLog(), es)
 	ml.Messages = &printWriter{thread: thread}
+	RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
 	return &MainLoop{M: ml}, nil
 }
 

@@ -24,15 +24,20 @@ func init() {
 //	    default takes the text as it was written, None accepts anything;
 //	    any other mismatch is an error. A --set the script never reads
 //	    with get is an error at the end of the run.
-//	config - a struct with the same get, for Blocks' spelling:
-//	    load("blocks.config", "config"); lr = config.get("lr", 0.1).
+//	config - Blocks' config object, and the place a script declares its
+//	    tunables: cfg = config(learning_rate=0.1, batch_size=256, epochs=1)
+//	    returns a struct (cfg.learning_rate) whose values --set overrides,
+//	    type-checked against the declared defaults (an undeclared name or
+//	    a wrong type is an error naming the declared tunables); the
+//	    resolved values go to the log (row 0, record "config") and to
+//	    every checkpoint. config.get is the get above; config.default_seed
+//	    (Fuel's default_seed, 1 unless .fuelrc sets it), config.floatX and
+//	    config.log_backend ("python") are Blocks' settings.
 var ConfigModule = &starlarkstruct.Module{
 	Name: "blocks.config",
 	Members: starlark.StringDict{
-		"get": starlark.NewBuiltin("get", configGet),
-		"config": starlarkstruct.FromStringDict(starlark.String("config"), starlark.StringDict{
-			"get": starlark.NewBuiltin("get", configGet),
-		}),
+		"get":    starlark.NewBuiltin("get", configGet),
+		"config": &Config{},
 	},
 }
 

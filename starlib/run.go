@@ -54,6 +54,13 @@ type Options struct {
 	Predeclared starlark.StringDict
 	// Sandbox limits what the script may load, write and connect to.
 	Sandbox Sandbox
+	// Files, when not nil, are the only .star files load() may read:
+	// absolute path to source (a checkpoint's scripts; see
+	// checkpoint_run.go). Nothing is read from disk then.
+	Files map[string][]byte
+	// Checkpoint says how this run relates to a checkpoint (resume,
+	// replay, print-config); nil for a plain run.
+	Checkpoint *CheckpointRun
 }
 
 // Thread-local keys.
@@ -80,6 +87,12 @@ type runState struct {
 	training   atomic.Int32
 
 	sandbox Sandbox
+	// scripts are the main script and the loaded files, with their
+	// sources, in the order they were read (for checkpoints).
+	scripts []scriptSource
+	// tunables is what config(...) declared and resolved.
+	tunables *tunables
+	ckpt     *CheckpointRun
 }
 
 func state(thread *starlark.Thread) *runState {
@@ -206,6 +219,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		s.raw[name] = lit
 	}
 	s.sandbox = opts.Sandbox
+	s.ckpt = opts.Checkpoint
 	in.state = s
 	thread.SetLocal(stateKey, s)
 
@@ -271,11 +285,15 @@ func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, er
 			in.state.sandbox.RootDir = filepath.Dir(abs)
 		}
 	}
-	var source any // nil: ExecFileOptions reads filename
-	if src != nil {
-		source = src
+	if src == nil {
+		b, err := os.ReadFile(filename)
+		if err != nil {
+			return nil, err
+		}
+		src = b
 	}
-	g, err := starlark.ExecFileOptions(FileOptions, in.Thread, filename, source, in.predeclared)
+	in.recordScript(filename, src)
+	g, err := starlark.ExecFileOptions(FileOptions, in.Thread, filename, src, in.predeclared)
 	if err != nil {
 		return g, normalizeError(err)
 	}
@@ -413,7 +431,7 @@ func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringD
 		return e.globals, e.err
 	}
 	in.cache[abs] = nil // loading in progress
-	src, err := os.ReadFile(path)
+	src, err := in.readLoaded(path, abs)
 	if err != nil {
 		err = fmt.Errorf("reading %s: %w", path, errors.Unwrap(err))
 		in.cache[abs] = &loadEntry{nil, err}
@@ -421,6 +439,7 @@ func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringD
 	}
 	in.state.mu.Lock()
 	in.state.loaded = append(in.state.loaded, abs)
+	in.state.scripts = append(in.state.scripts, scriptSource{abs, src})
 	in.state.mu.Unlock()
 	// Same thread: thread locals carry over and a backtrace goes through
 	// the load statement into the loaded file.

@@ -38,11 +38,15 @@ const usageTail = `  blocks-repl version                      print the version
   blocks-repl help                         print this help
 
 run:
-  --set NAME=VALUE   override the setting NAME, which the script reads with
-                     load("blocks.config", "config"); config.get(NAME, default).
+  --set NAME=VALUE   override the setting NAME, which the script declares with
+                     load("blocks.config", "config"); cfg = config(NAME=default, ...)
+                     (or reads with config.get(NAME, default)).
                      VALUE is a Starlark literal (0.05, 200, True, "adam",
                      [200, 100]); other text is taken as a string. Repeatable.
                      Setting a name the script never reads is an error.
+  --print-config     print the tunables the script declares with
+                     cfg = config(name=default, ...), as resolved with the
+                     --set overrides, and stop there.
 
 The script's print() goes to stdout; errors, with the Starlark backtrace,
 to stderr. Exit status: 0 on success, 1 when the script fails, 2 for a
@@ -111,7 +115,7 @@ func registerCommand(c command) {
 func init() {
 	registerCommand(command{
 		name: "run",
-		usage: `  blocks-repl run [--set NAME=VALUE]... SCRIPT.star
+		usage: `  blocks-repl run [--set NAME=VALUE]... [--print-config] SCRIPT.star
                                            run an experiment script
 `,
 		run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -172,6 +176,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(sets, "set", "override a setting: NAME=VALUE")
+	printConfig := fs.Bool("print-config", false, "print the resolved config(...) and stop")
 	usageError := func(err error) int {
 		fmt.Fprintf(stderr, "blocks-repl run: %v\n\n%s", err, usageText())
 		return 2
@@ -197,11 +202,16 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig}
 	_, err = starlib.ExecFile(script, src, starlib.Options{
-		Overrides: sets,
-		Stdout:    stdout,
-		Context:   ctx,
+		Overrides:  sets,
+		Stdout:     stdout,
+		Context:    ctx,
+		Checkpoint: ck,
 	})
+	if *printConfig {
+		return printConfigResult(ck, err, stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/fuel/config"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+func init() {
+	checkpoint.ProjectVersion = version
+	registerCommand(command{
+		name: "resume",
+		usage: `  blocks-repl resume [--set NAME=VALUE]... CKPT.tar
+                                           continue the run a checkpoint saved: re-runs the
+                                           checkpoint's own copy of the script, restores the
+                                           state and trains on (--set may extend FinishAfter)
+`,
+		run: resumeCommand,
+	})
+	registerCommand(command{
+		name: "replay",
+		usage: `  blocks-repl replay CKPT.tar              re-run the checkpoint's script from scratch to its
+                                           iteration; report whether the state matches bit for bit
+`,
+		run: replayCommand,
+	})
+	registerCommand(command{
+		name: "inspect",
+		usage: `  blocks-repl inspect CKPT.tar             print a checkpoint's manifest, config, log summary,
+                                           parameter table and script
+`,
+		run: inspectCommand,
+	})
+}
+
+// printConfigResult ends a run --print-config.
+func printConfigResult(ck *starlib.CheckpointRun, err error, stderr io.Writer) int {
+	if ck.Printed {
+		return 0
+	}
+	if err != nil && !errors.Is(err, starlib.ErrConfigPrinted) {
+		fmt.Fprintln(stderr, starlib.Backtrace(err))
+		return 1
+	}
+	fmt.Fprintln(stderr, "blocks-repl: the script declares no tunables (declare them with load(\"blocks.config\", \"config\"); cfg = config(name=default, ...))")
+	return 1
+}
+
+// parseCheckpointArgs reads [--set NAME=VALUE]... CKPT.
+func parseCheckpointArgs(name string, args []string, allowSet bool, stderr io.Writer) (string, overrides, bool) {
+	sets := overrides{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if allowSet {
+		fs.Var(sets, "set", "override a setting: NAME=VALUE")
+	}
+	bad := func(err error) (string, overrides, bool) {
+		fmt.Fprintf(stderr, "blocks-repl %s: %v\n\n%s", name, err, usageText())
+		return "", nil, false
+	}
+	if err := fs.Parse(args); err != nil {
+		return bad(err)
+	}
+	if fs.NArg() == 0 {
+		return bad(errors.New("missing CKPT.tar"))
+	}
+	path := fs.Arg(0)
+	if err := fs.Parse(fs.Args()[1:]); err != nil {
+		return bad(err)
+	}
+	if fs.NArg() > 0 {
+		return bad(fmt.Errorf("unexpected arguments after %s: %s", path, strings.Join(fs.Args(), " ")))
+	}
+	return path, sets, true
+}
+
+// readForRun reads a checkpoint and checks that this machine's settings
+// can reproduce it.
+func readForRun(path string) (*checkpoint.Checkpoint, error) {
+	c, err := checkpoint.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if seed := config.DefaultSeed(); seed != c.Run.DefaultSeed {
+		return nil, fmt.Errorf("checkpoint %s was made with default_seed %d, but the configuration here gives %d (set default_seed in .fuelrc to %d)",
+			path, c.Run.DefaultSeed, seed, c.Run.DefaultSeed)
+	}
+	if c.MainScript().Path == "<go>" {
+		return nil, fmt.Errorf("checkpoint %s was written by a Go program, not a script: there is nothing to re-run", path)
+	}
+	return c, nil
+}
+
+// execStored runs the checkpoint's own script (and only its files).
+func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, stdout io.Writer) error {
+	ov := map[string]string{}
+	for k, v := range c.Run.Overrides {
+		ov[k] = v
+	}
+	for k, v := range sets {
+		ov[k] = v
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	main := c.MainScript()
+	_, err := starlib.ExecFile(main.Path, main.Source, starlib.Options{
+		Overrides:  ov,
+		Stdout:     stdout,
+		Context:    ctx,
+		FloatX:     c.Run.FloatX,
+		Files:      c.Files(),
+		Checkpoint: ck,
+	})
+	return err
+}
+
+func resumeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	path, sets, ok := parseCheckpointArgs("resume", args, true, stderr)
+	if !ok {
+		return 2
+	}
+	c, err := readForRun(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "blocks-repl resume: %v\n", err)
+		return 1
+	}
+	if finished(c) && len(sets) == 0 {
+		fmt.Fprintf(stderr, "blocks-repl resume: the run in %s has finished (iteration %d, epoch %d); to train on, extend it with --set (e.g. the tunable FinishAfter reads)\n",
+			path, c.Log.Status.IterationsDone, c.Log.Status.EpochsDone)
+		return 1
+	}
+	var changed []string
+	for _, k := range sortedKeys(sets) {
+		if old, ok := c.Run.Overrides[k]; !ok || old != sets[k] {
+			changed = append(changed, k)
+		}
+	}
+	if len(changed) > 0 {
+		fmt.Fprintf(stderr, "blocks-repl resume: note: --set %s changes what the script builds (e.g. FinishAfter), not the restored state: parameters, step-rule buffers and hyperparameters (learning_rate, ...) come from the checkpoint; an override that changes the model is refused\n",
+			strings.Join(changed, ", "))
+	}
+	src := &checkpoint.ResumeSource{Checkpoint: c}
+	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, starlib.Backtrace(err))
+		return 1
+	}
+	if !src.Claimed {
+		fmt.Fprintf(stderr, "blocks-repl resume: the script never started a main loop with a Checkpoint extension, so nothing was resumed\n")
+		return 1
+	}
+	return 0
+}
+
+func replayCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	path, _, ok := parseCheckpointArgs("replay", args, false, stderr)
+	if !ok {
+		return 2
+	}
+	c, err := readForRun(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "blocks-repl replay: %v\n", err)
+		return 1
+	}
+	target := &checkpoint.ReplayTarget{Target: c}
+	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, io.Discard)
+	if err != nil && !errors.Is(err, checkpoint.ErrReplayReached) {
+		fmt.Fprintln(stderr, starlib.Backtrace(err))
+		return 1
+	}
+	if !target.Reached {
+		fmt.Fprintf(stderr, "blocks-repl replay: the script finished without reaching the checkpoint's iteration %d (epoch %d, %s)\n",
+			c.Log.Status.IterationsDone, c.Log.Status.EpochsDone, c.Iteration.Callback)
+		return 1
+	}
+	if len(target.Diffs) > 0 {
+		fmt.Fprintf(stdout, "replay: MISMATCH at iteration %d:\n", c.Log.Status.IterationsDone)
+		for _, d := range target.Diffs {
+			fmt.Fprintf(stdout, "  %s\n", d)
+		}
+		return 1
+	}
+	n := 0
+	for _, p := range c.Parameters {
+		n += p.Array.Size()
+	}
+	fmt.Fprintf(stdout, "replay: bit-identical at iteration %d (epoch %d, %s): %d parameters (%d values), %d algorithm state arrays, %d generators\n",
+		c.Log.Status.IterationsDone, c.Log.Status.EpochsDone, c.Iteration.Callback, len(c.Parameters), n,
+		len(c.AlgorithmState), len(c.Iteration.StreamRNGs)+len(c.Iteration.RandomOps))
+	return 0
+}
+
+func inspectCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	path, _, ok := parseCheckpointArgs("inspect", args, false, stderr)
+	if !ok {
+		return 2
+	}
+	c, err := checkpoint.Read(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "blocks-repl inspect: %v\n", err)
+		return 1
+	}
+	w := stdout
+	m := c.Manifest
+	fmt.Fprintf(w, "== manifest\nformat:          %s, version %d\nwritten by:      blocks-repl %s\ncreated:         %s\ncommand:         %s\nscript:          %s\niterations_done: %d\nepochs_done:     %d\n",
+		m.Format, m.FormatVersion, m.ProjectVersion, m.Created, strings.Join(m.Command, " "), m.Script, m.IterationsDone, m.EpochsDone)
+	fmt.Fprintf(w, "members:\n")
+	for _, mb := range m.Members {
+		fmt.Fprintf(w, "  %-28s %10d bytes  sha256 %s\n", mb.Name, mb.Size, mb.SHA256[:16])
+	}
+	fmt.Fprintf(w, "\n== config\ndefault_seed = %d\nfloatX = %s\n", c.Run.DefaultSeed, c.Run.FloatX)
+	for _, name := range c.Run.ConfigOrder {
+		v, _ := c.Run.Config[name].Decode()
+		fmt.Fprintf(w, "%s = %v", name, v)
+		if o, ok := c.Run.Overrides[name]; ok {
+			fmt.Fprintf(w, "  # --set %s=%s", name, o)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, k := range sortedKeys(c.Run.Overrides) {
+		if _, ok := c.Run.Config[k]; !ok {
+			fmt.Fprintf(w, "--set %s=%s\n", k, c.Run.Overrides[k])
+		}
+	}
+	fmt.Fprintf(w, "\n== log\n")
+	st := c.Log.Status
+	fmt.Fprintf(w, "rows: %d; iterations_done %d, epochs_done %d, epoch ends %v, mid-epoch: %v\n",
+		len(c.Log.Rows), st.IterationsDone, st.EpochsDone, st.EpochEnds, st.EpochStarted)
+	if n := len(c.Log.Rows); n > 0 {
+		last := c.Log.Rows[n-1]
+		fmt.Fprintf(w, "last row (iteration %d):\n", last.Iteration)
+		for _, k := range sortedKeys(last.Records) {
+			v, _ := last.Records[k].Decode()
+			fmt.Fprintf(w, "  %s: %v\n", k, v)
+		}
+	}
+	fmt.Fprintf(w, "\n== parameters (%s)\n", checkpoint.MemberParameters)
+	paramTable(w, c.Parameters)
+	if len(c.AlgorithmState) > 0 {
+		fmt.Fprintf(w, "\n== algorithm state\n")
+		paramTable(w, c.AlgorithmState)
+	}
+	fmt.Fprintf(w, "\n== generators: %d in the data stream, %d in random ops; position in the epoch: %v\n",
+		len(c.Iteration.StreamRNGs), len(c.Iteration.RandomOps), c.Iteration.EpochIterator != nil)
+	for i, s := range c.Run.Scripts {
+		if i == 0 {
+			fmt.Fprintf(w, "\n== script %s\n", s.Path)
+		} else {
+			fmt.Fprintf(w, "\n== loaded file %s\n", s.Path)
+		}
+		fmt.Fprint(w, string(s.Source))
+		if len(s.Source) > 0 && s.Source[len(s.Source)-1] != '\n' {
+			fmt.Fprintln(w)
+		}
+	}
+	return 0
+}
+
+func paramTable(w io.Writer, arrays []checkpoint.Named) {
+	width := len("name")
+	for _, a := range arrays {
+		width = max(width, len(a.Name))
+	}
+	fmt.Fprintf(w, "%-*s  %-12s %-8s %12s %12s %12s %12s\n", width, "name", "shape", "dtype", "mean", "std", "min", "max")
+	for _, a := range arrays {
+		n := a.Array.Size()
+		var sum, sq float64
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := 0; i < n; i++ {
+			x := a.Array.Flat(i)
+			sum += x
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		mean := 0.0
+		if n > 0 {
+			mean = sum / float64(n)
+			for i := 0; i < n; i++ {
+				d := a.Array.Flat(i) - mean
+				sq += d * d
+			}
+		}
+		std := 0.0
+		if n > 0 {
+			std = math.Sqrt(sq / float64(n))
+		}
+		if n == 0 {
+			lo, hi = 0, 0
+		}
+		fmt.Fprintf(w, "%-*s  %-12s %-8s %12.5g %12.5g %12.5g %12.5g\n", width, a.Name, shapeString(a.Array.Shape), a.Array.DType(), mean, std, lo, hi)
+	}
+}
+
+func shapeString(s []int) string {
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	if len(s) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// finished reports whether the checkpoint's run had finished training.
+func finished(c *checkpoint.Checkpoint) bool {
+	for _, r := range c.Log.Rows {
+		if r.Iteration == c.Log.Status.IterationsDone {
+			v, _ := r.Records["training_finished"].Decode()
+			b, _ := v.(bool)
+			return b
+		}
+	}
+	return false
+}

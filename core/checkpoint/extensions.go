@@ -1,0 +1,297 @@
+package checkpoint
+
+import (
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/blocks-go/blocks/core/extensions"
+	"github.com/blocks-go/blocks/core/mainloop"
+)
+
+// The log records of saving and loading (Blocks' SAVED_TO and
+// LOADED_FROM).
+const (
+	RecordSavedTo    = "saved_to"
+	RecordLoadedFrom = "loaded_from"
+)
+
+// RunInfo is what the script runner knows about the run: the files and
+// settings a checkpoint stores so that it can be resumed and replayed.
+type RunInfo struct {
+	Run     RunConfig
+	Command []string
+	Script  string
+}
+
+// ReplayTarget makes a Checkpoint extension compare instead of save: when
+// the run reaches the target's iteration, in the callback that wrote it,
+// the extension compares the state bit for bit, records the result and
+// stops training with ErrReplayReached.
+type ReplayTarget struct {
+	Target *Checkpoint
+	// Reached, Diffs are the result.
+	Reached bool
+	Diffs   []string
+}
+
+// ResumeSource is a checkpoint to restore when the main loop starts, held
+// by the run; the first Checkpoint extension to start claims it.
+type ResumeSource struct {
+	Checkpoint *Checkpoint
+	// Claimed is set by the extension that restored it.
+	Claimed bool
+}
+
+// CheckpointExtension is Blocks' Checkpoint: it saves the main loop's
+// state to Path, by default after training (use every_n_epochs,
+// every_n_batches, ... for more).
+type CheckpointExtension struct {
+	*extensions.SimpleExtension
+	Path string
+	// KeepLast is how many checkpoints to keep: Path and KeepLast-1 older
+	// ones named STEM_iterN.EXT (1: only Path).
+	KeepLast int
+	// SaveSeparately lists members the caller wants as separate files of
+	// the archive; every part already is one, so this only checks names.
+	SaveSeparately []string
+	Bindings       Bindings
+	// Info gives what the run knows (script, overrides, config).
+	Info func() RunInfo
+	// Resume, when set and not yet claimed, is restored when the main
+	// loop starts, before any callback.
+	Resume *ResumeSource
+	// Replay, when set, turns saving into comparing.
+	Replay *ReplayTarget
+
+	lastIteration int
+	pending       error
+	// applyExt restores the extensions' states at on_resumption.
+	applyExt func() error
+}
+
+// SeparateMembers are the names save_separately accepts.
+var SeparateMembers = []string{"log", "iteration_state", "algorithm_state", "parameters", "model"}
+
+// NewCheckpointExtension returns the extension; triggers default to
+// after_training.
+func NewCheckpointExtension(path string, keepLast int, saveSeparately []string, b Bindings, triggers extensions.Triggers) (*CheckpointExtension, error) {
+	if path == "" {
+		return nil, fmt.Errorf("Checkpoint: path must not be empty")
+	}
+	if keepLast < 1 {
+		return nil, fmt.Errorf("Checkpoint: keep_last must be at least 1, got %d", keepLast)
+	}
+	for _, s := range saveSeparately {
+		if !slices.Contains(SeparateMembers, s) {
+			return nil, fmt.Errorf("Checkpoint: save_separately: %q is not one of %v", s, SeparateMembers)
+		}
+	}
+	t := extensions.Triggers{"after_training": true}
+	for k, v := range triggers {
+		t[k] = v
+	}
+	e := &CheckpointExtension{Path: path, KeepLast: keepLast, SaveSeparately: saveSeparately, Bindings: b, lastIteration: -1}
+	se, err := extensions.NewSimpleExtension("Checkpoint", e.do, t)
+	if err != nil {
+		return nil, fmt.Errorf("Checkpoint: %w", err)
+	}
+	e.SimpleExtension = se
+	return e, nil
+}
+
+// SetMainLoop records the loop and, on a resumed run, restores the
+// checkpoint before any callback runs; before_training and the
+// algorithm's initialization then run as in Blocks after a Load.
+func (e *CheckpointExtension) SetMainLoop(m *mainloop.MainLoop) {
+	e.SimpleExtension.SetMainLoop(m)
+	e.Bindings.Loop = m
+	if e.Resume == nil || e.Resume.Claimed || e.Replay != nil {
+		return
+	}
+	e.Resume.Claimed = true
+	c := e.Resume.Checkpoint
+	what := Everything
+	what.Extensions = false // after before_training, which resets them
+	applyExt, err := extensionStates(m, c)
+	if err == nil {
+		err = Restore(e.Bindings, c, what)
+	}
+	if err != nil {
+		e.pending = err
+		return
+	}
+	e.applyExt = applyExt
+	e.lastIteration = c.Manifest.IterationsDone
+	// The main loop now runs before_training (extensions set themselves
+	// up: TrainingDataMonitoring adds its outputs) and initializes the
+	// algorithm, as Blocks does after its Load extension.
+	m.Log.Status.TrainingStarted = false
+	m.Log.CurrentRow()[RecordLoadedFrom] = e.Path
+}
+
+func (e *CheckpointExtension) do(c extensions.Call) error {
+	if e.pending != nil {
+		return e.pending
+	}
+	b := e.Bindings
+	b.Loop = c.MainLoop
+	if e.Replay != nil {
+		t := e.Replay.Target
+		st := c.MainLoop.Log.Status
+		if st.IterationsDone != t.Log.Status.IterationsDone || st.EpochsDone != t.Log.Status.EpochsDone ||
+			string(c.Callback) != t.Iteration.Callback {
+			return nil
+		}
+		diffs, err := Diff(b, t)
+		if err != nil {
+			return err
+		}
+		e.Replay.Reached, e.Replay.Diffs = true, diffs
+		return ErrReplayReached
+	}
+	path := e.Path
+	if len(c.Args) == 1 {
+		if p, ok := c.Args[0].(string); ok {
+			path = p
+		}
+	}
+	row := c.MainLoop.Log.CurrentRow()
+	var already []any
+	if prev, ok := row[RecordSavedTo].([]any); ok {
+		already = prev
+	}
+	row[RecordSavedTo] = append(slices.Clone(already), path)
+	err := e.save(b, path, string(c.Callback))
+	if err != nil {
+		row[RecordSavedTo] = nil
+	}
+	return err
+}
+
+func (e *CheckpointExtension) save(b Bindings, path, callback string) error {
+	c, err := Capture(b, callback)
+	if err != nil {
+		return err
+	}
+	if e.Info != nil {
+		info := e.Info()
+		c.Run = info.Run
+		c.Manifest.Command = info.Command
+		c.Manifest.Script = info.Script
+	}
+	if len(c.Run.Scripts) == 0 {
+		// A Go program: nothing to re-run, but the state is whole.
+		c.Run.Scripts = []ScriptFile{{Path: "<go>", Source: []byte{}}}
+	}
+	data, err := c.Encode()
+	if err != nil {
+		return err
+	}
+	if e.lastIteration < 0 {
+		if old, err := Read(path); err == nil {
+			e.lastIteration = old.Manifest.IterationsDone
+		}
+	}
+	if err := Write(path, data, e.KeepLast, e.lastIteration); err != nil {
+		return err
+	}
+	e.lastIteration = c.Manifest.IterationsDone
+	return nil
+}
+
+// The callbacks report a failed restore before doing anything else.
+func (e *CheckpointExtension) BeforeTraining() error {
+	if e.pending != nil {
+		return e.pending
+	}
+	return e.SimpleExtension.BeforeTraining()
+}
+
+// OnResumption reports a failed restore, and restores the state of the
+// extensions that keep one (their before_training has reset it).
+func (e *CheckpointExtension) OnResumption() error {
+	if e.pending != nil {
+		return e.pending
+	}
+	if f := e.applyExt; f != nil {
+		e.applyExt = nil
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	return e.SimpleExtension.OnResumption()
+}
+
+// BeforeEpoch reports a failed restore.
+func (e *CheckpointExtension) BeforeEpoch() error {
+	if e.pending != nil {
+		return e.pending
+	}
+	return e.SimpleExtension.BeforeEpoch()
+}
+
+// BeforeBatch reports a failed restore.
+func (e *CheckpointExtension) BeforeBatch(b mainloop.Batch) error {
+	if e.pending != nil {
+		return e.pending
+	}
+	return e.SimpleExtension.BeforeBatch(b)
+}
+
+// LoadExtension is Blocks' Load: before training it reads a checkpoint
+// (only data: nothing in it runs) and restores the parameters, with
+// LoadIterationState the algorithm state and generators too, and with
+// LoadLog the log (and, with both, the position in the epoch).
+type LoadExtension struct {
+	*extensions.SimpleExtension
+	Path               string
+	LoadIterationState bool
+	LoadLog            bool
+	Bindings           Bindings
+}
+
+// NewLoadExtension returns the extension; triggers default to
+// before_training.
+func NewLoadExtension(path string, loadIterationState, loadLog bool, b Bindings, triggers extensions.Triggers) (*LoadExtension, error) {
+	t := extensions.Triggers{"before_training": true}
+	for k, v := range triggers {
+		t[k] = v
+	}
+	e := &LoadExtension{Path: path, LoadIterationState: loadIterationState, LoadLog: loadLog, Bindings: b}
+	se, err := extensions.NewSimpleExtension("Load", e.do, t)
+	if err != nil {
+		return nil, fmt.Errorf("Load: %w", err)
+	}
+	e.SimpleExtension = se
+	return e, nil
+}
+
+func (e *LoadExtension) do(c extensions.Call) error {
+	if _, err := os.Stat(e.Path); err != nil {
+		return fmt.Errorf("Load: %w", err)
+	}
+	ck, err := Read(e.Path)
+	if err != nil {
+		return fmt.Errorf("Load: %w", err)
+	}
+	b := e.Bindings
+	b.Loop = c.MainLoop
+	what := What{Parameters: true, AlgorithmState: e.LoadIterationState, Log: e.LoadLog,
+		EpochIterator: e.LoadIterationState && e.LoadLog}
+	if err := Restore(b, ck, what); err != nil {
+		return fmt.Errorf("Load: %w", err)
+	}
+	c.MainLoop.Log.CurrentRow()[RecordLoadedFrom] = e.Path
+	return nil
+}
+
+// ParametersOf returns the parameters of c as a map from key to array
+// (for Go callers).
+func ParametersOf(c *Checkpoint) map[string]*Named {
+	m := map[string]*Named{}
+	for i := range c.Parameters {
+		m[c.Parameters[i].Name] = &c.Parameters[i]
+	}
+	return m
+}

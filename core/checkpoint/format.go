@@ -1,0 +1,505 @@
+package checkpoint
+
+import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+// The format this package writes and the only one it reads.
+const (
+	FormatName    = "blocks-go checkpoint"
+	FormatVersion = 1
+)
+
+// ProjectVersion is recorded in every manifest; the binary sets it to its
+// own version.
+var ProjectVersion = "0.1.0-dev"
+
+// Member names of the tar file.
+const (
+	MemberManifest       = "manifest.json"
+	MemberConfig         = "config.json"
+	MemberParameters     = "_parameters"
+	MemberAlgorithmState = "algorithm_state.npz"
+	MemberIterationState = "iteration_state.json"
+	MemberLog            = "log.json"
+	MemberChecksum       = "manifest.sha256"
+	scriptPrefix         = "scripts/"
+)
+
+// Member describes one member of the tar file in the manifest.
+type Member struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Manifest is the checkpoint's table of contents.
+type Manifest struct {
+	Format         string   `json:"format"`
+	FormatVersion  int      `json:"format_version"`
+	ProjectVersion string   `json:"project_version"`
+	Created        string   `json:"created"`
+	Command        []string `json:"command"`
+	// Script is the path of the main script as it was run.
+	Script         string   `json:"script"`
+	IterationsDone int      `json:"iterations_done"`
+	EpochsDone     int      `json:"epochs_done"`
+	Members        []Member `json:"members"`
+}
+
+// ScriptFile is a script or a file it loaded, with the absolute path it
+// had when the checkpoint's run read it.
+type ScriptFile struct {
+	Path   string `json:"path"`
+	Member string `json:"member"`
+	Source []byte `json:"-"`
+}
+
+// RunConfig is how the script was run: its overrides, its resolved
+// tunables, Fuel's default_seed and floatX, and its files (main first).
+type RunConfig struct {
+	Overrides   map[string]string `json:"overrides"`
+	Config      map[string]Value  `json:"config,omitempty"`
+	ConfigOrder []string          `json:"config_order,omitempty"`
+	DefaultSeed int               `json:"default_seed"`
+	FloatX      string            `json:"floatX"`
+	Scripts     []ScriptFile      `json:"scripts"`
+}
+
+// RNGState is the state of one generator and what it belongs to.
+type RNGState struct {
+	Owner string          `json:"owner"`
+	State numpyrand.State `json:"state"`
+}
+
+// IterationState is where training stands: the callback that wrote the
+// checkpoint, the epoch iterator's position (mid-epoch), and the
+// generators of the data pipeline and of the graph's random ops.
+type IterationState struct {
+	Callback      string              `json:"callback"`
+	EpochIterator *fuel.IteratorState `json:"epoch_iterator,omitempty"`
+	StreamRNGs    []RNGState          `json:"stream_rngs"`
+	RandomOps     []RNGState          `json:"random_ops"`
+	// Extensions are the states of extensions that keep one between
+	// callbacks (TrainingDataMonitoring's partial aggregates).
+	Extensions []ExtensionData `json:"extensions,omitempty"`
+}
+
+// ExtensionData is the state of the extension at Index of the main loop.
+type ExtensionData struct {
+	Index  int       `json:"index"`
+	Name   string    `json:"name"`
+	Arrays [][]Value `json:"arrays"`
+}
+
+// Checkpoint is a checkpoint in memory.
+type Checkpoint struct {
+	Manifest       Manifest
+	Run            RunConfig
+	Parameters     []Named
+	AlgorithmState []Named
+	Iteration      IterationState
+	Log            LogData
+}
+
+// MainScript is the main script file.
+func (c *Checkpoint) MainScript() ScriptFile {
+	if len(c.Run.Scripts) == 0 {
+		return ScriptFile{}
+	}
+	return c.Run.Scripts[0]
+}
+
+// Files maps the absolute path of every stored script to its source.
+func (c *Checkpoint) Files() map[string][]byte {
+	m := map[string][]byte{}
+	for _, s := range c.Run.Scripts {
+		m[s.Path] = s.Source
+	}
+	return m
+}
+
+type member struct {
+	name string
+	data []byte
+}
+
+// Encode returns the tar file. It fills Manifest.Members, the format and
+// version fields and, when empty, Created.
+func (c *Checkpoint) Encode() ([]byte, error) {
+	var members []member
+	for i := range c.Run.Scripts {
+		s := &c.Run.Scripts[i]
+		s.Member = fmt.Sprintf("%s%03d_%s", scriptPrefix, i, filepath.Base(s.Path))
+		members = append(members, member{s.Member, s.Source})
+	}
+	cfg, err := json.MarshalIndent(c.Run, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: config: %w", err)
+	}
+	params, err := EncodeNPZ(c.Parameters)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: parameters: %w", err)
+	}
+	alg, err := EncodeNPZ(c.AlgorithmState)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: algorithm state: %w", err)
+	}
+	it, err := json.Marshal(c.Iteration)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: iteration state: %w", err)
+	}
+	lg, err := json.Marshal(c.Log)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: log: %w", err)
+	}
+	members = append(members, member{MemberConfig, cfg}, member{MemberParameters, params},
+		member{MemberAlgorithmState, alg}, member{MemberIterationState, it}, member{MemberLog, lg})
+
+	m := &c.Manifest
+	m.Format, m.FormatVersion = FormatName, FormatVersion
+	if m.ProjectVersion == "" {
+		m.ProjectVersion = ProjectVersion
+	}
+	if m.Created == "" {
+		m.Created = time.Now().UTC().Format(time.RFC3339Nano)
+	}
+	m.Members = nil
+	for _, mb := range members {
+		sum := sha256.Sum256(mb.data)
+		m.Members = append(m.Members, Member{Name: mb.name, Size: int64(len(mb.data)), SHA256: hex.EncodeToString(sum[:])})
+	}
+	man, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: manifest: %w", err)
+	}
+	sum := sha256.Sum256(man)
+	all := append([]member{{MemberManifest, man}}, members...)
+	all = append(all, member{MemberChecksum, []byte(hex.EncodeToString(sum[:]) + "\n")})
+
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, mb := range all {
+		hdr := &tar.Header{Name: mb.name, Mode: 0o644, Size: int64(len(mb.data)), ModTime: npzTime, Format: tar.FormatPAX}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return nil, fmt.Errorf("checkpoint: %s: %w", mb.name, err)
+		}
+		if _, err := tw.Write(mb.data); err != nil {
+			return nil, fmt.Errorf("checkpoint: %s: %w", mb.name, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ErrCorrupt is wrapped by every error about a file that is not a whole,
+// untouched checkpoint of this format.
+var ErrCorrupt = errors.New("not a valid checkpoint")
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// Decode reads a tar file written by Encode. It checks everything before
+// returning anything: the members and their order, the manifest's own
+// checksum, every member's size and SHA-256, the format and its version,
+// and that every member parses. A truncated, tampered or foreign file is
+// an error wrapping ErrCorrupt.
+func Decode(data []byte) (*Checkpoint, error) {
+	tr := tar.NewReader(bytes.NewReader(data))
+	var members []member
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, corrupt("reading the tar archive (truncated?): %v", err)
+		}
+		if hdr.Typeflag != tar.TypeReg {
+			return nil, corrupt("member %q is not a regular file", hdr.Name)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
+		}
+		members = append(members, member{hdr.Name, b})
+	}
+	if len(members) == 0 {
+		return nil, corrupt("the file holds no tar members (empty or truncated)")
+	}
+	if members[0].name != MemberManifest {
+		return nil, corrupt("the first member is %q, not %s", members[0].name, MemberManifest)
+	}
+	last := members[len(members)-1]
+	if last.name != MemberChecksum {
+		return nil, corrupt("the last member is %q, not %s: the file is truncated", last.name, MemberChecksum)
+	}
+	var man Manifest
+	if err := json.Unmarshal(members[0].data, &man); err != nil {
+		return nil, corrupt("the manifest is not valid JSON: %v", err)
+	}
+	if man.Format != FormatName {
+		return nil, corrupt("the manifest's format is %q, not %q", man.Format, FormatName)
+	}
+	if man.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("%w: the checkpoint has format version %d, written by blocks-repl %s; this blocks-repl (%s) reads version %d only",
+			ErrCorrupt, man.FormatVersion, man.ProjectVersion, ProjectVersion, FormatVersion)
+	}
+	sum := sha256.Sum256(members[0].data)
+	if strings.TrimSpace(string(last.data)) != hex.EncodeToString(sum[:]) {
+		return nil, corrupt("the manifest does not match its checksum (the file was modified)")
+	}
+	body := members[1 : len(members)-1]
+	if len(body) != len(man.Members) {
+		return nil, corrupt("the manifest lists %d members, the file holds %d", len(man.Members), len(body))
+	}
+	byName := map[string][]byte{}
+	for i, mb := range body {
+		want := man.Members[i]
+		if mb.name != want.Name {
+			return nil, corrupt("member %d is %q, the manifest says %q", i+1, mb.name, want.Name)
+		}
+		if int64(len(mb.data)) != want.Size {
+			return nil, corrupt("member %s has %d bytes, the manifest says %d", mb.name, len(mb.data), want.Size)
+		}
+		s := sha256.Sum256(mb.data)
+		if hex.EncodeToString(s[:]) != want.SHA256 {
+			return nil, corrupt("member %s does not match its SHA-256 in the manifest (the file was modified)", mb.name)
+		}
+		byName[mb.name] = mb.data
+	}
+	need := func(name string) ([]byte, error) {
+		b, ok := byName[name]
+		if !ok {
+			return nil, corrupt("member %s is missing", name)
+		}
+		return b, nil
+	}
+	c := &Checkpoint{Manifest: man}
+	b, err := need(MemberConfig)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &c.Run); err != nil {
+		return nil, corrupt("%s: %v", MemberConfig, err)
+	}
+	if len(c.Run.Scripts) == 0 {
+		return nil, corrupt("the checkpoint holds no script")
+	}
+	for i := range c.Run.Scripts {
+		s := &c.Run.Scripts[i]
+		if s.Source, err = need(s.Member); err != nil {
+			return nil, err
+		}
+	}
+	if b, err = need(MemberParameters); err != nil {
+		return nil, err
+	}
+	if c.Parameters, err = DecodeNPZ(b); err != nil {
+		return nil, corrupt("%s: %v", MemberParameters, err)
+	}
+	if b, err = need(MemberAlgorithmState); err != nil {
+		return nil, err
+	}
+	if c.AlgorithmState, err = DecodeNPZ(b); err != nil {
+		return nil, corrupt("%s: %v", MemberAlgorithmState, err)
+	}
+	if b, err = need(MemberIterationState); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &c.Iteration); err != nil {
+		return nil, corrupt("%s: %v", MemberIterationState, err)
+	}
+	for _, r := range append(append([]RNGState{}, c.Iteration.StreamRNGs...), c.Iteration.RandomOps...) {
+		if r.State.Pos < 0 || r.State.Pos > 624 {
+			return nil, corrupt("%s: generator %s has position %d", MemberIterationState, r.Owner, r.State.Pos)
+		}
+	}
+	if b, err = need(MemberLog); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &c.Log); err != nil {
+		return nil, corrupt("%s: %v", MemberLog, err)
+	}
+	if _, err := c.Log.Decode(); err != nil {
+		return nil, corrupt("%s: %v", MemberLog, err)
+	}
+	return c, nil
+}
+
+// Read reads and checks the checkpoint at path (see Decode).
+func Read(path string) (*Checkpoint, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	c, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// WriteDelay, when set (a test hook), pauses the writer half way through
+// writing the temporary file, so that a test can kill the process during a
+// checkpoint write. BLOCKS_CHECKPOINT_WRITE_DELAY (a Go duration) sets it
+// in the binary.
+var WriteDelay time.Duration
+
+func init() {
+	if d, err := time.ParseDuration(os.Getenv("BLOCKS_CHECKPOINT_WRITE_DELAY")); err == nil {
+		WriteDelay = d
+	}
+}
+
+// Write saves data at path atomically: it writes a temporary file in the
+// same directory, syncs it, renames it over path and syncs the directory,
+// so that path always holds a whole checkpoint (the previous one after a
+// crash). With keepLast > 1 the checkpoint path held so far is kept
+// beside it as STEM_iterN.EXT (N its iteration, prevIteration; a hard
+// link, or a copy where links are not supported) and only the newest
+// keepLast-1 of those are kept. Stale temporary files of an interrupted
+// write are removed.
+func Write(path string, data []byte, keepLast, prevIteration int) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmpPrefix := "." + base + ".tmp-"
+	if old, _ := filepath.Glob(filepath.Join(dir, tmpPrefix+"*")); len(old) > 0 {
+		for _, o := range old {
+			_ = os.Remove(o)
+		}
+	}
+	f, err := os.CreateTemp(dir, tmpPrefix+"*")
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	tmp := f.Name()
+	_ = f.Chmod(0o644)
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+	}
+	half := len(data) / 2
+	if _, err := f.Write(data[:half]); err != nil {
+		return fail(err)
+	}
+	if WriteDelay > 0 {
+		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
+		time.Sleep(WriteDelay)
+	}
+	if _, err := f.Write(data[half:]); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
+	}
+	if keepLast > 1 && prevIteration >= 0 {
+		if _, err := os.Stat(path); err == nil {
+			kept := KeptName(path, prevIteration)
+			_ = os.Remove(kept)
+			if err := os.Link(path, kept); err != nil {
+				if err := copyFile(path, kept); err != nil {
+					os.Remove(tmp)
+					return fmt.Errorf("checkpoint: keeping %s: %w", kept, err)
+				}
+			}
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	if keepLast > 0 {
+		pruneKept(path, keepLast-1)
+	}
+	return nil
+}
+
+// KeptName is the name an older checkpoint of path is kept under:
+// STEM_iterN.EXT.
+func KeptName(path string, iteration int) string {
+	ext := filepath.Ext(path)
+	return fmt.Sprintf("%s_iter%d%s", strings.TrimSuffix(path, ext), iteration, ext)
+}
+
+// Kept lists the older checkpoints kept beside path, oldest first.
+func Kept(path string) []string {
+	ext := filepath.Ext(path)
+	stem := strings.TrimSuffix(path, ext)
+	matches, _ := filepath.Glob(stem + "_iter*" + ext)
+	type kept struct {
+		name string
+		it   int
+	}
+	var ks []kept
+	for _, m := range matches {
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(m, stem+"_iter"), ext))
+		if err == nil {
+			ks = append(ks, kept{m, n})
+		}
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].it < ks[j].it })
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.name
+	}
+	return out
+}
+
+func pruneKept(path string, n int) {
+	ks := Kept(path)
+	for len(ks) > n {
+		_ = os.Remove(ks[0])
+		ks = ks[1:]
+	}
+}
+
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,109 @@
+package starlib
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/checkpoint"
+)
+
+// Module blocks.extensions.saveload: checkpoints (see docs/checkpoints.md).
+//
+//	Checkpoint(path, parameters=None, save_separately=None, keep_last=1,
+//	           save_main_loop=True, use_cpickle=False, **triggers)
+//	    saves the run to the tar file path (default after_training; use
+//	    every_n_epochs=, every_n_batches=, ...): the script and the .star
+//	    files it loaded, the overrides and config, the parameters (.npz
+//	    member _parameters, keys "|mlp|linear_0.W"), the step rules'
+//	    buffers, the position in the data (mid-epoch too), the generators
+//	    and the log; atomically. path always holds the newest; keep_last=N
+//	    keeps N-1 older ones beside it as STEM_iterK.tar. Records saved_to.
+//	    save_separately accepts "log", "iteration_state", "algorithm_state",
+//	    "parameters", "model" (each already is its own member).
+//	    blocks-repl resume path continues the run bit for bit.
+//	Load(path, load_iteration_state=False, load_log=False, **triggers)
+//	    before training (default), loads the parameters of the checkpoint
+//	    at path; with load_iteration_state the step-rule state and the
+//	    generators too; with load_log the log (and, with both, the position
+//	    in the epoch). Records loaded_from. Nothing in the file is run.
+func init() {
+	Register("blocks.extensions.saveload", &starlarkstruct.Module{Name: "blocks.extensions.saveload", Members: starlark.StringDict{
+		"Checkpoint":  NewBuiltin("Checkpoint", newCheckpoint),
+		"Load":        NewBuiltin("Load", newLoad),
+		"SAVED_TO":    starlark.String(checkpoint.RecordSavedTo),
+		"LOADED_FROM": starlark.String(checkpoint.RecordLoadedFrom),
+	}})
+}
+
+func parameterPath(p *core.Variable) string { return bricks.ParameterPath(p) }
+
+func newCheckpoint(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	tr, rest, err := splitTriggers(b.Name(), kwargs)
+	if err != nil {
+		return nil, err
+	}
+	var path string
+	var params, separately starlark.Value = starlark.None, starlark.None
+	keepLast := 1
+	saveMainLoop, useCPickle := true, false
+	if err := starlark.UnpackArgs(b.Name(), args, rest, "path", &path, "parameters?", &params,
+		"save_separately?", &separately, "keep_last?", &keepLast, "save_main_loop?", &saveMainLoop,
+		"use_cpickle?", &useCPickle); err != nil {
+		return nil, err
+	}
+	var ps []*core.Variable
+	if params != starlark.None {
+		if ps, err = variablesOf(thread, "Checkpoint: parameters", params); err != nil {
+			return nil, err
+		}
+	}
+	var sep []string
+	if separately != starlark.None {
+		it, ok := separately.(starlark.Iterable)
+		if !ok {
+			return nil, fmt.Errorf("Checkpoint: save_separately must be a list of names, got %s", separately.Type())
+		}
+		iter := it.Iterate()
+		defer iter.Done()
+		var x starlark.Value
+		for iter.Next(&x) {
+			s, ok := starlark.AsString(x)
+			if !ok {
+				return nil, fmt.Errorf("Checkpoint: save_separately must hold strings, got %s", x.Type())
+			}
+			sep = append(sep, s)
+		}
+	}
+	e, err := checkpoint.NewCheckpointExtension(path, keepLast, sep,
+		checkpoint.Bindings{Parameters: ps, Namer: parameterPath}, tr)
+	if err != nil {
+		return nil, err
+	}
+	e.Info = func() checkpoint.RunInfo { return runInfo(thread) }
+	if ck := checkpointRun(thread); ck != nil {
+		e.Resume = ck.Resume
+		e.Replay = ck.Replay
+	}
+	return &Extension{E: e}, nil
+}
+
+func newLoad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	tr, rest, err := splitTriggers(b.Name(), kwargs)
+	if err != nil {
+		return nil, err
+	}
+	var path string
+	var iterState, loadLog bool
+	if err := starlark.UnpackArgs(b.Name(), args, rest, "path", &path, "load_iteration_state?", &iterState, "load_log?", &loadLog); err != nil {
+		return nil, err
+	}
+	e, err := checkpoint.NewLoadExtension(path, iterState, loadLog, checkpoint.Bindings{Namer: parameterPath}, tr)
+	if err != nil {
+		return nil, err
+	}
+	return &Extension{E: e}, nil
+}

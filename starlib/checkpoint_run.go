@@ -1,0 +1,132 @@
+package starlib
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/fuel/config"
+)
+
+// CheckpointRun ties a run to a checkpoint: resume restores one when the
+// main loop starts, replay compares with one, PrintConfig stops at the
+// script's config(...) after printing the resolved tunables.
+type CheckpointRun struct {
+	// Command is recorded in the manifests of the checkpoints the run
+	// writes (os.Args).
+	Command []string
+	// Resume, when set, is restored by the first Checkpoint extension to
+	// start.
+	Resume *checkpoint.ResumeSource
+	// Replay, when set, makes the Checkpoint extensions compare with its
+	// target instead of saving.
+	Replay *checkpoint.ReplayTarget
+	// PrintConfig makes config(...) print the resolved tunables and stop
+	// the script with ErrConfigPrinted.
+	PrintConfig bool
+	// Printed is set once config(...) printed.
+	Printed bool
+}
+
+// ErrConfigPrinted stops a --print-config run after config(...).
+var ErrConfigPrinted = errors.New("config printed")
+
+type scriptSource struct {
+	path string
+	src  []byte
+}
+
+// recordScript records the main script (the first file of a run).
+func (in *Interp) recordScript(filename string, src []byte) {
+	abs, err := filepath.Abs(filename)
+	if err != nil {
+		abs = filename
+	}
+	in.state.mu.Lock()
+	defer in.state.mu.Unlock()
+	in.state.scripts = append(in.state.scripts, scriptSource{abs, src})
+}
+
+// readLoaded reads a file for load(): from Options.Files when set (a
+// checkpoint's own files, and nothing else), else from disk.
+func (in *Interp) readLoaded(path, abs string) ([]byte, error) {
+	if in.opts.Files != nil {
+		if src, ok := in.opts.Files[abs]; ok {
+			return src, nil
+		}
+		return nil, &os.PathError{Op: "load", Path: path,
+			Err: errors.New("not stored in the checkpoint (a resumed or replayed script loads only the files stored with it)")}
+	}
+	return os.ReadFile(path)
+}
+
+// runInfo is what a checkpoint written during this run stores about it.
+func runInfo(thread *starlark.Thread) checkpoint.RunInfo {
+	s := state(thread)
+	info := checkpoint.RunInfo{}
+	info.Run.FloatX = FloatX(thread).String()
+	info.Run.DefaultSeed = config.DefaultSeed()
+	if s == nil {
+		return info
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info.Run.Overrides = map[string]string{}
+	for k, v := range s.raw {
+		info.Run.Overrides[k] = v
+	}
+	for _, f := range s.scripts {
+		info.Run.Scripts = append(info.Run.Scripts, checkpoint.ScriptFile{Path: f.path, Source: f.src})
+	}
+	if len(s.scripts) > 0 {
+		info.Script = s.scripts[0].path
+	}
+	if s.tunables != nil {
+		info.Run.Config = map[string]checkpoint.Value{}
+		for _, name := range s.tunables.order {
+			info.Run.Config[name] = checkpoint.EncodeValue(starlarkToGo(s.tunables.values[name]))
+		}
+		info.Run.ConfigOrder = append([]string(nil), s.tunables.order...)
+	}
+	if s.ckpt != nil {
+		info.Command = s.ckpt.Command
+	}
+	return info
+}
+
+// checkpointRun is the run's CheckpointRun (nil for a plain run).
+func checkpointRun(thread *starlark.Thread) *CheckpointRun {
+	if s := state(thread); s != nil {
+		return s.ckpt
+	}
+	return nil
+}
+
+// starlarkToGo converts a tunable's value for the log and the checkpoint.
+func starlarkToGo(v starlark.Value) any {
+	switch x := v.(type) {
+	case starlark.NoneType:
+		return nil
+	case starlark.Bool:
+		return bool(x)
+	case starlark.Int:
+		if n, ok := x.Int64(); ok {
+			return int(n)
+		}
+		return x.String()
+	case starlark.Float:
+		return float64(x)
+	case starlark.String:
+		return string(x)
+	case starlark.Indexable:
+		out := make([]any, x.Len())
+		for i := range out {
+			out[i] = starlarkToGo(x.Index(i))
+		}
+		return out
+	}
+	return v.String()
+}

@@ -1,0 +1,184 @@
+package starlib
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/fuel/config"
+)
+
+// tunables are the names and resolved values config(...) declared.
+type tunables struct {
+	order      []string
+	values     map[string]starlark.Value
+	overridden map[string]bool
+}
+
+// Config is blocks.config's config: callable to declare the script's
+// tunables, with Blocks' settings as attributes.
+type Config struct{}
+
+var (
+	_ starlark.Callable = (*Config)(nil)
+	_ starlark.HasAttrs = (*Config)(nil)
+)
+
+func (*Config) String() string        { return "<blocks.config>" }
+func (*Config) Type() string          { return "config" }
+func (*Config) Freeze()               {}
+func (*Config) Truth() starlark.Bool  { return true }
+func (*Config) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: config") }
+func (*Config) Name() string          { return "config" }
+
+// AttrNames are Blocks' settings and get.
+func (*Config) AttrNames() []string { return []string{"default_seed", "floatX", "get", "log_backend"} }
+
+// Attr returns a setting.
+func (*Config) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "get":
+		return starlark.NewBuiltin("get", configGet), nil
+	case "default_seed":
+		return starlark.MakeInt(config.DefaultSeed()), nil
+	case "floatX":
+		return starlark.String(config.FloatX().String()), nil
+	case "log_backend":
+		return starlark.String("python"), nil
+	}
+	return nil, nil
+}
+
+// CallInternal is config(name=default, ...): the script's tunables.
+func (c *Config) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) > 0 {
+		return nil, fmt.Errorf("declare tunables by keyword, config(learning_rate=0.1, ...); got %d positional arguments", len(args))
+	}
+	s := state(thread)
+	t := &tunables{values: map[string]starlark.Value{}, overridden: map[string]bool{}}
+	for _, kv := range kwargs {
+		name := string(kv[0].(starlark.String))
+		t.order = append(t.order, name)
+		t.values[name] = kv[1]
+	}
+	declared := append([]string(nil), t.order...)
+	sort.Strings(declared)
+	list := strings.Join(declared, ", ")
+	if list == "" {
+		list = "none"
+	}
+	if s != nil {
+		s.mu.Lock()
+		if s.tunables != nil {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("the tunables are already declared (call config(...) once)")
+		}
+		var unknown []string
+		for name := range s.overrides {
+			if _, ok := t.values[name]; !ok && !s.asked[name] {
+				unknown = append(unknown, name)
+			}
+		}
+		sort.Strings(unknown)
+		if len(unknown) > 0 {
+			s.mu.Unlock()
+			msg := fmt.Sprintf("--set %s: not a tunable of this script; its tunables are: %s", strings.Join(unknown, ", "), list)
+			for _, u := range unknown {
+				if c := closest(u, declared); c != "" {
+					msg += fmt.Sprintf(" (did you mean %s?)", c)
+				}
+			}
+			return nil, fmt.Errorf("%s", msg)
+		}
+		for _, name := range t.order {
+			v, ok := s.overrides[name]
+			if !ok {
+				continue
+			}
+			s.asked[name] = true
+			fit, err := fitOverride(name, s.raw[name], v, t.values[name])
+			if err != nil {
+				s.mu.Unlock()
+				return nil, fmt.Errorf("--set %s=%s: %s is declared as %s (%s), got %s; the tunables are: %s",
+					name, s.raw[name], name, t.values[name], article(t.values[name].Type()), article(v.Type()), list)
+			}
+			t.values[name] = fit
+			t.overridden[name] = true
+		}
+		s.tunables = t
+		ck := s.ckpt
+		s.mu.Unlock()
+		if ck != nil && ck.PrintConfig {
+			thread.Print(thread, formatTunables(t))
+			ck.Printed = true
+			return nil, ErrConfigPrinted
+		}
+	}
+	members := starlark.StringDict{}
+	for _, name := range t.order {
+		members[name] = t.values[name]
+	}
+	return starlarkstruct.FromStringDict(starlark.String("config"), members), nil
+}
+
+// formatTunables prints one "name = value" line per tunable, in declared
+// order, marking the overridden ones.
+func formatTunables(t *tunables) string {
+	var b strings.Builder
+	for i, name := range t.order {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s = %s", name, t.values[name])
+		if t.overridden[name] {
+			b.WriteString("  # --set")
+		}
+	}
+	if len(t.order) == 0 {
+		b.WriteString("# config() declares no tunables")
+	}
+	return b.String()
+}
+
+// configRecord is the resolved config as a dict literal, for the log.
+func configRecord(t *tunables) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, name := range t.order {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q: %s", name, t.values[name])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// RecordConfig writes the resolved tunables to the log's row 0 (record
+// "config") of a new main loop; nothing when the script declared none.
+func RecordConfig(thread *starlark.Thread, log *mainloop.TrainingLog) {
+	s := state(thread)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	t := s.tunables
+	s.mu.Unlock()
+	if t == nil || log == nil {
+		return
+	}
+	if r, err := log.Row(0); err == nil {
+		r["config"] = configRecord(t)
+	}
+}
+
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}
