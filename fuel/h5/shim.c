@@ -19,6 +19,10 @@ hid_t h5fuel_type(int code) {
 		return H5T_STD_REF_OBJ;
 	case H5FUEL_C_S1:
 		return H5T_C_S1;
+	case H5FUEL_NATIVE_INT16:
+		return H5T_NATIVE_INT16;
+	case H5FUEL_NATIVE_HBOOL:
+		return H5T_NATIVE_HBOOL;
 	}
 	return -1;
 }

@@ -18,7 +18,9 @@ enum {
 	H5FUEL_NATIVE_FLOAT,
 	H5FUEL_NATIVE_DOUBLE,
 	H5FUEL_STD_REF_OBJ,
-	H5FUEL_C_S1
+	H5FUEL_C_S1,
+	H5FUEL_NATIVE_INT16,
+	H5FUEL_NATIVE_HBOOL
 };
 
 // h5fuel_type returns the predefined type with the given code (not to be
