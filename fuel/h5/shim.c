@@ -23,6 +23,18 @@ hid_t h5fuel_type(int code) {
 		return H5T_NATIVE_INT16;
 	case H5FUEL_NATIVE_HBOOL:
 		return H5T_NATIVE_HBOOL;
+	case H5FUEL_STD_U8LE:
+		return H5T_STD_U8LE;
+	case H5FUEL_STD_I16LE:
+		return H5T_STD_I16LE;
+	case H5FUEL_STD_I32LE:
+		return H5T_STD_I32LE;
+	case H5FUEL_STD_I64LE:
+		return H5T_STD_I64LE;
+	case H5FUEL_IEEE_F32LE:
+		return H5T_IEEE_F32LE;
+	case H5FUEL_IEEE_F64LE:
+		return H5T_IEEE_F64LE;
 	}
 	return -1;
 }
@@ -143,4 +155,8 @@ hid_t h5fuel_deref(hid_t loc, const hobj_ref_t *ref) {
 
 int h5fuel_ref_is_null(const hobj_ref_t *ref) {
 	return *ref == 0;
+}
+
+herr_t h5fuel_ref_create(hobj_ref_t *ref, hid_t loc, const char *path) {
+	return H5Rcreate(ref, loc, path, H5R_OBJECT, -1);
 }
