@@ -160,3 +160,18 @@ int h5fuel_ref_is_null(const hobj_ref_t *ref) {
 herr_t h5fuel_ref_create(hobj_ref_t *ref, hid_t loc, const char *path) {
 	return H5Rcreate(ref, loc, path, H5R_OBJECT, -1);
 }
+
+long long h5fuel_num_attrs(hid_t loc) {
+#if H5_VERSION_GE(1, 12, 0)
+	H5O_info2_t info;
+	if (H5Oget_info3(loc, &info, H5O_INFO_NUM_ATTRS) < 0) {
+		return -1;
+	}
+#else
+	H5O_info_t info;
+	if (H5Oget_info2(loc, &info, H5O_INFO_NUM_ATTRS) < 0) {
+		return -1;
+	}
+#endif
+	return (long long)info.num_attrs;
+}

@@ -62,4 +62,8 @@ int h5fuel_ref_is_null(const hobj_ref_t *ref);
 // path in the file loc.
 herr_t h5fuel_ref_create(hobj_ref_t *ref, hid_t loc, const char *path);
 
+// h5fuel_num_attrs returns the number of attributes of an object, or a
+// negative value on error.
+long long h5fuel_num_attrs(hid_t loc);
+
 #endif

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,9 +58,27 @@ type SplitDef struct {
 	// The file's other sources are marked unavailable in the split (Fuel
 	// stores 0, 0, a null reference, False and '.').
 	Sources []string
+	// Ranges, when set, gives a source its own range [start, stop) in
+	// this split (fill_hdf5_file concatenates each source separately);
+	// a source not in Ranges uses Start and Stop. With Sources nil and
+	// Ranges set, the split provides exactly the sources of Ranges.
+	Ranges map[string][2]int
 	// Comment is stored for every source of the split ('.' when empty, as
 	// Fuel writes).
 	Comment string
+	// Comments, when set, gives a source its own comment.
+	Comments map[string]string
+}
+
+// provides reports whether the split provides source src, and its range.
+func (s SplitDef) provides(src string) (start, stop int, ok bool) {
+	if r, ok := s.Ranges[src]; ok {
+		return r[0], r[1], true
+	}
+	if s.Sources == nil && s.Ranges != nil || s.Sources != nil && !slices.Contains(s.Sources, src) {
+		return 0, 0, false
+	}
+	return s.Start, s.Stop, true
 }
 
 // Create starts a Fuel HDF5 file that Close will put at path.
@@ -535,8 +554,21 @@ func (w *Writer) AddSplit(s SplitDef) error {
 	} else if s.Start < 0 || s.Stop < s.Start {
 		return w.errorf("split %q: bad range [%d, %d)", s.Name, s.Start, s.Stop)
 	}
+	for src, r := range s.Ranges {
+		if r[0] < 0 || r[1] < r[0] {
+			return w.errorf("split %q: bad range [%d, %d) for source %q", s.Name, r[0], r[1], src)
+		}
+	}
 	s.Indices = slices.Clone(s.Indices)
 	s.Sources = slices.Clone(s.Sources)
+	s.Comments = maps.Clone(s.Comments)
+	if s.Ranges != nil {
+		r := make(map[string][2]int, len(s.Ranges))
+		for k, v := range s.Ranges {
+			r[k] = v
+		}
+		s.Ranges = r
+	}
 	w.splits = append(w.splits, s)
 	return nil
 }
@@ -622,8 +654,14 @@ func (w *Writer) finish() error {
 				return w.errorf("split %q: no source %q in the file (sources: %v)", s.Name, src, sources)
 			}
 		}
+		for src := range s.Ranges {
+			if !w.sources[src] {
+				return w.errorf("split %q: no source %q in the file (sources: %v)", s.Name, src, sources)
+			}
+		}
 		for _, src := range sources {
-			if s.Sources != nil && !slices.Contains(s.Sources, src) {
+			_, stop, ok := s.provides(src)
+			if !ok {
 				continue
 			}
 			ds, err := openDataset(w.file, src)
@@ -635,7 +673,7 @@ func (w *Writer) finish() error {
 			if err != nil {
 				return w.wrap("split "+s.Name, err)
 			}
-			last := s.Stop
+			last := stop
 			if s.Indices != nil {
 				last = s.Indices[len(s.Indices)-1] + 1
 			}
@@ -691,6 +729,9 @@ func (w *Writer) writeSplit(sources []string, refs []C.hobj_ref_t) error {
 	for _, s := range w.splits {
 		splitLen = max(splitLen, len(s.Name))
 		commentLen = max(commentLen, len(s.Comment))
+		for _, c := range s.Comments {
+			commentLen = max(commentLen, len(c))
+		}
 		if !utf8.ValidString(s.Name) || !utf8.ValidString(s.Comment) {
 			return fmt.Errorf("split %q: names and comments must be UTF-8", s.Name)
 		}
@@ -762,11 +803,11 @@ func (w *Writer) writeSplit(sources []string, refs []C.hobj_ref_t) error {
 			i++
 			copy(row, s.Name)
 			copy(row[splitLen:], src)
-			if s.Sources != nil && !slices.Contains(s.Sources, src) {
+			start, stop, ok := s.provides(src)
+			if !ok {
 				row[offComment] = '.'
 				continue
 			}
-			start, stop := s.Start, s.Stop
 			if s.Indices != nil {
 				// Fuel's recipe keeps start/stop alongside the reference;
 				// readers use the reference.
@@ -777,6 +818,9 @@ func (w *Writer) writeSplit(sources []string, refs []C.hobj_ref_t) error {
 			putInt64(row[offStart+8:], int64(stop))
 			row[offAvail] = 1
 			comment := s.Comment
+			if c, ok := s.Comments[src]; ok {
+				comment = c
+			}
 			if comment == "" {
 				comment = "."
 			}

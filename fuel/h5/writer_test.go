@@ -322,3 +322,60 @@ func readWhole(t *testing.T, path, source string) *nd.Array {
 	}
 	return out[0]
 }
+
+func TestFillAndDescribe(t *testing.T) {
+	checkNoOpenObjects(t)
+	path := filepath.Join(t.TempDir(), "fill.hdf5")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, te := nd.New(nd.Uint8, 4, 1, 2, 2), nd.New(nd.Uint8, 2, 1, 2, 2)
+	for i := range te.Data.([]uint8) {
+		te.Data.([]uint8)[i] = 9
+	}
+	data := []SplitData{
+		{"train", "features", tr, ""}, {"train", "targets", nd.New(nd.Uint8, 4, 1), ""},
+		{"test", "features", te, ""}, {"test", "targets", nd.New(nd.Uint8, 2, 1), "held out"},
+	}
+	labels := map[string][]string{"features": {"batch", "channel", "height", "width"}, "targets": {"batch", "index"}}
+	if err := w.Fill(data, labels); err != nil {
+		t.Fatal(err)
+	}
+	w.SetAttribute("fuel_convert_version", "0.2")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := Describe(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Attributes["fuel_convert_version"] != "0.2" || len(info.Attributes) != 1 {
+		t.Errorf("attributes %v", info.Attributes)
+	}
+	if len(info.Sources) != 2 || info.Sources[0].DType != "uint8" || !slices.Equal(info.Sources[0].Shape, []int{6, 1, 2, 2}) ||
+		!slices.Equal(info.Sources[1].AxisLabels, []string{"batch", "index"}) {
+		t.Errorf("sources %+v", info.Sources)
+	}
+	want := []SplitRow{
+		{Split: "test", Source: "features", Start: 4, Stop: 6, Available: true, Comment: "."},
+		{Split: "test", Source: "targets", Start: 4, Stop: 6, Available: true, Comment: "held out"},
+		{Split: "train", Source: "features", Start: 0, Stop: 4, Available: true, Comment: "."},
+		{Split: "train", Source: "targets", Start: 0, Stop: 4, Available: true, Comment: "."},
+	}
+	for i, r := range info.Split {
+		if !reflectEqualRow(r, want[i]) {
+			t.Errorf("row %d: %+v, want %+v", i, r, want[i])
+		}
+	}
+	w2, _ := Create(filepath.Join(t.TempDir(), "bad.hdf5"))
+	defer w2.Abort()
+	if err := w2.Fill([]SplitData{{"a", "x", nd.New(nd.Uint8, 2), ""}, {"a", "y", nd.New(nd.Uint8, 3), ""}}, nil); err == nil || !strings.Contains(err.Error(), "vary in length") {
+		t.Errorf("unequal lengths: %v", err)
+	}
+}
+
+func reflectEqualRow(a, b SplitRow) bool {
+	return a.Split == b.Split && a.Source == b.Source && a.Start == b.Start && a.Stop == b.Stop &&
+		a.Available == b.Available && a.Comment == b.Comment && a.IndicesPath == b.IndicesPath
+}
