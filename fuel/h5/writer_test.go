@@ -35,7 +35,7 @@ func writeTestFile(t *testing.T, path string) {
 	}
 	l := nd.New(nd.Int64, n, 1)
 	for i := range l.I64() {
-		l.I64()[i] = int64(i*i) - 1 << 40
+		l.I64()[i] = int64(i*i) - 1<<40
 	}
 	b := nd.New(nd.Bool, n)
 	for i := range b.Data.([]bool) {
