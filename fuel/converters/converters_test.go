@@ -66,15 +66,23 @@ func writeIDX(t *testing.T, path string, a *nd.Array, n int, gz bool) {
 	}
 }
 
+// mnistCache holds the shared MNIST files once read (tests run one at a
+// time in this package).
+var mnistCache = map[string]*nd.Array{}
+
 // smallMNIST writes the first train and test examples of shared MNIST as
 // idx files, as mnist-small.hdf5 was made (1000 and 200).
 func smallMNIST(t *testing.T, gz bool) string {
 	src := shared(t, "data/mnist")
 	dir := t.TempDir()
 	for base, n := range map[string]int{"train-images-idx3-ubyte": 1000, "train-labels-idx1-ubyte": 1000, "t10k-images-idx3-ubyte": 200, "t10k-labels-idx1-ubyte": 200} {
-		a, err := datasets.ReadIDXFile(filepath.Join(src, base+".gz"))
-		if err != nil {
-			t.Fatal(err)
+		a := mnistCache[base]
+		if a == nil {
+			var err error
+			if a, err = datasets.ReadIDXFile(filepath.Join(src, base+".gz")); err != nil {
+				t.Fatal(err)
+			}
+			mnistCache[base] = a
 		}
 		name := filepath.Join(dir, base)
 		if gz {
