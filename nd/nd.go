@@ -357,6 +357,14 @@ func (a *Array) Astype(dt DType) *Array {
 			}
 			return b
 		}
+	case []float64:
+		// Fuel's ScaleAndShift then Cast('float32') goes through here.
+		if d, ok := b.Data.([]float32); ok {
+			for i, v := range s {
+				d[i] = float32(v)
+			}
+			return b
+		}
 	}
 	for i, n := 0, a.Size(); i < n; i++ {
 		b.SetFlat(i, a.Flat(i))
