@@ -2,6 +2,7 @@ package starlib
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,5 +76,30 @@ float32
 	_, err = ExecFile("bad.star", []byte("load('fuel.datasets', 'Iris')\nIris(('all',))\n"), Options{Stdout: &out})
 	if err == nil || !strings.Contains(Backtrace(err), "bad.star:2") || !strings.Contains(err.Error(), "iris.hdf5 not found") {
 		t.Errorf("missing iris: %v", err)
+	}
+}
+
+func TestIterableDatasetsScript(t *testing.T) {
+	dir := t.TempDir()
+	src := `
+load("fuel.datasets", "IterableDataset", "TextFile")
+d = IterableDataset({"words": [[1, 2], [3], [4, 5, 6]], "label": [0, 1, 0]}, sources = ("words",))
+print(d.num_examples, d.sources)
+for (w,) in d.get_example_stream().get_epoch_iterator():
+    print(w.tolist())
+t = TextFile([DIR + "/a.txt"], {"<S>": 0, "</S>": 1, "<UNK>": 2, "hello": 3}, preprocess = lambda s: s.lower())
+print(t.num_examples, [x[0].tolist() for x in t.get_example_stream().get_epoch_iterator()])
+`
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("Hello world\nHELLO\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	src = strings.Replace(src, "DIR", `"`+dir+`"`, -1)
+	if _, err := ExecFile("iterable.star", []byte(src), Options{Stdout: &out}); err != nil {
+		t.Fatalf("%v\n%s", Backtrace(err), out.String())
+	}
+	want := "3 (\"words\",)\n[1, 2]\n[3]\n[4, 5, 6]\nNone [[0, 3, 2, 1], [0, 3, 1]]\n"
+	if out.String() != want {
+		t.Errorf("script printed\n%s\nwant\n%s", out.String(), want)
 	}
 }
