@@ -23,15 +23,17 @@ const (
 	Int32
 	Uint8
 	Bool
-	// Int16 is read from HDF5 files (h5py's int16 sources).
+	// Int16 and Uint16 are read from HDF5 files (h5py's int16 sources,
+	// SVHN's uint16 bounding boxes).
 	Int16
+	Uint16
 	// Object is numpy's object dtype as Fuel uses it for variable-length
 	// sources: a 1-D array whose elements are arrays ([]*Array), each with
 	// its own shape.
 	Object
 )
 
-var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "int16", "object"}
+var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "int16", "uint16", "object"}
 
 func (d DType) String() string {
 	if d < 0 || int(d) >= len(dtypeNames) {
@@ -53,7 +55,7 @@ func (d DType) Size() int {
 		return 8
 	case Float32, Int32:
 		return 4
-	case Int16:
+	case Int16, Uint16:
 		return 2
 	case Object:
 		return 8
@@ -82,13 +84,15 @@ func ParseDType(s string) (DType, error) {
 		return Uint8, nil
 	case "i2":
 		return Int16, nil
+	case "u2":
+		return Uint16, nil
 	}
 	return 0, fmt.Errorf("nd: unknown dtype %q (want one of %s)", s, strings.Join(dtypeNames[:], ", "))
 }
 
 // Array is an n-dimensional array: Shape and a row-major Data slice of
 // type []float32, []float64, []int64, []int32, []uint8, []bool, []int16,
-// or []*Array (dtype Object, 1-D: an array of arrays).
+// []uint16, or []*Array (dtype Object, 1-D: an array of arrays).
 type Array struct {
 	Shape []int
 	Data  any
@@ -96,7 +100,7 @@ type Array struct {
 
 // Numeric is the set of Go element types an Array holds.
 type Numeric interface {
-	~float32 | ~float64 | ~int64 | ~int32 | ~uint8 | ~int16
+	~float32 | ~float64 | ~int64 | ~int32 | ~uint8 | ~int16 | ~uint16
 }
 
 // New returns a zero-filled array of the given dtype and shape.
@@ -118,6 +122,8 @@ func New(dt DType, shape ...int) *Array {
 		data = make([]bool, n)
 	case Int16:
 		data = make([]int16, n)
+	case Uint16:
+		data = make([]uint16, n)
 	case Object:
 		data = make([]*Array, n)
 	default:
@@ -171,6 +177,8 @@ func (a *Array) DType() DType {
 		return Bool
 	case []int16:
 		return Int16
+	case []uint16:
+		return Uint16
 	case []*Array:
 		return Object
 	}
@@ -212,6 +220,8 @@ func (a *Array) Flat(i int) float64 {
 		return 0
 	case []int16:
 		return float64(d[i])
+	case []uint16:
+		return float64(d[i])
 	}
 	panic(fmt.Sprintf("nd: Flat of an array holding %T", a.Data))
 }
@@ -234,6 +244,8 @@ func (a *Array) SetFlat(i int, v float64) {
 		d[i] = v != 0
 	case []int16:
 		d[i] = int16(v)
+	case []uint16:
+		d[i] = uint16(int64(v))
 	}
 }
 
@@ -289,6 +301,8 @@ func copyData(dst, src any) {
 		copy(d, src.([]bool))
 	case []int16:
 		copy(d, src.([]int16))
+	case []uint16:
+		copy(d, src.([]uint16))
 	case []*Array:
 		for i, e := range src.([]*Array) {
 			if e != nil {
@@ -437,6 +451,8 @@ func sliceData(d any, i, j int) any {
 	case []bool:
 		return d[i:j:j]
 	case []int16:
+		return d[i:j:j]
+	case []uint16:
 		return d[i:j:j]
 	case []*Array:
 		return d[i:j:j]

@@ -279,7 +279,7 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 		return nil, err
 	}
 	if !et.ok {
-		return nil, fmt.Errorf("dtype %s is not supported yet (supported: uint8, int16, int32, int64, float32, float64, bool, and vlen arrays of the numeric ones)", et.name)
+		return nil, fmt.Errorf("dtype %s is not supported yet (supported: uint8, int16, uint16, int32, int64, float32, float64, bool, and vlen arrays of the numeric ones)", et.name)
 	}
 	s.dtype = et.dtype
 	if slices.Contains(d.vlen, name) {
@@ -518,6 +518,8 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 	case []uint8:
 		base = unsafe.Pointer(&data[0])
 	case []int16:
+		base = unsafe.Pointer(&data[0])
+	case []uint16:
 		base = unsafe.Pointer(&data[0])
 	case []int32:
 		base = unsafe.Pointer(&data[0])

@@ -68,6 +68,10 @@ func rawBytes(a *nd.Array) []byte {
 		for _, v := range d {
 			out = binary.LittleEndian.AppendUint16(out, uint16(v))
 		}
+	case []uint16:
+		for _, v := range d {
+			out = binary.LittleEndian.AppendUint16(out, v)
+		}
 	case []*nd.Array:
 		// Fuel's vlen hash: each example's bytes, in order.
 		for _, e := range d {

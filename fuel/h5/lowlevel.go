@@ -132,6 +132,8 @@ func classifyType(t hid) (elemType, error) {
 			return elemType{dtype: nd.Uint8, ok: true, name: name}, nil
 		case size == 2 && signed:
 			return elemType{dtype: nd.Int16, ok: true, name: name}, nil
+		case size == 2 && !signed:
+			return elemType{dtype: nd.Uint16, ok: true, name: name}, nil
 		case size == 4 && signed:
 			return elemType{dtype: nd.Int32, ok: true, name: name}, nil
 		case size == 8 && signed:
@@ -219,6 +221,8 @@ func memType(ds hid, dt nd.DType) (hid, bool, error) {
 		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT8), false, nil
 	case nd.Int16:
 		return C.h5fuel_type(C.H5FUEL_NATIVE_INT16), false, nil
+	case nd.Uint16:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT16), false, nil
 	case nd.Int32:
 		return C.h5fuel_type(C.H5FUEL_NATIVE_INT32), false, nil
 	case nd.Int64:
@@ -434,6 +438,8 @@ func nativeType(dt nd.DType) (hid, error) {
 		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT8), nil
 	case nd.Int16:
 		return C.h5fuel_type(C.H5FUEL_NATIVE_INT16), nil
+	case nd.Uint16:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT16), nil
 	case nd.Int32:
 		return C.h5fuel_type(C.H5FUEL_NATIVE_INT32), nil
 	case nd.Int64:
@@ -456,6 +462,8 @@ func dataPointer(a *nd.Array) (unsafe.Pointer, error) {
 	case []uint8:
 		return unsafe.Pointer(&d[0]), nil
 	case []int16:
+		return unsafe.Pointer(&d[0]), nil
+	case []uint16:
 		return unsafe.Pointer(&d[0]), nil
 	case []int32:
 		return unsafe.Pointer(&d[0]), nil

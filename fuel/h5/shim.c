@@ -35,6 +35,10 @@ hid_t h5fuel_type(int code) {
 		return H5T_IEEE_F32LE;
 	case H5FUEL_IEEE_F64LE:
 		return H5T_IEEE_F64LE;
+	case H5FUEL_NATIVE_UINT16:
+		return H5T_NATIVE_UINT16;
+	case H5FUEL_STD_U16LE:
+		return H5T_STD_U16LE;
 	}
 	return -1;
 }

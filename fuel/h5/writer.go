@@ -125,6 +125,8 @@ func fileType(dt nd.DType) (hid, bool, error) {
 		return C.h5fuel_type(C.H5FUEL_STD_U8LE), false, nil
 	case nd.Int16:
 		return C.h5fuel_type(C.H5FUEL_STD_I16LE), false, nil
+	case nd.Uint16:
+		return C.h5fuel_type(C.H5FUEL_STD_U16LE), false, nil
 	case nd.Int32:
 		return C.h5fuel_type(C.H5FUEL_STD_I32LE), false, nil
 	case nd.Int64:
