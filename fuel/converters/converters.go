@@ -7,9 +7,11 @@
 //	path, err := converters.Convert("mnist", converters.Options{Directory: in, OutputDirectory: out, Command: "..."})
 //
 // Converters here: mnist (idx files, gzipped or plain), binarized_mnist
-// (the three .amat text files) and iris (iris.data). The others Fuel has
-// (cifar10/100 read Python pickles, svhn and caltech101_silhouettes MATLAB
-// files) are not implemented; Convert names them as such.
+// (the three .amat text files), iris (iris.data), cifar10 and cifar100
+// (the Python pickles in cifar-1*-python.tar.gz, read by a small unpickler
+// that only knows numpy arrays, lists, dicts and strings). svhn and
+// caltech101_silhouettes (MATLAB files) and Fuel's other converters are
+// not implemented; Convert names them as such.
 //
 // Every output is written under a temporary name and renamed into place,
 // so a failed conversion leaves nothing that looks like a dataset.
@@ -81,7 +83,7 @@ var registry = map[string]converter{
 }
 
 // notImplemented are Fuel's converters this package does not have.
-var notImplemented = []string{"adult", "caltech101_silhouettes", "celeba", "cifar10", "cifar100", "dogs_vs_cats", "ilsvrc2010", "ilsvrc2012", "svhn", "youtube_audio"}
+var notImplemented = []string{"adult", "caltech101_silhouettes", "celeba", "dogs_vs_cats", "ilsvrc2010", "ilsvrc2012", "svhn", "youtube_audio"}
 
 // Names lists the datasets Convert knows.
 func Names() []string {
