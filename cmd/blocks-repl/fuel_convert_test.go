@@ -58,3 +58,21 @@ func TestFuelConvertAndInfo(t *testing.T) {
 		}
 	}
 }
+
+func TestFuelConvertPositionalArgument(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fuel", "convert", "svhn"}, "usage"},
+		{[]string{"fuel", "convert", "svhn", "x"}, "not a number"},
+		{[]string{"fuel", "convert", "svhn", "1", "-o", t.TempDir()}, "not implemented"},
+		{[]string{"fuel", "convert", "caltech101_silhouettes", "20", "-o", t.TempDir()}, "size must be 16 or 28"},
+		{[]string{"fuel", "convert", "svhn", "2", "-d", t.TempDir(), "-o", t.TempDir()}, "train_32x32.mat"},
+	} {
+		code, _, stderr := callMain(c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: status %d, stderr %q, want it to say %q", c.args, code, stderr, c.want)
+		}
+	}
+}

@@ -9,9 +9,10 @@
 // Converters here: mnist (idx files, gzipped or plain), binarized_mnist
 // (the three .amat text files), iris (iris.data), cifar10 and cifar100
 // (the Python pickles in cifar-1*-python.tar.gz, read by a small unpickler
-// that only knows numpy arrays, lists, dicts and strings). svhn and
-// caltech101_silhouettes (MATLAB files) and Fuel's other converters are
-// not implemented; Convert names them as such.
+// that only knows numpy arrays, lists, dicts and strings), svhn format 2
+// and caltech101_silhouettes (level 5 MAT-files, read by a small reader).
+// svhn format 1 and Fuel's other converters are not implemented; Convert
+// names them as such.
 //
 // Every output is written under a temporary name and renamed into place,
 // so a failed conversion leaves nothing that looks like a dataset.
@@ -49,6 +50,10 @@ type Options struct {
 	OutputFilename string
 	// DType is mnist's --dtype: "" (uint8), "float32", "float64" or "bool".
 	DType string
+	// Format is svhn's which_format (1 or 2).
+	Format int
+	// Size is caltech101_silhouettes' size (16 or 28).
+	Size int
 	// Command is stored as fuel_convert_command (Fuel stores the command
 	// line that ran it).
 	Command string
@@ -83,7 +88,7 @@ var registry = map[string]converter{
 }
 
 // notImplemented are Fuel's converters this package does not have.
-var notImplemented = []string{"adult", "caltech101_silhouettes", "celeba", "dogs_vs_cats", "ilsvrc2010", "ilsvrc2012", "svhn", "youtube_audio"}
+var notImplemented = []string{"adult", "celeba", "dogs_vs_cats", "ilsvrc2010", "ilsvrc2012", "youtube_audio"}
 
 // Names lists the datasets Convert knows.
 func Names() []string {

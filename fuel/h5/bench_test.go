@@ -108,3 +108,26 @@ func BenchmarkMNISTStreamMemory(b *testing.B) { benchmarkMNISTStream(b, true) }
 
 // BenchmarkMNISTStreamFile: every batch read from the file by hyperslab.
 func BenchmarkMNISTStreamFile(b *testing.B) { benchmarkMNISTStream(b, false) }
+
+// BenchmarkMNISTReadFile: the batches alone, read from the file (no
+// transformers), to separate HDF5 reading from the transformers' work.
+func BenchmarkMNISTReadFile(b *testing.B) {
+	path := mnistFile(b)
+	d, err := h5.Open(path, []string{"train"}, h5.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	examples := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for start := 0; start < d.NumExamples(); start += 256 {
+			out, err := d.GetData(fuel.Request{Start: start, Stop: min(start+256, d.NumExamples())})
+			if err != nil {
+				b.Fatal(err)
+			}
+			examples += out[0].Shape[0]
+		}
+	}
+	b.ReportMetric(float64(examples)/b.Elapsed().Seconds(), "examples/s")
+}
