@@ -42,7 +42,8 @@ import (
 //	fill_hdf5_file(path, data, axis_labels=None, attributes=None)
 //	    Fuel's fill_hdf5_file, writing a new file at path: data is a list of (split, source,
 //	    array[, comment]) tuples; each source is the concatenation of its arrays in order and each
-//	    split covers its part of each source. axis_labels maps a source to its labels;
+//	    split covers its part of each source. A list of examples of different shapes makes a
+//	    variable-length source (its axis_labels: "batch", then one per example axis). axis_labels maps a source to its labels;
 //	    attributes (a dict of strings) become root attributes. The file opens in Python h5py and
 //	    Fuel as one fuel-convert wrote.
 func init() {
@@ -224,12 +225,18 @@ func fillHDF5File(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		}
 		a, err := ToArray(t[2], nil)
 		if err != nil {
-			return nil, fmt.Errorf("fill_hdf5_file: data[%d] (%s, %s): %v", k, e.Split, e.Source, err)
+			// Examples of different shapes: a variable-length source.
+			ex, err2 := examplesOf(thread, fmt.Sprintf("fill_hdf5_file: data[%d] (%s, %s)", k, e.Split, e.Source), t[2])
+			if err2 != nil {
+				return nil, fmt.Errorf("fill_hdf5_file: data[%d] (%s, %s): %v", k, e.Split, e.Source, err)
+			}
+			e.Examples = ex
+		} else {
+			if a.DType() == nd.Float64 && !hasFloat64(t[2]) {
+				a = a.Astype(FloatX(thread)) // nested lists of floats are floatX, as elsewhere
+			}
+			e.Data = a
 		}
-		if a.DType() == nd.Float64 && !hasFloat64(t[2]) {
-			a = a.Astype(FloatX(thread)) // nested lists of floats are floatX, as elsewhere
-		}
-		e.Data = a
 		if len(t) == 4 {
 			if e.Comment, ok = starlark.AsString(t[3]); !ok {
 				return nil, fmt.Errorf("fill_hdf5_file: data[%d]: the comment must be a string, got %s", k, t[3].Type())

@@ -54,6 +54,10 @@ print(SwissRoll(num_examples = 2).get_data(request = [0, 1])[1].dtype)
 v = H5PYDataset(DIR + "/vlen.hdf5", ("train",))
 seqs = v.get_data(request = [1, 0])[0]
 print(len(seqs), seqs[0].shape, seqs[1].tolist())
+fill_hdf5_file(DIR + "/v2.hdf5", [("train", "words", [[1, 2, 3], [4]]), ("train", "y", [[0], [1]])],
+               axis_labels = {"words": ("batch", "time")})
+w = H5PYDataset(DIR + "/v2.hdf5", ("train",), load_in_memory = True)
+print(w.get_data(request = [0, 1]), w.axis_labels["words"])
 `
 	var out bytes.Buffer
 	src = strings.Replace(src, "DIR", `"`+dir+`"`, -1)
@@ -68,6 +72,8 @@ float32 (1, 3, 32, 32) 1.0 [[4]]
 ("features", "position", "label") 4
 float32
 2 (1, 2) [[1.0, 2.0], [3.0, 4.0]]
+([[1, 2, 3], [4]], [[0],
+ [1]]) ("batch", "time")
 `
 	if out.String() != want {
 		t.Errorf("script printed\n%s\nwant\n%s", out.String(), want)

@@ -18,6 +18,21 @@ type SplitData struct {
 	Split, Source string
 	Data          *nd.Array
 	Comment       string
+	// Examples, instead of Data, makes the source variable-length: one
+	// array per example, shapes free (Fuel's documented vlen recipe; its
+	// axis labels are the batch label, then one per example axis).
+	Examples []*nd.Array
+}
+
+// rows is the number of examples of an entry.
+func (d SplitData) rows() int {
+	if d.Data == nil {
+		return len(d.Examples)
+	}
+	if len(d.Data.Shape) == 0 {
+		return -1
+	}
+	return d.Data.Shape[0]
 }
 
 // Fill does what Fuel's fuel.converters.base.fill_hdf5_file does: each
@@ -44,13 +59,13 @@ func (w *Writer) Fill(data []SplitData, axisLabels map[string][]string) error {
 			if d.Split != split {
 				continue
 			}
-			if len(d.Data.Shape) == 0 {
+			if d.rows() < 0 {
 				return w.errorf("split %q, source %q: a 0-d array has no examples", split, d.Source)
 			}
-			if n >= 0 && d.Data.Shape[0] != n {
+			if n >= 0 && d.rows() != n {
 				return w.errorf("split '%s' has sources that vary in length", split)
 			}
-			n = d.Data.Shape[0]
+			n = d.rows()
 		}
 	}
 	ranges := map[string]map[string][2]int{}
@@ -58,10 +73,41 @@ func (w *Writer) Fill(data []SplitData, axisLabels map[string][]string) error {
 	for _, src := range sources {
 		var parts []*nd.Array
 		var owners []SplitData
+		var vlen []*nd.Array
 		for _, d := range data {
 			if d.Source == src {
 				parts = append(parts, d.Data)
 				owners = append(owners, d)
+				vlen = append(vlen, d.Examples...)
+			}
+		}
+		if owners[0].Data == nil {
+			// A variable-length source.
+			off := 0
+			for _, o := range owners {
+				if o.Data != nil {
+					return w.errorf("source '%s' is variable-length in one split, not in another", src)
+				}
+				if ranges[o.Split] == nil {
+					ranges[o.Split] = map[string][2]int{}
+				}
+				ranges[o.Split][src] = [2]int{off, off + len(o.Examples)}
+				if o.Comment != "" {
+					if comments[o.Split] == nil {
+						comments[o.Split] = map[string]string{}
+					}
+					comments[o.Split][src] = o.Comment
+				}
+				off += len(o.Examples)
+			}
+			if err := w.AddVlenSource(src, vlen, axisLabels[src]); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, o := range owners {
+			if o.Data == nil {
+				return w.errorf("source '%s' is variable-length in one split, not in another", src)
 			}
 		}
 		for _, p := range parts[1:] {

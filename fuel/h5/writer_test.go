@@ -335,8 +335,8 @@ func TestFillAndDescribe(t *testing.T) {
 		te.Data.([]uint8)[i] = 9
 	}
 	data := []SplitData{
-		{"train", "features", tr, ""}, {"train", "targets", nd.New(nd.Uint8, 4, 1), ""},
-		{"test", "features", te, ""}, {"test", "targets", nd.New(nd.Uint8, 2, 1), "held out"},
+		{Split: "train", Source: "features", Data: tr}, {Split: "train", Source: "targets", Data: nd.New(nd.Uint8, 4, 1)},
+		{Split: "test", Source: "features", Data: te}, {Split: "test", Source: "targets", Data: nd.New(nd.Uint8, 2, 1), Comment: "held out"},
 	}
 	labels := map[string][]string{"features": {"batch", "channel", "height", "width"}, "targets": {"batch", "index"}}
 	if err := w.Fill(data, labels); err != nil {
@@ -370,7 +370,7 @@ func TestFillAndDescribe(t *testing.T) {
 	}
 	w2, _ := Create(filepath.Join(t.TempDir(), "bad.hdf5"))
 	defer w2.Abort()
-	if err := w2.Fill([]SplitData{{"a", "x", nd.New(nd.Uint8, 2), ""}, {"a", "y", nd.New(nd.Uint8, 3), ""}}, nil); err == nil || !strings.Contains(err.Error(), "vary in length") {
+	if err := w2.Fill([]SplitData{{Split: "a", Source: "x", Data: nd.New(nd.Uint8, 2)}, {Split: "a", Source: "y", Data: nd.New(nd.Uint8, 3)}}, nil); err == nil || !strings.Contains(err.Error(), "vary in length") {
 		t.Errorf("unequal lengths: %v", err)
 	}
 }
@@ -378,4 +378,41 @@ func TestFillAndDescribe(t *testing.T) {
 func reflectEqualRow(a, b SplitRow) bool {
 	return a.Split == b.Split && a.Source == b.Source && a.Start == b.Start && a.Stop == b.Stop &&
 		a.Available == b.Available && a.Comment == b.Comment && a.IndicesPath == b.IndicesPath
+}
+
+func TestFillVlen(t *testing.T) {
+	checkNoOpenObjects(t)
+	path := filepath.Join(t.TempDir(), "v.hdf5")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := func(n int) *nd.Array { return nd.New(nd.Float32, n, 2) }
+	err = w.Fill([]SplitData{
+		{Split: "train", Source: "seq", Examples: []*nd.Array{ex(1), ex(3)}},
+		{Split: "train", Source: "y", Data: nd.New(nd.Uint8, 2, 1)},
+		{Split: "test", Source: "seq", Examples: []*nd.Array{ex(2)}, Comment: "c"},
+		{Split: "test", Source: "y", Data: nd.New(nd.Uint8, 1, 1)},
+	}, map[string][]string{"seq": {"batch", "time", "feature"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(path, []string{"test"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	out, err := d.GetData(fuel.Request{Start: 0, Stop: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := out[0].Data.([]*nd.Array)[0]; !slices.Equal(e.Shape, []int{2, 2}) {
+		t.Errorf("test seq %v", e.Shape)
+	}
+	if r, _ := d.Split().Row("test", "seq"); r.Start != 2 || r.Stop != 3 || r.Comment != "c" {
+		t.Errorf("row %+v", r)
+	}
 }
