@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config
 TEST_PKGS  := python3-numpy python3-h5py
 
-.PHONY: all build demo test accept bench deps test-deps vet fmt clean
+.PHONY: all build demo test accept bench bench-fuel deps test-deps vet fmt clean
 
 all: build
 
@@ -59,6 +59,11 @@ accept: test-deps build
 # model in the same command; prints both and the ratio.
 bench: test-deps build
 	@BLOCKS_SHARED=$(SHARED) ./scripts/bench.sh
+
+# Fuel's data path side by side with h5py + numpy: MNIST from HDF5 in
+# batches of 256 through Flatten, ScaleAndShift and Cast (examples/s, ratio).
+bench-fuel: test-deps
+	@BLOCKS_SHARED=$(SHARED) ./scripts/bench_fuel.sh
 
 clean:
 	rm -rf bin
