@@ -630,6 +630,12 @@ func (w *Writer) Close() error {
 		os.Remove(w.tmp)
 		return w.wrap("closing", err)
 	}
+	// os.CreateTemp made the file 0600; a dataset is as readable as any
+	// file h5py creates (0666 less the usual umask).
+	if err := os.Chmod(w.tmp, 0o644); err != nil {
+		os.Remove(w.tmp)
+		return fmt.Errorf("h5: writing %s: %w", w.path, err)
+	}
 	if err := os.Rename(w.tmp, w.path); err != nil {
 		os.Remove(w.tmp)
 		return fmt.Errorf("h5: writing %s: %w", w.path, err)
