@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev
 TEST_PKGS  := python3-numpy python3-h5py python3-zmq
 
-.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint
+.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel
 
 all: build
 
@@ -80,6 +80,11 @@ fuzz: test-deps
 # 256, batches/s and MB/s (docs/fuel-server.md has the numbers).
 bench-server: test-deps
 	$(GO) test -run XXX -bench "MNIST|Transport" -benchtime 40x -count 5 ./fuel/server/
+
+# Fuel's data path side by side with h5py + numpy: MNIST from HDF5 in
+# batches of 256 through Flatten, ScaleAndShift and Cast (examples/s, ratio).
+bench-fuel: test-deps
+	@BLOCKS_SHARED=$(SHARED) ./scripts/bench_fuel.sh
 
 clean:
 	rm -rf bin

@@ -18,6 +18,12 @@ func (a *Array) String() string {
 }
 
 func (a *Array) formatElem(i int) string {
+	if objs, ok := a.Data.([]*Array); ok {
+		if objs[i] == nil {
+			return "None"
+		}
+		return "array(" + objs[i].String() + ", dtype=" + objs[i].DType().String() + ")"
+	}
 	v := a.Flat(i)
 	switch a.DType() {
 	case Float32, Float64:
@@ -85,7 +91,7 @@ func (a *Array) format(b *strings.Builder, axis, off int, summarise bool) {
 // Summary is one line for people: dtype, shape and, for non-empty arrays,
 // min, max and mean.
 func (a *Array) Summary() string {
-	if a.Size() == 0 {
+	if a.Size() == 0 || a.DType() == Object {
 		return fmt.Sprintf("array(%s, shape=%v)", a.DType(), a.Shape)
 	}
 	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0

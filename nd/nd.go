@@ -23,9 +23,17 @@ const (
 	Int32
 	Uint8
 	Bool
+	// Int16 and Uint16 are read from HDF5 files (h5py's int16 sources,
+	// SVHN's uint16 bounding boxes).
+	Int16
+	Uint16
+	// Object is numpy's object dtype as Fuel uses it for variable-length
+	// sources: a 1-D array whose elements are arrays ([]*Array), each with
+	// its own shape.
+	Object
 )
 
-var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool"}
+var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "int16", "uint16", "object"}
 
 func (d DType) String() string {
 	if d < 0 || int(d) >= len(dtypeNames) {
@@ -47,6 +55,10 @@ func (d DType) Size() int {
 		return 8
 	case Float32, Int32:
 		return 4
+	case Int16, Uint16:
+		return 2
+	case Object:
+		return 8
 	}
 	return 1
 }
@@ -70,12 +82,17 @@ func ParseDType(s string) (DType, error) {
 		return Int32, nil
 	case "u1":
 		return Uint8, nil
+	case "i2":
+		return Int16, nil
+	case "u2":
+		return Uint16, nil
 	}
 	return 0, fmt.Errorf("nd: unknown dtype %q (want one of %s)", s, strings.Join(dtypeNames[:], ", "))
 }
 
 // Array is an n-dimensional array: Shape and a row-major Data slice of
-// type []float32, []float64, []int64, []int32, []uint8 or []bool.
+// type []float32, []float64, []int64, []int32, []uint8, []bool, []int16,
+// []uint16, or []*Array (dtype Object, 1-D: an array of arrays).
 type Array struct {
 	Shape []int
 	Data  any
@@ -83,7 +100,7 @@ type Array struct {
 
 // Numeric is the set of Go element types an Array holds.
 type Numeric interface {
-	~float32 | ~float64 | ~int64 | ~int32 | ~uint8
+	~float32 | ~float64 | ~int64 | ~int32 | ~uint8 | ~int16 | ~uint16
 }
 
 // New returns a zero-filled array of the given dtype and shape.
@@ -103,6 +120,12 @@ func New(dt DType, shape ...int) *Array {
 		data = make([]uint8, n)
 	case Bool:
 		data = make([]bool, n)
+	case Int16:
+		data = make([]int16, n)
+	case Uint16:
+		data = make([]uint16, n)
+	case Object:
+		data = make([]*Array, n)
 	default:
 		panic(fmt.Sprintf("nd.New: bad dtype %d", dt))
 	}
@@ -152,6 +175,12 @@ func (a *Array) DType() DType {
 		return Uint8
 	case []bool:
 		return Bool
+	case []int16:
+		return Int16
+	case []uint16:
+		return Uint16
+	case []*Array:
+		return Object
 	}
 	panic(fmt.Sprintf("nd: array holds %T", a.Data))
 }
@@ -189,8 +218,12 @@ func (a *Array) Flat(i int) float64 {
 			return 1
 		}
 		return 0
+	case []int16:
+		return float64(d[i])
+	case []uint16:
+		return float64(d[i])
 	}
-	panic("unreachable")
+	panic(fmt.Sprintf("nd: Flat of an array holding %T", a.Data))
 }
 
 // SetFlat sets element i (row-major) from a float64, converting as numpy's
@@ -209,6 +242,10 @@ func (a *Array) SetFlat(i int, v float64) {
 		d[i] = uint8(int64(v))
 	case []bool:
 		d[i] = v != 0
+	case []int16:
+		d[i] = int16(v)
+	case []uint16:
+		d[i] = uint16(int64(v))
 	}
 }
 
@@ -262,6 +299,17 @@ func copyData(dst, src any) {
 		copy(d, src.([]uint8))
 	case []bool:
 		copy(d, src.([]bool))
+	case []int16:
+		copy(d, src.([]int16))
+	case []uint16:
+		copy(d, src.([]uint16))
+	case []*Array:
+		for i, e := range src.([]*Array) {
+			if e != nil {
+				e = e.Copy()
+			}
+			d[i] = e
+		}
 	}
 }
 
@@ -296,6 +344,17 @@ func (a *Array) Astype(dt DType) *Array {
 	if dt == a.DType() {
 		return a.Copy()
 	}
+	if objs, ok := a.Data.([]*Array); ok {
+		// An object array converts element by element (numpy would need
+		// equal shapes; Fuel's transformers convert each example).
+		out := make([]*Array, len(objs))
+		for i, e := range objs {
+			if e != nil {
+				out[i] = e.Astype(dt)
+			}
+		}
+		return &Array{Shape: append([]int(nil), a.Shape...), Data: out}
+	}
 	b := New(dt, a.Shape...)
 	switch s := a.Data.(type) {
 	case []uint8:
@@ -309,6 +368,14 @@ func (a *Array) Astype(dt DType) *Array {
 		if d, ok := b.Data.([]float64); ok {
 			for i, v := range s {
 				d[i] = float64(v)
+			}
+			return b
+		}
+	case []float64:
+		// Fuel's ScaleAndShift then Cast('float32') goes through here.
+		if d, ok := b.Data.([]float32); ok {
+			for i, v := range s {
+				d[i] = float32(v)
 			}
 			return b
 		}
@@ -383,6 +450,12 @@ func sliceData(d any, i, j int) any {
 		return d[i:j:j]
 	case []bool:
 		return d[i:j:j]
+	case []int16:
+		return d[i:j:j]
+	case []uint16:
+		return d[i:j:j]
+	case []*Array:
+		return d[i:j:j]
 	}
 	panic("unreachable")
 }
@@ -424,6 +497,15 @@ func Concat(parts []*Array) (*Array, error) {
 func Equal(a, b *Array) bool {
 	if a.DType() != b.DType() || !SameShape(a.Shape, b.Shape) {
 		return false
+	}
+	if x, ok := a.Data.([]*Array); ok {
+		y := b.Data.([]*Array)
+		for i := range x {
+			if (x[i] == nil) != (y[i] == nil) || x[i] != nil && !Equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	for i, n := 0, a.Size(); i < n; i++ {
 		x, y := a.Flat(i), b.Flat(i)

@@ -49,8 +49,22 @@ var (
 	_ starlark.Sequence   = (*Array)(nil)
 )
 
-// FromArray wraps a for Starlark, without copying it.
-func FromArray(a *nd.Array) starlark.Value { return &Array{A: a} }
+// FromArray wraps a for Starlark, without copying it. An object array (a
+// batch of a variable-length source) becomes a list of arrays, one per
+// example.
+func FromArray(a *nd.Array) starlark.Value {
+	if objs, ok := a.Data.([]*nd.Array); ok {
+		l := make([]starlark.Value, len(objs))
+		for i, e := range objs {
+			l[i] = starlark.None
+			if e != nil {
+				l[i] = FromArray(e)
+			}
+		}
+		return starlark.NewList(l)
+	}
+	return &Array{A: a}
+}
 
 // String is numpy's printing of the array.
 func (a *Array) String() string { return a.A.String() }

@@ -66,6 +66,11 @@ type source struct {
 	rows  indexSet  // the rows of the dataset this H5PYDataset uses
 	ds    hid       // the open dataset when reading from the file, else -1
 	data  *nd.Array // the rows, loaded, with LoadInMemory
+	// vlen marks a variable-length source: each row is a flat run of
+	// elements of dtype, reshaped to its row of shapes (the `shapes`
+	// dimension scale); a batch is an nd.Object array of those examples.
+	vlen   bool
+	shapes [][]int
 }
 
 // Open opens the splits whichSets of the Fuel HDF5 file at path, as
@@ -156,9 +161,6 @@ func (d *H5PYDataset) open() error {
 		if !slices.Contains(provides, name) {
 			return fmt.Errorf("source %q is not provided by split(s) %s; available sources: %s",
 				name, strings.Join(d.whichSets, ", "), strings.Join(provides, ", "))
-		}
-		if slices.Contains(d.vlen, name) {
-			return fmt.Errorf("source %q is variable-length, which is not supported yet (choose other sources with Options.Sources)", name)
 		}
 	}
 
@@ -277,9 +279,33 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 		return nil, err
 	}
 	if !et.ok {
-		return nil, fmt.Errorf("dtype %s is not supported yet (supported: uint8, int32, int64, float32, float64, bool)", et.name)
+		return nil, fmt.Errorf("dtype %s is not supported yet (supported: uint8, int16, uint16, int32, int64, float32, float64, bool, and vlen arrays of the numeric ones)", et.name)
 	}
 	s.dtype = et.dtype
+	if slices.Contains(d.vlen, name) {
+		if !et.vlen {
+			return nil, fmt.Errorf("a variable-length source (it has a shapes dimension scale) whose type is %s, not a vlen type", et.name)
+		}
+		s.vlen = true
+		path, _, err := findScale(ds, 0, "shapes")
+		if err != nil {
+			return nil, err
+		}
+		sds, err := openDataset(d.file, path)
+		if err != nil {
+			return nil, err
+		}
+		s.shapes, err = readInt64Matrix(sds)
+		C.H5Dclose(sds)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(s.shapes) != s.shape[0] {
+			return nil, fmt.Errorf("%s has %d rows for %d examples", path, len(s.shapes), s.shape[0])
+		}
+	} else if et.vlen {
+		return nil, fmt.Errorf("a vlen dataset without a shapes dimension scale is not a Fuel source")
+	}
 	for i, ws := range d.whichSets {
 		row, ok := d.split.Row(ws, name)
 		if !ok {
@@ -396,6 +422,8 @@ func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 		for i, s := range d.srcs {
 			data := s.data
 			switch {
+			case r.single && s.vlen:
+				out[i] = data.Data.([]*nd.Array)[r.list[0]].Copy()
 			case r.single:
 				row := data.Slice(r.list[0], r.list[0]+1).Copy()
 				out[i] = &nd.Array{Shape: row.Shape[1:], Data: row.Data}
@@ -426,6 +454,9 @@ func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 // request order) or in request order (one read per run of consecutive
 // rows). Lock held.
 func (s *source) read(r request, sorted bool) (*nd.Array, error) {
+	if s.vlen {
+		return s.readVlen(r)
+	}
 	rowShape := s.shape[1:]
 	if !r.isList {
 		out := nd.New(s.dtype, append([]int{r.rows()}, rowShape...)...)
@@ -486,6 +517,10 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 	switch data := out.Data.(type) {
 	case []uint8:
 		base = unsafe.Pointer(&data[0])
+	case []int16:
+		base = unsafe.Pointer(&data[0])
+	case []uint16:
+		base = unsafe.Pointer(&data[0])
 	case []int32:
 		base = unsafe.Pointer(&data[0])
 	case []int64:
@@ -517,4 +552,57 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 		}
 	}
 	return nil
+}
+
+// readVlen reads a translated request of a variable-length source: the
+// distinct rows in sorted order, in one read, each reshaped to its row of
+// shapes, then put in request order as an nd.Object array (or, for a
+// single request, the one example). Lock held.
+func (s *source) readVlen(r request) (*nd.Array, error) {
+	var list []int
+	if r.isList {
+		list = r.list
+	} else {
+		list = make([]int, r.stop-r.start)
+		for i := range list {
+			list[i] = r.start + i
+		}
+	}
+	uniq := slices.Clone(list)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	var runs []run
+	for i := 0; i < len(uniq); {
+		j := i + 1
+		for j < len(uniq) && uniq[j] == uniq[j-1]+1 {
+			j++
+		}
+		runs = append(runs, run{uniq[i], uniq[j-1] + 1})
+		i = j
+	}
+	flat, err := readVlenRuns(s.ds, s.dtype, runs)
+	if err != nil {
+		return nil, err
+	}
+	for k, row := range uniq {
+		ex, err := flat[k].Reshape(s.shapes[row]...)
+		if err != nil {
+			return nil, fmt.Errorf("example %d has %d elements, its shape %v needs %d", row, flat[k].Size(), s.shapes[row], nd.Prod(s.shapes[row]))
+		}
+		flat[k] = ex
+	}
+	if r.single {
+		return flat[0], nil
+	}
+	out := make([]*nd.Array, len(list))
+	used := make([]bool, len(uniq))
+	for k, i := range list {
+		u := sort.SearchInts(uniq, i)
+		out[k] = flat[u]
+		if used[u] {
+			out[k] = flat[u].Copy() // a repeated example gets its own array
+		}
+		used[u] = true
+	}
+	return &nd.Array{Shape: []int{len(out)}, Data: out}, nil
 }

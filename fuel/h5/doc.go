@@ -19,11 +19,19 @@
 // Options.Sources lists them; Options.Subset selects examples within the
 // splits; list requests may be unsorted and repeat examples (read in
 // sorted order and put back in request order). Arrays come back with the
-// dtype the file stores: uint8, int32, int64, float32, float64 or bool
-// (h5py's bool enum), in any byte order. Other dtypes and variable-length
-// sources (the `shapes` dimension-scale recipe) are reported as not
-// supported yet; a file's other sources remain usable through
-// Options.Sources.
+// dtype the file stores: uint8, int16, uint16, int32, int64, float32, float64 or
+// bool (h5py's bool enum), in any byte order. A variable-length source
+// (the `shapes` / `shape_labels` dimension-scale recipe) comes back as an
+// nd.Object array of examples, each reshaped to its row of `shapes`, as
+// Fuel's numpy object arrays; a single-example request gives the example.
+// Other dtypes are reported as not supported, naming the source; a file's
+// other sources remain usable through Options.Sources.
+//
+// Reads are out of core: a request reads its rows by hyperslab selection
+// (one H5Dread per source and request), so a file larger than memory
+// streams; LoadInMemory reads the dataset's rows once instead.
+//
+// Create writes files in the same format (see Writer).
 //
 // HDF5 is reached through cgo (libhdf5 and libhdf5_hl); the #cgo
 // directives find Debian's and Ubuntu's serial build (libhdf5-dev) with

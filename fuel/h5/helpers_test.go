@@ -64,6 +64,19 @@ func rawBytes(a *nd.Array) []byte {
 				out = append(out, 0)
 			}
 		}
+	case []int16:
+		for _, v := range d {
+			out = binary.LittleEndian.AppendUint16(out, uint16(v))
+		}
+	case []uint16:
+		for _, v := range d {
+			out = binary.LittleEndian.AppendUint16(out, v)
+		}
+	case []*nd.Array:
+		// Fuel's vlen hash: each example's bytes, in order.
+		for _, e := range d {
+			out = append(out, rawBytes(e)...)
+		}
 	case []int32:
 		for _, v := range d {
 			out = binary.LittleEndian.AppendUint32(out, uint32(v))
@@ -95,16 +108,32 @@ func sha256Hex(b []byte) string {
 // Python's math.fsum.
 func exactSum(a *nd.Array) float64 {
 	sum := new(big.Float).SetPrec(4096)
-	for i, n := 0, a.Size(); i < n; i++ {
-		sum.Add(sum, new(big.Float).SetPrec(4096).SetFloat64(a.Flat(i)))
+	for _, v := range values(a) {
+		sum.Add(sum, new(big.Float).SetPrec(4096).SetFloat64(v))
 	}
 	f, _ := sum.Float64()
 	return f
 }
 
+// values lists an array's elements as float64, those of every example of
+// an object (vlen) array in turn.
+func values(a *nd.Array) []float64 {
+	if objs, ok := a.Data.([]*nd.Array); ok {
+		var out []float64
+		for _, e := range objs {
+			out = append(out, e.Float64s()...)
+		}
+		return out
+	}
+	return a.Float64s()
+}
+
 // rowOf returns example i of a batch array (a copy, without the batch
 // axis).
 func rowOf(a *nd.Array, i int) *nd.Array {
+	if objs, ok := a.Data.([]*nd.Array); ok {
+		return objs[i].Copy()
+	}
 	r := a.Slice(i, i+1).Copy()
 	r.Shape = r.Shape[1:]
 	return r

@@ -1,6 +1,7 @@
 package h5
 
 // #include <stdlib.h>
+// #include <string.h>
 // #include "shim.h"
 import "C"
 
@@ -102,6 +103,9 @@ type elemType struct {
 	dtype nd.DType
 	ok    bool
 	name  string
+	// vlen is set for a variable-length type (h5py's vlen arrays), whose
+	// elements are of dtype.
+	vlen bool
 }
 
 // datasetType classifies the element type of a dataset.
@@ -125,25 +129,29 @@ func classifyType(t hid) (elemType, error) {
 		}
 		switch {
 		case size == 1 && !signed:
-			return elemType{nd.Uint8, true, name}, nil
+			return elemType{dtype: nd.Uint8, ok: true, name: name}, nil
+		case size == 2 && signed:
+			return elemType{dtype: nd.Int16, ok: true, name: name}, nil
+		case size == 2 && !signed:
+			return elemType{dtype: nd.Uint16, ok: true, name: name}, nil
 		case size == 4 && signed:
-			return elemType{nd.Int32, true, name}, nil
+			return elemType{dtype: nd.Int32, ok: true, name: name}, nil
 		case size == 8 && signed:
-			return elemType{nd.Int64, true, name}, nil
+			return elemType{dtype: nd.Int64, ok: true, name: name}, nil
 		}
 		return elemType{name: name}, nil
 	case C.H5T_FLOAT:
 		name := fmt.Sprintf("float%d", 8*size)
 		switch size {
 		case 4:
-			return elemType{nd.Float32, true, name}, nil
+			return elemType{dtype: nd.Float32, ok: true, name: name}, nil
 		case 8:
-			return elemType{nd.Float64, true, name}, nil
+			return elemType{dtype: nd.Float64, ok: true, name: name}, nil
 		}
 		return elemType{name: name}, nil
 	case C.H5T_ENUM:
 		if isH5pyBool(t) {
-			return elemType{nd.Bool, true, "bool"}, nil
+			return elemType{dtype: nd.Bool, ok: true, name: "bool"}, nil
 		}
 		return elemType{name: "enum"}, nil
 	case C.H5T_STRING:
@@ -161,7 +169,7 @@ func classifyType(t hid) (elemType, error) {
 		if err != nil {
 			return elemType{}, err
 		}
-		return elemType{name: "vlen " + b.name}, nil
+		return elemType{dtype: b.dtype, ok: b.ok && b.dtype != nd.Bool, name: "vlen " + b.name, vlen: true}, nil
 	case C.H5T_COMPOUND:
 		return elemType{name: "compound"}, nil
 	case C.H5T_REFERENCE:
@@ -211,6 +219,10 @@ func memType(ds hid, dt nd.DType) (hid, bool, error) {
 	switch dt {
 	case nd.Uint8:
 		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT8), false, nil
+	case nd.Int16:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_INT16), false, nil
+	case nd.Uint16:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT16), false, nil
 	case nd.Int32:
 		return C.h5fuel_type(C.H5FUEL_NATIVE_INT32), false, nil
 	case nd.Int64:
@@ -417,4 +429,150 @@ func readRuns(ds hid, dt nd.DType, shape []int, runs []run, dst unsafe.Pointer) 
 		return h5error("reading rows")
 	}
 	return nil
+}
+
+// nativeType is the native memory type of a numeric dtype (not Bool).
+func nativeType(dt nd.DType) (hid, error) {
+	switch dt {
+	case nd.Uint8:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT8), nil
+	case nd.Int16:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_INT16), nil
+	case nd.Uint16:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT16), nil
+	case nd.Int32:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_INT32), nil
+	case nd.Int64:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_INT64), nil
+	case nd.Float32:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_FLOAT), nil
+	case nd.Float64:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_DOUBLE), nil
+	}
+	return -1, fmt.Errorf("no native HDF5 type for %s", dt)
+}
+
+// dataPointer returns the address of an array's first element (nil for an
+// empty array); the array must hold a numeric (not bool) slice.
+func dataPointer(a *nd.Array) (unsafe.Pointer, error) {
+	if a.Size() == 0 {
+		return nil, nil
+	}
+	switch d := a.Data.(type) {
+	case []uint8:
+		return unsafe.Pointer(&d[0]), nil
+	case []int16:
+		return unsafe.Pointer(&d[0]), nil
+	case []uint16:
+		return unsafe.Pointer(&d[0]), nil
+	case []int32:
+		return unsafe.Pointer(&d[0]), nil
+	case []int64:
+		return unsafe.Pointer(&d[0]), nil
+	case []float32:
+		return unsafe.Pointer(&d[0]), nil
+	case []float64:
+		return unsafe.Pointer(&d[0]), nil
+	}
+	return nil, fmt.Errorf("no element pointer for %T", a.Data)
+}
+
+// readVlenRuns reads the rows of the given sorted, disjoint runs of a 1-D
+// variable-length dataset whose elements are of dtype dt, one H5Dread for
+// all of them, and returns each row's elements as a flat array, in file
+// order.
+func readVlenRuns(ds hid, dt nd.DType, runs []run) ([]*nd.Array, error) {
+	rows := 0
+	for _, r := range runs {
+		rows += r.stop - r.start
+	}
+	if rows == 0 {
+		return nil, nil
+	}
+	fspace := C.H5Dget_space(ds)
+	if fspace < 0 {
+		return nil, h5error("getting a dataspace")
+	}
+	defer C.H5Sclose(fspace)
+	op := C.H5S_seloper_t(C.H5S_SELECT_SET)
+	for _, r := range runs {
+		if r.stop == r.start {
+			continue
+		}
+		start := C.hsize_t(r.start)
+		count := C.hsize_t(r.stop - r.start)
+		if C.H5Sselect_hyperslab(fspace, op, &start, nil, &count, nil) < 0 {
+			return nil, h5error("selecting rows")
+		}
+		op = C.H5S_SELECT_OR
+	}
+	mdim := C.hsize_t(rows)
+	mspace := C.H5Screate_simple(1, &mdim, nil)
+	if mspace < 0 {
+		return nil, h5error("creating a dataspace")
+	}
+	defer C.H5Sclose(mspace)
+	base, err := nativeType(dt)
+	if err != nil {
+		return nil, err
+	}
+	mt := C.H5Tvlen_create(base)
+	if mt < 0 {
+		return nil, h5error("creating a vlen type")
+	}
+	defer C.H5Tclose(mt)
+	buf := (*C.hvl_t)(C.calloc(C.size_t(rows), C.size_t(unsafe.Sizeof(C.hvl_t{}))))
+	if buf == nil {
+		return nil, fmt.Errorf("out of memory for %d rows", rows)
+	}
+	defer C.free(unsafe.Pointer(buf))
+	if C.H5Dread(ds, mt, mspace, fspace, C.H5P_DEFAULT, unsafe.Pointer(buf)) < 0 {
+		return nil, h5error("reading rows")
+	}
+	defer C.H5Dvlen_reclaim(mt, mspace, C.H5P_DEFAULT, unsafe.Pointer(buf))
+	out := make([]*nd.Array, rows)
+	size := C.size_t(dt.Size())
+	for i, v := range unsafe.Slice(buf, rows) {
+		a := nd.New(dt, int(v.len))
+		if v.len > 0 {
+			p, _ := dataPointer(a)
+			C.memcpy(p, v.p, v.len*size)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// readInt64Matrix reads a whole 1-D or 2-D integer dataset (a vlen
+// source's shapes) as int64 rows.
+func readInt64Matrix(ds hid) ([][]int, error) {
+	shape, err := datasetShape(ds)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 2 {
+		return nil, fmt.Errorf("a shapes dataset of shape %v, want 2-D", shape)
+	}
+	ft := C.H5Dget_type(ds)
+	if ft < 0 {
+		return nil, h5error("getting a dataset's type")
+	}
+	class := C.H5Tget_class(ft)
+	C.H5Tclose(ft)
+	if class != C.H5T_INTEGER {
+		return nil, fmt.Errorf("a shapes dataset of non-integer type")
+	}
+	flat := make([]int64, shape[0]*shape[1])
+	if len(flat) > 0 && C.H5Dread(ds, C.h5fuel_type(C.H5FUEL_NATIVE_INT64), C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&flat[0])) < 0 {
+		return nil, h5error("reading shapes")
+	}
+	out := make([][]int, shape[0])
+	for i := range out {
+		row := make([]int, shape[1])
+		for j := range row {
+			row[j] = int(flat[i*shape[1]+j])
+		}
+		out[i] = row
+	}
+	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/blocks-go/blocks/fuel"
@@ -57,6 +56,7 @@ type manifestSource struct {
 	DType         string   `json:"dtype"`
 	BatchShape    []int    `json:"batch_shape"`
 	ExampleShapes [][]int  `json:"example_shapes_first5"`
+	ShapesAll     [][]int  `json:"example_shapes_all"`
 	Sha256        string   `json:"sha256"`
 	Sum           float64  `json:"sum_float64"`
 	Min           float64  `json:"min"`
@@ -186,11 +186,23 @@ func checkSubsetRows(t *testing.T, d *H5PYDataset, want map[string]manifestSubse
 // says Fuel reads.
 func checkSource(t *testing.T, name string, a *nd.Array, w manifestSource) {
 	t.Helper()
-	if a.DType().String() != w.DType {
-		t.Errorf("%s: dtype %s, Fuel %s", name, a.DType(), w.DType)
-	}
-	if !slices.Equal(a.Shape, w.BatchShape) {
-		t.Fatalf("%s: shape %v, Fuel %v", name, a.Shape, w.BatchShape)
+	if w.Vlen {
+		// Fuel gives a numpy object array of examples, each reshaped.
+		if a.DType() != nd.Object || len(a.Shape) != 1 || a.Shape[0] != len(w.ShapesAll) {
+			t.Fatalf("%s: %s%v, Fuel an object array of %d examples", name, a.DType(), a.Shape, len(w.ShapesAll))
+		}
+		for i, e := range a.Data.([]*nd.Array) {
+			if e.DType().String() != w.DType || !slices.Equal(e.Shape, w.ShapesAll[i]) {
+				t.Errorf("%s: example %d is %s%v, Fuel %s%v", name, i, e.DType(), e.Shape, w.DType, w.ShapesAll[i])
+			}
+		}
+	} else {
+		if a.DType().String() != w.DType {
+			t.Errorf("%s: dtype %s, Fuel %s", name, a.DType(), w.DType)
+		}
+		if !slices.Equal(a.Shape, w.BatchShape) {
+			t.Fatalf("%s: shape %v, Fuel %v", name, a.Shape, w.BatchShape)
+		}
 	}
 	if a.Shape[0] != w.NumExamples {
 		t.Errorf("%s: %d examples, Fuel %d", name, a.Shape[0], w.NumExamples)
@@ -206,8 +218,9 @@ func checkSource(t *testing.T, name string, a *nd.Array, w manifestSource) {
 	if got := exactSum(a); got != w.Sum {
 		t.Errorf("%s: sum %v, Fuel %v", name, got, w.Sum)
 	}
-	lo, hi := a.Flat(0), a.Flat(0)
-	for _, v := range a.Float64s() {
+	vals := values(a)
+	lo, hi := vals[0], vals[0]
+	for _, v := range vals {
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	if lo != w.Min || hi != w.Max {
@@ -224,11 +237,6 @@ func checkSource(t *testing.T, name string, a *nd.Array, w manifestSource) {
 			t.Errorf("%s: example %d %v = %v, Fuel %v", name, e.Example, e.Index, got, e.Value)
 		}
 	}
-}
-
-// nonVlen drops the variable-length sources from a list of sources.
-func nonVlen(sources, vlen []string) []string {
-	return slices.DeleteFunc(slices.Clone(sources), func(s string) bool { return slices.Contains(vlen, s) })
 }
 
 func TestManifests(t *testing.T) {
@@ -275,22 +283,11 @@ func testManifestSplitAttribute(t *testing.T, path string, m manifest) {
 }
 
 func testManifestSplit(t *testing.T, path string, m manifest, split string, ms manifestSplit) {
-	var opts Options
-	sources := nonVlen(ms.SourcesOrder, m.VlenSources)
-	if len(sources) != len(ms.SourcesOrder) {
-		// Variable-length sources are refused, by name, until supported.
-		_, err := Open(path, []string{split}, Options{})
-		if err == nil || !strings.Contains(err.Error(), "not supported yet") || !strings.Contains(err.Error(), m.VlenSources[0]) {
-			t.Errorf("opening with a variable-length source: error %v, want one saying %q is not supported yet", err, m.VlenSources[0])
-		}
-		opts.Sources = sources
-	}
+	sources := ms.SourcesOrder
 	var first []*nd.Array
 	for _, mode := range modes {
 		t.Run(mode.name, func(t *testing.T) {
-			o := mode.opts
-			o.Sources = opts.Sources
-			d, err := Open(path, []string{split}, o)
+			d, err := Open(path, []string{split}, mode.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,11 +361,6 @@ func testManifestQuery(t *testing.T, path string, m manifest, q manifestQuery) {
 		t.Run(mode.name, func(t *testing.T) {
 			o := mode.opts
 			o.Subset = parseSubset(t, q.Subset)
-			for _, s := range m.VlenSources {
-				if _, ok := q.Result[s]; ok {
-					o.Sources = nonVlen(m.AllSources, m.VlenSources)
-				}
-			}
 			d, err := Open(path, q.WhichSets, o)
 			if err != nil {
 				t.Fatal(err)
@@ -392,13 +384,26 @@ func testManifestQuery(t *testing.T, path string, m manifest, q manifestQuery) {
 					t.Errorf("source %s not in the manifest's result", src)
 					continue
 				}
-				var shape []int
-				if err := json.Unmarshal(w.Shape, &shape); err != nil {
-					t.Fatalf("%s: shape %s: %v", src, w.Shape, err)
-				}
 				a := out[i]
-				if a.DType().String() != w.DType || !slices.Equal(a.Shape, shape) {
-					t.Errorf("%s: %s%v, Fuel %s%v", src, a.DType(), a.Shape, w.DType, shape)
+				var shape []int
+				var shapes [][]int
+				switch {
+				case json.Unmarshal(w.Shape, &shape) == nil:
+					if a.DType().String() != w.DType || !slices.Equal(a.Shape, shape) {
+						t.Errorf("%s: %s%v, Fuel %s%v", src, a.DType(), a.Shape, w.DType, shape)
+					}
+				case json.Unmarshal(w.Shape, &shapes) == nil:
+					// A batch of a vlen source: one shape per example.
+					if a.DType() != nd.Object || a.Shape[0] != len(shapes) {
+						t.Fatalf("%s: %s%v, Fuel an object array of %d examples", src, a.DType(), a.Shape, len(shapes))
+					}
+					for k, e := range a.Data.([]*nd.Array) {
+						if e.DType().String() != w.DType || !slices.Equal(e.Shape, shapes[k]) {
+							t.Errorf("%s: example %d is %s%v, Fuel %s%v", src, k, e.DType(), e.Shape, w.DType, shapes[k])
+						}
+					}
+				default:
+					t.Fatalf("%s: shape %s", src, w.Shape)
 				}
 				if got := sha256Hex(rawBytes(a)); got != w.Sha256 {
 					t.Errorf("%s: sha256 %s, Fuel %s", src, got, w.Sha256)

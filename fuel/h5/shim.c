@@ -19,6 +19,26 @@ hid_t h5fuel_type(int code) {
 		return H5T_STD_REF_OBJ;
 	case H5FUEL_C_S1:
 		return H5T_C_S1;
+	case H5FUEL_NATIVE_INT16:
+		return H5T_NATIVE_INT16;
+	case H5FUEL_NATIVE_HBOOL:
+		return H5T_NATIVE_HBOOL;
+	case H5FUEL_STD_U8LE:
+		return H5T_STD_U8LE;
+	case H5FUEL_STD_I16LE:
+		return H5T_STD_I16LE;
+	case H5FUEL_STD_I32LE:
+		return H5T_STD_I32LE;
+	case H5FUEL_STD_I64LE:
+		return H5T_STD_I64LE;
+	case H5FUEL_IEEE_F32LE:
+		return H5T_IEEE_F32LE;
+	case H5FUEL_IEEE_F64LE:
+		return H5T_IEEE_F64LE;
+	case H5FUEL_NATIVE_UINT16:
+		return H5T_NATIVE_UINT16;
+	case H5FUEL_STD_U16LE:
+		return H5T_STD_U16LE;
 	}
 	return -1;
 }
@@ -139,4 +159,23 @@ hid_t h5fuel_deref(hid_t loc, const hobj_ref_t *ref) {
 
 int h5fuel_ref_is_null(const hobj_ref_t *ref) {
 	return *ref == 0;
+}
+
+herr_t h5fuel_ref_create(hobj_ref_t *ref, hid_t loc, const char *path) {
+	return H5Rcreate(ref, loc, path, H5R_OBJECT, -1);
+}
+
+long long h5fuel_num_attrs(hid_t loc) {
+#if H5_VERSION_GE(1, 12, 0)
+	H5O_info2_t info;
+	if (H5Oget_info3(loc, &info, H5O_INFO_NUM_ATTRS) < 0) {
+		return -1;
+	}
+#else
+	H5O_info_t info;
+	if (H5Oget_info2(loc, &info, H5O_INFO_NUM_ATTRS) < 0) {
+		return -1;
+	}
+#endif
+	return (long long)info.num_attrs;
 }

@@ -18,7 +18,17 @@ enum {
 	H5FUEL_NATIVE_FLOAT,
 	H5FUEL_NATIVE_DOUBLE,
 	H5FUEL_STD_REF_OBJ,
-	H5FUEL_C_S1
+	H5FUEL_C_S1,
+	H5FUEL_NATIVE_INT16,
+	H5FUEL_NATIVE_HBOOL,
+	H5FUEL_STD_U8LE,
+	H5FUEL_STD_I16LE,
+	H5FUEL_STD_I32LE,
+	H5FUEL_STD_I64LE,
+	H5FUEL_IEEE_F32LE,
+	H5FUEL_IEEE_F64LE,
+	H5FUEL_NATIVE_UINT16,
+	H5FUEL_STD_U16LE
 };
 
 // h5fuel_type returns the predefined type with the given code (not to be
@@ -49,5 +59,13 @@ hid_t h5fuel_deref(hid_t loc, const hobj_ref_t *ref);
 // h5fuel_ref_is_null reports whether an object reference is the null
 // reference h5py writes for "no object".
 int h5fuel_ref_is_null(const hobj_ref_t *ref);
+
+// h5fuel_ref_create writes into ref an object reference to the object at
+// path in the file loc.
+herr_t h5fuel_ref_create(hobj_ref_t *ref, hid_t loc, const char *path);
+
+// h5fuel_num_attrs returns the number of attributes of an object, or a
+// negative value on error.
+long long h5fuel_num_attrs(hid_t loc);
 
 #endif
