@@ -23,9 +23,12 @@ const (
 	Int32
 	Uint8
 	Bool
+	// Object is numpy's object dtype, here only for ragged batches: each
+	// element is an *Array (an example of its own shape). See object.go.
+	Object
 )
 
-var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool"}
+var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "object"}
 
 func (d DType) String() string {
 	if d < 0 || int(d) >= len(dtypeNames) {
@@ -103,6 +106,8 @@ func New(dt DType, shape ...int) *Array {
 		data = make([]uint8, n)
 	case Bool:
 		data = make([]bool, n)
+	case Object:
+		data = make([]*Array, n)
 	default:
 		panic(fmt.Sprintf("nd.New: bad dtype %d", dt))
 	}
@@ -152,6 +157,8 @@ func (a *Array) DType() DType {
 		return Uint8
 	case []bool:
 		return Bool
+	case []*Array:
+		return Object
 	}
 	panic(fmt.Sprintf("nd: array holds %T", a.Data))
 }
@@ -262,6 +269,8 @@ func copyData(dst, src any) {
 		copy(d, src.([]uint8))
 	case []bool:
 		copy(d, src.([]bool))
+	case []*Array:
+		copy(d, src.([]*Array))
 	}
 }
 
@@ -383,6 +392,8 @@ func sliceData(d any, i, j int) any {
 		return d[i:j:j]
 	case []bool:
 		return d[i:j:j]
+	case []*Array:
+		return d[i:j:j]
 	}
 	panic("unreachable")
 }
@@ -424,6 +435,9 @@ func Concat(parts []*Array) (*Array, error) {
 func Equal(a, b *Array) bool {
 	if a.DType() != b.DType() || !SameShape(a.Shape, b.Shape) {
 		return false
+	}
+	if a.DType() == Object {
+		return equalObjects(a, b)
 	}
 	for i, n := 0, a.Size(); i < n; i++ {
 		x, y := a.Flat(i), b.Flat(i)
