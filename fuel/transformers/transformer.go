@@ -7,6 +7,7 @@ import (
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // transformFunc transforms one item (a batch or an example) of the
@@ -24,6 +25,13 @@ type Transformer struct {
 	producesExamples bool
 	transform        transformFunc
 	numChildSources  int
+	// open, when set, builds the epoch iterator over the child's (a
+	// transformer with state of its own); saved is the state to resume
+	// from, nil for a fresh epoch.
+	open func(child fuel.EpochIterator, saved *fuel.IteratorState) (fuel.EpochIterator, error)
+	// rng is a random transformer's generator: its state is part of every
+	// iterator state and is restored on resume.
+	rng *numpyrand.RandomState
 }
 
 var (
@@ -52,6 +60,9 @@ func (t *Transformer) GetEpochIterator() (fuel.EpochIterator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t.open != nil {
+		return t.open(it, nil)
+	}
 	return &iterator{t: t, child: it}, nil
 }
 
@@ -65,11 +76,44 @@ func (t *Transformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochI
 	if state.Child == nil {
 		return nil, fmt.Errorf("transformers: %s: the saved iterator state has no state for the wrapped stream", t.name)
 	}
+	if t.rng != nil {
+		if state.RNG == nil {
+			return nil, fmt.Errorf("transformers: %s: the saved iterator state has no generator state", t.name)
+		}
+		if state.RNG.Pos < 0 || state.RNG.Pos > 624 {
+			return nil, fmt.Errorf("transformers: %s: saved generator position %d is outside [0, 624]", t.name, state.RNG.Pos)
+		}
+	}
 	it, err := rs.ResumeEpochIterator(*state.Child)
 	if err != nil {
 		return nil, err
 	}
+	if t.rng != nil {
+		t.rng.SetState(*state.RNG)
+	}
+	if t.open != nil {
+		return t.open(it, &state)
+	}
 	return &iterator{t: t, child: it}, nil
+}
+
+// wrapState is the state of an iterator of t over child: the child's
+// state and t's generator, to which an iterator adds its own.
+func (t *Transformer) wrapState(child fuel.EpochIterator) (fuel.IteratorState, error) {
+	si, ok := child.(fuel.StatefulIterator)
+	if !ok {
+		return fuel.IteratorState{}, fmt.Errorf("transformers: %s: the wrapped iterator (%T) cannot report its position", t.name, child)
+	}
+	st, err := si.State()
+	if err != nil {
+		return fuel.IteratorState{}, err
+	}
+	out := fuel.IteratorState{Child: &st}
+	if t.rng != nil {
+		r := t.rng.State()
+		out.RNG = &r
+	}
+	return out, nil
 }
 
 type iterator struct {
@@ -93,17 +137,7 @@ func (it *iterator) Next() ([]*nd.Array, error) {
 }
 
 // State is the wrapped iterator's state.
-func (it *iterator) State() (fuel.IteratorState, error) {
-	si, ok := it.child.(fuel.StatefulIterator)
-	if !ok {
-		return fuel.IteratorState{}, fmt.Errorf("transformers: %s: the wrapped iterator (%T) cannot report its position", it.t.name, it.child)
-	}
-	st, err := si.State()
-	if err != nil {
-		return fuel.IteratorState{}, err
-	}
-	return fuel.IteratorState{Child: &st}, nil
-}
+func (it *iterator) State() (fuel.IteratorState, error) { return it.t.wrapState(it.child) }
 
 // selected reports, per source of the wrapped stream, whether a
 // sourcewise transformer applies to it: every source when whichSources is
