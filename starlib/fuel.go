@@ -334,7 +334,7 @@ func labelsDict(m map[string][]string) *starlark.Dict {
 func arrayTuple(arrays []*nd.Array) starlark.Tuple {
 	t := make(starlark.Tuple, len(arrays))
 	for i, a := range arrays {
-		t[i] = FromArray(a)
+		t[i] = dataValue(a)
 	}
 	return t
 }
@@ -383,8 +383,8 @@ func schemeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if strings.HasPrefix(b.Name(), "Shuffled") {
 		if rng == starlark.None {
 			shuffler = numpyrand.New(1)
-		} else if r, ok := rng.(interface{ RNG() *numpyrand.RandomState }); ok {
-			shuffler = r.RNG()
+		} else if r, ok := rng.(*RandomState); ok {
+			shuffler = r.R
 		} else {
 			return nil, fmt.Errorf("%s: rng must be a numpy.random.RandomState, got %s", b.Name(), rng.Type())
 		}
@@ -472,7 +472,7 @@ func (s *Stream) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: stre
 
 // AttrNames lists the stream's attributes.
 func (s *Stream) AttrNames() []string {
-	return []string{"axis_labels", "get_epoch_iterator", "produces_examples", "sources"}
+	return []string{"axis_labels", "close", "get_epoch_iterator", "iterate_epochs", "next_epoch", "produces_examples", "reset", "resume_epoch_iterator", "sources"}
 }
 
 // Attr returns an attribute.
@@ -497,6 +497,9 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 			return &EpochIterator{it: it, sources: s.S.Sources(), asDict: asDict}, nil
 		}).BindReceiver(s), nil
 	}
+	if m := s.streamMethod(name); m != nil {
+		return m, nil
+	}
 	return nil, nil
 }
 
@@ -509,7 +512,16 @@ type EpochIterator struct {
 	err     error
 }
 
-var _ starlark.Iterable = (*EpochIterator)(nil)
+var (
+	_ starlark.Iterable = (*EpochIterator)(nil)
+	_ starlark.HasAttrs = (*EpochIterator)(nil)
+)
+
+// Attr returns the iterator's methods get_state and next.
+func (e *EpochIterator) Attr(name string) (starlark.Value, error) { return e.iteratorMethod(name), nil }
+
+// AttrNames lists the iterator's methods.
+func (e *EpochIterator) AttrNames() []string { return []string{"get_state", "next"} }
 
 func (e *EpochIterator) String() string        { return "<epoch iterator>" }
 func (e *EpochIterator) Type() string          { return "DataIterator" }
@@ -531,7 +543,7 @@ func (e *EpochIterator) NextBatch() (starlark.Value, error) {
 	}
 	d := starlark.NewDict(len(arrays))
 	for i, a := range arrays {
-		d.SetKey(starlark.String(e.sources[i]), FromArray(a))
+		d.SetKey(starlark.String(e.sources[i]), dataValue(a))
 	}
 	return d, nil
 }
