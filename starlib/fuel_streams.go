@@ -9,6 +9,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/fuel/datasets"
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/fuel/transformers"
 	"github.com/blocks-go/blocks/nd"
@@ -21,6 +22,9 @@ import (
 // .sequences); docs/fuel-streams.md is their reference.
 
 func init() {
+	Extend("fuel.datasets", starlark.StringDict{
+		"IterableDataset": NewBuiltin("IterableDataset", iterableDataset),
+	})
 	Extend("fuel.schemes", starlark.StringDict{
 		"ConstantScheme":     NewBuiltin("ConstantScheme", constantScheme),
 		"ConcatenatedScheme": NewBuiltin("ConcatenatedScheme", concatenatedScheme),
@@ -683,4 +687,57 @@ func (e *EpochIterator) iteratorMethod(name string) starlark.Value {
 		})
 	}
 	return nil
+}
+
+// iterableDataset is IterableDataset(iterables, sources=None,
+// axis_labels=None): iterables a dict of source name to a list of
+// examples (arrays, numbers or nested lists; shapes may differ).
+func iterableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var its *starlark.Dict
+	var sources, labels starlark.Value = starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "iterables", &its, "sources?", &sources, "axis_labels?", &labels); err != nil {
+		return nil, err
+	}
+	var srcs []datasets.IterableSource
+	for _, kv := range its.Items() {
+		name, ok := starlark.AsString(kv[0])
+		if !ok {
+			return nil, fmt.Errorf("IterableDataset: source names must be strings, got %s", kv[0].Type())
+		}
+		seq, ok := kv[1].(starlark.Indexable)
+		if !ok {
+			return nil, fmt.Errorf("IterableDataset: source %s: want a list of examples, got %s", name, kv[1].Type())
+		}
+		src := datasets.IterableSource{Name: name}
+		for i := 0; i < seq.Len(); i++ {
+			a, err := valueData(seq.Index(i))
+			if err != nil {
+				return nil, fmt.Errorf("IterableDataset: source %s, example %d: %v", name, i, err)
+			}
+			if a.DType() == nd.Float64 && !hasFloat64(seq.Index(i)) {
+				a = a.Astype(FloatX(thread))
+			}
+			src.Examples = append(src.Examples, a)
+		}
+		srcs = append(srcs, src)
+	}
+	ss, err := stringList("IterableDataset: sources", sources)
+	if err != nil {
+		return nil, err
+	}
+	var lab map[string][]string
+	if d, ok := labels.(*starlark.Dict); ok {
+		lab = map[string][]string{}
+		for _, kv := range d.Items() {
+			k, _ := starlark.AsString(kv[0])
+			if lab[k], err = stringList("IterableDataset: axis_labels", kv[1]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ds, err := datasets.NewIterableDataset(srcs, ss, lab)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{D: ds, name: "IterableDataset"}, nil
 }
