@@ -494,7 +494,7 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &EpochIterator{it: it, sources: s.S.Sources(), asDict: asDict}, nil
+			return &EpochIterator{it: it, sources: s.S.Sources(), asDict: asDict, thread: thread}, nil
 		}).BindReceiver(s), nil
 	}
 	if m := s.streamMethod(name); m != nil {
@@ -510,6 +510,10 @@ type EpochIterator struct {
 	sources []string
 	asDict  bool
 	err     error
+	// thread, when set, is cancelled with a stream error met inside a
+	// for loop (Starlark iterators cannot return errors), so the script
+	// stops at the loop with the error instead of ending the epoch early.
+	thread *starlark.Thread
 }
 
 var (
@@ -555,6 +559,9 @@ func (it *epochIter) Next(p *starlark.Value) bool {
 	if err != nil {
 		if err != io.EOF {
 			it.e.err = err
+			if it.e.thread != nil {
+				it.e.thread.Cancel("data stream error: " + err.Error())
+			}
 		}
 		return false
 	}

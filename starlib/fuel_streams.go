@@ -587,6 +587,7 @@ func (s *Stream) ResumeEpochIterator(state fuel.IteratorState, asDict bool) (*Ep
 type epochsIterable struct {
 	s      *Stream
 	asDict bool
+	thread *starlark.Thread
 }
 
 func (e *epochsIterable) String() string        { return "<epochs>" }
@@ -607,9 +608,12 @@ func (it *epochsIter) Next(p *starlark.Value) bool {
 	ei, err := it.e.s.S.GetEpochIterator()
 	if err != nil {
 		it.err = err
+		if it.e.thread != nil {
+			it.e.thread.Cancel("data stream error: " + err.Error())
+		}
 		return false
 	}
-	*p = &EpochIterator{it: ei, sources: it.e.s.S.Sources(), asDict: it.e.asDict}
+	*p = &EpochIterator{it: ei, sources: it.e.s.S.Sources(), asDict: it.e.asDict, thread: it.e.thread}
 	return true
 }
 func (it *epochsIter) Done()      {}
@@ -626,7 +630,7 @@ func (s *Stream) streamMethod(name string) starlark.Value {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "as_dict?", &asDict); err != nil {
 				return nil, err
 			}
-			return &epochsIterable{s: s, asDict: asDict}, nil
+			return &epochsIterable{s: s, asDict: asDict, thread: thread}, nil
 		})
 	case "reset", "next_epoch", "close":
 		// In-memory and HDF5 datasets hold no per-epoch state here: Fuel's
@@ -649,7 +653,11 @@ func (s *Stream) streamMethod(name string) starlark.Value {
 			if err != nil {
 				return nil, err
 			}
-			return s.ResumeEpochIterator(st, asDict)
+			e, err := s.ResumeEpochIterator(st, asDict)
+			if e != nil {
+				e.thread = thread
+			}
+			return e, err
 		})
 	}
 	return nil
