@@ -125,8 +125,8 @@ func decodeImage(a *nd.Array, mode string) (*nd.Array, error) {
 					d[y*w+x] = g.Y
 					continue
 				}
-				// PIL's ITU-R 601-2 luma: L = (R*299 + G*587 + B*114) / 1000.
-				d[y*w+x] = uint8((int(c.R)*299 + int(c.G)*587 + int(c.B)*114) / 1000)
+				// PIL's ITU-R 601-2 luma in 16-bit fixed point, rounded.
+				d[y*w+x] = uint8((int(c.R)*19595 + int(c.G)*38470 + int(c.B)*7471 + 0x8000) >> 16)
 			}
 		}
 		return out, nil
