@@ -29,6 +29,12 @@ type Transformer struct {
 	// transformer with state of its own); saved is the state to resume
 	// from, nil for a fresh epoch.
 	open func(child fuel.EpochIterator, saved *fuel.IteratorState) (fuel.EpochIterator, error)
+	// iterated, when set, is the stream whose epochs t reads instead of
+	// child's: a transform fused with child's (Cast over ScaleAndShift)
+	// reads child's own child.
+	iterated fuel.Stream
+	// fuse, on a ScaleAndShift, describes it for a Cast to fuse with.
+	fuse *scaleShiftSpec
 	// rng is a random transformer's generator: its state is part of every
 	// iterator state and is restored on resume.
 	rng *numpyrand.RandomState
@@ -56,7 +62,7 @@ func (t *Transformer) ProducesExamples() bool { return t.producesExamples }
 
 // GetEpochIterator starts the next epoch of the wrapped stream.
 func (t *Transformer) GetEpochIterator() (fuel.EpochIterator, error) {
-	it, err := t.child.GetEpochIterator()
+	it, err := t.input().GetEpochIterator()
 	if err != nil {
 		return nil, err
 	}
@@ -69,9 +75,9 @@ func (t *Transformer) GetEpochIterator() (fuel.EpochIterator, error) {
 // ResumeEpochIterator rebuilds the wrapped stream's iterator at
 // state.Child (the transformers here keep no state of their own).
 func (t *Transformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochIterator, error) {
-	rs, ok := t.child.(fuel.ResumableStream)
+	rs, ok := t.input().(fuel.ResumableStream)
 	if !ok {
-		return nil, fmt.Errorf("transformers: %s: the wrapped stream (%T) cannot resume an epoch", t.name, t.child)
+		return nil, fmt.Errorf("transformers: %s: the wrapped stream (%T) cannot resume an epoch", t.name, t.input())
 	}
 	if state.Child == nil {
 		return nil, fmt.Errorf("transformers: %s: the saved iterator state has no state for the wrapped stream", t.name)
@@ -95,6 +101,14 @@ func (t *Transformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochI
 		return t.open(it, &state)
 	}
 	return &iterator{t: t, child: it}, nil
+}
+
+// input is the stream t iterates.
+func (t *Transformer) input() fuel.Stream {
+	if t.iterated != nil {
+		return t.iterated
+	}
+	return t.child
 }
 
 // wrapState is the state of an iterator of t over child: the child's
