@@ -32,6 +32,8 @@ import (
 //	IndexableDataset(indexables, start=None, stop=None, axis_labels=None, sources=None)
 //	    from a dict of source name -> array or nested list
 //	H5PYDataset(file_or_path, which_sets, subset=None, load_in_memory=False, sort_indices=True, sources=None)
+//	IterableDataset(iterables, sources=None, axis_labels=None)   from a dict of source name -> list of
+//	    examples (shapes may differ); streamed in order, takes no iteration scheme
 //	A dataset has num_examples, sources, provides_sources, axis_labels, get_data(request).
 //
 // fuel.schemes:
@@ -40,13 +42,20 @@ import (
 //	ShuffledScheme(examples, batch_size, rng=None, sorted_indices=False)
 //	    rng: a numpy.random.RandomState (default RandomState(1), as Fuel)
 //	SequentialExampleScheme(examples), ShuffledExampleScheme(examples, rng=None)
+//	ConstantScheme(batch_size, num_examples=None, times=None)   batch sizes, for Batch and Cache
+//	ConcatenatedScheme(schemes)
+//	cross_validation(scheme_class, num_examples, num_folds, strict=True, **kwargs)
+//	    a list of (train, valid) schemes, or (train, valid, fold_size) with strict=False
 //
 // fuel.streams:
 //
 //	DataStream(dataset, iteration_scheme=None)
 //	DataStream.default_stream(dataset, iteration_scheme=None)   with the dataset's default transformers
 //	A stream has sources, axis_labels, produces_examples, get_epoch_iterator(as_dict=False)
-//	(batches as tuples of arrays, or dicts with as_dict=True).
+//	(batches as tuples of arrays, or dicts with as_dict=True; a ragged batch is a list of
+//	arrays), iterate_epochs(as_dict=False) (endless), reset(), next_epoch(), close(), and
+//	resume_epoch_iterator(state, as_dict=False). An epoch iterator has next() and get_state()
+//	(its position as a JSON string). A stream error inside a for loop stops the script there.
 //
 // fuel.transformers:
 //
@@ -56,6 +65,27 @@ import (
 //	ForceFloatX(data_stream, which_sources=None)
 //	FilterSources(data_stream, sources)
 //	Rename(data_stream, names, on_non_existent="raise")
+//	Mapping(data_stream, mapping, add_sources=None)   mapping(item_tuple) -> tuple, or a SortMapping
+//	SortMapping(key, reverse=False)
+//	Filter(data_stream, predicate)
+//	Batch(data_stream, iteration_scheme, strictness=0)   iteration_scheme a ConstantScheme
+//	Unpack(data_stream)
+//	Padding(data_stream, mask_sources=None, mask_dtype=None)   adds <source>_mask sources
+//	Cache(data_stream, iteration_scheme)
+//	Merge(data_streams, sources, axis_labels=None)
+//	MultiProcessing(data_stream, max_store=100)   prefetches on a goroutine
+//
+// fuel.transformers.image:
+//
+//	ImagesFromBytes(data_stream, which_sources, color_mode="RGB")
+//	MinimumImageDimensions(data_stream, minimum_shape, resample="nearest", which_sources=None)
+//	RandomFixedSizeCrop(data_stream, window_shape, rng=None, which_sources=None)
+//	Random2DRotation(data_stream, maximum_rotation=pi, resample="nearest", rng=None, which_sources=None)
+//
+// fuel.transformers.sequences:
+//
+//	Window(offset, source_window, target_window, overlapping, data_stream, step_size=1, target_source="targets")
+//	NGrams(ngram_order, data_stream, target_source="targets")
 func init() {
 	Register("fuel.datasets", &starlarkstruct.Module{Name: "fuel.datasets", Members: starlark.StringDict{
 		"MNIST":            NewBuiltin("MNIST", mnistBuiltin(datasets.MNIST)),
