@@ -8,7 +8,9 @@ import (
 	"image/color"
 	_ "image/jpeg" // ImagesFromBytes decodes JPEG
 	_ "image/png"  // and PNG
+	"log/slog"
 	"math"
+	"slices"
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/fuel/schemes"
@@ -142,6 +144,30 @@ func decodeImage(a *nd.Array, mode string) (*nd.Array, error) {
 	return out, nil
 }
 
+// verifyAxisLabels is Fuel's ExpectsAxisLabels: a selected source whose
+// axis labels are known and are not (batch,) channel, height, width gets
+// a warning (once, when the transformer is made); the data are used as
+// they are.
+func verifyAxisLabels(name string, stream fuel.Stream, whichSources []string) {
+	if stream == nil {
+		return
+	}
+	want := []string{"channel", "height", "width"}
+	if !stream.ProducesExamples() {
+		want = append([]string{"batch"}, want...)
+	}
+	labels := stream.AxisLabels()
+	for i, src := range stream.Sources() {
+		l, ok := labels[src]
+		if !ok || l == nil || !selected(stream.Sources(), whichSources)[i] {
+			continue
+		}
+		if !slices.Equal(l, want) {
+			slog.Warn(fmt.Sprintf("fuel.transformers.image.%s: source %q has axis labels %v; %v were expected, the axes are taken in that order", name, src, l, want))
+		}
+	}
+}
+
 // imageDims checks a 2-d (height, width) or 3-d (channel, height, width)
 // image and returns its channels, height and width.
 func imageDims(a *nd.Array) (c, h, w int, err error) {
@@ -168,6 +194,7 @@ func MinimumImageDimensions(stream fuel.Stream, minimumShape [2]int, resample st
 		return nil, fmt.Errorf("transformers: MinimumImageDimensions: resample %q is not supported (only 'nearest')", resample)
 	}
 	minH, minW := minimumShape[0], minimumShape[1]
+	verifyAxisLabels("MinimumImageDimensions", stream, whichSources)
 	return sourcewise("MinimumImageDimensions", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, example bool) (*nd.Array, error) {
 		return eachExample(a, example, func(im *nd.Array) (*nd.Array, error) {
 			_, h, w, err := imageDims(im)
@@ -240,6 +267,7 @@ func RandomFixedSizeCrop(stream fuel.Stream, windowShape [2]int, rng *numpyrand.
 		return nil, err
 	}
 	wh, ww := windowShape[0], windowShape[1]
+	verifyAxisLabels("RandomFixedSizeCrop", stream, whichSources)
 	if wh < 1 || ww < 1 {
 		return nil, fmt.Errorf("transformers: RandomFixedSizeCrop: window_shape must be positive, got %v", windowShape)
 	}
@@ -329,6 +357,7 @@ func Random2DRotation(stream fuel.Stream, maximumRotation float64, resample stri
 	if math.IsNaN(maximumRotation) || maximumRotation < 0 {
 		return nil, errors.New("transformers: Random2DRotation: maximum_rotation must be a non-negative angle")
 	}
+	verifyAxisLabels("Random2DRotation", stream, whichSources)
 	rng, err := defaultRNG("Random2DRotation", rng)
 	if err != nil {
 		return nil, err
