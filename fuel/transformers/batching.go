@@ -58,7 +58,7 @@ func Batch(stream fuel.Stream, scheme *schemes.Constant, strictness int) (*Trans
 		return nil, fmt.Errorf("transformers: Batch: strictness must be 0, 1 or 2, got %d", strictness)
 	}
 	sources := stream.Sources()
-	t := &Transformer{name: "Batch", child: stream, sources: sources, axisLabels: copyLabels(stream), numChildSources: len(sources)}
+	t := &Transformer{name: "Batch", child: stream, sources: sources, axisLabels: addBatchLabel(copyLabels(stream)), numChildSources: len(sources)}
 	t.open = func(child fuel.EpochIterator, saved *fuel.IteratorState) (fuel.EpochIterator, error) {
 		var sizes schemes.BatchSizeIterator
 		var err error
@@ -148,10 +148,27 @@ func Unpack(stream fuel.Stream) (*Transformer, error) {
 	return t, nil
 }
 
+// dropBatchLabel is Unpack's axis labels: each source's without its
+// first (Fuel's labels[1:] if labels else None).
 func dropBatchLabel(m map[string][]string) map[string][]string {
 	for k, v := range m {
-		if len(v) > 0 && v[0] == "batch" {
+		if len(v) > 0 {
 			m[k] = v[1:]
+		} else {
+			m[k] = nil
+		}
+	}
+	return m
+}
+
+// addBatchLabel is Batch's axis labels: ("batch",) + each source's
+// (Fuel's ('batch',) + labels if labels else None).
+func addBatchLabel(m map[string][]string) map[string][]string {
+	for k, v := range m {
+		if len(v) > 0 {
+			m[k] = append([]string{"batch"}, v...)
+		} else {
+			m[k] = nil
 		}
 	}
 	return m
@@ -222,7 +239,7 @@ func (it *unpackIter) State() (fuel.IteratorState, error) {
 // mask_dtype=None): in each batch, every source of maskSources (nil: all)
 // holding sequences of different lengths (an object array, or a regular
 // array of equal ones) is zero-padded along the sequences' first axis to
-// the longest, and a source "<source>_mask" of shape (batch, max length)
+// the longest, in the first sequence's dtype, and a source "<source>_mask" of shape (batch, max length)
 // and dtype maskDType (""; floatX) follows it, 1 where the sequence has
 // an element and 0 in the padding.
 func Padding(stream fuel.Stream, maskSources []string, maskDType string) (*Transformer, error) {
@@ -288,15 +305,16 @@ func pad(a *nd.Array, maskDType nd.DType) (*nd.Array, *nd.Array, error) {
 		if len(s.Shape) == 0 || !nd.SameShape(s.Shape[1:], rest) {
 			return nil, nil, fmt.Errorf("all dimensions except length must be equal: shapes %v and %v", seqs[0].Shape, s.Shape)
 		}
-		if s.DType() != dt {
-			return nil, nil, fmt.Errorf("the sequences have dtypes %s and %s", dt, s.DType())
-		}
 		maxLen = max(maxLen, s.Shape[0])
 	}
 	out := nd.New(dt, append([]int{len(seqs), maxLen}, rest...)...)
 	mask := nd.New(maskDType, len(seqs), maxLen)
 	r := nd.Prod(rest)
 	for k, s := range seqs {
+		if s.DType() != dt {
+			// numpy's assignment into the first sequence's dtype.
+			s = astype(s, dt)
+		}
 		row := out.Slice(k, k+1)
 		flat := &nd.Array{Shape: []int{maxLen * r}, Data: row.Data}
 		if err := flat.Slice(0, s.Size()).CopyFrom(&nd.Array{Shape: []int{s.Size()}, Data: s.Data}); err != nil {
