@@ -263,3 +263,32 @@ func TestFuelMergeAndMultiProcessing(t *testing.T) {
 		t.Errorf("%d items, want 100", len(got))
 	}
 }
+
+// Fuel's tests/test_sequences.py: sentences of lengths 3, 5 and 7.
+func TestFuelSequences(t *testing.T) {
+	noConfig(t)
+	sents := func() fuel.Stream {
+		return iterStream(t, nil, "data", [][]int64{{1, 2, 3}, {4, 5, 6, 7, 8}, {9, 10, 11, 12, 13, 14, 15}})
+	}
+	if n := len(epoch(t, must(NGrams(sents(), 4, "")))); n != 4 {
+		t.Errorf("NGrams(4): %d, want 4", n)
+	}
+	w := epoch(t, must(Window(sents(), WindowOptions{Offset: 0, SourceWindow: 4, TargetWindow: 4, Overlapping: true})))
+	if len(w) != 6 {
+		t.Errorf("Window(0, 4, 4, True): %d windows, want 6", len(w))
+	}
+	for _, d := range w {
+		if !nd.Equal(d[0], d[1]) {
+			t.Errorf("source %v != target %v", d[0], d[1])
+		}
+	}
+	w = epoch(t, must(Window(sents(), WindowOptions{Offset: -2, SourceWindow: 4, TargetWindow: 4})))
+	if len(w) != 2 {
+		t.Errorf("Window(-2, 4, 4, False): %d windows, want 2", len(w))
+	}
+	for _, d := range w {
+		if s, g := ints(d[0]), ints(d[1]); !reflect.DeepEqual(s[2:], g[:2]) {
+			t.Errorf("source %v, target %v: source[-2:] != target[:2]", s, g)
+		}
+	}
+}
