@@ -16,7 +16,6 @@ import (
 	"github.com/blocks-go/blocks/fuel/streams"
 	"github.com/blocks-go/blocks/fuel/transformers"
 	"github.com/blocks-go/blocks/nd"
-	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // Modules fuel.datasets, fuel.schemes, fuel.streams and fuel.transformers:
@@ -40,7 +39,8 @@ import (
 //
 //	SequentialScheme(examples, batch_size)     examples: a count or a list of indices
 //	ShuffledScheme(examples, batch_size, rng=None, sorted_indices=False)
-//	    rng: a numpy.random.RandomState (default RandomState(1), as Fuel)
+//	    rng: a numpy.random.RandomState (default RandomState(default_seed): 1 unless
+//	    .fuelrc says otherwise, as Fuel)
 //	SequentialExampleScheme(examples), ShuffledExampleScheme(examples, rng=None)
 //	ConstantScheme(batch_size, num_examples=None, times=None)   batch sizes, for Batch and Cache
 //	ConcatenatedScheme(schemes)
@@ -412,7 +412,7 @@ func schemeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	var shuffler schemes.Shuffler
 	if strings.HasPrefix(b.Name(), "Shuffled") {
 		if rng == starlark.None {
-			shuffler = numpyrand.New(1)
+			shuffler = nil // RandomState(config.default_seed), as Fuel
 		} else if r, ok := rng.(*RandomState); ok {
 			shuffler = r.R
 		} else {
