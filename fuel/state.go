@@ -12,25 +12,46 @@ import (
 // SavedArray is an array as plain data for a checkpoint: its dtype name,
 // shape and little-endian element bytes (base64 in JSON); an object array
 // (a ragged batch) keeps its elements in Parts instead.
+//
+// SaveArray only keeps a reference to the array (taking a state is cheap,
+// which MultiProcessing does for every item); the bytes are made when the
+// state is marshalled. The array must not change afterwards: iterators
+// save only arrays they own and never modify.
 type SavedArray struct {
 	DType string       `json:"dtype"`
 	Shape []int        `json:"shape"`
 	Data  []byte       `json:"data,omitempty"`
 	Parts []SavedArray `json:"parts,omitempty"`
+
+	arr *nd.Array // the array, until encoded
 }
 
 // SavedItem is one item of a stream (an example or a batch), one array per
 // source.
 type SavedItem []SavedArray
 
-// SaveArray copies a into a SavedArray.
+// SaveArray records a (by reference; see SavedArray).
 func SaveArray(a *nd.Array) SavedArray {
+	return SavedArray{DType: a.DType().String(), Shape: append([]int{}, a.Shape...), arr: a}
+}
+
+// MarshalJSON encodes the array's bytes.
+func (s SavedArray) MarshalJSON() ([]byte, error) {
+	type plain SavedArray // without this method
+	if s.arr != nil {
+		s = encodeArray(s.arr)
+	}
+	return json.Marshal(plain(s))
+}
+
+// encodeArray is the SavedArray of a with its bytes.
+func encodeArray(a *nd.Array) SavedArray {
 	s := SavedArray{DType: a.DType().String(), Shape: append([]int{}, a.Shape...)}
 	switch d := a.Data.(type) {
 	case []*nd.Array:
 		s.Parts = make([]SavedArray, len(d))
 		for i, p := range d {
-			s.Parts[i] = SaveArray(p)
+			s.Parts[i] = encodeArray(p)
 		}
 		return s
 	case []float32:
@@ -68,6 +89,9 @@ func SaveArray(a *nd.Array) SavedArray {
 
 // Array rebuilds the saved array, checking that its bytes fit its shape.
 func (s SavedArray) Array() (*nd.Array, error) {
+	if s.arr != nil {
+		return deepCopy(s.arr), nil
+	}
 	dt, err := nd.ParseDType(s.DType)
 	if err != nil {
 		return nil, fmt.Errorf("fuel: saved array: %w", err)
@@ -160,4 +184,15 @@ func UnmarshalState(b []byte) (IteratorState, error) {
 		return IteratorState{}, fmt.Errorf("fuel: decoding an iterator state: %w", err)
 	}
 	return s, nil
+}
+
+func deepCopy(a *nd.Array) *nd.Array {
+	if p, ok := a.Data.([]*nd.Array); ok {
+		c := make([]*nd.Array, len(p))
+		for i, x := range p {
+			c[i] = deepCopy(x)
+		}
+		return &nd.Array{Shape: append([]int{}, a.Shape...), Data: c}
+	}
+	return a.Copy()
 }
