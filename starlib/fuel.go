@@ -54,7 +54,8 @@ import (
 //	A stream has sources, axis_labels, produces_examples, get_epoch_iterator(as_dict=False)
 //	(batches as tuples of arrays, or dicts with as_dict=True; a ragged batch is a list of
 //	arrays), iterate_epochs(as_dict=False) (endless), reset(), next_epoch(), close(), and
-//	resume_epoch_iterator(state, as_dict=False). An epoch iterator has next() and get_state()
+//	resume_epoch_iterator(state, as_dict=False); data_stream (a transformer's), dataset and
+//	iteration_scheme (a DataStream's), None where they do not apply. An epoch iterator has next() and get_state()
 //	(its position as a JSON string). A stream error inside a for loop stops the script there.
 //
 // fuel.transformers:
@@ -65,7 +66,9 @@ import (
 //	ForceFloatX(data_stream, which_sources=None)
 //	FilterSources(data_stream, sources)
 //	Rename(data_stream, names, on_non_existent="raise")
-//	Mapping(data_stream, mapping, add_sources=None)   mapping(item_tuple) -> tuple, or a SortMapping
+//	Mapping(data_stream, mapping, add_sources=None, mapping_accepts=list)
+//	    mapping(item_tuple) -> tuple (with mapping_accepts=dict: a dict of source -> value
+//	    in and out), or a SortMapping
 //	SortMapping(key, reverse=False)
 //	Filter(data_stream, predicate)
 //	Batch(data_stream, iteration_scheme, strictness=0)   iteration_scheme a ConstantScheme
@@ -502,7 +505,7 @@ func (s *Stream) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: stre
 
 // AttrNames lists the stream's attributes.
 func (s *Stream) AttrNames() []string {
-	return []string{"axis_labels", "close", "get_epoch_iterator", "iterate_epochs", "next_epoch", "produces_examples", "reset", "resume_epoch_iterator", "sources"}
+	return []string{"axis_labels", "close", "data_stream", "dataset", "get_epoch_iterator", "iteration_scheme", "iterate_epochs", "next_epoch", "produces_examples", "reset", "resume_epoch_iterator", "sources"}
 }
 
 // Attr returns an attribute.
@@ -530,7 +533,7 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 	if m := s.streamMethod(name); m != nil {
 		return m, nil
 	}
-	return nil, nil
+	return s.structureAttr(name), nil
 }
 
 // EpochIterator iterates over one epoch's batches (a Starlark iterable, and

@@ -10,7 +10,9 @@ import (
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/fuel/datasets"
+	"github.com/blocks-go/blocks/fuel/h5"
 	"github.com/blocks-go/blocks/fuel/schemes"
+	"github.com/blocks-go/blocks/fuel/streams"
 	"github.com/blocks-go/blocks/fuel/transformers"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
@@ -177,6 +179,8 @@ func schemeName(s schemes.Scheme) string {
 		return "SequentialExampleScheme"
 	case *schemes.ShuffledExample:
 		return "ShuffledExampleScheme"
+	case *schemes.Concatenated:
+		return "ConcatenatedScheme"
 	}
 	return "IterationScheme"
 }
@@ -259,13 +263,25 @@ func sortMappingBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 func mappingBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var st *Stream
 	var mapping starlark.Value
-	var add starlark.Value = starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "mapping", &mapping, "add_sources?", &add); err != nil {
+	var add, accepts starlark.Value = starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "mapping", &mapping, "add_sources?", &add, "mapping_accepts?", &accepts); err != nil {
 		return nil, err
 	}
 	addSources, err := stringList("Mapping: add_sources", add)
 	if err != nil {
 		return nil, err
+	}
+	// mapping_accepts: list (the default) or dict, the builtins, as in Fuel.
+	asDict := false
+	if bt, ok := accepts.(*starlark.Builtin); ok && (bt.Name() == "dict" || bt.Name() == "list") {
+		asDict = bt.Name() == "dict"
+	} else if accepts != starlark.None {
+		return nil, fmt.Errorf("Mapping: mapping_accepts must be list or dict, got %s", accepts.String())
+	}
+	inSources := st.S.Sources()
+	outSources := inSources
+	if len(addSources) > 0 {
+		outSources = addSources
 	}
 	var fn transformers.MappingFunc
 	switch m := mapping.(type) {
@@ -287,8 +303,31 @@ func mappingBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		fn = transformers.SortMapping(key, cmp, m.reverse)
 	case starlark.Callable:
 		fn = func(data []*nd.Array) ([]*nd.Array, error) {
-			v, err := callOnItem(thread, m, data)
-			if err != nil {
+			var v starlark.Value
+			var err error
+			if asDict {
+				d := starlark.NewDict(len(data))
+				for i, a := range data {
+					d.SetKey(starlark.String(inSources[i]), dataValue(a))
+				}
+				v, err = starlark.Call(callThread(thread, m.Name()), m, starlark.Tuple{d}, nil)
+				if err != nil {
+					return nil, err
+				}
+				rd, ok := v.(*starlark.Dict)
+				if !ok {
+					return nil, fmt.Errorf("the mapping %s (mapping_accepts=dict) returned %s, want a dict", m.Name(), v.Type())
+				}
+				out := make(starlark.Tuple, len(outSources))
+				for i, src := range outSources {
+					x, found, _ := rd.Get(starlark.String(src))
+					if !found {
+						return nil, fmt.Errorf("the mapping %s returned no source %q", m.Name(), src)
+					}
+					out[i] = x
+				}
+				v = out
+			} else if v, err = callOnItem(thread, m, data); err != nil {
 				return nil, err
 			}
 			seq, ok := v.(starlark.Indexable)
@@ -748,4 +787,53 @@ func iterableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		return nil, err
 	}
 	return &Dataset{D: ds, name: "IterableDataset"}, nil
+}
+
+// structureAttr is a stream's data_stream (the stream a transformer
+// wraps), dataset and iteration_scheme (a DataStream's), or None.
+func (s *Stream) structureAttr(name string) starlark.Value {
+	switch name {
+	case "data_stream":
+		if t, ok := s.S.(interface{ DataStream() fuel.Stream }); ok {
+			return &Stream{S: t.DataStream(), name: streamName(t.DataStream())}
+		}
+		return starlark.None
+	case "dataset":
+		if d, ok := s.S.(*streams.DatasetStream); ok {
+			return &Dataset{D: d.Dataset(), name: datasetName(d.Dataset())}
+		}
+		return starlark.None
+	case "iteration_scheme":
+		if d, ok := s.S.(*streams.DatasetStream); ok && d.IterationScheme() != nil {
+			return &SchemeValue{S: d.IterationScheme(), name: schemeName(d.IterationScheme())}
+		}
+		return starlark.None
+	}
+	return nil
+}
+
+func streamName(s fuel.Stream) string {
+	switch s := s.(type) {
+	case *streams.DatasetStream:
+		return "DataStream"
+	case *transformers.MergeStream:
+		return "Merge"
+	case interface{ Name() string }:
+		return s.Name()
+	}
+	return "DataStream"
+}
+
+func datasetName(d fuel.IndexableDataset) string {
+	switch d.(type) {
+	case *datasets.IndexableDataset:
+		return "IndexableDataset"
+	case *datasets.IterableDataset:
+		return "IterableDataset"
+	case *datasets.MNISTDataset:
+		return "MNIST"
+	case *h5.H5PYDataset:
+		return "H5PYDataset"
+	}
+	return "Dataset"
 }
