@@ -570,7 +570,8 @@ func (e *EpochIterator) Hash() (uint32, error) { return 0, fmt.Errorf("unhashabl
 func (e *EpochIterator) Iterate() starlark.Iterator { return &epochIter{e} }
 
 // NextBatch returns the next batch, or (nil, io.EOF).
-func (e *EpochIterator) NextBatch() (starlark.Value, error) {
+func (e *EpochIterator) NextBatch() (v starlark.Value, err error) {
+	defer recoverInternal("the data stream", &err) // a for loop has no builtin to recover for it
 	arrays, err := e.it.Next()
 	if err != nil {
 		return nil, err

@@ -53,7 +53,9 @@ func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 			return nil, err
 		}
 		for _, i := range rest {
-			if castSel[i] {
+			if castSel[i] && stepped[i].DType() == nd.Object {
+				out[i], _ = eachPart(stepped[i], func(p *nd.Array) (*nd.Array, error) { return astype(p, dt), nil })
+			} else if castSel[i] {
 				out[i] = astype(stepped[i], dt)
 			} else {
 				out[i] = stepped[i]

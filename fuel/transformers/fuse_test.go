@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/fuel/schemes"
 	. "github.com/blocks-go/blocks/fuel/transformers"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -44,6 +45,31 @@ func TestFusedScaleShiftCast(t *testing.T) {
 			if !nd.Equal(d[i], b[1][i]) {
 				t.Errorf("%+v: resumed batch source %d differs", c, i)
 			}
+		}
+	}
+}
+
+// Sourcewise transformers apply to each example of a ragged batch, fused
+// or not, instead of failing on the object array.
+func TestSourcewiseOnRaggedBatches(t *testing.T) {
+	noConfig(t)
+	mk := func() fuel.Stream {
+		return must(Batch(iterStream(t, nil, "data", [][]int64{{1}, {2, 3}, {4, 5, 6}}), must(schemes.ConstantScheme(3, 0, 0)), 0))
+	}
+	for name, s := range map[string]fuel.Stream{
+		"ScaleAndShift+Cast": must(Cast(must(ScaleAndShift(mk(), 2, 1, nil)), "float32", nil)),
+		"Cast":               must(Cast(mk(), "float64", nil)),
+		"Flatten":            must(Flatten(mk(), nil)),
+		"ForceFloatX":        must(ForceFloatX(must(ScaleAndShift(mk(), 2, 1, nil)), nil)),
+	} {
+		d := epoch(t, s)[0][0]
+		parts, err := d.Parts()
+		if err != nil || d.DType() != nd.Object || len(parts) != 3 || parts[2].Shape[0] != 3 {
+			t.Errorf("%s: %s%v %v", name, d.DType(), d.Shape, err)
+			continue
+		}
+		if name == "ScaleAndShift+Cast" && (parts[1].DType() != nd.Float32 || parts[1].Flat(1) != 7) {
+			t.Errorf("%s: example 1 = %v", name, parts[1])
 		}
 	}
 }

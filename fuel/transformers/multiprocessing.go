@@ -73,7 +73,7 @@ func (it *mpIter) produce(child fuel.EpochIterator) {
 	defer close(it.out)
 	si, stateful := child.(fuel.StatefulIterator)
 	for {
-		d, err := nextItem("MultiProcessing", child, it.t.numChildSources)
+		d, err := safeNext(child, it.t.numChildSources)
 		item := mpItem{data: d, err: err}
 		if err == nil && stateful {
 			st, serr := si.State()
@@ -125,4 +125,15 @@ func (it *mpIter) State() (fuel.IteratorState, error) {
 	}
 	st := *it.state
 	return fuel.IteratorState{Child: &st}, nil
+}
+
+// safeNext is nextItem on the producer goroutine, where a panic in the
+// wrapped pipeline would end the program: it becomes an error.
+func safeNext(child fuel.EpochIterator, n int) (d []*nd.Array, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			d, err = nil, fmt.Errorf("transformers: MultiProcessing: the wrapped stream failed: %v (please report this bug)", r)
+		}
+	}()
+	return nextItem("MultiProcessing", child, n)
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -489,6 +490,15 @@ func TestMultiProcessingStopsAndReportsErrors(t *testing.T) {
 	}
 	if err == nil || errors.Is(err, io.EOF) {
 		t.Errorf("error %v, want the mapping's", err)
+	}
+	// A panic in the wrapped pipeline is an error, not a crash.
+	boom := must(Mapping(toyStream(t, 1), func(d []*nd.Array) ([]*nd.Array, error) {
+		var x []int
+		_ = x[len(d)]
+		return d, nil
+	}, nil))
+	if _, err := must(must(MultiProcessing(boom, 2)).GetEpochIterator()).Next(); err == nil || !strings.Contains(err.Error(), "failed") {
+		t.Errorf("panicking pipeline: %v", err)
 	}
 	// An abandoned epoch's goroutine stops on Close.
 	it = must(must(MultiProcessing(toyStream(t, 1), 1)).GetEpochIterator())

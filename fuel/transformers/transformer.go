@@ -187,6 +187,16 @@ func sourcewise(name string, child fuel.Stream, whichSources []string, axisLabel
 				if !sel[i] {
 					continue
 				}
+				if !example && a.DType() == nd.Object {
+					// A ragged batch: each example on its own, as numpy
+					// applies arithmetic to an object array's elements.
+					b, err := eachPart(a, func(p *nd.Array) (*nd.Array, error) { return fn(p, sources[i], true) })
+					if err != nil {
+						return nil, fmt.Errorf("source %q: %w", sources[i], err)
+					}
+					out[i] = b
+					continue
+				}
 				b, err := fn(a, sources[i], example)
 				if err != nil {
 					return nil, fmt.Errorf("source %q: %w", sources[i], err)
@@ -207,4 +217,17 @@ func cloneLabels(m map[string][]string) map[string][]string {
 		out[k] = slices.Clone(v)
 	}
 	return out
+}
+
+// eachPart applies f to every element of an object array.
+func eachPart(a *nd.Array, f func(*nd.Array) (*nd.Array, error)) (*nd.Array, error) {
+	parts := a.Data.([]*nd.Array)
+	out := make([]*nd.Array, len(parts))
+	for k, p := range parts {
+		var err error
+		if out[k], err = f(p); err != nil {
+			return nil, fmt.Errorf("example %d: %w", k, err)
+		}
+	}
+	return nd.Objects(out), nil
 }
