@@ -173,6 +173,10 @@ func pipelines(t *testing.T) map[string]func() fuel.Stream {
 		"ImagesFromBytes": func() fuel.Stream {
 			return must(ImagesFromBytes(pngStream(t), []string{"png"}, "RGB"))
 		},
+		"IterableDataset+Batch+Padding": func() fuel.Stream {
+			s := iterStream(t, nil, "data", [][]int64{{1}, {2, 3}, {}, {4, 5, 6}, {7}, {8, 9}, {10}})
+			return must(Padding(must(Batch(s, must(schemes.ConstantScheme(2, 0, 0)), 0)), nil, ""))
+		},
 		"Flatten+ScaleAndShift+Cast": func() fuel.Stream {
 			return must(Cast(must(ScaleAndShift(must(Flatten(imageStream(t, 9, 4), nil)), 0.5, -1, nil)), "float32", nil))
 		},
