@@ -1,7 +1,11 @@
 package transformers
 
 import (
+	"bytes"
 	"encoding/json"
+	"image"
+	"image/jpeg"
+	"image/png"
 	"math"
 	"os/exec"
 	"reflect"
@@ -100,5 +104,42 @@ func TestImageOpsAgainstPIL(t *testing.T) {
 		if got := toRows(rgb.Slice(c, c+1)); !reflect.DeepEqual(got, ref.RGB[c]) {
 			t.Errorf("RGB channel %d:\n got %v\nwant %v", c, got, ref.RGB[c])
 		}
+	}
+}
+
+func TestDecodeJPEGAndModes(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 6, 4))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 10)
+	}
+	var pngBuf, jpgBuf bytes.Buffer
+	if err := png.Encode(&pngBuf, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := jpeg.Encode(&jpgBuf, img, &jpeg.Options{Quality: 95}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, mode string
+		data       []byte
+		shape      []int
+	}{
+		{"png gray None", "", pngBuf.Bytes(), []int{4, 6}},
+		{"png gray RGB", "RGB", pngBuf.Bytes(), []int{3, 4, 6}},
+		{"jpeg gray L", "L", jpgBuf.Bytes(), []int{4, 6}},
+		{"jpeg gray RGB", "RGB", jpgBuf.Bytes(), []int{3, 4, 6}},
+	} {
+		a, err := decodeImage(nd.FromSlice(c.data), c.mode)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(a.Shape, c.shape) {
+			t.Errorf("%s: shape %v, want %v", c.name, a.Shape, c.shape)
+		}
+	}
+	a, _ := decodeImage(nd.FromSlice(pngBuf.Bytes()), "")
+	if a.Flat(7) != 70 {
+		t.Errorf("grey pixel 7 = %v, want 70", a.Flat(7))
 	}
 }
