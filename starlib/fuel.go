@@ -201,9 +201,11 @@ func indexableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlar
 			}
 			a, err := ToArray(kv[1], nil)
 			if err != nil {
-				return nil, fmt.Errorf("IndexableDataset: source %s: %v", name, err)
-			}
-			if a.DType() == nd.Float64 && !hasFloat64(kv[1]) {
+				// A list of differently shaped examples (sequences).
+				if a, err = raggedSource(thread, kv[1]); err != nil {
+					return nil, fmt.Errorf("IndexableDataset: source %s: %v", name, err)
+				}
+			} else if a.DType() == nd.Float64 && !hasFloat64(kv[1]) {
 				a = a.Astype(FloatX(thread))
 			}
 			srcs = append(srcs, datasets.Source{Name: name, Data: a})

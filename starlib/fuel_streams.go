@@ -837,3 +837,25 @@ func datasetName(d fuel.IndexableDataset) string {
 	}
 	return "Dataset"
 }
+
+// raggedSource is an IndexableDataset source given as a list of examples
+// of different shapes: an object array of them (float lists in floatX).
+func raggedSource(thread *starlark.Thread, v starlark.Value) (*nd.Array, error) {
+	seq, ok := v.(starlark.Indexable)
+	if !ok {
+		return nil, fmt.Errorf("want an array, nested lists or a list of examples, got %s", v.Type())
+	}
+	parts := make([]*nd.Array, seq.Len())
+	for i := range parts {
+		x := seq.Index(i)
+		a, err := valueData(x)
+		if err != nil {
+			return nil, fmt.Errorf("example %d: %v", i, err)
+		}
+		if a.DType() == nd.Float64 && !hasFloat64(x) {
+			a = a.Astype(FloatX(thread))
+		}
+		parts[i] = a
+	}
+	return nd.Objects(parts), nil
+}

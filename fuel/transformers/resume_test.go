@@ -177,6 +177,19 @@ func pipelines(t *testing.T) map[string]func() fuel.Stream {
 			s := iterStream(t, nil, "data", [][]int64{{1}, {2, 3}, {}, {4, 5, 6}, {7}, {8, 9}, {10}})
 			return must(Padding(must(Batch(s, must(schemes.ConstantScheme(2, 0, 0)), 0)), nil, ""))
 		},
+		"RaggedIndexable+Shuffled+Padding": func() fuel.Stream {
+			var parts []*nd.Array
+			for i := 0; i < 9; i++ {
+				seq := make([]float32, 1+(5*i)%4)
+				for j := range seq {
+					seq[j] = float32(i) + float32(j)/10
+				}
+				parts = append(parts, nd.FromSlice(seq))
+			}
+			ds := must(datasets.NewIndexableDataset([]datasets.Source{{Name: "seq", Data: nd.Objects(parts)}}, datasets.IndexableOptions{}))
+			s := must(streams.DataStream(ds, must(schemes.ShuffledScheme(schemes.Range(9), 4, rs(13), false))))
+			return must(Padding(s, nil, ""))
+		},
 		"Flatten+ScaleAndShift+Cast": func() fuel.Stream {
 			return must(Cast(must(ScaleAndShift(must(Flatten(imageStream(t, 9, 4), nil)), 0.5, -1, nil)), "float32", nil))
 		},
