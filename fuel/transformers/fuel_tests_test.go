@@ -292,3 +292,62 @@ func TestFuelSequences(t *testing.T) {
 		}
 	}
 }
+
+// Fuel's TestRename and TestFilterSources.
+func TestFuelRenameAndFilterSources(t *testing.T) {
+	noConfig(t)
+	mk := func() fuel.Stream {
+		ds := must(datasets.NewIndexableDataset([]datasets.Source{
+			{Name: "X", Data: nd.New(nd.Float64, 4, 2, 2)}, {Name: "y", Data: nd.FromSlice([]int64{0, 1, 0, 1})}},
+			datasets.IndexableOptions{AxisLabels: map[string][]string{"X": {"batch", "width", "height"}, "y": {"batch"}}}))
+		return must(streams.DataStream(ds, must(schemes.SequentialScheme(schemes.Range(4), 2))))
+	}
+	r := must(Rename(mk(), map[string]string{"X": "features", "y": "targets"}, ""))
+	if got := r.Sources(); !reflect.DeepEqual(got, []string{"features", "targets"}) {
+		t.Errorf("sources %v", got)
+	}
+	if got := r.AxisLabels(); !reflect.DeepEqual(got, map[string][]string{"features": {"batch", "width", "height"}, "targets": {"batch"}}) {
+		t.Errorf("axis labels %v", got)
+	}
+	for _, bad := range []struct {
+		names map[string]string
+		on    string
+	}{
+		{map[string]string{"Z": "features"}, ""},
+		{map[string]string{"X": "features"}, "foo"},
+		{map[string]string{"X": "y"}, ""},
+		{map[string]string{"X": "features", "y": "features"}, ""},
+	} {
+		if _, err := Rename(mk(), bad.names, bad.on); err == nil {
+			t.Errorf("Rename(%v, on_non_existent=%q) gave no error", bad.names, bad.on)
+		}
+	}
+	for _, ok := range []struct {
+		names map[string]string
+		want  []string
+	}{
+		{map[string]string{"foobar": "y"}, []string{"X", "y"}},
+		{map[string]string{"X": "y", "y": "X"}, []string{"y", "X"}},
+		{map[string]string{"X": "features", "y": "targets", "Z": "fudgesicle"}, []string{"features", "targets"}},
+		{map[string]string{"X": "features", "y": "targets", "Z": "targets"}, []string{"features", "targets"}},
+	} {
+		r, err := Rename(mk(), ok.names, "ignore")
+		if err != nil {
+			t.Errorf("Rename(%v, ignore): %v", ok.names, err)
+			continue
+		}
+		if got := r.Sources(); !reflect.DeepEqual(got, ok.want) {
+			t.Errorf("Rename(%v, ignore) sources %v, want %v", ok.names, got, ok.want)
+		}
+	}
+	f := must(FilterSources(mk(), []string{"X"}))
+	if got := f.Sources(); !reflect.DeepEqual(got, []string{"X"}) || len(epoch(t, f)[0]) != 1 {
+		t.Errorf("FilterSources(X): %v", got)
+	}
+	if got := must(FilterSources(mk(), []string{"y", "X"})).Sources(); !reflect.DeepEqual(got, []string{"X", "y"}) {
+		t.Errorf("FilterSources keeps the stream's order: %v", got)
+	}
+	if _, err := FilterSources(mk(), []string{"Z"}); err == nil {
+		t.Error("FilterSources of a missing source gave no error")
+	}
+}
