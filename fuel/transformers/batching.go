@@ -302,6 +302,9 @@ func pad(a *nd.Array, maskDType nd.DType) (*nd.Array, *nd.Array, error) {
 	rest = rest[1:]
 	dt := seqs[0].DType()
 	for _, s := range seqs {
+		if s.DType() == nd.Object {
+			return nil, nil, errors.New("a sequence holds sequences of different shapes: only one level of raggedness can be padded")
+		}
 		if len(s.Shape) == 0 || !nd.SameShape(s.Shape[1:], rest) {
 			return nil, nil, fmt.Errorf("all dimensions except length must be equal: shapes %v and %v", seqs[0].Shape, s.Shape)
 		}

@@ -327,12 +327,14 @@ func RandomFixedSizeCrop(stream fuel.Stream, windowShape [2]int, rng *numpyrand.
 func crop(im *nd.Array, offH, offW, wh, ww int) *nd.Array {
 	c, h, w, _ := imageDims(im)
 	out := nd.New(im.DType(), c, wh, ww)
+	// Flat 1-d views, so that each row is one copy of ww elements.
+	flatOut := &nd.Array{Shape: []int{c * wh * ww}, Data: out.Data}
+	flatIn := &nd.Array{Shape: []int{c * h * w}, Data: im.Data}
 	for ch := 0; ch < c; ch++ {
 		for y := 0; y < wh; y++ {
 			src := (ch*h+offH+y)*w + offW
 			dst := (ch*wh + y) * ww
-			flatOut := &nd.Array{Shape: []int{c * wh * ww}, Data: out.Data}
-			flatIn := &nd.Array{Shape: []int{c * h * w}, Data: im.Data}
+			// Same dtype and length: CopyFrom cannot fail.
 			_ = flatOut.Slice(dst, dst+ww).CopyFrom(flatIn.Slice(src, src+ww))
 		}
 	}
