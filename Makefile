@@ -9,7 +9,7 @@ SHARED  ?= $(abspath ../shared)
 
 # Debian packages: build (OpenBLAS, HDF5) and test references (numpy, h5py).
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config
-TEST_PKGS  := python3-numpy python3-h5py
+TEST_PKGS  := python3-numpy python3-h5py python3-pil
 
 .PHONY: all build demo test accept bench deps test-deps vet fmt clean
 
@@ -62,3 +62,9 @@ bench: test-deps build
 
 clean:
 	rm -rf bin
+
+# Fuel's data pipeline: MNIST from HDF5 to float32 batches beside h5py + numpy,
+# and MultiProcessing overlapping a slow stream with a slow consumer.
+bench-fuel: test-deps
+	BLOCKS_SHARED=$(SHARED) $(GO) test -run X -bench 'MNISTStream|MultiProcessing' -benchtime 15x ./fuel/streams ./fuel/transformers
+.PHONY: bench-fuel
