@@ -3,6 +3,7 @@ package transformers
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/blocks-go/blocks/fuel"
@@ -22,7 +23,7 @@ import (
 // Only one epoch of a MultiProcessing stream may run at a time (its
 // goroutine uses the wrapped transformers, their generators included).
 // An epoch abandoned before its end should be closed (Close) to stop the
-// goroutine.
+// goroutine at once; otherwise it stops when the iterator is collected.
 func MultiProcessing(stream fuel.Stream, maxStore int) (*Transformer, error) {
 	if stream == nil {
 		return nil, errors.New("transformers: MultiProcessing: no data stream")
@@ -34,7 +35,8 @@ func MultiProcessing(stream fuel.Stream, maxStore int) (*Transformer, error) {
 	t := &Transformer{name: "MultiProcessing", child: stream, sources: sources, axisLabels: copyLabels(stream),
 		producesExamples: stream.ProducesExamples(), numChildSources: len(sources)}
 	t.open = func(child fuel.EpochIterator, _ *fuel.IteratorState) (fuel.EpochIterator, error) {
-		it := &mpIter{t: t, out: make(chan mpItem, maxStore-1), stop: make(chan struct{})}
+		p := &mpProducer{n: len(sources), out: make(chan mpItem, maxStore-1), stop: make(chan struct{})}
+		it := &mpIter{p: p}
 		if si, ok := child.(fuel.StatefulIterator); ok {
 			st, err := si.State()
 			if err == nil {
@@ -45,7 +47,11 @@ func MultiProcessing(stream fuel.Stream, maxStore int) (*Transformer, error) {
 		} else {
 			it.stateErr = fmt.Errorf("transformers: MultiProcessing: the wrapped iterator (%T) cannot report its position", child)
 		}
-		go it.produce(child)
+		p.stateErr = it.stateErr
+		go p.produce(child)
+		// An epoch dropped unfinished and never closed stops its goroutine
+		// when the iterator is collected (the goroutine holds only p).
+		runtime.SetFinalizer(it, func(it *mpIter) { it.p.close() })
 		return it, nil
 	}
 	return t, nil
@@ -58,32 +64,40 @@ type mpItem struct {
 	stateErr error
 }
 
-type mpIter struct {
-	t        *Transformer
+// mpProducer is what the background goroutine uses.
+type mpProducer struct {
+	n        int // sources per item
 	out      chan mpItem
 	stop     chan struct{}
 	once     sync.Once
+	stateErr error // why items carry no state
+}
+
+func (p *mpProducer) close() { p.once.Do(func() { close(p.stop) }) }
+
+type mpIter struct {
+	p        *mpProducer
 	done     bool
 	final    error
 	state    *fuel.IteratorState // the wrapped iterator after the last item handed out
 	stateErr error
 }
 
-func (it *mpIter) produce(child fuel.EpochIterator) {
-	defer close(it.out)
+func (p *mpProducer) produce(child fuel.EpochIterator) {
+	defer close(p.out)
 	si, stateful := child.(fuel.StatefulIterator)
 	for {
-		d, err := safeNext(child, it.t.numChildSources)
+		d, err := safeNext(child, p.n)
 		item := mpItem{data: d, err: err}
 		if err == nil && stateful {
 			st, serr := si.State()
 			item.state, item.stateErr = &st, serr
 		} else if err == nil {
-			item.stateErr = it.stateErr
+			item.stateErr = p.stateErr
 		}
 		select {
-		case it.out <- item:
-		case <-it.stop:
+		case p.out <- item:
+		case <-p.stop:
 			return
 		}
 		if err != nil {
@@ -99,7 +113,7 @@ func (it *mpIter) Next() ([]*nd.Array, error) {
 	if it.done {
 		return nil, fmt.Errorf("transformers: MultiProcessing: the epoch iterator is closed")
 	}
-	item, ok := <-it.out
+	item, ok := <-it.p.out
 	if !ok {
 		it.done = true
 		return nil, fmt.Errorf("transformers: MultiProcessing: the background goroutine stopped")
@@ -115,7 +129,7 @@ func (it *mpIter) Next() ([]*nd.Array, error) {
 
 // Close stops the background goroutine; the iterator gives no more items.
 func (it *mpIter) Close() {
-	it.once.Do(func() { close(it.stop) })
+	it.p.close()
 	it.done = true
 }
 

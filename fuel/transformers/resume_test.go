@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -517,10 +518,22 @@ func TestMultiProcessingStopsAndReportsErrors(t *testing.T) {
 	if _, err := must(must(MultiProcessing(boom, 2)).GetEpochIterator()).Next(); err == nil || !strings.Contains(err.Error(), "failed") {
 		t.Errorf("panicking pipeline: %v", err)
 	}
-	// An abandoned epoch's goroutine stops on Close.
+	// An abandoned epoch's goroutine stops on Close, or when the iterator
+	// is collected.
 	it = must(must(MultiProcessing(toyStream(t, 1), 1)).GetEpochIterator())
 	it.(interface{ Close() }).Close()
-	time.Sleep(time.Millisecond)
+	before := runtime.NumGoroutine()
+	for i := 0; i < 5; i++ {
+		must(must(MultiProcessing(toyStream(t, 1), 1)).GetEpochIterator())
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after dropping 5 unfinished epochs, %d before", n, before)
+	}
 }
 
 var _ = json.Marshal
