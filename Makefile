@@ -9,7 +9,7 @@ SHARED  ?= $(abspath ../shared)
 
 # Debian packages: build (OpenBLAS, HDF5) and test references (numpy, h5py).
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev
-TEST_PKGS  := python3-numpy python3-h5py python3-zmq
+TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil
 
 .PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel
 
@@ -85,6 +85,7 @@ bench-server: test-deps
 # batches of 256 through Flatten, ScaleAndShift and Cast (examples/s, ratio).
 bench-fuel: test-deps
 	@BLOCKS_SHARED=$(SHARED) ./scripts/bench_fuel.sh
+	BLOCKS_SHARED=$(SHARED) $(GO) test -run X -bench 'MNISTStream|MultiProcessing' -benchtime 15x ./fuel/streams ./fuel/transformers
 
 clean:
 	rm -rf bin

@@ -13,7 +13,10 @@
 //	h5/            Fuel's HDF5 format (H5PYDataset)
 package fuel
 
-import "github.com/blocks-go/blocks/nd"
+import (
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
+)
 
 // Request asks a dataset for data: either the examples at Indices, or the
 // slice [Start, Stop) when Indices is nil. A Single request asks for the
@@ -81,6 +84,13 @@ type RequestPosition struct {
 	Order []int `json:"order,omitempty"`
 	// Next is the number of requests the iterator has already given.
 	Next int `json:"next"`
+	// RNG is the state of the scheme's generator after it drew Order
+	// (shuffled schemes), so that the epochs after a resumed one draw the
+	// orders the uninterrupted run draws.
+	RNG *numpyrand.State `json:"rng,omitempty"`
+	// Parts is the position within each scheme of a ConcatenatedScheme
+	// (Next is then the index of the current one).
+	Parts []RequestPosition `json:"parts,omitempty"`
 }
 
 // IteratorState is the position of an epoch iterator: that of the request
@@ -91,6 +101,20 @@ type IteratorState struct {
 	Requests *RequestPosition `json:"requests,omitempty"`
 	// Child is the state of the iterator a transformer wraps.
 	Child *IteratorState `json:"child,omitempty"`
+	// Children are the states of the iterators of a transformer over
+	// several streams (Merge), in the order of its streams.
+	Children []IteratorState `json:"children,omitempty"`
+	// RNG is the state of a random transformer's generator (crops,
+	// rotations) after the items returned so far.
+	RNG *numpyrand.State `json:"rng,omitempty"`
+	// Buffer holds the items a transformer has read from its child but
+	// not yet given out (Cache's cache, Unpack's rest of a batch,
+	// Window's current sequence), each one array per source.
+	Buffer []SavedItem `json:"buffer,omitempty"`
+	// Index is a transformer's position within its buffer (Window).
+	Index int `json:"index,omitempty"`
+	// Served counts the examples an IterableDataset's stream has given.
+	Served int `json:"served,omitempty"`
 }
 
 // StatefulIterator is an epoch iterator that can report its position.

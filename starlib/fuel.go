@@ -16,7 +16,6 @@ import (
 	"github.com/blocks-go/blocks/fuel/streams"
 	"github.com/blocks-go/blocks/fuel/transformers"
 	"github.com/blocks-go/blocks/nd"
-	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // Modules fuel.datasets, fuel.schemes, fuel.streams and fuel.transformers:
@@ -32,21 +31,32 @@ import (
 //	IndexableDataset(indexables, start=None, stop=None, axis_labels=None, sources=None)
 //	    from a dict of source name -> array or nested list
 //	H5PYDataset(file_or_path, which_sets, subset=None, load_in_memory=False, sort_indices=True, sources=None)
+//	IterableDataset(iterables, sources=None, axis_labels=None)   from a dict of source name -> list of
+//	    examples (shapes may differ); streamed in order, takes no iteration scheme
 //	A dataset has num_examples, sources, provides_sources, axis_labels, get_data(request).
 //
 // fuel.schemes:
 //
 //	SequentialScheme(examples, batch_size)     examples: a count or a list of indices
 //	ShuffledScheme(examples, batch_size, rng=None, sorted_indices=False)
-//	    rng: a numpy.random.RandomState (default RandomState(1), as Fuel)
+//	    rng: a numpy.random.RandomState (default RandomState(default_seed): 1 unless
+//	    .fuelrc says otherwise, as Fuel)
 //	SequentialExampleScheme(examples), ShuffledExampleScheme(examples, rng=None)
+//	ConstantScheme(batch_size, num_examples=None, times=None)   batch sizes, for Batch and Cache
+//	ConcatenatedScheme(schemes)
+//	cross_validation(scheme_class, num_examples, num_folds, strict=True, **kwargs)
+//	    a list of (train, valid) schemes, or (train, valid, fold_size) with strict=False
 //
 // fuel.streams:
 //
 //	DataStream(dataset, iteration_scheme=None)
 //	DataStream.default_stream(dataset, iteration_scheme=None)   with the dataset's default transformers
 //	A stream has sources, axis_labels, produces_examples, get_epoch_iterator(as_dict=False)
-//	(batches as tuples of arrays, or dicts with as_dict=True).
+//	(batches as tuples of arrays, or dicts with as_dict=True; a ragged batch is a list of
+//	arrays), iterate_epochs(as_dict=False) (endless), reset(), next_epoch(), close(), and
+//	resume_epoch_iterator(state, as_dict=False); data_stream (a transformer's), dataset and
+//	iteration_scheme (a DataStream's), None where they do not apply. An epoch iterator has next() and get_state()
+//	(its position as a JSON string). A stream error inside a for loop stops the script there.
 //
 // fuel.transformers:
 //
@@ -56,6 +66,29 @@ import (
 //	ForceFloatX(data_stream, which_sources=None)
 //	FilterSources(data_stream, sources)
 //	Rename(data_stream, names, on_non_existent="raise")
+//	Mapping(data_stream, mapping, add_sources=None, mapping_accepts=list)
+//	    mapping(item_tuple) -> tuple (with mapping_accepts=dict: a dict of source -> value
+//	    in and out), or a SortMapping
+//	SortMapping(key, reverse=False)
+//	Filter(data_stream, predicate)
+//	Batch(data_stream, iteration_scheme, strictness=0)   iteration_scheme a ConstantScheme
+//	Unpack(data_stream)
+//	Padding(data_stream, mask_sources=None, mask_dtype=None)   adds <source>_mask sources
+//	Cache(data_stream, iteration_scheme)
+//	Merge(data_streams, sources, axis_labels=None)
+//	MultiProcessing(data_stream, max_store=100)   prefetches on a goroutine
+//
+// fuel.transformers.image:
+//
+//	ImagesFromBytes(data_stream, which_sources, color_mode="RGB")
+//	MinimumImageDimensions(data_stream, minimum_shape, resample="nearest", which_sources=None)
+//	RandomFixedSizeCrop(data_stream, window_shape, rng=None, which_sources=None)
+//	Random2DRotation(data_stream, maximum_rotation=pi, resample="nearest", rng=None, which_sources=None)
+//
+// fuel.transformers.sequences:
+//
+//	Window(offset, source_window, target_window, overlapping, data_stream, step_size=1, target_source="targets")
+//	NGrams(ngram_order, data_stream, target_source="targets")
 func init() {
 	Register("fuel.datasets", &starlarkstruct.Module{Name: "fuel.datasets", Members: starlark.StringDict{
 		"MNIST":            NewBuiltin("MNIST", mnistBuiltin(datasets.MNIST)),
@@ -168,9 +201,11 @@ func indexableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlar
 			}
 			a, err := ToArray(kv[1], nil)
 			if err != nil {
-				return nil, fmt.Errorf("IndexableDataset: source %s: %v", name, err)
-			}
-			if a.DType() == nd.Float64 && !hasFloat64(kv[1]) {
+				// A list of differently shaped examples (sequences).
+				if a, err = raggedSource(thread, kv[1]); err != nil {
+					return nil, fmt.Errorf("IndexableDataset: source %s: %v", name, err)
+				}
+			} else if a.DType() == nd.Float64 && !hasFloat64(kv[1]) {
 				a = a.Astype(FloatX(thread))
 			}
 			srcs = append(srcs, datasets.Source{Name: name, Data: a})
@@ -334,7 +369,7 @@ func labelsDict(m map[string][]string) *starlark.Dict {
 func arrayTuple(arrays []*nd.Array) starlark.Tuple {
 	t := make(starlark.Tuple, len(arrays))
 	for i, a := range arrays {
-		t[i] = FromArray(a)
+		t[i] = dataValue(a)
 	}
 	return t
 }
@@ -382,9 +417,9 @@ func schemeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	var shuffler schemes.Shuffler
 	if strings.HasPrefix(b.Name(), "Shuffled") {
 		if rng == starlark.None {
-			shuffler = numpyrand.New(1)
-		} else if r, ok := rng.(interface{ RNG() *numpyrand.RandomState }); ok {
-			shuffler = r.RNG()
+			shuffler = nil // RandomState(config.default_seed), as Fuel
+		} else if r, ok := rng.(*RandomState); ok {
+			shuffler = r.R
 		} else {
 			return nil, fmt.Errorf("%s: rng must be a numpy.random.RandomState, got %s", b.Name(), rng.Type())
 		}
@@ -430,10 +465,22 @@ func (c *dataStreamClass) CallInternal(thread *starlark.Thread, args starlark.Tu
 }
 
 func makeStream(name string, args starlark.Tuple, kwargs []starlark.Tuple, defaults bool) (starlark.Value, error) {
-	var ds *Dataset
+	var dataset starlark.Value
 	var scheme starlark.Value = starlark.None
-	if err := starlark.UnpackArgs(name, args, kwargs, "dataset", &ds, "iteration_scheme?", &scheme); err != nil {
+	if err := starlark.UnpackArgs(name, args, kwargs, "dataset", &dataset, "iteration_scheme?", &scheme); err != nil {
 		return nil, err
+	}
+	if it, ok := dataset.(*IterableDatasetValue); ok {
+		// TextFile and other datasets read in order: a stream of their
+		// examples, as Fuel's DataStream(TextFile(...)).
+		if scheme != starlark.None {
+			return nil, fmt.Errorf("%s: %s takes no iteration scheme (it is read in order)", name, it.Type())
+		}
+		return &Stream{S: datasets.GetExampleStream(it.D), name: "DataStream"}, nil
+	}
+	ds, ok := dataset.(*Dataset)
+	if !ok {
+		return nil, fmt.Errorf("%s: dataset must be a Fuel dataset, got %s", name, dataset.Type())
 	}
 	var s schemes.Scheme
 	if sv, ok := scheme.(*SchemeValue); ok {
@@ -472,7 +519,7 @@ func (s *Stream) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: stre
 
 // AttrNames lists the stream's attributes.
 func (s *Stream) AttrNames() []string {
-	return []string{"axis_labels", "get_epoch_iterator", "produces_examples", "sources"}
+	return []string{"axis_labels", "close", "data_stream", "dataset", "get_epoch_iterator", "iteration_scheme", "iterate_epochs", "next_epoch", "produces_examples", "reset", "resume_epoch_iterator", "sources"}
 }
 
 // Attr returns an attribute.
@@ -494,10 +541,13 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &EpochIterator{it: it, sources: s.S.Sources(), asDict: asDict}, nil
+			return &EpochIterator{it: it, sources: s.S.Sources(), asDict: asDict, thread: thread}, nil
 		}).BindReceiver(s), nil
 	}
-	return nil, nil
+	if m := s.streamMethod(name); m != nil {
+		return m, nil
+	}
+	return s.structureAttr(name), nil
 }
 
 // EpochIterator iterates over one epoch's batches (a Starlark iterable, and
@@ -507,9 +557,22 @@ type EpochIterator struct {
 	sources []string
 	asDict  bool
 	err     error
+	// thread, when set, is cancelled with a stream error met inside a
+	// for loop (Starlark iterators cannot return errors), so the script
+	// stops at the loop with the error instead of ending the epoch early.
+	thread *starlark.Thread
 }
 
-var _ starlark.Iterable = (*EpochIterator)(nil)
+var (
+	_ starlark.Iterable = (*EpochIterator)(nil)
+	_ starlark.HasAttrs = (*EpochIterator)(nil)
+)
+
+// Attr returns the iterator's methods get_state and next.
+func (e *EpochIterator) Attr(name string) (starlark.Value, error) { return e.iteratorMethod(name), nil }
+
+// AttrNames lists the iterator's methods.
+func (e *EpochIterator) AttrNames() []string { return []string{"get_state", "next"} }
 
 func (e *EpochIterator) String() string        { return "<epoch iterator>" }
 func (e *EpochIterator) Type() string          { return "DataIterator" }
@@ -521,7 +584,8 @@ func (e *EpochIterator) Hash() (uint32, error) { return 0, fmt.Errorf("unhashabl
 func (e *EpochIterator) Iterate() starlark.Iterator { return &epochIter{e} }
 
 // NextBatch returns the next batch, or (nil, io.EOF).
-func (e *EpochIterator) NextBatch() (starlark.Value, error) {
+func (e *EpochIterator) NextBatch() (v starlark.Value, err error) {
+	defer recoverInternal("the data stream", &err) // a for loop has no builtin to recover for it
 	arrays, err := e.it.Next()
 	if err != nil {
 		return nil, err
@@ -531,7 +595,7 @@ func (e *EpochIterator) NextBatch() (starlark.Value, error) {
 	}
 	d := starlark.NewDict(len(arrays))
 	for i, a := range arrays {
-		d.SetKey(starlark.String(e.sources[i]), FromArray(a))
+		d.SetKey(starlark.String(e.sources[i]), dataValue(a))
 	}
 	return d, nil
 }
@@ -543,6 +607,9 @@ func (it *epochIter) Next(p *starlark.Value) bool {
 	if err != nil {
 		if err != io.EOF {
 			it.e.err = err
+			if it.e.thread != nil {
+				it.e.thread.Cancel("data stream error: " + err.Error())
+			}
 		}
 		return false
 	}

@@ -89,12 +89,13 @@ func TestIterableDatasetsScript(t *testing.T) {
 	dir := t.TempDir()
 	src := `
 load("fuel.datasets", "IterableDataset", "TextFile")
+load("fuel.streams", "DataStream")
 d = IterableDataset({"words": [[1, 2], [3], [4, 5, 6]], "label": [0, 1, 0]}, sources = ("words",))
 print(d.num_examples, d.sources)
-for (w,) in d.get_example_stream().get_epoch_iterator():
+for (w,) in DataStream(d).get_epoch_iterator():
     print(w.tolist())
 t = TextFile([DIR + "/a.txt"], {"<S>": 0, "</S>": 1, "<UNK>": 2, "hello": 3}, preprocess = lambda s: s.lower())
-print(t.num_examples, [x[0].tolist() for x in t.get_example_stream().get_epoch_iterator()])
+print(t.num_examples, [x[0].tolist() for x in DataStream(t).get_epoch_iterator()])
 `
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("Hello world\nHELLO\n"), 0o644); err != nil {
 		t.Fatal(err)

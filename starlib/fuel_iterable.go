@@ -23,7 +23,6 @@ import (
 //	a stream of their examples (resumable: its position is the number of examples read).
 func init() {
 	Extend("fuel.datasets", starlark.StringDict{
-		"IterableDataset": NewBuiltin("IterableDataset", iterableDatasetBuiltin),
 		"TextFile":        NewBuiltin("TextFile", textFileBuiltin),
 	})
 }

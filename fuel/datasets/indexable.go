@@ -32,7 +32,10 @@ type IndexableOptions struct {
 }
 
 // IndexableDataset is Fuel's IndexableDataset: sources held in memory,
-// examples fetched by index. It implements fuel.IndexableDataset.
+// examples fetched by index. It implements fuel.IndexableDataset. A
+// source may be an object array (nd.Objects) of differently shaped
+// examples, as a Fuel user's list of sequences: a batch of it is an
+// object array, an example the example's own array.
 //
 // GetData returns new arrays (copies), never views of the dataset's own
 // data, so a consumer may modify a batch.
@@ -194,6 +197,10 @@ func (d *IndexableDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 			return nil, fmt.Errorf("datasets: %s: example %d out of range: the dataset has %d examples", d.name, i, n)
 		}
 		for k, a := range d.data {
+			if p, ok := a.Data.([]*nd.Array); ok { // a source of differently shaped examples
+				out[k] = p[i].Copy()
+				continue
+			}
 			row := a.Slice(i, i+1).Copy()
 			row.Shape = row.Shape[1:]
 			out[k] = row
@@ -208,7 +215,7 @@ func (d *IndexableDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 			}
 		}
 		for k, a := range d.data {
-			out[k] = a.Take(req.Indices)
+			out[k] = copyParts(a.Take(req.Indices))
 		}
 	default:
 		if req.Start < 0 || req.Stop > n || req.Start >= req.Stop {
@@ -216,7 +223,7 @@ func (d *IndexableDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 				d.name, req.Start, req.Stop, n, n)
 		}
 		for k, a := range d.data {
-			out[k] = a.Slice(req.Start, req.Stop).Copy()
+			out[k] = copyParts(a.Slice(req.Start, req.Stop).Copy())
 		}
 	}
 	return out, nil
@@ -231,4 +238,16 @@ func cloneLabels(m map[string][]string) map[string][]string {
 		out[k] = slices.Clone(v)
 	}
 	return out
+}
+
+// copyParts gives an object array (a source of differently shaped
+// examples, a batch of which is an object array too) copies of its
+// examples, so that a consumer cannot change the dataset's.
+func copyParts(a *nd.Array) *nd.Array {
+	if p, ok := a.Data.([]*nd.Array); ok {
+		for i, x := range p {
+			p[i] = x.Copy()
+		}
+	}
+	return a
 }

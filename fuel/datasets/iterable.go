@@ -330,3 +330,25 @@ func (e *iterableEpoch) Next() ([]*nd.Array, error) {
 func (e *iterableEpoch) State() (fuel.IteratorState, error) {
 	return fuel.IteratorState{Requests: &fuel.RequestPosition{Next: e.n}}, nil
 }
+
+// Iterable marks the dataset as one that takes no iteration scheme: a
+// DataStream without a scheme walks its examples in order.
+func (d *IterableDataset) Iterable() bool { return true }
+
+// GetData returns one example (a single request), as a DataStream without
+// a scheme asks for; its position is the example index, so it resumes
+// like any stream.
+func (d *IterableDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
+	if !req.Single || len(req.Indices) != 1 {
+		return nil, fmt.Errorf("datasets: IterableDataset: only one example at a time, in order (no iteration scheme)")
+	}
+	i := req.Indices[0]
+	if i < 0 || i >= d.NumExamples() {
+		return nil, fmt.Errorf("datasets: IterableDataset: example %d past the end (%d examples)", i, d.NumExamples())
+	}
+	out := make([]*nd.Array, len(d.examples))
+	for k, ex := range d.examples {
+		out[k] = ex[i].Copy()
+	}
+	return out, nil
+}

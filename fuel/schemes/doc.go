@@ -19,10 +19,13 @@
 // orders are Fuel's; without an rng they get Fuel's default,
 // RandomState(config.default_seed = 1). See Shuffler and DefaultRNG.
 //
+// ConcatenatedScheme chains schemes; CrossValidation is Fuel's
+// cross_validation.
+//
 // Every request iterator reports its position (fuel.RequestPosition: the
-// epoch's order when it was drawn, and the number of requests given) and
-// the scheme that made it rebuilds it from that position with
-// RestoreRequestIterator, drawing nothing from the generator. A
-// checkpoint must also save the generator's own state, which the next
-// epoch's shuffle reads.
+// epoch's order when it was drawn, the number of requests given, and the
+// generator's state right after the draw) and the scheme that made it
+// rebuilds it from that position with RestoreRequestIterator, drawing
+// nothing and setting its generator to the saved state, so that the next
+// epoch's shuffle is the one the uninterrupted run draws.
 package schemes

@@ -166,6 +166,7 @@ type batchIterator struct {
 	batchSize int
 	sorted    bool
 	next      int
+	rng       *numpyrand.State // the generator after drawing order
 }
 
 func (it *batchIterator) Next() (fuel.Request, error) {
@@ -194,7 +195,7 @@ func (it *batchIterator) Next() (fuel.Request, error) {
 }
 
 func (it *batchIterator) Position() fuel.RequestPosition {
-	return fuel.RequestPosition{Order: slices.Clone(it.order), Next: it.next}
+	return fuel.RequestPosition{Order: slices.Clone(it.order), Next: it.next, RNG: cloneState(it.rng)}
 }
 
 // exampleIterator gives one Single request per example of an order.
@@ -202,6 +203,7 @@ type exampleIterator struct {
 	ex    Examples
 	order []int // nil: ex's own order
 	next  int
+	rng   *numpyrand.State // the generator after drawing order
 }
 
 func (it *exampleIterator) Next() (fuel.Request, error) {
@@ -217,7 +219,7 @@ func (it *exampleIterator) Next() (fuel.Request, error) {
 }
 
 func (it *exampleIterator) Position() fuel.RequestPosition {
-	return fuel.RequestPosition{Order: slices.Clone(it.order), Next: it.next}
+	return fuel.RequestPosition{Order: slices.Clone(it.order), Next: it.next, RNG: cloneState(it.rng)}
 }
 
 // Sequential is Fuel's SequentialScheme.
@@ -298,7 +300,7 @@ func (s *Shuffled) RequestsExamples() bool { return false }
 func (s *Shuffled) GetRequestIterator() (RequestIterator, error) {
 	order := s.Examples.Indices()
 	s.RNG.ShuffleInts(order)
-	return &batchIterator{ex: s.Examples, order: order, batchSize: s.BatchSize, sorted: s.SortedIndices}, nil
+	return &batchIterator{ex: s.Examples, order: order, batchSize: s.BatchSize, sorted: s.SortedIndices, rng: rngState(s.RNG)}, nil
 }
 
 // RestoreRequestIterator rebuilds an iterator at pos, with pos's order.
@@ -309,8 +311,11 @@ func (s *Shuffled) RestoreRequestIterator(pos fuel.RequestPosition) (RequestIter
 	if err := checkNext("ShuffledScheme", pos, numBatches(s.Examples.Len(), s.BatchSize)); err != nil {
 		return nil, err
 	}
+	if err := restoreRNG("ShuffledScheme", s.RNG, pos.RNG); err != nil {
+		return nil, err
+	}
 	return &batchIterator{ex: s.Examples, order: slices.Clone(pos.Order), batchSize: s.BatchSize,
-		sorted: s.SortedIndices, next: pos.Next}, nil
+		sorted: s.SortedIndices, next: pos.Next, rng: pos.RNG}, nil
 }
 
 // SequentialExample is Fuel's SequentialExampleScheme.
@@ -372,7 +377,7 @@ func (s *ShuffledExample) RequestsExamples() bool { return true }
 func (s *ShuffledExample) GetRequestIterator() (RequestIterator, error) {
 	order := s.Examples.Indices()
 	s.RNG.ShuffleInts(order)
-	return &exampleIterator{ex: s.Examples, order: order}, nil
+	return &exampleIterator{ex: s.Examples, order: order, rng: rngState(s.RNG)}, nil
 }
 
 // RestoreRequestIterator rebuilds an iterator at pos, with pos's order.
@@ -383,5 +388,8 @@ func (s *ShuffledExample) RestoreRequestIterator(pos fuel.RequestPosition) (Requ
 	if err := checkNext("ShuffledExampleScheme", pos, s.Examples.Len()); err != nil {
 		return nil, err
 	}
-	return &exampleIterator{ex: s.Examples, order: slices.Clone(pos.Order), next: pos.Next}, nil
+	if err := restoreRNG("ShuffledExampleScheme", s.RNG, pos.RNG); err != nil {
+		return nil, err
+	}
+	return &exampleIterator{ex: s.Examples, order: slices.Clone(pos.Order), next: pos.Next, rng: pos.RNG}, nil
 }

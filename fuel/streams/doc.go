@@ -12,5 +12,6 @@
 //
 // Streams and their iterators can save and restore their position (see
 // fuel.ResumableStream and fuel.StatefulIterator): a DataStream iterator's
-// state is its scheme iterator's position.
+// state is its scheme iterator's position. A DataStream over an
+// IterableDataset takes no scheme, as in Fuel.
 package streams

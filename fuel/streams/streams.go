@@ -35,6 +35,9 @@ func DataStream(dataset fuel.IndexableDataset, scheme schemes.Scheme) (*DatasetS
 	if dataset == nil {
 		return nil, errors.New("streams: DataStream: no dataset")
 	}
+	if it, ok := dataset.(interface{ Iterable() bool }); ok && it.Iterable() && scheme != nil {
+		return nil, errors.New("streams: DataStream: an IterableDataset takes no iteration scheme")
+	}
 	s := &DatasetStream{dataset: dataset, scheme: scheme, iterScheme: scheme, sources: dataset.Sources()}
 	if scheme == nil {
 		n := dataset.NumExamples()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // transformFunc transforms one item (a batch or an example) of the
@@ -24,6 +25,19 @@ type Transformer struct {
 	producesExamples bool
 	transform        transformFunc
 	numChildSources  int
+	// open, when set, builds the epoch iterator over the child's (a
+	// transformer with state of its own); saved is the state to resume
+	// from, nil for a fresh epoch.
+	open func(child fuel.EpochIterator, saved *fuel.IteratorState) (fuel.EpochIterator, error)
+	// iterated, when set, is the stream whose epochs t reads instead of
+	// child's: a transform fused with child's (Cast over ScaleAndShift)
+	// reads child's own child.
+	iterated fuel.Stream
+	// fuse, on a ScaleAndShift, describes it for a Cast to fuse with.
+	fuse *scaleShiftSpec
+	// rng is a random transformer's generator: its state is part of every
+	// iterator state and is restored on resume.
+	rng *numpyrand.RandomState
 }
 
 var (
@@ -48,9 +62,12 @@ func (t *Transformer) ProducesExamples() bool { return t.producesExamples }
 
 // GetEpochIterator starts the next epoch of the wrapped stream.
 func (t *Transformer) GetEpochIterator() (fuel.EpochIterator, error) {
-	it, err := t.child.GetEpochIterator()
+	it, err := t.input().GetEpochIterator()
 	if err != nil {
 		return nil, err
+	}
+	if t.open != nil {
+		return t.open(it, nil)
 	}
 	return &iterator{t: t, child: it}, nil
 }
@@ -58,18 +75,59 @@ func (t *Transformer) GetEpochIterator() (fuel.EpochIterator, error) {
 // ResumeEpochIterator rebuilds the wrapped stream's iterator at
 // state.Child (the transformers here keep no state of their own).
 func (t *Transformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochIterator, error) {
-	rs, ok := t.child.(fuel.ResumableStream)
+	rs, ok := t.input().(fuel.ResumableStream)
 	if !ok {
-		return nil, fmt.Errorf("transformers: %s: the wrapped stream (%T) cannot resume an epoch", t.name, t.child)
+		return nil, fmt.Errorf("transformers: %s: the wrapped stream (%T) cannot resume an epoch", t.name, t.input())
 	}
 	if state.Child == nil {
 		return nil, fmt.Errorf("transformers: %s: the saved iterator state has no state for the wrapped stream", t.name)
+	}
+	if t.rng != nil {
+		if state.RNG == nil {
+			return nil, fmt.Errorf("transformers: %s: the saved iterator state has no generator state", t.name)
+		}
+		if state.RNG.Pos < 0 || state.RNG.Pos > 624 {
+			return nil, fmt.Errorf("transformers: %s: saved generator position %d is outside [0, 624]", t.name, state.RNG.Pos)
+		}
 	}
 	it, err := rs.ResumeEpochIterator(*state.Child)
 	if err != nil {
 		return nil, err
 	}
+	if t.rng != nil {
+		t.rng.SetState(*state.RNG)
+	}
+	if t.open != nil {
+		return t.open(it, &state)
+	}
 	return &iterator{t: t, child: it}, nil
+}
+
+// input is the stream t iterates.
+func (t *Transformer) input() fuel.Stream {
+	if t.iterated != nil {
+		return t.iterated
+	}
+	return t.child
+}
+
+// wrapState is the state of an iterator of t over child: the child's
+// state and t's generator, to which an iterator adds its own.
+func (t *Transformer) wrapState(child fuel.EpochIterator) (fuel.IteratorState, error) {
+	si, ok := child.(fuel.StatefulIterator)
+	if !ok {
+		return fuel.IteratorState{}, fmt.Errorf("transformers: %s: the wrapped iterator (%T) cannot report its position", t.name, child)
+	}
+	st, err := si.State()
+	if err != nil {
+		return fuel.IteratorState{}, err
+	}
+	out := fuel.IteratorState{Child: &st}
+	if t.rng != nil {
+		r := t.rng.State()
+		out.RNG = &r
+	}
+	return out, nil
 }
 
 type iterator struct {
@@ -93,17 +151,7 @@ func (it *iterator) Next() ([]*nd.Array, error) {
 }
 
 // State is the wrapped iterator's state.
-func (it *iterator) State() (fuel.IteratorState, error) {
-	si, ok := it.child.(fuel.StatefulIterator)
-	if !ok {
-		return fuel.IteratorState{}, fmt.Errorf("transformers: %s: the wrapped iterator (%T) cannot report its position", it.t.name, it.child)
-	}
-	st, err := si.State()
-	if err != nil {
-		return fuel.IteratorState{}, err
-	}
-	return fuel.IteratorState{Child: &st}, nil
-}
+func (it *iterator) State() (fuel.IteratorState, error) { return it.t.wrapState(it.child) }
 
 // selected reports, per source of the wrapped stream, whether a
 // sourcewise transformer applies to it: every source when whichSources is
@@ -139,6 +187,16 @@ func sourcewise(name string, child fuel.Stream, whichSources []string, axisLabel
 				if !sel[i] {
 					continue
 				}
+				if !example && a.DType() == nd.Object {
+					// A ragged batch: each example on its own, as numpy
+					// applies arithmetic to an object array's elements.
+					b, err := eachPart(a, func(p *nd.Array) (*nd.Array, error) { return fn(p, sources[i], true) })
+					if err != nil {
+						return nil, fmt.Errorf("source %q: %w", sources[i], err)
+					}
+					out[i] = b
+					continue
+				}
 				b, err := fn(a, sources[i], example)
 				if err != nil {
 					return nil, fmt.Errorf("source %q: %w", sources[i], err)
@@ -159,4 +217,17 @@ func cloneLabels(m map[string][]string) map[string][]string {
 		out[k] = slices.Clone(v)
 	}
 	return out
+}
+
+// eachPart applies f to every element of an object array.
+func eachPart(a *nd.Array, f func(*nd.Array) (*nd.Array, error)) (*nd.Array, error) {
+	parts := a.Data.([]*nd.Array)
+	out := make([]*nd.Array, len(parts))
+	for k, p := range parts {
+		var err error
+		if out[k], err = f(p); err != nil {
+			return nil, fmt.Errorf("example %d: %w", k, err)
+		}
+	}
+	return nd.Objects(out), nil
 }

@@ -80,9 +80,14 @@ func ScaleAndShift(stream fuel.Stream, scale, shift float64, whichSources []stri
 	if stream == nil {
 		return nil, fmt.Errorf("transformers: ScaleAndShift: no data stream")
 	}
-	return sourcewise("ScaleAndShift", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, _ bool) (*nd.Array, error) {
+	t, err := sourcewise("ScaleAndShift", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, _ bool) (*nd.Array, error) {
 		return scaleShift(a, scale, shift), nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	t.fuse = &scaleShiftSpec{scale: scale, shift: shift, sel: selected(stream.Sources(), whichSources)}
+	return t, nil
 }
 
 // fitsFloat32 reports whether numpy 1.x's min_scalar_type of a Python
@@ -141,9 +146,14 @@ func Cast(stream fuel.Stream, dtype string, whichSources []string) (*Transformer
 	if err != nil {
 		return nil, fmt.Errorf("transformers: Cast: %w", err)
 	}
-	return sourcewise("Cast", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, _ bool) (*nd.Array, error) {
-		return a.Astype(dt), nil
+	t, err := sourcewise("Cast", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, _ bool) (*nd.Array, error) {
+		return astype(a, dt), nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	fuseCast(t, dt, selected(stream.Sources(), whichSources))
+	return t, nil
 }
 
 func resolveDType(dtype string) (nd.DType, error) {
@@ -170,7 +180,7 @@ func ForceFloatX(stream fuel.Stream, whichSources []string) (*Transformer, error
 	}
 	return sourcewise("ForceFloatX", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, _ bool) (*nd.Array, error) {
 		if dt := a.DType(); dt.IsFloat() && dt != floatX {
-			return a.Astype(floatX), nil
+			return astype(a, floatX), nil
 		}
 		return a, nil
 	})
