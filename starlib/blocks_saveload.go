@@ -55,6 +55,9 @@ func newCheckpoint(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		"use_cpickle?", &useCPickle); err != nil {
 		return nil, err
 	}
+	if err := CheckWrite(thread, path); err != nil {
+		return nil, fmt.Errorf("Checkpoint: %w", err)
+	}
 	var ps []*core.Variable
 	if params != starlark.None {
 		if ps, err = variablesOf(thread, "Checkpoint: parameters", params); err != nil {

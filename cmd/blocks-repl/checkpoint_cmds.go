@@ -21,7 +21,7 @@ func init() {
 	checkpoint.ProjectVersion = version
 	registerCommand(command{
 		name: "resume",
-		usage: `  blocks-repl resume [--set NAME=VALUE]... CKPT.tar
+		usage: `  blocks-repl resume [--set NAME=VALUE]... [--trust] CKPT.tar
                                            continue the run a checkpoint saved: re-runs the
                                            checkpoint's own copy of the script, restores the
                                            state and trains on (--set may extend FinishAfter)
@@ -30,7 +30,7 @@ func init() {
 	})
 	registerCommand(command{
 		name: "replay",
-		usage: `  blocks-repl replay CKPT.tar              re-run the checkpoint's script from scratch to its
+		usage: `  blocks-repl replay [--trust] CKPT.tar    re-run the checkpoint's script from scratch to its
                                            iteration; report whether the state matches bit for bit
 `,
 		run: replayCommand,
@@ -57,17 +57,26 @@ func printConfigResult(ck *starlib.CheckpointRun, err error, stderr io.Writer) i
 	return 1
 }
 
-// parseCheckpointArgs reads [--set NAME=VALUE]... CKPT.
+// parseCheckpointArgs reads [--set NAME=VALUE]... [--trust] CKPT.
 func parseCheckpointArgs(name string, args []string, allowSet bool, stderr io.Writer) (string, overrides, bool) {
+	path, sets, _, ok := parseCheckpointArgsTrust(name, args, allowSet, stderr)
+	return path, sets, ok
+}
+
+// parseCheckpointArgsTrust is parseCheckpointArgs that also reports
+// --trust: the checkpoint's script may then write outside the run
+// directory and connect to the data servers it names.
+func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr io.Writer) (string, overrides, bool, bool) {
 	sets := overrides{}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	if allowSet {
 		fs.Var(sets, "set", "override a setting: NAME=VALUE")
 	}
-	bad := func(err error) (string, overrides, bool) {
+	trust := fs.Bool("trust", false, "let the checkpoint's script write outside the run directory and use the network")
+	bad := func(err error) (string, overrides, bool, bool) {
 		fmt.Fprintf(stderr, "blocks-repl %s: %v\n\n%s", name, err, usageText())
-		return "", nil, false
+		return "", nil, false, false
 	}
 	if err := fs.Parse(args); err != nil {
 		return bad(err)
@@ -82,7 +91,7 @@ func parseCheckpointArgs(name string, args []string, allowSet bool, stderr io.Wr
 	if fs.NArg() > 0 {
 		return bad(fmt.Errorf("unexpected arguments after %s: %s", path, strings.Join(fs.Args(), " ")))
 	}
-	return path, sets, true
+	return path, sets, *trust, true
 }
 
 // readForRun reads a checkpoint and checks that this machine's settings
@@ -102,8 +111,10 @@ func readForRun(path string) (*checkpoint.Checkpoint, error) {
 	return c, nil
 }
 
-// execStored runs the checkpoint's own script (and only its files).
-func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, stdout io.Writer) error {
+// execStored runs the checkpoint's own script (and only its files) in
+// the sandbox: a checkpoint is data from elsewhere, so its script writes
+// only under the working directory and has no network unless trusted.
+func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, trust bool, stdout io.Writer) error {
 	ov := map[string]string{}
 	for k, v := range c.Run.Overrides {
 		ov[k] = v
@@ -121,12 +132,13 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		FloatX:     c.Run.FloatX,
 		Files:      c.Files(),
 		Checkpoint: ck,
+		Sandbox:    starlib.Sandbox{Confined: true, Trust: trust},
 	})
 	return err
 }
 
 func resumeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	path, sets, ok := parseCheckpointArgs("resume", args, true, stderr)
+	path, sets, trust, ok := parseCheckpointArgsTrust("resume", args, true, stderr)
 	if !ok {
 		return 2
 	}
@@ -151,7 +163,7 @@ func resumeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			strings.Join(changed, ", "))
 	}
 	src := &checkpoint.ResumeSource{Checkpoint: c}
-	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, stdout)
+	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, trust, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1
@@ -164,7 +176,7 @@ func resumeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 func replayCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	path, _, ok := parseCheckpointArgs("replay", args, false, stderr)
+	path, _, trust, ok := parseCheckpointArgsTrust("replay", args, false, stderr)
 	if !ok {
 		return 2
 	}
@@ -174,7 +186,7 @@ func replayCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	target := &checkpoint.ReplayTarget{Target: c}
-	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, io.Discard)
+	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, trust, io.Discard)
 	if err != nil && !errors.Is(err, checkpoint.ErrReplayReached) {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1

@@ -142,3 +142,21 @@ func TestResumeReplayInspect(t *testing.T) {
 		t.Errorf("truncated inspect: %d %q", code, errs)
 	}
 }
+
+// A checkpoint is data from elsewhere: resumed, its script may write only
+// under the working directory unless --trust is given.
+func TestResumeIsSandboxed(t *testing.T) {
+	dir := cmdDir(t)
+	outside := filepath.Join(t.TempDir(), "elsewhere.tar")
+	if code, _, errs := runMain(t, dir, "run", "--set", "path="+outside, "exp.star"); code != 0 {
+		t.Fatalf("run: %d\n%s", code, errs)
+	}
+	other := t.TempDir() // resume from another directory: outside is outside it
+	code, _, errs := runMain(t, other, "resume", "--set", "epochs=2", outside)
+	if code == 0 || !strings.Contains(errs, "outside the run directory") || !strings.Contains(errs, "--trust") {
+		t.Fatalf("untrusted resume writing outside its directory: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := runMain(t, other, "resume", "--trust", "--set", "epochs=2", outside); code != 0 {
+		t.Fatalf("resume --trust: exit %d\n%s", code, errs)
+	}
+}
