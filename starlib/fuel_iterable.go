@@ -23,7 +23,7 @@ import (
 //	a stream of their examples (resumable: its position is the number of examples read).
 func init() {
 	Extend("fuel.datasets", starlark.StringDict{
-		"TextFile":        NewBuiltin("TextFile", textFileBuiltin),
+		"TextFile": NewBuiltin("TextFile", textFileBuiltin),
 	})
 }
 
