@@ -10,17 +10,16 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-// fuel.datasets, iterable datasets:
+// fuel.datasets, datasets read in order (IterableDataset is in
+// fuel_streams.go):
 //
-//	IterableDataset(iterables, sources=None, axis_labels=None)
-//	    iterables: a dict of source name -> list of examples (arrays or nested lists, whose
-//	    shapes may differ), or one list (source "data")
 //	TextFile(files, dictionary, bos_token="<S>", eos_token="</S>", unk_token="<UNK>",
 //	         level="word", preprocess=None)
 //	    the lines of the files as sentences of token ids (source "features", int64); a token
 //	    may be None; preprocess is a function str -> str applied to each line
-//	Both have sources, num_examples (None when unknown), axis_labels and get_example_stream(),
-//	a stream of their examples (resumable: its position is the number of examples read).
+//	It has sources, num_examples (None: unknown), axis_labels and get_example_stream(), a
+//	stream of its examples (resumable: its position is the number of examples read), which
+//	DataStream(text_file) also gives.
 func init() {
 	Extend("fuel.datasets", starlark.StringDict{
 		"TextFile": NewBuiltin("TextFile", textFileBuiltin),
@@ -91,53 +90,6 @@ func examplesOf(thread *starlark.Thread, what string, v starlark.Value) ([]*nd.A
 		out = append(out, a)
 	}
 	return out, nil
-}
-
-func iterableDatasetBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var iterables starlark.Value
-	var sources, labels starlark.Value = starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "iterables", &iterables, "sources?", &sources, "axis_labels?", &labels); err != nil {
-		return nil, err
-	}
-	var srcs []datasets.IterableSource
-	if d, ok := iterables.(*starlark.Dict); ok {
-		for _, kv := range d.Items() {
-			name, ok := starlark.AsString(kv[0])
-			if !ok {
-				return nil, fmt.Errorf("IterableDataset: source names must be strings, got %s", kv[0].Type())
-			}
-			ex, err := examplesOf(thread, "IterableDataset: source "+name, kv[1])
-			if err != nil {
-				return nil, err
-			}
-			srcs = append(srcs, datasets.IterableSource{Name: name, Examples: ex})
-		}
-	} else {
-		ex, err := examplesOf(thread, "IterableDataset", iterables)
-		if err != nil {
-			return nil, err
-		}
-		srcs = append(srcs, datasets.IterableSource{Name: "data", Examples: ex})
-	}
-	srcNames, err := stringList("IterableDataset: sources", sources)
-	if err != nil {
-		return nil, err
-	}
-	var axisLabels map[string][]string
-	if d, ok := labels.(*starlark.Dict); ok {
-		axisLabels = map[string][]string{}
-		for _, kv := range d.Items() {
-			k, _ := starlark.AsString(kv[0])
-			if axisLabels[k], err = stringList("IterableDataset: axis_labels", kv[1]); err != nil {
-				return nil, err
-			}
-		}
-	}
-	ds, err := datasets.NewIterableDataset(srcs, srcNames, axisLabels)
-	if err != nil {
-		return nil, err
-	}
-	return &IterableDatasetValue{D: ds, name: "IterableDataset"}, nil
 }
 
 func textFileBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
