@@ -37,6 +37,10 @@ type GradientDescentConfig struct {
 	// OnUnusedSources is "raise" (the default when empty), "warn" or
 	// "ignore".
 	OnUnusedSources string
+	// ParameterName names parameters in the names of their algorithm
+	// buffers (see GradientDescent.Buffers); nil means the variable's
+	// name. Give bricks.ParameterPath for Blocks' hierarchical names.
+	ParameterName func(*core.Variable) string
 }
 
 // GradientDescent is Blocks' GradientDescent: for each batch, every
@@ -66,6 +70,7 @@ type GradientDescent struct {
 	// arguments); nil logs them with the standard log package.
 	Warn func(msg string)
 
+	buffers      []*core.Variable
 	updates      []core.Update
 	hooks        []outputHook
 	nOutputs     int
@@ -164,6 +169,7 @@ func NewGradientDescent(c GradientDescentConfig) (*GradientDescent, error) {
 	}
 	g.Steps = steps
 	g.StepRuleUpdates = ruleUpdates
+	g.buffers = nameBuffers(g.Parameters, ruleUpdates, c.ParameterName)
 	g.TotalStepNorm = l2Norm(steps, "total_step_norm")
 	for i, p := range g.Parameters {
 		if steps[i].NDim() != p.NDim() {
