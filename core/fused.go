@@ -68,7 +68,9 @@ func (o fusedOp) Run(out *nd.Array, in []*nd.Array) {
 	o.k.Run(parts, in)
 }
 
-func (o fusedOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return make([]*Variable, len(in)) }
+func (o fusedOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return make([]*Variable, len(in))
+}
 
 func partData(d any, p, n int) any {
 	switch x := d.(type) {

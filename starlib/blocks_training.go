@@ -8,6 +8,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/extensions"
@@ -128,7 +129,7 @@ func gradientDescent(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		"gradients?", &grads, "known_grads?", &known, "consider_constant?", &constant, "on_unused_sources?", &onUnused); err != nil {
 		return nil, err
 	}
-	cfg := algorithms.GradientDescentConfig{Cost: cost.V, OnUnusedSources: onUnused}
+	cfg := algorithms.GradientDescentConfig{Cost: cost.V, OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath}
 	var err error
 	if params != starlark.None {
 		if cfg.Parameters, err = variablesOf(thread, "GradientDescent: parameters", params); err != nil {
@@ -173,22 +174,55 @@ func gradientDescent(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		return nil, err
 	}
 	gd.Warn = func(msg string) { thread.Print(thread, "WARNING: "+msg) }
-	return &Algorithm{GD: gd}, nil
+	var ruleValue starlark.Value = rule
+	if rule == starlark.None {
+		ruleValue = &StepRule{R: gd.StepRule, name: "Scale", attrs: map[string]*core.Variable{"learning_rate": gd.StepRule.(*algorithms.Scale).LearningRate}}
+	}
+	return &Algorithm{GD: gd, UA: &gd.UpdatesAlgorithm, rule: ruleValue}, nil
 }
 
-// Algorithm is a training algorithm as a Starlark value.
-type Algorithm struct{ GD *algorithms.GradientDescent }
+// Algorithm is a training algorithm as a Starlark value: a
+// GradientDescent (GD and UA set) or an UpdatesAlgorithm (UA only).
+type Algorithm struct {
+	GD *algorithms.GradientDescent
+	UA *algorithms.UpdatesAlgorithm
 
-func (a *Algorithm) String() string        { return "<GradientDescent>" }
-func (a *Algorithm) Type() string          { return "GradientDescent" }
+	rule starlark.Value
+}
+
+// Algorithm is the value the main loop runs.
+func (a *Algorithm) Algorithm() mainloop.Algorithm {
+	if a.GD != nil {
+		return a.GD
+	}
+	return a.UA
+}
+
+func (a *Algorithm) String() string { return "<" + a.Type() + ">" }
+func (a *Algorithm) Type() string {
+	if a.GD == nil {
+		return "UpdatesAlgorithm"
+	}
+	return "GradientDescent"
+}
 func (a *Algorithm) Freeze()               {}
 func (a *Algorithm) Truth() starlark.Bool  { return true }
 func (a *Algorithm) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: algorithm") }
 func (a *Algorithm) AttrNames() []string {
-	return []string{"add_updates", "cost", "gradients", "parameters", "steps", "total_gradient_norm", "total_step_norm"}
+	if a.GD == nil {
+		return []string{"add_updates"}
+	}
+	return []string{"add_updates", "buffers", "cost", "gradients", "parameters", "step_rule", "steps", "total_gradient_norm", "total_step_norm"}
 }
 func (a *Algorithm) Attr(name string) (starlark.Value, error) {
+	if a.GD == nil && name != "add_updates" {
+		return nil, nil
+	}
 	switch name {
+	case "buffers":
+		return variableList(nil, a.GD.Buffers()), nil
+	case "step_rule":
+		return a.rule, nil
 	case "cost":
 		return &Variable{V: a.GD.Cost}, nil
 	case "parameters":
@@ -211,7 +245,7 @@ func (a *Algorithm) Attr(name string) (starlark.Value, error) {
 			if err != nil {
 				return nil, fmt.Errorf("add_updates: %v", err)
 			}
-			return starlark.None, a.GD.AddUpdates(us)
+			return starlark.None, a.UA.AddUpdates(us)
 		}).BindReceiver(a), nil
 	}
 	return nil, nil
@@ -406,7 +440,7 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 			es = append(es, e.E)
 		}
 	}
-	ml := mainloop.New(alg.GD, stream.S, nil, mainloop.NewTrainingLog(), es)
+	ml := mainloop.New(alg.Algorithm(), stream.S, nil, mainloop.NewTrainingLog(), es)
 	ml.Messages = &printWriter{thread: thread}
 	return &MainLoop{M: ml}, nil
 }

@@ -544,3 +544,30 @@ func TestBuffersNamedAndEnumerated(t *testing.T) {
 		t.Errorf("buffers %s", got)
 	}
 }
+
+func TestUpdatesAlgorithm(t *testing.T) {
+	x := core.NewInput("x", nd.Float64, 1)
+	acc := core.NewShared(vec(0), "acc")
+	ua, err := NewUpdatesAlgorithm([]core.Update{{Shared: acc, Value: core.Add(acc, core.SumAll(x))}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ua.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := ua.ProcessBatch(map[string]*nd.Array{"x": vec(1, 2)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := acc.Value().Flat(0); got != 9 {
+		t.Errorf("acc = %v, want 9", got)
+	}
+	err = ua.ProcessBatch(map[string]*nd.Array{"x": vec(1), "y": vec(2)})
+	if err == nil || !strings.Contains(err.Error(), "UpdatesAlgorithm") {
+		t.Errorf("unused source: %v", err)
+	}
+	if _, err := NewUpdatesAlgorithm(nil, "shout"); err == nil {
+		t.Error("bad on_unused_sources accepted")
+	}
+}

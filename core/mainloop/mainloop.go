@@ -305,11 +305,25 @@ func (m *MainLoop) runIteration() (bool, error) {
 func (m *MainLoop) runExtensions(cb Callback, batch Batch) error {
 	for _, ext := range m.Extensions {
 		if err := Dispatch(ext, cb, batch, nil); err != nil {
-			return err
+			return &ExtensionError{Extension: ExtensionName(ext), Callback: cb, Err: err}
 		}
 	}
 	return nil
 }
+
+// ExtensionError is an error raised by an extension's callback: it names
+// the extension and the callback.
+type ExtensionError struct {
+	Extension string
+	Callback  Callback
+	Err       error
+}
+
+func (e *ExtensionError) Error() string {
+	return fmt.Sprintf("extension %s failed in %s: %v", e.Extension, e.Callback, e.Err)
+}
+
+func (e *ExtensionError) Unwrap() error { return e.Err }
 
 // checkFinishTraining returns errTrainingFinish when training should end
 // here: on a finish request or a batch interrupt, and at the end of an
