@@ -368,7 +368,10 @@ func extensionBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		if err := starlark.UnpackArgs(name, args, rest); err != nil {
 			return nil, err
 		}
-		ext = extensions.NewProgressBar(out)
+		w, terminal := progressOut(thread)
+		pb := extensions.NewProgressBar(w)
+		pb.Terminal = &terminal
+		ext = pb
 	case "DataStreamMonitoring", "TrainingDataMonitoring":
 		var vars, updates, prefix, suffix starlark.Value = nil, starlark.None, starlark.None, starlark.None
 		var stream *Stream
@@ -531,7 +534,7 @@ func (l *Log) AttrNames() []string   { return []string{"current_row", "previous_
 func (l *Log) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "current_row":
-		return rowDict(l.L.CurrentRow()), nil
+		return &LogRow{R: l.L.CurrentRow()}, nil
 	case "previous_row":
 		r, err := l.L.PreviousRow()
 		if err != nil {
@@ -550,11 +553,11 @@ func (l *Log) Get(k starlark.Value) (starlark.Value, bool, error) {
 	if err := starlark.AsInt(k, &i); err != nil {
 		return nil, false, fmt.Errorf("log index must be an iteration number, got %s", k.Type())
 	}
-	r, ok := l.L.Lookup(i)
-	if !ok {
-		return starlark.NewDict(0), true, nil
+	if i < 0 {
+		return nil, false, fmt.Errorf("log index must be a non-negative iteration number, got %d", i)
 	}
-	return rowDict(r), true, nil
+	r, _ := l.L.Row(i) // Blocks' defaultdict: asking makes the row
+	return &LogRow{R: r}, true, nil
 }
 
 func rowDict(r mainloop.Row) *starlark.Dict {
