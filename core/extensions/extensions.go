@@ -286,4 +286,3 @@ func (t *Timing) do(c Call) error {
 type EpochLengther interface {
 	BatchesPerEpoch() (int, bool)
 }
-

@@ -271,7 +271,9 @@ func NewFinishIfNoImprovementAfter(notificationName string, iterations, epochs i
 	return f, nil
 }
 
-func (f *FinishIfNoImprovementAfter) stateKey() string { return "_" + f.PatienceLogRecord + "_last_best" }
+func (f *FinishIfNoImprovementAfter) stateKey() string {
+	return "_" + f.PatienceLogRecord + "_last_best"
+}
 
 func (f *FinishIfNoImprovementAfter) do(c Call) error {
 	log := c.MainLoop.Log
