@@ -287,7 +287,7 @@ func (f *FinishIfNoImprovementAfter) do(c Call) error {
 	if !ok {
 		return nil
 	}
-	last, ok := v.([]int)
+	last, ok := intsOf(v)
 	if !ok || len(last) != 2 {
 		return fmt.Errorf("FinishIfNoImprovementAfter: status %s is %v, want [iteration, epoch]", f.stateKey(), v)
 	}
@@ -425,4 +425,30 @@ func (s *SharedVariableModifier) do(c Call) error {
 		return fmt.Errorf("SharedVariableModifier(%s): %w", s.Parameter.Name, err)
 	}
 	return nil
+}
+
+// intsOf reads a list of integers kept in the status, as the main loop
+// keeps it ([]int) or as a log reader gives it back (an array, []any).
+func intsOf(v any) ([]int, bool) {
+	switch x := v.(type) {
+	case []int:
+		return x, true
+	case *nd.Array:
+		out := make([]int, x.Size())
+		for i := range out {
+			out[i] = int(x.Flat(i))
+		}
+		return out, true
+	case []any:
+		out := make([]int, len(x))
+		for i, e := range x {
+			f, ok := LogNumber(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = int(f)
+		}
+		return out, true
+	}
+	return nil, false
 }
