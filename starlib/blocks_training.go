@@ -445,6 +445,7 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	ml := mainloop.New(alg.Algorithm(), stream.S, nil, mainloop.NewTrainingLog(), es)
 	ml.Messages = &printWriter{thread: thread}
+	observeMainLoop(thread, ml)
 	return &MainLoop{M: ml}, nil
 }
 
@@ -571,4 +572,19 @@ func rowDict(r mainloop.Row) *starlark.Dict {
 		d.SetKey(starlark.String(k), goValue(r[k]))
 	}
 	return d
+}
+
+const mainLoopObserverKey = "blocks.mainLoopObserver"
+
+// SetMainLoopObserver makes every MainLoop a script on thread creates be
+// passed to observe, right after it is made (blocks-repl run --log uses it
+// to find the logs to write and to attach a log backend).
+func SetMainLoopObserver(thread *starlark.Thread, observe func(*mainloop.MainLoop)) {
+	thread.SetLocal(mainLoopObserverKey, observe)
+}
+
+func observeMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) {
+	if f, ok := thread.Local(mainLoopObserverKey).(func(*mainloop.MainLoop)); ok && f != nil {
+		f(m)
+	}
 }

@@ -43,6 +43,10 @@ run:
                      VALUE is a Starlark literal (0.05, 200, True, "adam",
                      [200, 100]); other text is taken as a string. Repeatable.
                      Setting a name the script never reads is an error.
+  --log FILE         write the training log of the script's main loop to FILE:
+                     JSON lines (.jsonl, .json), CSV (.csv) or an SQLite log
+                     database (.sqlite, .db; written as training goes, every
+                     main loop of the script, resumed runs chained).
 
 The script's print() goes to stdout; errors, with the Starlark backtrace,
 to stderr. Exit status: 0 on success, 1 when the script fails, 2 for a
@@ -172,6 +176,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(sets, "set", "override a setting: NAME=VALUE")
+	logPath := fs.String("log", "", "write the training log to FILE (.jsonl, .csv or .sqlite)")
 	usageError := func(err error) int {
 		fmt.Fprintf(stderr, "blocks-repl run: %v\n\n%s", err, usageText())
 		return 2
@@ -197,11 +202,11 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	_, err = starlib.ExecFile(script, src, starlib.Options{
+	err = execWithLog(script, src, starlib.Options{
 		Overrides: sets,
 		Stdout:    stdout,
 		Context:   ctx,
-	})
+	}, *logPath, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1

@@ -34,6 +34,8 @@ import (
 )
 
 const schema = `
+PRAGMA journal_mode = WAL;
+PRAGMA synchronous = NORMAL;
 CREATE TABLE IF NOT EXISTS entries (uuid TEXT NOT NULL, time INTEGER NOT NULL, "key" TEXT NOT NULL, value,
     PRIMARY KEY (uuid, time, "key"));
 CREATE TABLE IF NOT EXISTS status (uuid TEXT NOT NULL, "key" TEXT NOT NULL, value,
