@@ -91,3 +91,36 @@ func TestRunLog(t *testing.T) {
 		}
 	}
 }
+
+func TestPlotCommand(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.star")
+	if err := os.WriteFile(script, []byte(logScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"run", "--log", filepath.Join(dir, "log.jsonl"), script}, nil, &out, &errb); code != 0 {
+		t.Fatalf("run: %s", errb.String())
+	}
+	for _, args := range [][]string{
+		{"plot", filepath.Join(dir, "log.jsonl"), "--channels", "train_cost", "--out", filepath.Join(dir, "a.png")},
+		{"plot", "--x", "epochs", "--out", filepath.Join(dir, "b.svg"), filepath.Join(dir, "log.jsonl")},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := Main(args, nil, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.png")); !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Error("a.png is not a PNG")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "b.svg")); !bytes.Contains(b, []byte("<svg")) {
+		t.Error("b.svg is not an SVG")
+	}
+	errb.Reset()
+	if code := Main([]string{"plot", filepath.Join(dir, "log.jsonl"), "--channels", "nope"}, nil, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), `no numeric record "nope" (it has: train_cost, train_total_gradient_norm)`) {
+		t.Errorf("unknown channel: exit %d, %s", code, errb.String())
+	}
+}
