@@ -25,8 +25,12 @@ import (
 //	                consider_constant=None, on_unused_sources="raise")
 //	    one training step per batch: param <- param - step; has total_gradient_norm,
 //	    total_step_norm, add_updates(updates), parameters, gradients
+//	    buffers (the step rule's ALGORITHM_BUFFER variables, named "<parameter path>_<buffer>"),
+//	    step_rule
 //	Scale(learning_rate=1.0)          step = learning_rate * gradient (learning_rate is a shared variable)
 //	CompositeRule(components)         applies step rules in turn
+//	(BasicMomentum, Momentum, AdaDelta, BasicRMSProp, RMSProp, AdaGrad, Adam, StepClipping,
+//	VariableClipping, RemoveNotFinite, Restrict, UpdatesAlgorithm: blocks_algorithms.go)
 //
 // blocks.extensions (every extension takes Blocks' trigger keywords: before_training,
 // before_first_epoch, before_epoch, before_batch, after_batch, after_epoch, after_training,
@@ -36,7 +40,9 @@ import (
 //	FinishAfter(after_n_epochs=None, after_n_batches=None)
 //	Printing()                        prints the log (before the first epoch, after each epoch, at the end)
 //	Timing(prefix="")                 time_train_this_batch, time_read_data_this_epoch, ...
-//	ProgressBar()
+//	ProgressBar()                     a live bar on a terminal (stderr), plain lines otherwise
+//	(SimpleExtension, Timestamp, CompositeExtension and the training, stopping, predicates
+//	and plot modules: blocks_extensions.go, blocks_extensions_plot.go)
 //
 // blocks.extensions.monitoring:
 //
