@@ -3,6 +3,9 @@ package starlib
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"sort"
 
 	"go.starlark.net/starlark"
@@ -13,6 +16,7 @@ import (
 	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/core/sqlitelog"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -54,7 +58,9 @@ import (
 //
 // blocks.main_loop:
 //
-//	MainLoop(algorithm, data_stream, model=None, log=None, extensions=None)
+//	MainLoop(algorithm, data_stream, model=None, log=None, log_backend="python", extensions=None)
+//	    log_backend="sqlite" also stores the log, as training goes, in the SQLite database
+//	    BLOCKS_SQLITEDB (default ~/blocks_log.sqlite)
 //	    run() trains; log (current_row, status, log[i]), status, iterations_done, epochs_done.
 //	    The first Ctrl-C finishes the epoch, the second the batch.
 func init() {
@@ -428,9 +434,26 @@ func (e *Extension) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: e
 func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var alg *Algorithm
 	var stream *Stream
-	var model, log, exts starlark.Value = starlark.None, starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "algorithm", &alg, "data_stream", &stream, "model?", &model, "log?", &log, "extensions?", &exts); err != nil {
+	var model, log, exts, backend starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "algorithm", &alg, "data_stream", &stream, "model?", &model, "log?", &log,
+		"log_backend?", &backend, "extensions?", &exts); err != nil {
 		return nil, err
+	}
+	trainingLog := mainloop.NewTrainingLog()
+	switch l := log.(type) {
+	case starlark.NoneType:
+	case *Log:
+		trainingLog = l.L
+	default:
+		return nil, fmt.Errorf("MainLoop: log must be a TrainingLog, got %s", log.Type())
+	}
+	var logBackend mainloop.LogBackend
+	switch backend {
+	case starlark.None, starlark.String("python"):
+	case starlark.String("sqlite"):
+		logBackend = &sqlitelog.Lazy{Path: sqliteDatabase()}
+	default:
+		return nil, fmt.Errorf("MainLoop: log_backend must be \"python\" or \"sqlite\", got %s", backend)
 	}
 	var es []mainloop.Extension
 	if exts != starlark.None {
@@ -449,7 +472,8 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 			es = append(es, e.E)
 		}
 	}
-	ml := mainloop.New(alg.Algorithm(), stream.S, nil, mainloop.NewTrainingLog(), es)
+	ml := mainloop.New(alg.Algorithm(), stream.S, nil, trainingLog, es)
+	ml.LogBackend = logBackend
 	ml.Messages = &printWriter{thread: thread}
 	observeMainLoop(thread, ml)
 	return &MainLoop{M: ml}, nil
@@ -477,7 +501,13 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}
-			if err := m.M.Run(); err != nil {
+			err := m.M.Run()
+			if c, ok := m.M.LogBackend.(io.Closer); ok {
+				if cerr := c.Close(); err == nil && cerr != nil {
+					err = cerr
+				}
+			}
+			if err != nil {
 				return nil, err
 			}
 			return starlark.None, nil
@@ -593,4 +623,17 @@ func observeMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) {
 	if f, ok := thread.Local(mainLoopObserverKey).(func(*mainloop.MainLoop)); ok && f != nil {
 		f(m)
 	}
+}
+
+// sqliteDatabase is Blocks' sqlite_database setting: BLOCKS_SQLITEDB, else
+// ~/blocks_log.sqlite.
+func sqliteDatabase() string {
+	if p := os.Getenv("BLOCKS_SQLITEDB"); p != "" {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "blocks_log.sqlite"
+	}
+	return filepath.Join(home, "blocks_log.sqlite")
 }

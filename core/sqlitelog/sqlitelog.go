@@ -324,3 +324,33 @@ func (d *DB) Runs() ([]string, error) {
 	sort.Strings(out)
 	return out, rows.Err()
 }
+
+// Lazy is a log backend that opens the database at Path on its first
+// Sync; Close closes it until the next Sync (a main loop run again reopens
+// it).
+type Lazy struct {
+	Path string
+	db   *DB
+}
+
+// Sync opens the database when needed and stores the log.
+func (z *Lazy) Sync(l *mainloop.TrainingLog) error {
+	if z.db == nil {
+		db, err := Open(z.Path)
+		if err != nil {
+			return err
+		}
+		z.db = db
+	}
+	return z.db.Sync(l)
+}
+
+// Close closes the database if it is open.
+func (z *Lazy) Close() error {
+	if z.db == nil {
+		return nil
+	}
+	err := z.db.Close()
+	z.db = nil
+	return err
+}
