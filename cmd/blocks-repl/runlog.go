@@ -23,19 +23,14 @@ func execWithLog(script string, src []byte, opts starlib.Options, logPath string
 		return err
 	}
 	var loops []*mainloop.MainLoop
-	var db *sqlitelog.DB
 	ext := strings.ToLower(filepath.Ext(logPath))
+	sqlite := ext == ".sqlite" || ext == ".sqlite3" || ext == ".db"
 	if logPath != "" {
-		if ext == ".sqlite" || ext == ".sqlite3" || ext == ".db" {
-			if db, err = sqlitelog.Open(logPath); err != nil {
-				return err
-			}
-			defer db.Close()
-		}
 		starlib.SetMainLoopObserver(in.Thread, func(m *mainloop.MainLoop) {
 			loops = append(loops, m)
-			if db != nil {
-				m.LogBackend = db
+			if sqlite {
+				// Opened at the first sync, closed when run() returns.
+				m.LogBackend = &sqlitelog.Lazy{Path: logPath}
 			}
 		})
 	}
@@ -43,7 +38,7 @@ func execWithLog(script string, src []byte, opts starlib.Options, logPath string
 	if err == nil {
 		err = in.CheckOverrides()
 	}
-	if logPath == "" || db != nil {
+	if logPath == "" || sqlite {
 		return err
 	}
 	if len(loops) == 0 {

@@ -124,3 +124,41 @@ func TestPlotCommand(t *testing.T) {
 		t.Errorf("unknown channel: exit %d, %s", code, errb.String())
 	}
 }
+
+// TestRunLogSQLiteTwoRuns: a script that runs its main loop twice (the
+// second run resumes) writes both runs, chained, to the database.
+func TestRunLogSQLiteTwoRuns(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.star")
+	src := logScript + `
+main_loop = MainLoop(algorithm = algorithm, data_stream = stream, log = main_loop.log,
+                     extensions = [FinishAfter(after_n_epochs = 4)])
+main_loop.run()
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"run", "--log", filepath.Join(dir, "log.db"), script}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	db, err := sqlitelog.Open(filepath.Join(dir, "log.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if runs, _ := db.Runs(); len(runs) != 2 {
+		t.Fatalf("runs %v", runs)
+	}
+	last, err := latestRun(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := db.Load(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Status.ResumedFrom == "" || l.Status.IterationsDone != 8 || len(l.Iterations()) < 6 {
+		t.Errorf("resumed run: from %q, rows %v", l.Status.ResumedFrom, l.Iterations())
+	}
+}
