@@ -3,15 +3,20 @@ package starlib
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"sort"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/core/sqlitelog"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -24,8 +29,12 @@ import (
 //	                consider_constant=None, on_unused_sources="raise")
 //	    one training step per batch: param <- param - step; has total_gradient_norm,
 //	    total_step_norm, add_updates(updates), parameters, gradients
+//	    buffers (the step rule's ALGORITHM_BUFFER variables, named "<parameter path>_<buffer>"),
+//	    step_rule
 //	Scale(learning_rate=1.0)          step = learning_rate * gradient (learning_rate is a shared variable)
 //	CompositeRule(components)         applies step rules in turn
+//	(BasicMomentum, Momentum, AdaDelta, BasicRMSProp, RMSProp, AdaGrad, Adam, StepClipping,
+//	VariableClipping, RemoveNotFinite, Restrict, UpdatesAlgorithm: blocks_algorithms.go)
 //
 // blocks.extensions (every extension takes Blocks' trigger keywords: before_training,
 // before_first_epoch, before_epoch, before_batch, after_batch, after_epoch, after_training,
@@ -35,7 +44,9 @@ import (
 //	FinishAfter(after_n_epochs=None, after_n_batches=None)
 //	Printing()                        prints the log (before the first epoch, after each epoch, at the end)
 //	Timing(prefix="")                 time_train_this_batch, time_read_data_this_epoch, ...
-//	ProgressBar()
+//	ProgressBar()                     a live bar on a terminal (stderr), plain lines otherwise
+//	(SimpleExtension, Timestamp, CompositeExtension and the training, stopping, predicates
+//	and plot modules: blocks_extensions.go, blocks_extensions_plot.go)
 //
 // blocks.extensions.monitoring:
 //
@@ -47,7 +58,9 @@ import (
 //
 // blocks.main_loop:
 //
-//	MainLoop(algorithm, data_stream, model=None, log=None, extensions=None)
+//	MainLoop(algorithm, data_stream, model=None, log=None, log_backend="python", extensions=None)
+//	    log_backend="sqlite" also stores the log, as training goes, in the SQLite database
+//	    BLOCKS_SQLITEDB (default ~/blocks_log.sqlite)
 //	    run() trains; log (current_row, status, log[i]), status, iterations_done, epochs_done.
 //	    The first Ctrl-C finishes the epoch, the second the batch.
 func init() {
@@ -128,7 +141,7 @@ func gradientDescent(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		"gradients?", &grads, "known_grads?", &known, "consider_constant?", &constant, "on_unused_sources?", &onUnused); err != nil {
 		return nil, err
 	}
-	cfg := algorithms.GradientDescentConfig{Cost: cost.V, OnUnusedSources: onUnused}
+	cfg := algorithms.GradientDescentConfig{Cost: cost.V, OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath}
 	var err error
 	if params != starlark.None {
 		if cfg.Parameters, err = variablesOf(thread, "GradientDescent: parameters", params); err != nil {
@@ -173,22 +186,55 @@ func gradientDescent(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		return nil, err
 	}
 	gd.Warn = func(msg string) { thread.Print(thread, "WARNING: "+msg) }
-	return &Algorithm{GD: gd}, nil
+	var ruleValue starlark.Value = rule
+	if rule == starlark.None {
+		ruleValue = &StepRule{R: gd.StepRule, name: "Scale", attrs: map[string]*core.Variable{"learning_rate": gd.StepRule.(*algorithms.Scale).LearningRate}}
+	}
+	return &Algorithm{GD: gd, UA: &gd.UpdatesAlgorithm, rule: ruleValue}, nil
 }
 
-// Algorithm is a training algorithm as a Starlark value.
-type Algorithm struct{ GD *algorithms.GradientDescent }
+// Algorithm is a training algorithm as a Starlark value: a
+// GradientDescent (GD and UA set) or an UpdatesAlgorithm (UA only).
+type Algorithm struct {
+	GD *algorithms.GradientDescent
+	UA *algorithms.UpdatesAlgorithm
 
-func (a *Algorithm) String() string        { return "<GradientDescent>" }
-func (a *Algorithm) Type() string          { return "GradientDescent" }
+	rule starlark.Value
+}
+
+// Algorithm is the value the main loop runs.
+func (a *Algorithm) Algorithm() mainloop.Algorithm {
+	if a.GD != nil {
+		return a.GD
+	}
+	return a.UA
+}
+
+func (a *Algorithm) String() string { return "<" + a.Type() + ">" }
+func (a *Algorithm) Type() string {
+	if a.GD == nil {
+		return "UpdatesAlgorithm"
+	}
+	return "GradientDescent"
+}
 func (a *Algorithm) Freeze()               {}
 func (a *Algorithm) Truth() starlark.Bool  { return true }
 func (a *Algorithm) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: algorithm") }
 func (a *Algorithm) AttrNames() []string {
-	return []string{"add_updates", "cost", "gradients", "parameters", "steps", "total_gradient_norm", "total_step_norm"}
+	if a.GD == nil {
+		return []string{"add_updates"}
+	}
+	return []string{"add_updates", "buffers", "cost", "gradients", "parameters", "step_rule", "steps", "total_gradient_norm", "total_step_norm"}
 }
 func (a *Algorithm) Attr(name string) (starlark.Value, error) {
+	if a.GD == nil && name != "add_updates" {
+		return nil, nil
+	}
 	switch name {
+	case "buffers":
+		return variableList(nil, a.GD.Buffers()), nil
+	case "step_rule":
+		return a.rule, nil
 	case "cost":
 		return &Variable{V: a.GD.Cost}, nil
 	case "parameters":
@@ -211,7 +257,7 @@ func (a *Algorithm) Attr(name string) (starlark.Value, error) {
 			if err != nil {
 				return nil, fmt.Errorf("add_updates: %v", err)
 			}
-			return starlark.None, a.GD.AddUpdates(us)
+			return starlark.None, a.UA.AddUpdates(us)
 		}).BindReceiver(a), nil
 	}
 	return nil, nil
@@ -334,7 +380,10 @@ func extensionBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		if err := starlark.UnpackArgs(name, args, rest); err != nil {
 			return nil, err
 		}
-		ext = extensions.NewProgressBar(out)
+		w, terminal := progressOut(thread)
+		pb := extensions.NewProgressBar(w)
+		pb.Terminal = &terminal
+		ext = pb
 	case "DataStreamMonitoring", "TrainingDataMonitoring":
 		var vars, updates, prefix, suffix starlark.Value = nil, starlark.None, starlark.None, starlark.None
 		var stream *Stream
@@ -385,9 +434,26 @@ func (e *Extension) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: e
 func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var alg *Algorithm
 	var stream *Stream
-	var model, log, exts starlark.Value = starlark.None, starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "algorithm", &alg, "data_stream", &stream, "model?", &model, "log?", &log, "extensions?", &exts); err != nil {
+	var model, log, exts, backend starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "algorithm", &alg, "data_stream", &stream, "model?", &model, "log?", &log,
+		"log_backend?", &backend, "extensions?", &exts); err != nil {
 		return nil, err
+	}
+	trainingLog := mainloop.NewTrainingLog()
+	switch l := log.(type) {
+	case starlark.NoneType:
+	case *Log:
+		trainingLog = l.L
+	default:
+		return nil, fmt.Errorf("MainLoop: log must be a TrainingLog, got %s", log.Type())
+	}
+	var logBackend mainloop.LogBackend
+	switch backend {
+	case starlark.None, starlark.String("python"):
+	case starlark.String("sqlite"):
+		logBackend = &sqlitelog.Lazy{Path: sqliteDatabase()}
+	default:
+		return nil, fmt.Errorf("MainLoop: log_backend must be \"python\" or \"sqlite\", got %s", backend)
 	}
 	var es []mainloop.Extension
 	if exts != starlark.None {
@@ -406,9 +472,11 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 			es = append(es, e.E)
 		}
 	}
-	ml := mainloop.New(alg.GD, stream.S, nil, mainloop.NewTrainingLog(), es)
+	ml := mainloop.New(alg.Algorithm(), stream.S, nil, trainingLog, es)
+	ml.LogBackend = logBackend
 	ml.Messages = &printWriter{thread: thread}
 	RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
+	observeMainLoop(thread, ml)
 	return &MainLoop{M: ml}, nil
 }
 
@@ -434,7 +502,13 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}
-			if err := runMainLoop(thread, m.M); err != nil {
+			err := runMainLoop(thread, m.M)
+			if c, ok := m.M.LogBackend.(io.Closer); ok {
+				if cerr := c.Close(); err == nil && cerr != nil {
+					err = cerr
+				}
+			}
+			if err != nil {
 				return nil, err
 			}
 			return starlark.None, nil
@@ -498,7 +572,7 @@ func (l *Log) AttrNames() []string   { return []string{"current_row", "previous_
 func (l *Log) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "current_row":
-		return rowDict(l.L.CurrentRow()), nil
+		return &LogRow{R: l.L.CurrentRow()}, nil
 	case "previous_row":
 		r, err := l.L.PreviousRow()
 		if err != nil {
@@ -517,11 +591,11 @@ func (l *Log) Get(k starlark.Value) (starlark.Value, bool, error) {
 	if err := starlark.AsInt(k, &i); err != nil {
 		return nil, false, fmt.Errorf("log index must be an iteration number, got %s", k.Type())
 	}
-	r, ok := l.L.Lookup(i)
-	if !ok {
-		return starlark.NewDict(0), true, nil
+	if i < 0 {
+		return nil, false, fmt.Errorf("log index must be a non-negative iteration number, got %d", i)
 	}
-	return rowDict(r), true, nil
+	r, _ := l.L.Row(i) // Blocks' defaultdict: asking makes the row
+	return &LogRow{R: r}, true, nil
 }
 
 func rowDict(r mainloop.Row) *starlark.Dict {
@@ -535,4 +609,32 @@ func rowDict(r mainloop.Row) *starlark.Dict {
 		d.SetKey(starlark.String(k), goValue(r[k]))
 	}
 	return d
+}
+
+const mainLoopObserverKey = "blocks.mainLoopObserver"
+
+// SetMainLoopObserver makes every MainLoop a script on thread creates be
+// passed to observe, right after it is made (blocks-repl run --log uses it
+// to find the logs to write and to attach a log backend).
+func SetMainLoopObserver(thread *starlark.Thread, observe func(*mainloop.MainLoop)) {
+	thread.SetLocal(mainLoopObserverKey, observe)
+}
+
+func observeMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) {
+	if f, ok := thread.Local(mainLoopObserverKey).(func(*mainloop.MainLoop)); ok && f != nil {
+		f(m)
+	}
+}
+
+// sqliteDatabase is Blocks' sqlite_database setting: BLOCKS_SQLITEDB, else
+// ~/blocks_log.sqlite.
+func sqliteDatabase() string {
+	if p := os.Getenv("BLOCKS_SQLITEDB"); p != "" {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "blocks_log.sqlite"
+	}
+	return filepath.Join(home, "blocks_log.sqlite")
 }

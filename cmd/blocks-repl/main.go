@@ -47,6 +47,10 @@ run:
   --print-config     print the tunables the script declares with
                      cfg = config(name=default, ...), as resolved with the
                      --set overrides, and stop there.
+  --log FILE         write the training log of the script's main loop to FILE:
+                     JSON lines (.jsonl, .json), CSV (.csv) or an SQLite log
+                     database (.sqlite, .db; written as training goes, every
+                     main loop of the script, resumed runs chained).
 
 The script's print() goes to stdout; errors, with the Starlark backtrace,
 to stderr. Exit status: 0 on success, 1 when the script fails, 2 for a
@@ -184,6 +188,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	fs.Var(sets, "set", "override a setting: NAME=VALUE")
 	printConfig := fs.Bool("print-config", false, "print the resolved config(...) and stop")
+	logPath := fs.String("log", "", "write the training log to FILE (.jsonl, .csv or .sqlite)")
 	usageError := func(err error) int {
 		fmt.Fprintf(stderr, "blocks-repl run: %v\n\n%s", err, usageText())
 		return 2
@@ -210,12 +215,12 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig}
-	_, err = starlib.ExecFile(script, src, starlib.Options{
+	err = execWithLog(script, src, starlib.Options{
 		Overrides:  sets,
 		Stdout:     stdout,
 		Context:    ctx,
 		Checkpoint: ck,
-	})
+	}, *logPath, stderr)
 	if *printConfig {
 		return printConfigResult(ck, err, stderr)
 	}

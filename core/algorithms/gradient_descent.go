@@ -37,6 +37,10 @@ type GradientDescentConfig struct {
 	// OnUnusedSources is "raise" (the default when empty), "warn" or
 	// "ignore".
 	OnUnusedSources string
+	// ParameterName names parameters in the names of their algorithm
+	// buffers (see GradientDescent.Buffers); nil means the variable's
+	// name. Give bricks.ParameterPath for Blocks' hierarchical names.
+	ParameterName func(*core.Variable) string
 }
 
 // GradientDescent is Blocks' GradientDescent: for each batch, every
@@ -60,12 +64,24 @@ type GradientDescent struct {
 	// gradients and all steps together (named "total_gradient_norm" and
 	// "total_step_norm"); monitor them like any variable.
 	TotalGradientNorm, TotalStepNorm *core.Variable
+
+	UpdatesAlgorithm
+	buffers []*core.Variable
+}
+
+// UpdatesAlgorithm is Blocks' UpdatesAlgorithm: with every batch it
+// applies updates (shared variable ← expression), computed from the
+// values before the batch. GradientDescent is one with the parameter and
+// step-rule updates.
+type UpdatesAlgorithm struct {
 	// OnUnusedSources is "raise", "warn" or "ignore".
 	OnUnusedSources string
 	// Warn receives warnings (unused sources under "warn", ignored
 	// arguments); nil logs them with the standard log package.
 	Warn func(msg string)
 
+	name         string           // for messages
+	roots        []*core.Variable // extra roots whose inputs the function takes (the cost)
 	updates      []core.Update
 	hooks        []outputHook
 	nOutputs     int
@@ -76,6 +92,23 @@ type GradientDescent struct {
 	pendingWarns []string
 }
 
+// NewUpdatesAlgorithm returns Blocks' UpdatesAlgorithm(updates,
+// on_unused_sources); onUnusedSources "" is "raise".
+func NewUpdatesAlgorithm(updates []core.Update, onUnusedSources string) (*UpdatesAlgorithm, error) {
+	if onUnusedSources == "" {
+		onUnusedSources = UnusedSourcesRaise
+	}
+	if err := checkUnusedSourcesPolicy(onUnusedSources); err != nil {
+		return nil, err
+	}
+	for i, u := range updates {
+		if u.Shared == nil || u.Value == nil || !u.Shared.IsShared() {
+			return nil, fmt.Errorf("UpdatesAlgorithm: update %d must set a shared variable to an expression", i)
+		}
+	}
+	return &UpdatesAlgorithm{name: "UpdatesAlgorithm", OnUnusedSources: onUnusedSources, updates: slices.Clone(updates)}, nil
+}
+
 type outputHook struct {
 	outputs []*core.Variable
 	receive func([]*nd.Array) error
@@ -84,7 +117,9 @@ type outputHook struct {
 // NewGradientDescent builds the gradients, the steps and the updates (as
 // Blocks' constructor does); Initialize compiles them.
 func NewGradientDescent(c GradientDescentConfig) (*GradientDescent, error) {
-	g := &GradientDescent{Cost: c.Cost, OnUnusedSources: c.OnUnusedSources}
+	g := &GradientDescent{Cost: c.Cost}
+	g.name = "GradientDescent"
+	g.OnUnusedSources = c.OnUnusedSources
 	if g.OnUnusedSources == "" {
 		g.OnUnusedSources = UnusedSourcesRaise
 	}
@@ -164,6 +199,7 @@ func NewGradientDescent(c GradientDescentConfig) (*GradientDescent, error) {
 	}
 	g.Steps = steps
 	g.StepRuleUpdates = ruleUpdates
+	g.buffers = nameBuffers(g.Parameters, ruleUpdates, c.ParameterName)
 	g.TotalStepNorm = l2Norm(steps, "total_step_norm")
 	for i, p := range g.Parameters {
 		if steps[i].NDim() != p.NDim() {
@@ -173,6 +209,9 @@ func NewGradientDescent(c GradientDescentConfig) (*GradientDescent, error) {
 	}
 	g.updates = append(g.updates, ruleUpdates...)
 	g.updates = append(g.updates, c.Updates...)
+	if c.Cost != nil {
+		g.roots = []*core.Variable{c.Cost}
+	}
 	return g, nil
 }
 
@@ -229,7 +268,7 @@ func l2Norm(vars []*core.Variable, name string) *core.Variable {
 	return n
 }
 
-func (g *GradientDescent) warn(msg string) {
+func (g *UpdatesAlgorithm) warn(msg string) {
 	if g.Warn != nil {
 		g.Warn(msg)
 		return
@@ -240,14 +279,14 @@ func (g *GradientDescent) warn(msg string) {
 // Updates are the updates made with every batch: the parameters' first,
 // then the step rule's, then those given in the configuration or added
 // with AddUpdates.
-func (g *GradientDescent) Updates() []core.Update { return slices.Clone(g.updates) }
+func (g *UpdatesAlgorithm) Updates() []core.Update { return slices.Clone(g.updates) }
 
 // AddUpdates adds updates made with every batch (Blocks' add_updates).
 // They see the values from before the batch, as the parameter updates do.
 // It is an error after Initialize.
-func (g *GradientDescent) AddUpdates(updates []core.Update) error {
+func (g *UpdatesAlgorithm) AddUpdates(updates []core.Update) error {
 	if g.fn != nil {
-		return fmt.Errorf("GradientDescent: add_updates after initialize would have no effect")
+		return fmt.Errorf("add_updates after initialize would have no effect")
 	}
 	g.updates = append(g.updates, updates...)
 	return nil
@@ -258,9 +297,9 @@ func (g *GradientDescent) AddUpdates(updates []core.Update) error {
 // training step), and to hand them to receive after each batch. Monitoring
 // of training data (TrainingDataMonitoring) uses it. It is an error after
 // Initialize.
-func (g *GradientDescent) AddOutputs(outputs []*core.Variable, receive func(values []*nd.Array) error) error {
+func (g *UpdatesAlgorithm) AddOutputs(outputs []*core.Variable, receive func(values []*nd.Array) error) error {
 	if g.fn != nil {
-		return fmt.Errorf("GradientDescent: outputs added after initialize would never be computed")
+		return fmt.Errorf("outputs added after initialize would never be computed")
 	}
 	g.hooks = append(g.hooks, outputHook{outputs: slices.Clone(outputs), receive: receive})
 	return nil
@@ -270,15 +309,13 @@ func (g *GradientDescent) AddOutputs(outputs []*core.Variable, receive func(valu
 // variables of the cost, the updates and the extra outputs, in the order of
 // core.Ancestors over them (the cost first); each is fed the batch source
 // of its name.
-func (g *GradientDescent) Initialize() error {
+func (g *UpdatesAlgorithm) Initialize() error {
 	for _, w := range g.pendingWarns {
 		g.warn(w)
 	}
 	g.pendingWarns = nil
-	var roots, outputs []*core.Variable
-	if g.Cost != nil {
-		roots = append(roots, g.Cost)
-	}
+	var outputs []*core.Variable
+	roots := slices.Clone(g.roots)
 	for _, u := range g.updates {
 		roots = append(roots, u.Value)
 	}
@@ -293,11 +330,11 @@ func (g *GradientDescent) Initialize() error {
 		}
 	}
 	if err := CheckInputNames(inputs); err != nil {
-		return fmt.Errorf("GradientDescent: %w", err)
+		return fmt.Errorf("%s: %w", g.name, err)
 	}
 	fn, err := core.Compile(inputs, outputs, g.updates)
 	if err != nil {
-		return fmt.Errorf("GradientDescent: compiling the training function: %w", err)
+		return fmt.Errorf("%s: compiling the training function: %w", g.name, err)
 	}
 	g.inputs = inputs
 	g.fn = fn
@@ -308,18 +345,18 @@ func (g *GradientDescent) Initialize() error {
 }
 
 // Inputs are the training function's input variables (after Initialize).
-func (g *GradientDescent) Inputs() []*core.Variable { return slices.Clone(g.inputs) }
+func (g *UpdatesAlgorithm) Inputs() []*core.Variable { return slices.Clone(g.inputs) }
 
 // Function is the compiled training function (nil before Initialize).
-func (g *GradientDescent) Function() *core.Function { return g.fn }
+func (g *UpdatesAlgorithm) Function() *core.Function { return g.fn }
 
 // ProcessBatch runs one training step on batch, whose sources are matched
 // to the input variables by name.
-func (g *GradientDescent) ProcessBatch(batch map[string]*nd.Array) error {
+func (g *UpdatesAlgorithm) ProcessBatch(batch map[string]*nd.Array) error {
 	if g.fn == nil {
-		return fmt.Errorf("GradientDescent: process_batch before initialize")
+		return fmt.Errorf("%s: process_batch before initialize", g.name)
 	}
-	args, err := MatchSources(g.inputs, batch, g.OnUnusedSources, "GradientDescent", g.args, g.warnUnused)
+	args, err := MatchSources(g.inputs, batch, g.OnUnusedSources, g.name, g.args, g.warnUnused)
 	if err != nil {
 		return err
 	}
@@ -341,7 +378,7 @@ func (g *GradientDescent) ProcessBatch(batch map[string]*nd.Array) error {
 	return nil
 }
 
-func (g *GradientDescent) warnUnusedOnce(msg string) {
+func (g *UpdatesAlgorithm) warnUnusedOnce(msg string) {
 	g.warnUnused = nil // Blocks warns once
 	g.warn(msg)
 }

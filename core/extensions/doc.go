@@ -1,7 +1,14 @@
 // Package extensions holds Blocks' main-loop extensions
 // (blocks/extensions): the SimpleExtension machinery with Blocks' triggers
-// and conditions, FinishAfter, Printing, Timing, ProgressBar, and the
-// monitoring extensions DataStreamMonitoring and TrainingDataMonitoring.
+// and conditions (AddCondition, OnLogRecord), FinishAfter, Printing, Timing,
+// Timestamp, ProgressBar, CompositeExtension, TrackTheBest,
+// FinishIfNoImprovementAfter, EarlyStopping, SharedVariableModifier, and
+// the monitoring extensions DataStreamMonitoring and
+// TrainingDataMonitoring.
+//
+// Extensions keep the state a resumed run needs in the log's status
+// (TrackTheBest's best_<record>, FinishIfNoImprovementAfter's
+// _<patience record>_last_best), so saving the log saves them.
 //
 // Triggers are passed by Blocks' keyword names, so a wrapper can hand its
 // keyword arguments through:

@@ -63,6 +63,10 @@ type MainLoop struct {
 	Messages io.Writer
 	// Profile accumulates timings.
 	Profile Profile
+	// LogBackend, when set, receives the log after every batch, after
+	// every epoch and when Run returns (Blocks' log_backend, e.g. an
+	// SQLite database); an error from it stops training.
+	LogBackend LogBackend
 
 	epochIterator fuel.EpochIterator
 
@@ -92,6 +96,22 @@ func New(algorithm Algorithm, dataStream fuel.Stream, model any, log *TrainingLo
 		log = NewTrainingLog()
 	}
 	return &MainLoop{Algorithm: algorithm, DataStream: dataStream, Model: model, Log: log, Extensions: extensions}
+}
+
+// LogBackend stores a training log as it grows.
+type LogBackend interface {
+	// Sync stores what changed in the log since the last call.
+	Sync(log *TrainingLog) error
+}
+
+func (m *MainLoop) syncLog() error {
+	if m.LogBackend == nil {
+		return nil
+	}
+	if err := m.LogBackend.Sync(m.Log); err != nil {
+		return fmt.Errorf("log backend: %w", err)
+	}
+	return nil
 }
 
 // Status is the log's status.
@@ -169,6 +189,9 @@ func (m *MainLoop) Run() error {
 		if Truthy(m.Log.CurrentRow()[RecordTrainingFinished]) {
 			_ = m.runExtensions(AfterTraining, nil)
 		}
+		if e2 := m.syncLog(); e2 != nil {
+			m.warn(e2.Error())
+		}
 		return err
 	}
 	m.restoreSignals()
@@ -176,9 +199,12 @@ func (m *MainLoop) Run() error {
 		m.Log.CurrentRow()[RecordTrainingFinished] = true
 	}
 	if Truthy(m.Log.CurrentRow()[RecordTrainingFinished]) {
-		return m.runExtensions(AfterTraining, nil)
+		if err := m.runExtensions(AfterTraining, nil); err != nil {
+			_ = m.syncLog()
+			return err
+		}
 	}
-	return nil
+	return m.syncLog()
 }
 
 func (m *MainLoop) run() (finished bool, err error) {
@@ -254,6 +280,9 @@ func (m *MainLoop) runEpoch() (bool, error) {
 	if err := m.runExtensions(AfterEpoch, nil); err != nil {
 		return false, err
 	}
+	if err := m.syncLog(); err != nil {
+		return false, err
+	}
 	if err := m.checkFinishTraining(false); err != nil {
 		return false, err
 	}
@@ -296,6 +325,9 @@ func (m *MainLoop) runIteration() (bool, error) {
 	if err := m.runExtensions(AfterBatch, batch); err != nil {
 		return false, err
 	}
+	if err := m.syncLog(); err != nil {
+		return false, err
+	}
 	if err := m.checkFinishTraining(true); err != nil {
 		return false, err
 	}
@@ -305,11 +337,25 @@ func (m *MainLoop) runIteration() (bool, error) {
 func (m *MainLoop) runExtensions(cb Callback, batch Batch) error {
 	for _, ext := range m.Extensions {
 		if err := Dispatch(ext, cb, batch, nil); err != nil {
-			return err
+			return &ExtensionError{Extension: ExtensionName(ext), Callback: cb, Err: err}
 		}
 	}
 	return nil
 }
+
+// ExtensionError is an error raised by an extension's callback: it names
+// the extension and the callback.
+type ExtensionError struct {
+	Extension string
+	Callback  Callback
+	Err       error
+}
+
+func (e *ExtensionError) Error() string {
+	return fmt.Sprintf("extension %s failed in %s: %v", e.Extension, e.Callback, e.Err)
+}
+
+func (e *ExtensionError) Unwrap() error { return e.Err }
 
 // checkFinishTraining returns errTrainingFinish when training should end
 // here: on a finish request or a batch interrupt, and at the end of an

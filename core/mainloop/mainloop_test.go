@@ -233,10 +233,11 @@ func TestErrorFiresOnError(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("Run returned %v", err)
 	}
-	if len(rec.errors) != 1 || rec.errors[0] != boom {
+	if len(rec.errors) != 1 || !errors.Is(rec.errors[0], boom) {
 		t.Errorf("on_error got %v", rec.errors)
 	}
-	if got := m.Log.CurrentRow()[mainloop.RecordGotException]; got != "boom" {
+	// The error names the extension and the callback.
+	if got := m.Log.CurrentRow()[mainloop.RecordGotException]; got != "extension callbackRecorder failed in after_batch: boom" {
 		t.Errorf("got_exception = %v", got)
 	}
 	for _, e := range events {

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// execWithLog runs a script as starlib.ExecFile does and, when logPath is
+// set, writes the training log of the main loops it made: to an SQLite
+// database as training goes (.sqlite, .sqlite3, .db), or at the end, also
+// when the script failed, as JSON lines (.jsonl, .json, anything else) or
+// CSV (.csv) for the last main loop.
+func execWithLog(script string, src []byte, opts starlib.Options, logPath string, stderr io.Writer) error {
+	in, err := starlib.NewInterp(opts)
+	if err != nil {
+		return err
+	}
+	var loops []*mainloop.MainLoop
+	ext := strings.ToLower(filepath.Ext(logPath))
+	sqlite := ext == ".sqlite" || ext == ".sqlite3" || ext == ".db"
+	if logPath != "" {
+		starlib.SetMainLoopObserver(in.Thread, func(m *mainloop.MainLoop) {
+			loops = append(loops, m)
+			if sqlite {
+				// Opened at the first sync, closed when run() returns.
+				m.LogBackend = &sqlitelog.Lazy{Path: logPath}
+			}
+		})
+	}
+	_, err = in.ExecFile(script, src)
+	if err == nil {
+		err = in.CheckOverrides()
+	}
+	if logPath == "" || sqlite {
+		return err
+	}
+	if len(loops) == 0 {
+		fmt.Fprintf(stderr, "blocks-repl: --log %s: the script made no main loop; no log written\n", logPath)
+		return err
+	}
+	if werr := writeLogFile(logPath, ext, loops[len(loops)-1].Log); werr != nil {
+		fmt.Fprintf(stderr, "blocks-repl: %v\n", werr)
+		if err == nil {
+			err = werr
+		}
+	}
+	return err
+}
+
+// writeLogFile writes l atomically (a temporary file renamed into place).
+func writeLogFile(path, ext string, l *mainloop.TrainingLog) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing the log: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if ext == ".csv" {
+		err = l.WriteCSV(tmp)
+	} else {
+		err = l.WriteJSONLines(tmp)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the log %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package extensions
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/blocks-go/blocks/core/mainloop"
+)
+
+// ProgressBar shows the progress of the current epoch (Blocks'
+// ProgressBar). On a terminal it redraws one line in place — a bar, the
+// step, the rate in iterations per second, the elapsed time and the ETA —
+// at most every RedrawInterval. Elsewhere (a pipe, a file, a log) it
+// prints plain lines instead: one at the first batch, one every
+// LineInterval and one at the end of the epoch.
+//
+// The length of an epoch is IterationsPerEpoch when set, else the
+// stream's (EpochLengther), else that of the previous epoch; while it is
+// unknown the bar only counts.
+type ProgressBar struct {
+	mainloop.TrainingExtension
+	// Out receives the bar; nil means os.Stderr.
+	Out io.Writer
+	// Terminal forces the terminal (true) or plain (false) display; nil
+	// means a terminal when Out is a terminal device.
+	Terminal *bool
+	// IterationsPerEpoch, when positive, is the length of an epoch.
+	IterationsPerEpoch int
+	// Width is the number of cells of the bar (default 40).
+	Width int
+	// RedrawInterval limits terminal redraws (default 100ms);
+	// LineInterval spaces plain lines (default 10s).
+	RedrawInterval, LineInterval time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+
+	iterCount int
+	total     int
+	start     time.Time
+	lastDraw  time.Time
+	active    bool
+	started   bool // start was set by BeforeEpoch
+	terminal  bool
+}
+
+// NewProgressBar returns a progress bar writing to out.
+func NewProgressBar(out io.Writer) *ProgressBar {
+	p := &ProgressBar{Out: out}
+	p.ExtensionName = "ProgressBar"
+	return p
+}
+
+// IsTerminal reports whether w is a terminal device.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+func (p *ProgressBar) out() io.Writer {
+	if p.Out == nil {
+		return os.Stderr
+	}
+	return p.Out
+}
+
+func (p *ProgressBar) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+// BeforeEpoch resets the count.
+func (p *ProgressBar) BeforeEpoch() error {
+	p.iterCount = 0
+	p.start = p.now()
+	p.started = true
+	return nil
+}
+
+// AfterBatch advances the bar (after the batch, so the rate counts
+// finished iterations).
+func (p *ProgressBar) AfterBatch(batch mainloop.Batch) error {
+	loop, err := p.MainLoop()
+	if err != nil {
+		return err
+	}
+	now := p.now()
+	first := !p.active
+	if first {
+		p.active = true
+		if !p.started { // resumed mid-epoch: time from here
+			p.start = now
+		}
+		p.total = p.iterationsPerEpoch(loop)
+		if p.Terminal != nil {
+			p.terminal = *p.Terminal
+		} else {
+			p.terminal = IsTerminal(p.out())
+		}
+	}
+	p.iterCount++
+	epoch := loop.Log.Status.EpochsDone
+	if p.terminal {
+		if first || now.Sub(p.lastDraw) >= durationOr(p.RedrawInterval, 100*time.Millisecond) || p.iterCount == p.total {
+			p.lastDraw = now
+			_, err = io.WriteString(p.out(), "\r"+p.barLine(epoch, now)+"\x1b[K")
+		}
+		return err
+	}
+	if first || now.Sub(p.lastDraw) >= durationOr(p.LineInterval, 10*time.Second) {
+		p.lastDraw = now
+		_, err = io.WriteString(p.out(), p.plainLine(epoch, now)+"\n")
+	}
+	return err
+}
+
+// AfterEpoch ends the bar's line (terminal) or prints the epoch's last
+// line (plain).
+func (p *ProgressBar) AfterEpoch() error {
+	if !p.active {
+		return nil
+	}
+	p.active = false
+	p.started = false
+	now := p.now()
+	epoch := p.epochOfBar()
+	if p.terminal {
+		_, err := io.WriteString(p.out(), "\r"+p.barLine(epoch, now)+"\x1b[K\n")
+		return err
+	}
+	_, err := io.WriteString(p.out(), p.plainLine(epoch, now)+"\n")
+	return err
+}
+
+// epochOfBar is the number of the epoch the bar shows (epochs_done
+// before the epoch ended).
+func (p *ProgressBar) epochOfBar() int {
+	loop, err := p.MainLoop()
+	if err != nil {
+		return 0
+	}
+	return loop.Log.Status.EpochsDone - 1
+}
+
+func durationOr(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+func (p *ProgressBar) iterationsPerEpoch(loop *mainloop.MainLoop) int {
+	if p.IterationsPerEpoch > 0 {
+		return p.IterationsPerEpoch
+	}
+	if l, ok := loop.DataStream.(EpochLengther); ok {
+		if n, ok := l.BatchesPerEpoch(); ok {
+			return n
+		}
+	}
+	ends := loop.Log.Status.EpochEnds
+	switch len(ends) {
+	case 0:
+		return 0
+	case 1:
+		return ends[0]
+	}
+	return ends[len(ends)-1] - ends[len(ends)-2]
+}
+
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+}
+
+// progress returns the rate (iterations per second, 0 when no time has
+// passed), the elapsed time and, when the length is known, the ETA.
+func (p *ProgressBar) progress(now time.Time) (rate float64, elapsed, eta time.Duration, known bool) {
+	elapsed = now.Sub(p.start)
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(p.iterCount) / s
+	}
+	known = p.total > 0 && p.iterCount <= p.total
+	if known && rate > 0 {
+		eta = time.Duration(float64(p.total-p.iterCount) / rate * float64(time.Second))
+	}
+	return rate, elapsed, eta, known
+}
+
+func (p *ProgressBar) barLine(epoch int, now time.Time) string {
+	width := p.Width
+	if width <= 0 {
+		width = 40
+	}
+	rate, elapsed, eta, known := p.progress(now)
+	if !known {
+		return fmt.Sprintf("Epoch %d, step %d | %.2f it/s | Elapsed Time: %s", epoch, p.iterCount, rate, clock(elapsed))
+	}
+	filled := width * p.iterCount / p.total
+	return fmt.Sprintf("Epoch %d, step %d/%d (%3d%%) |%s%s| %.2f it/s | Elapsed Time: %s ETA: %s", epoch, p.iterCount, p.total,
+		100*p.iterCount/p.total, strings.Repeat("#", filled), strings.Repeat(" ", width-filled), rate, clock(elapsed), clock(eta))
+}
+
+func (p *ProgressBar) plainLine(epoch int, now time.Time) string {
+	rate, elapsed, eta, known := p.progress(now)
+	if !known {
+		return fmt.Sprintf("Epoch %d, step %d, %.2f it/s, elapsed %s", epoch, p.iterCount, rate, clock(elapsed))
+	}
+	return fmt.Sprintf("Epoch %d, step %d/%d (%d%%), %.2f it/s, elapsed %s, ETA %s", epoch, p.iterCount, p.total,
+		100*p.iterCount/p.total, rate, clock(elapsed), clock(eta))
+}

@@ -1,0 +1,118 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// FusedKernel computes several elementwise results in one pass over its
+// inputs. out holds Parts arrays, each shaped like the first input; in
+// holds the inputs in the order given to Fused: arrays shaped like the
+// first input (same dtype) and 0-d scalars (any float dtype). Run must
+// handle []float32 and []float64 data.
+type FusedKernel interface {
+	// Name names the kernel in graph printouts and errors.
+	Name() string
+	// Parts is the number of results.
+	Parts() int
+	// Run computes the results.
+	Run(out, in []*nd.Array)
+}
+
+// fusedOp runs a FusedKernel; its output stacks the kernel's results
+// along a new first axis, and fusedPartOp views one of them.
+type fusedOp struct{ k FusedKernel }
+
+func (o fusedOp) String() string { return "fused_" + o.k.Name() }
+
+func (o fusedOp) Type(in []*Variable) (nd.DType, int, error) {
+	if len(in) == 0 {
+		return 0, 0, fmt.Errorf("%s: no inputs", o)
+	}
+	first := in[0]
+	if !first.dtype.IsFloat() {
+		return 0, 0, fmt.Errorf("%s: the first input %s is %s, want a float", o, first, first.dtype)
+	}
+	for _, v := range in[1:] {
+		switch {
+		case v.ndim == 0 && v.dtype.IsFloat():
+		case v.ndim == first.ndim && v.dtype == first.dtype:
+		default:
+			return 0, 0, fmt.Errorf("%s: input %s (%s) is neither a float scalar nor a %d-d %s like %s",
+				o, v, v.TypeString(), first.ndim, first.dtype, first)
+		}
+	}
+	return first.dtype, first.ndim + 1, nil
+}
+
+func (o fusedOp) Shape(in [][]int) ([]int, error) {
+	first := in[0]
+	for _, s := range in[1:] {
+		if len(s) == 0 && len(first) != 0 {
+			continue
+		}
+		if !nd.SameShape(s, first) {
+			return nil, fmt.Errorf("%s: input of shape %s does not match the first input's %s", o, shapeStr(s), shapeStr(first))
+		}
+	}
+	return append([]int{o.k.Parts()}, first...), nil
+}
+
+func (o fusedOp) Run(out *nd.Array, in []*nd.Array) {
+	n := nd.Prod(out.Shape[1:])
+	parts := make([]*nd.Array, o.k.Parts())
+	for p := range parts {
+		parts[p] = &nd.Array{Shape: out.Shape[1:], Data: partData(out.Data, p, n)}
+	}
+	o.k.Run(parts, in)
+}
+
+func (o fusedOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return make([]*Variable, len(in))
+}
+
+func partData(d any, p, n int) any {
+	switch x := d.(type) {
+	case []float32:
+		return x[p*n : (p+1)*n : (p+1)*n]
+	case []float64:
+		return x[p*n : (p+1)*n : (p+1)*n]
+	}
+	panic(fmt.Sprintf("core: fused kernel output of type %T", d))
+}
+
+// fusedPartOp is a view of one result of a fusedOp.
+type fusedPartOp struct{ part int }
+
+func (o fusedPartOp) String() string { return fmt.Sprintf("fused_part_%d", o.part) }
+func (o fusedPartOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, in[0].ndim - 1, nil
+}
+func (o fusedPartOp) Shape(in [][]int) ([]int, error)   { return in[0][1:], nil }
+func (o fusedPartOp) IsView(in [][]int, out []int) bool { return true }
+func (o fusedPartOp) Run(out *nd.Array, in []*nd.Array) {
+	out.Data = partData(in[0].Data, o.part, nd.Prod(out.Shape))
+}
+func (o fusedPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return []*Variable{nil} }
+
+// Fused applies a fused elementwise kernel to inputs and returns its
+// k.Parts() results, each shaped like inputs[0]. The kernel runs once per
+// call of the compiled function, one pass over the data; the results are
+// views into one buffer, so an update from a result is a plain copy.
+// Fused results are not differentiable (they are meant for step rules and
+// other update expressions).
+func Fused(k FusedKernel, inputs ...*Variable) ([]*Variable, error) {
+	if k.Parts() < 1 {
+		return nil, fmt.Errorf("fused kernel %s has no results", k.Name())
+	}
+	all, err := tryApply(fusedOp{k}, inputs...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Variable, k.Parts())
+	for p := range out {
+		out[p] = apply(fusedPartOp{p}, all)
+	}
+	return out, nil
+}

@@ -1,0 +1,414 @@
+package starlib
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/core/extensions"
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// More of blocks.extensions, and blocks.extensions.training,
+// blocks.extensions.stopping and blocks.extensions.predicates:
+//
+// blocks.extensions:
+//
+//	SimpleExtension(do, name="SimpleExtension", **triggers)
+//	    a user extension: do(main_loop, which_callback, *args) runs in the callbacks whose
+//	    triggers hold; args are the batch (a dict) for before_batch/after_batch, the error
+//	    message for on_error, then the condition's arguments. It reads main_loop.log and may
+//	    request a stop: main_loop.log.current_row["training_finish_requested"] = True.
+//	Timestamp(log_record="timestamp", separator=" ")
+//	CompositeExtension(sub_extensions, run_before_children=True, **triggers)
+//	ext.add_condition(callbacks, predicate=None, arguments=None)
+//	    also run when predicate(log) holds in each of callbacks ("after_batch", ...)
+//
+// blocks.extensions.training:
+//
+//	TrackTheBest(record_name, notification_name=None, choose_best=min)
+//	    status["best_" + record_name]; log record notification_name = True at a new best
+//	SharedVariableModifier(parameter, function, num_args=None)   (after_batch)
+//	    parameter.set_value(function(iterations_done[, old_value])): schedules
+//
+// blocks.extensions.stopping:
+//
+//	FinishIfNoImprovementAfter(notification_name, iterations=None, epochs=None,
+//	                           patience_log_record=None)
+//	EarlyStopping(record_name, checkpoint_extension=None, checkpoint_filename=None,
+//	              notification_name=None, choose_best=min, iterations=None, epochs=None)
+//
+// blocks.extensions.predicates:
+//
+//	OnLogRecord(record_name)   true when the current row holds record_name
+func init() {
+	Extend("blocks.extensions", starlark.StringDict{
+		"SimpleExtension":    NewBuiltin("SimpleExtension", userExtension),
+		"Timestamp":          NewBuiltin("Timestamp", moreExtensions),
+		"CompositeExtension": NewBuiltin("CompositeExtension", moreExtensions),
+	})
+	Register("blocks.extensions.training", &starlarkstruct.Module{Name: "blocks.extensions.training", Members: starlark.StringDict{
+		"TrackTheBest":           NewBuiltin("TrackTheBest", moreExtensions),
+		"SharedVariableModifier": NewBuiltin("SharedVariableModifier", moreExtensions),
+	}})
+	Register("blocks.extensions.stopping", &starlarkstruct.Module{Name: "blocks.extensions.stopping", Members: starlark.StringDict{
+		"FinishIfNoImprovementAfter": NewBuiltin("FinishIfNoImprovementAfter", moreExtensions),
+		"EarlyStopping":              NewBuiltin("EarlyStopping", moreExtensions),
+	}})
+	Register("blocks.extensions.predicates", &starlarkstruct.Module{Name: "blocks.extensions.predicates", Members: starlark.StringDict{
+		"OnLogRecord": NewBuiltin("OnLogRecord", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name string
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "record_name", &name); err != nil {
+				return nil, err
+			}
+			return &Predicate{name: fmt.Sprintf("OnLogRecord(%q)", name), P: extensions.OnLogRecord(name)}, nil
+		}),
+	}})
+}
+
+// Predicate is a Go predicate on the log as a Starlark callable.
+type Predicate struct {
+	name string
+	P    extensions.Predicate
+}
+
+var _ starlark.Callable = (*Predicate)(nil)
+
+func (p *Predicate) String() string        { return p.name }
+func (p *Predicate) Type() string          { return "predicate" }
+func (p *Predicate) Freeze()               {}
+func (p *Predicate) Truth() starlark.Bool  { return true }
+func (p *Predicate) Hash() (uint32, error) { return starlark.String(p.name).Hash() }
+func (p *Predicate) Name() string          { return p.name }
+
+// CallInternal is predicate(log).
+func (p *Predicate) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var l *Log
+	if err := starlark.UnpackPositionalArgs(p.name, args, kwargs, 1, &l); err != nil {
+		return nil, err
+	}
+	return starlark.Bool(p.P(l.L)), nil
+}
+
+// scriptError turns an error from a Starlark call into one that carries
+// the script's backtrace (file:line of each frame).
+func scriptError(err error) error {
+	var ee *starlark.EvalError
+	if errors.As(err, &ee) {
+		return errors.New(ee.Backtrace())
+	}
+	return err
+}
+
+// predicateOf converts a Starlark predicate (OnLogRecord, or any callable
+// taking the log) to a Go one. An error inside a Starlark predicate makes
+// it false and is printed as a warning with the script's backtrace.
+func predicateOf(thread *starlark.Thread, v starlark.Value) (extensions.Predicate, error) {
+	switch p := v.(type) {
+	case starlark.NoneType:
+		return nil, nil
+	case *Predicate:
+		return p.P, nil
+	case starlark.Callable:
+		return func(l *mainloop.TrainingLog) bool {
+			r, err := starlark.Call(thread, p, starlark.Tuple{&Log{L: l}}, nil)
+			if err != nil {
+				thread.Print(thread, "WARNING: predicate "+p.Name()+" failed: "+scriptError(err).Error())
+				return false
+			}
+			return bool(r.Truth())
+		}, nil
+	}
+	return nil, fmt.Errorf("predicate must be callable (e.g. OnLogRecord), got %s", v.Type())
+}
+
+// callArgs are the Starlark arguments of a callback: the batch, the
+// error, then the condition's arguments.
+func callArgs(c extensions.Call) starlark.Tuple {
+	var out starlark.Tuple
+	if c.Batch != nil {
+		d := starlark.NewDict(len(c.Batch))
+		for k, a := range c.Batch {
+			_ = d.SetKey(starlark.String(k), FromArray(a))
+		}
+		out = append(out, d)
+	}
+	if c.Err != nil {
+		out = append(out, starlark.String(c.Err.Error()))
+	}
+	for _, a := range c.Args {
+		if v, ok := a.(starlark.Value); ok {
+			out = append(out, v)
+		} else {
+			out = append(out, goValue(a))
+		}
+	}
+	return out
+}
+
+func userExtension(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	tr, rest, err := splitTriggers(b.Name(), kwargs)
+	if err != nil {
+		return nil, err
+	}
+	var do starlark.Callable
+	name := "SimpleExtension"
+	if err := starlark.UnpackArgs(b.Name(), args, rest, "do", &do, "name?", &name); err != nil {
+		return nil, err
+	}
+	ext, err := extensions.NewSimpleExtension(name, func(c extensions.Call) error {
+		a := append(starlark.Tuple{&MainLoop{M: c.MainLoop}, starlark.String(c.Callback)}, callArgs(c)...)
+		if _, err := starlark.Call(thread, do, a, nil); err != nil {
+			return scriptError(err)
+		}
+		return nil
+	}, tr)
+	if err != nil {
+		return nil, err
+	}
+	return &Extension{E: ext}, nil
+}
+
+// chooseBestOf reads choose_best: min, max or a callable returning the
+// better of (current, best).
+func chooseBestOf(thread *starlark.Thread, v starlark.Value) (extensions.ChooseBest, error) {
+	switch f := v.(type) {
+	case starlark.NoneType:
+		return nil, nil
+	case *starlark.Builtin:
+		switch f.Name() {
+		case "min":
+			return extensions.ChooseMin, nil
+		case "max":
+			return extensions.ChooseMax, nil
+		}
+	}
+	f, ok := v.(starlark.Callable)
+	if !ok {
+		return nil, fmt.Errorf("choose_best must be min, max or a function, got %s", v.Type())
+	}
+	return func(current, best any) (bool, error) {
+		c, b := goValue(current), goValue(best)
+		r, err := starlark.Call(thread, f, starlark.Tuple{c, b}, nil)
+		if err != nil {
+			return false, scriptError(err)
+		}
+		same, err := starlark.Equal(r, c)
+		if err != nil {
+			return false, err
+		}
+		diff, err := starlark.Equal(c, b)
+		return same && !diff, err
+	}, nil
+}
+
+func trnString(v starlark.Value) string {
+	s, _ := starlark.AsString(v)
+	return s
+}
+
+func trnPositiveInt(what string, v starlark.Value) (int, error) {
+	if v == starlark.None {
+		return 0, nil
+	}
+	var n int
+	if err := starlark.AsInt(v, &n); err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s must be a positive int or None, got %s", what, v)
+	}
+	return n, nil
+}
+
+func moreExtensions(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	name := b.Name()
+	tr, rest, err := splitTriggers(name, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	var ext mainloop.Extension
+	switch name {
+	case "Timestamp":
+		rec, sep := "timestamp", " "
+		if err := starlark.UnpackArgs(name, args, rest, "log_record?", &rec, "separator?", &sep); err != nil {
+			return nil, err
+		}
+		ext, err = extensions.NewTimestamp(rec, sep, tr)
+	case "CompositeExtension":
+		var subs *starlark.List
+		before := true
+		if err := starlark.UnpackArgs(name, args, rest, "sub_extensions", &subs, "run_before_children?", &before); err != nil {
+			return nil, err
+		}
+		var es []mainloop.Extension
+		for i := 0; i < subs.Len(); i++ {
+			e, ok := subs.Index(i).(*Extension)
+			if !ok {
+				return nil, fmt.Errorf("%s: sub_extensions[%d] is %s, want an extension", name, i, subs.Index(i).Type())
+			}
+			es = append(es, e.E)
+		}
+		ext, err = extensions.NewCompositeExtension(name, es, before, nil, tr)
+	case "TrackTheBest":
+		var rec string
+		var note, choose starlark.Value = starlark.None, starlark.None
+		if err := starlark.UnpackArgs(name, args, rest, "record_name", &rec, "notification_name?", &note, "choose_best?", &choose); err != nil {
+			return nil, err
+		}
+		cb, err := chooseBestOf(thread, choose)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		ext, err = extensions.NewTrackTheBest(rec, trnString(note), cb, tr)
+		if err != nil {
+			return nil, err
+		}
+	case "FinishIfNoImprovementAfter", "EarlyStopping":
+		var first string
+		var its, eps, patience, note, choose, ckpt, ckptFile starlark.Value = starlark.None, starlark.None, starlark.None,
+			starlark.None, starlark.None, starlark.None, starlark.None
+		if name == "FinishIfNoImprovementAfter" {
+			err = starlark.UnpackArgs(name, args, rest, "notification_name", &first, "iterations?", &its, "epochs?", &eps,
+				"patience_log_record?", &patience)
+		} else {
+			err = starlark.UnpackArgs(name, args, rest, "record_name", &first, "checkpoint_extension?", &ckpt,
+				"checkpoint_filename?", &ckptFile, "notification_name?", &note, "choose_best?", &choose,
+				"iterations?", &its, "epochs?", &eps)
+		}
+		if err != nil {
+			return nil, err
+		}
+		ni, err := trnPositiveInt(name+": iterations", its)
+		if err != nil {
+			return nil, err
+		}
+		ne, err := trnPositiveInt(name+": epochs", eps)
+		if err != nil {
+			return nil, err
+		}
+		if name == "FinishIfNoImprovementAfter" {
+			ext, err = extensions.NewFinishIfNoImprovementAfter(first, ni, ne, trnString(patience), tr)
+		} else {
+			cb, err := chooseBestOf(thread, choose)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", name, err)
+			}
+			var ck mainloop.Extension
+			if e, ok := ckpt.(*Extension); ok {
+				ck = e.E
+			} else if ckpt != starlark.None {
+				return nil, fmt.Errorf("%s: checkpoint_extension must be an extension, got %s", name, ckpt.Type())
+			}
+			ext, err = extensions.NewEarlyStopping(first, ck, trnString(ckptFile), trnString(note), cb, ni, ne, tr)
+			if err != nil {
+				return nil, err
+			}
+		}
+	case "SharedVariableModifier":
+		var param *Variable
+		var fn starlark.Callable
+		var nargs starlark.Value = starlark.None
+		if err := starlark.UnpackArgs(name, args, rest, "parameter", &param, "function", &fn, "num_args?", &nargs); err != nil {
+			return nil, err
+		}
+		n := 0
+		if nargs != starlark.None {
+			if err := starlark.AsInt(nargs, &n); err != nil {
+				return nil, fmt.Errorf("%s: num_args: %v", name, err)
+			}
+		} else if f, ok := fn.(*starlark.Function); ok {
+			n = f.NumParams()
+		} else {
+			n = 1
+		}
+		dt := param.V.DType()
+		ext, err = extensions.NewSharedVariableModifier(param.V, func(it int, old *nd.Array) (*nd.Array, error) {
+			a := starlark.Tuple{starlark.MakeInt(it)}
+			if old != nil {
+				a = append(a, goValue(old))
+			}
+			r, err := starlark.Call(thread, fn, a, nil)
+			if err != nil {
+				return nil, scriptError(err)
+			}
+			v, err := ToArray(r, &dt)
+			if err != nil {
+				return nil, fmt.Errorf("the function returned %s: %v", r.Type(), err)
+			}
+			return v, nil
+		}, n, tr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Extension{E: ext}, nil
+}
+
+// Extension attributes: name, add_condition.
+func (e *Extension) AttrNames() []string { return []string{"add_condition", "name"} }
+
+// Attr returns an attribute.
+func (e *Extension) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "name":
+		return starlark.String(mainloop.ExtensionName(e.E)), nil
+	case "add_condition":
+		ca, ok := e.E.(extensions.ConditionAdder)
+		if !ok {
+			return nil, nil
+		}
+		return starlark.NewBuiltin("add_condition", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var cbs starlark.Value
+			var pred, arguments starlark.Value = starlark.None, starlark.None
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "callbacks", &cbs, "predicate?", &pred, "arguments?", &arguments); err != nil {
+				return nil, err
+			}
+			var callbacks []mainloop.Callback
+			it, ok := cbs.(starlark.Iterable)
+			if !ok {
+				return nil, fmt.Errorf("add_condition: callbacks must be a list of callback names, got %s", cbs.Type())
+			}
+			iter := it.Iterate()
+			defer iter.Done()
+			var x starlark.Value
+			for iter.Next(&x) {
+				s, ok := starlark.AsString(x)
+				if !ok {
+					return nil, fmt.Errorf("add_condition: callback names are strings, got %s", x.Type())
+				}
+				callbacks = append(callbacks, mainloop.Callback(s))
+			}
+			p, err := predicateOf(thread, pred)
+			if err != nil {
+				return nil, fmt.Errorf("add_condition: %v", err)
+			}
+			var extra []any
+			if arguments != starlark.None {
+				ai, ok := arguments.(starlark.Iterable)
+				if !ok {
+					return nil, fmt.Errorf("add_condition: arguments must be a tuple or list, got %s", arguments.Type())
+				}
+				it := ai.Iterate()
+				defer it.Done()
+				for it.Next(&x) {
+					extra = append(extra, x)
+				}
+			}
+			return starlark.None, ca.AddCondition(callbacks, p, extra...)
+		}).BindReceiver(e), nil
+	}
+	return nil, nil
+}
+
+// progressOut is where a ProgressBar made by a script draws: standard
+// error when it is a terminal (a live bar), else the script's print
+// (plain lines).
+func progressOut(thread *starlark.Thread) (w io.Writer, terminal bool) {
+	if extensions.IsTerminal(os.Stderr) {
+		return os.Stderr, true
+	}
+	return &printWriter{thread: thread}, false
+}
