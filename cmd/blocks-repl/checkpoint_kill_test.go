@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/blocks-go/blocks/core/checkpoint"
-	"github.com/blocks-go/blocks/starlib"
 )
 
 var (
@@ -27,10 +26,8 @@ var (
 	killBuildErr  error
 )
 
-// killBinary builds blocks-repl for the kill tests. When blocks.algorithms
-// has no Adam yet, the binary is built with the tag blocks_checkpoint_adam,
-// which adds checkpointtest.Adam (Blocks' Adam on ALGORITHM_BUFFER
-// variables).
+// killBinary builds blocks-repl for the kill tests; adamLoad is the load
+// statement of the step rule the kill script uses.
 func killBinary(t *testing.T) (bin, adamLoad string) {
 	t.Helper()
 	killBuildOnce.Do(func() {
@@ -42,10 +39,6 @@ func killBinary(t *testing.T) (bin, adamLoad string) {
 		killBin = filepath.Join(dir, "blocks-repl")
 		args := []string{"build", "-o", killBin}
 		killAdamLoad = `load("blocks.algorithms", "Adam")`
-		if _, err := starlib.ExecFile("probe.star", []byte(killAdamLoad+"\n"), starlib.Options{}); err != nil {
-			args = append(args, "-tags", "blocks_checkpoint_adam")
-			killAdamLoad = `load("checkpointtest", "Adam")`
-		}
 		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
 			killBuildErr = errors.New(string(out))

@@ -15,7 +15,6 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
-	"github.com/blocks-go/blocks/core/checkpoint/checkpointtest"
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel/datasets"
@@ -85,7 +84,7 @@ func newLoop(t *testing.T, exts ...mainloop.Extension) (*mainloop.MainLoop, Bind
 	}
 	cost := core.MeanAll(core.Sqr(core.Sub(noisy, y)))
 	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{w},
-		StepRule: checkpointtest.NewAdam(0.05)})
+		StepRule: algorithms.NewAdam(0.05, 0.9, 0.999, 1e-8, 1-1e-8)})
 	if err != nil {
 		t.Fatal(err)
 	}
