@@ -169,3 +169,12 @@ func (it *epochIterator) State() (fuel.IteratorState, error) {
 	pos := it.requests.Position()
 	return fuel.IteratorState{Requests: &pos}, nil
 }
+
+// BatchesPerEpoch is the number of batches (or examples) an epoch gives,
+// when the scheme knows it.
+func (s *DatasetStream) BatchesPerEpoch() (int, bool) {
+	if l, ok := s.iterScheme.(schemes.Lengther); ok {
+		return l.NumRequests()
+	}
+	return 0, false
+}

@@ -231,3 +231,21 @@ func eachPart(a *nd.Array, f func(*nd.Array) (*nd.Array, error)) (*nd.Array, err
 	}
 	return nd.Objects(out), nil
 }
+
+// BatchesPerEpoch is the wrapped stream's count for a transformer that
+// maps each item to one item (Flatten, Mapping, ScaleAndShift, ...) and
+// for MultiProcessing; transformers that drop, merge or split items
+// (Filter, Batch, Unpack, ...) do not know it.
+func (t *Transformer) BatchesPerEpoch() (int, bool) {
+	if t.open != nil && t.name != "MultiProcessing" {
+		return 0, false
+	}
+	src := t.child
+	if t.iterated != nil {
+		src = t.iterated
+	}
+	if l, ok := src.(interface{ BatchesPerEpoch() (int, bool) }); ok {
+		return l.BatchesPerEpoch()
+	}
+	return 0, false
+}
