@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -225,5 +226,64 @@ func TestScanErrors(t *testing.T) {
 	_, err = f.Call([]*nd.Array{nd.New(nd.Float64, 2, 1, 2), nd.New(nd.Float64, 1, 2)})
 	if err == nil {
 		t.Error("a state changing shape was accepted")
+	}
+}
+
+func TestScanSupportOps(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	idx := NewConstant(nd.FromSlice([]int64{2, 0, 2, 1, 3, 2}, 2, 3))
+	checkGrad(t, "DotND", func(xs []*Variable) *Variable {
+		y, err := DotND(xs[0], xs[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return y
+	}, randArray(r, -1, 1, 3, 2, 4), randArray(r, -1, 1, 4, 5))
+	for _, axis := range []int{0, 1, 2} {
+		checkGrad(t, "Concatenate", func(xs []*Variable) *Variable {
+			y, err := Concatenate(xs, axis)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Sqr(y)
+		}, randArray(r, -1, 1, 2, 3, 2), randArray(r, -1, 1, 2, 3, 2))
+	}
+	checkGrad(t, "Take", func(xs []*Variable) *Variable {
+		y, err := Take(xs[0], idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Sqr(y)
+	}, randArray(r, -1, 1, 4, 3))
+	checkGrad(t, "RepeatLike", func(xs []*Variable) *Variable {
+		y, err := RepeatLike(xs[0], idx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Sqr(y)
+	}, randArray(r, -1, 1, 4))
+	// Values: concatenation on the last axis and a lookup.
+	a := NewConstant(nd.FromSlice([]float64{1, 2, 3, 4}, 2, 2))
+	b := NewConstant(nd.FromSlice([]float64{5, 6}, 2, 1))
+	c, _ := Concatenate([]*Variable{a, b}, -1)
+	tk, _ := Take(a, NewConstant(nd.FromSlice([]int64{1, 1, 0})))
+	f, err := Compile(nil, []*Variable{c, tk}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.Call(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res[0].Float64s(); fmt.Sprint(got) != "[1 2 5 3 4 6]" {
+		t.Errorf("concatenate = %v", got)
+	}
+	if got := res[1].Float64s(); fmt.Sprint(got) != "[3 4 3 4 1 2]" {
+		t.Errorf("take = %v", got)
+	}
+	bad, _ := Take(a, NewConstant(nd.FromSlice([]int64{2})))
+	f, _ = Compile(nil, []*Variable{bad}, nil)
+	if _, err := f.Call(nil); err == nil {
+		t.Error("an index outside the table was accepted")
 	}
 }
