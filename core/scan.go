@@ -671,7 +671,9 @@ type scanGradPartOp struct {
 	k    int
 }
 
-func (o *scanGradPartOp) String() string { return fmt.Sprintf("ScanGradPart{%s, %d}", o.info.name, o.k) }
+func (o *scanGradPartOp) String() string {
+	return fmt.Sprintf("ScanGradPart{%s, %d}", o.info.name, o.k)
+}
 func (o *scanGradPartOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[1+o.k].dtype, in[1+o.k].ndim, nil
 }
