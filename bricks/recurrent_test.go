@@ -487,3 +487,37 @@ func TestLookupAndParallelGradients(t *testing.T) {
 		return out
 	})
 }
+
+func TestRecurrentStackAndParallelGradients(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	cfg := NewConfig(nd.Float64, 1)
+	tanh, _ := NewActivation(cfg, "Tanh", "", 0)
+	stack, err := NewRecurrentStack(cfg, "stack", []Brick{NewSimpleRecurrent(cfg, "rnn", 2, tanh), NewLSTM(cfg, "lstm", 2, nil, nil)}, nil, "states", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	initRandom(t, stack, 13)
+	x := core.NewShared(rnd(r, -1, 1, 3, 2, 2), "x")
+	x1 := core.NewShared(rnd(r, -1, 1, 3, 2, 8), "x1")
+	mask := core.NewConstant(nd.FromSlice([]float64{1, 1, 1, 0, 1, 0}, 3, 2))
+	gradCheck(t, "RecurrentStack", append(AllParameters(stack), x, x1), func() []*core.Variable {
+		out, err := stack.ApplyKeywords("apply", map[string]*core.Variable{"inputs": x, "inputs#1": x1, "mask": mask}, RecurrentOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	})
+	p, err := NewParallel(cfg, "parallel", []string{"a", "b"}, []int{2, 2}, []int{3, 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetAttr("biases_init", initialization.Constant{Value: 0.2})
+	initRandom(t, p, 14)
+	gradCheck(t, "Parallel", append(AllParameters(p), x), func() []*core.Variable {
+		out, err := Apply(p, "apply", x, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	})
+}

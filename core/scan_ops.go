@@ -286,3 +286,24 @@ func (o repeatOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 func RepeatLike(x, ref *Variable, axis int) (*Variable, error) {
 	return tryApply(repeatOp{axis}, x, ref)
 }
+
+// PickLast is x[..., y[...]]: for each position of the integer array y
+// (x's shape without its last axis), the entry of x's last axis that y
+// names (Pick generalised to sequences of batches).
+func PickLast(x, y *Variable) (*Variable, error) {
+	if x.ndim != y.ndim+1 {
+		return nil, fmt.Errorf("pick: want x with one more axis than y, got %d-d %s and %d-d %s", x.ndim, x, y.ndim, y)
+	}
+	if x.ndim == 2 {
+		return Pick(x, y)
+	}
+	yf, err := Flatten(y, 1)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Pick(apply(rowsOp{}, x), yf)
+	if err != nil {
+		return nil, err
+	}
+	return apply(reshapeLikeOp{}, p, y), nil
+}
