@@ -6,6 +6,7 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // Emitter turns readouts into outputs (Blocks' AbstractEmitter).
@@ -275,6 +276,16 @@ type SequenceGenerator struct {
 	stateNames []string // the transition's states
 	ctxNames   []string
 	seqNames   []string // the transition's sequences without mask
+	sampleRNG  *numpyrand.RandomState
+}
+
+// SampleRNG is the generator sampling draws from: numpy's RandomState
+// seeded with the emitter's seed, kept across calls.
+func (g *SequenceGenerator) SampleRNG() *numpyrand.RandomState {
+	if g.sampleRNG == nil {
+		g.sampleRNG = numpyrand.New(uint32(g.Readout.Emitter.BaseBrick().Seed()))
+	}
+	return g.sampleRNG
 }
 
 // NewSequenceGenerator makes a SequenceGenerator; attention may be nil.

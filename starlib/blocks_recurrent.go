@@ -407,6 +407,9 @@ func extraBrickAttr(b *Brick, name string) (starlark.Value, bool) {
 			return &Brick{c}, true
 		}
 	}
+	if v, ok := generatorAttr(b, name); ok {
+		return v, true
+	}
 	if gd, ok := b.B.(bricks.GetDimmer); ok && name == "get_dim" {
 		return starlark.NewBuiltin("get_dim", func(_ *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var n string
