@@ -282,13 +282,7 @@ func applyMask(mask, next, prev *core.Variable) (*core.Variable, error) {
 
 // sliceLast is x[..., no*dim:(no+1)*dim].
 func sliceLast(x *core.Variable, no, dim int) (*core.Variable, error) {
-	idx := make([]core.Index, x.NDim())
-	for i := range idx {
-		idx[i] = core.Index{Slice: true}
-	}
-	a, b := no*dim, (no+1)*dim
-	idx[len(idx)-1] = core.Index{Slice: true, Start: &a, Stop: &b}
-	return core.Subtensor(x, idx)
+	return core.SliceLast(x, no*dim, (no+1)*dim)
 }
 
 func applyBrick(b Brick, x *core.Variable) (*core.Variable, error) {

@@ -245,3 +245,56 @@ func TestSampleMatchesCostMatrix(t *testing.T) {
 		}
 	}
 }
+
+// TestTrivialEmitterGenerator: a real-valued generator (TrivialEmitter,
+// TrivialFeedback) passes the gradient check, and generation feeds each
+// readout back as the next output.
+func TestTrivialEmitterGenerator(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 38))
+	cfg := NewConfig(nd.Float64, 1)
+	const T, B, D = 3, 2, 2
+	ro, err := NewReadout(cfg, "readout", NewTrivialEmitter(cfg, "emitter", D), NewTrivialFeedback(cfg, "feedback", D), []string{"states", "feedback"}, D, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewSequenceGenerator(cfg, "generator", ro, NewLSTM(cfg, "transition", 3, nil, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.5})
+	g.SetAttr("biases_init", initialization.IsotropicGaussian{Std: 0.3})
+	if err := Initialize(g); err != nil {
+		t.Fatal(err)
+	}
+	outputs := core.NewShared(rnd(r, -1, 1, T, B, D), "outputs")
+	gradCheck(t, "TrivialEmitter generator", append(AllParameters(g), outputs), func() []*core.Variable {
+		c, err := g.CostMatrix(outputs, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*core.Variable{c}
+	})
+	gen, err := g.NewGeneration(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := gen.Sample(nil, 4, B, numpyrand.New(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !nd.SameShape(out.Shape, []int{4, B, D}) {
+		t.Fatalf("generated shape %v", out.Shape)
+	}
+	// Fed back, the generated outputs cost nothing: each is its readout.
+	y := core.NewInput("y", nd.Float64, 3)
+	c, err := g.CostMatrix(y, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := eval(t, []*core.Variable{y}, []*nd.Array{out}, c)
+	for i, v := range res[0].Float64s() {
+		if math.Abs(v) > 1e-20 {
+			t.Fatalf("cost[%d] of a generated output = %g, want 0", i, v)
+		}
+	}
+}

@@ -307,3 +307,65 @@ func PickLast(x, y *Variable) (*Variable, error) {
 	}
 	return apply(reshapeLikeOp{}, p, y), nil
 }
+
+// sliceLastOp is x[..., start:stop]: contiguous blocks of rows, copied
+// with one copy per row (the gates of LSTM and GRU steps).
+type sliceLastOp struct{ start, stop int }
+
+func (o sliceLastOp) String() string { return fmt.Sprintf("SliceLast{%d:%d}", o.start, o.stop) }
+func (o sliceLastOp) Type(in []*Variable) (nd.DType, int, error) {
+	if in[0].ndim < 1 {
+		return 0, 0, fmt.Errorf("cannot slice the scalar %s", in[0])
+	}
+	return in[0].dtype, in[0].ndim, nil
+}
+func (o sliceLastOp) Shape(in [][]int) ([]int, error) {
+	s := in[0]
+	if o.stop > s[len(s)-1] {
+		return nil, fmt.Errorf("slice %d:%d of an axis of %d", o.start, o.stop, s[len(s)-1])
+	}
+	out := append([]int(nil), s[:len(s)-1]...)
+	return append(out, o.stop-o.start), nil
+}
+func (o sliceLastOp) Run(out *nd.Array, in []*nd.Array) {
+	x := in[0]
+	m := x.Shape[len(x.Shape)-1]
+	n := o.stop - o.start
+	for r, rows := 0, nd.Prod(x.Shape[:len(x.Shape)-1]); r < rows; r++ {
+		copyInto(view(out, r*n, []int{n}), view(x, r*m+o.start, []int{n}))
+	}
+}
+func (o sliceLastOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	if !in[0].dtype.IsFloat() {
+		return []*Variable{nil}
+	}
+	return []*Variable{apply(sliceLastGradOp{o}, in[0], gz)}
+}
+
+// sliceLastGradOp places gz in zeros shaped like x.
+type sliceLastGradOp struct{ s sliceLastOp }
+
+func (o sliceLastGradOp) String() string { return "SliceLastGrad" }
+func (o sliceLastGradOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, in[0].ndim, nil
+}
+func (o sliceLastGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+func (o sliceLastGradOp) Run(out *nd.Array, in []*nd.Array) {
+	zero(out)
+	m := out.Shape[len(out.Shape)-1]
+	n := o.s.stop - o.s.start
+	for r, rows := 0, nd.Prod(out.Shape[:len(out.Shape)-1]); r < rows; r++ {
+		copyInto(view(out, r*m+o.s.start, []int{n}), view(in[1], r*n, []int{n}))
+	}
+}
+func (o sliceLastGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{nil, apply(o.s, gz)}
+}
+
+// SliceLast is x[..., start:stop] (0 ≤ start ≤ stop).
+func SliceLast(x *Variable, start, stop int) (*Variable, error) {
+	if start < 0 || stop < start {
+		return nil, fmt.Errorf("bad slice %d:%d", start, stop)
+	}
+	return tryApply(sliceLastOp{start, stop}, x)
+}

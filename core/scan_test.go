@@ -287,3 +287,14 @@ func TestScanSupportOps(t *testing.T) {
 		t.Error("an index outside the table was accepted")
 	}
 }
+
+func TestSliceLast(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	checkGrad(t, "SliceLast", func(xs []*Variable) *Variable {
+		y, err := SliceLast(xs[0], 1, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Sqr(y)
+	}, randArray(r, -1, 1, 2, 3, 4))
+}
