@@ -144,6 +144,24 @@ func runRecurrent(b *Base, name string, ra *RecurrentApp, call *core.Application
 	if opts.NoIterate {
 		axis = 0
 	}
+	for _, n := range seqNames {
+		want := 2 + axis // (time, batch, features), or (batch, features) for one step
+		if n == "mask" {
+			want--
+		}
+		if nd := in[n].NDim(); nd != want {
+			shape := "(time, batch, features)"
+			switch {
+			case n == "mask" && axis == 1:
+				shape = "(time, batch)"
+			case n == "mask":
+				shape = "(batch,)"
+			case axis == 0:
+				shape = "(batch, features)"
+			}
+			return nil, fmt.Errorf("%s must be %d-d %s, got the %d-d %s%s", n, want, shape, nd, untagged(in[n]), map[bool]string{true: " (for one step pass iterate=False)", false: ""}[axis == 1 && nd == want-1])
+		}
+	}
 	var missing []string
 	for _, n := range spec.States {
 		if _, ok := in[n]; !ok {
@@ -258,6 +276,15 @@ func runRecurrent(b *Base, name string, ra *RecurrentApp, call *core.Application
 		result[j] = outs[k]
 	}
 	return result, nil
+}
+
+// untagged is the variable a brick's input copy was made from (for
+// messages that name what the user passed).
+func untagged(v *core.Variable) *core.Variable {
+	if v.Kind() == core.KindOp && v.Op().String() == "copy" && len(v.Inputs()) == 1 {
+		return v.Inputs()[0]
+	}
+	return v
 }
 
 // applyMask is Blocks' mask[:, None] * new + (1 - mask[:, None]) * old:
