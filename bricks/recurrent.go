@@ -680,6 +680,8 @@ func CloneRecurrent(proto Brick, name string) (Brick, error) {
 type Bidirectional struct {
 	*Base
 	Forward, Backward Brick
+	// Prototype is the brick the children were copied from (not a child).
+	Prototype Brick
 }
 
 // NewBidirectional makes a Bidirectional brick from a recurrent prototype.
@@ -692,7 +694,7 @@ func NewBidirectional(cfg *Config, name string, prototype Brick) (*Bidirectional
 	if err != nil {
 		return nil, fmt.Errorf("Bidirectional: %w", err)
 	}
-	b := &Bidirectional{Base: &Base{}, Forward: fw, Backward: bw}
+	b := &Bidirectional{Base: &Base{}, Forward: fw, Backward: bw, Prototype: prototype}
 	b.initBase(b, cfg, name, []string{"Bidirectional", "Initializable", "Brick"}, initializableSpecs)
 	b.SetChildren([]Brick{fw, bw})
 	ra := fw.(RecurrentBrick).RecurrentApplication("apply")

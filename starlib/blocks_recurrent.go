@@ -393,8 +393,8 @@ func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bri
 }
 
 // extraBrickAttr gives access to any brick's parameters by name
-// (lstm.W_state, lookup.W), the children of Bidirectional (forward,
-// backward) and get_dim.
+// (lstm.W_state, lookup.W), Bidirectional's forward, backward and
+// prototype, get_dim and SequenceGenerator.generate.
 func extraBrickAttr(b *Brick, name string) (starlark.Value, bool) {
 	base := b.B.BaseBrick()
 	for _, p := range base.Parameters {
@@ -402,9 +402,14 @@ func extraBrickAttr(b *Brick, name string) (starlark.Value, bool) {
 			return &Variable{V: p}, true
 		}
 	}
-	for _, c := range base.Children {
-		if c.BaseBrick().Name == name && base.IsInstance("Bidirectional") {
-			return &Brick{c}, true
+	if bi, ok := b.B.(*bricks.Bidirectional); ok {
+		switch name {
+		case "forward":
+			return &Brick{bi.Forward}, true
+		case "backward":
+			return &Brick{bi.Backward}, true
+		case "prototype":
+			return &Brick{bi.Prototype}, true
 		}
 	}
 	if v, ok := generatorAttr(b, name); ok {
