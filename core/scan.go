@@ -30,6 +30,9 @@ type ScanSpec struct {
 	Contexts []*Variable
 	// Reverse iterates from the last element of the sequences to the first.
 	Reverse bool
+	// NSteps is the number of steps when there are no sequences (Theano's
+	// n_steps, here a constant); ignored otherwise.
+	NSteps int
 	// Name names the scan in errors and printing.
 	Name string
 }
@@ -45,6 +48,7 @@ type StepFunc func(seqs, states, contexts []*Variable) (newStates, outputs []*Va
 type scanInfo struct {
 	name                        string
 	nSeq, nState, nCtx, nFree   int
+	nSteps                      int // when there are no sequences
 	nOut                        int // inner outputs: states then extra outputs
 	reverse                     bool
 	dtype                       nd.DType
@@ -77,11 +81,11 @@ func Scan(spec ScanSpec, step StepFunc) (states, outputs []*Variable, err error)
 	if name == "" {
 		name = "scan"
 	}
-	if len(spec.Sequences) == 0 {
-		return nil, nil, fmt.Errorf("%s: at least one sequence is needed (the number of steps comes from its length)", name)
+	if len(spec.Sequences) == 0 && spec.NSteps <= 0 {
+		return nil, nil, fmt.Errorf("%s: give a sequence (the number of steps is its length) or a positive number of steps", name)
 	}
 	info := &scanInfo{name: name, nSeq: len(spec.Sequences), nState: len(spec.States), nCtx: len(spec.Contexts),
-		reverse: spec.Reverse, layouts: map[string]*scanLayout{}}
+		reverse: spec.Reverse, layouts: map[string]*scanLayout{}, nSteps: spec.NSteps}
 	var ph []*Variable
 	var seqP, stateP, ctxP []*Variable
 	for i, s := range spec.Sequences {
@@ -245,7 +249,10 @@ func (s *scanInfo) layout(in [][]int) (*scanLayout, error) {
 	if ok {
 		return l, nil
 	}
-	T := in[0][0]
+	T := s.nSteps
+	if s.nSeq > 0 {
+		T = in[0][0]
+	}
 	for i := 1; i < s.nSeq; i++ {
 		if in[i][0] != T {
 			return nil, fmt.Errorf("%s: sequences have different lengths: %d and %d (sequence %d)", s.name, T, in[i][0], i)

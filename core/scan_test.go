@@ -198,7 +198,7 @@ func TestScanTwoStates(t *testing.T) {
 func TestScanErrors(t *testing.T) {
 	x := NewInput("x", nd.Float64, 3)
 	h0 := NewInput("h0", nd.Float64, 2)
-	_, _, err := Scan(ScanSpec{States: []*Variable{h0}}, nil)
+	_, _, err := Scan(ScanSpec{States: []*Variable{h0}}, nil) // no sequence, no NSteps
 	if err == nil {
 		t.Error("a scan without sequences was accepted")
 	}
@@ -297,4 +297,21 @@ func TestSliceLast(t *testing.T) {
 		}
 		return Sqr(y)
 	}, randArray(r, -1, 1, 2, 3, 4))
+}
+
+// TestScanNSteps: without sequences the loop runs NSteps times (a power
+// iteration h ← tanh(h·W)), and gradients flow to W and h0.
+func TestScanNSteps(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	checkGrad(t, "scan n_steps", func(xs []*Variable) *Variable {
+		states, _, err := Scan(ScanSpec{States: []*Variable{xs[0]}, NSteps: 4},
+			func(_, st, _ []*Variable) ([]*Variable, []*Variable, error) {
+				y, err := Dot(st[0], xs[1])
+				return []*Variable{Tanh(y)}, nil, err
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return states[0]
+	}, randArray(r, -1, 1, 2, 3), randArray(r, -1, 1, 3, 3))
 }

@@ -11,14 +11,15 @@ import (
 // Module theano: scan, Theano's loop, for recurrences written in the
 // script itself.
 //
-//	scan(fn, sequences=None, outputs_info=None, non_sequences=None, go_backwards=False, name=None)
+//	scan(fn, sequences=None, outputs_info=None, non_sequences=None, n_steps=None, go_backwards=False, name=None)
 //	    fn is called once, on per-step variables: a slice of each sequence,
 //	    then the previous value of each output whose outputs_info entry is
 //	    not None, then the non-sequences. It returns one output or a list;
 //	    an output with an initial value in outputs_info is fed back. Returns
 //	    (outputs, updates) as Theano: the outputs stacked over time (a list
 //	    when fn returns several) and an empty dict of updates. The number of
-//	    steps is the sequences' length, known only when the function runs.
+//	    steps is the sequences' length, known only when the function runs;
+//	    without sequences it is n_steps (a constant int here).
 func init() {
 	Extend("theano", starlark.StringDict{"scan": NewBuiltin("scan", theanoScan)})
 }
@@ -57,8 +58,9 @@ func theanoScan(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	var seqV, infoV, nonSeqV starlark.Value = starlark.None, starlark.None, starlark.None
 	back := false
 	name := ""
+	nSteps := 0
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "fn", &fn, "sequences?", &seqV, "outputs_info?", &infoV,
-		"non_sequences?", &nonSeqV, "go_backwards?", &back, "name?", &name); err != nil {
+		"non_sequences?", &nonSeqV, "n_steps?", &nSteps, "go_backwards?", &back, "name?", &name); err != nil {
 		return nil, err
 	}
 	seqs, err := scanVarList(thread, "sequences", seqV, false)
@@ -81,7 +83,7 @@ func theanoScan(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	}
 	var single bool
 	var nOut int
-	stO, exO, err := core.Scan(core.ScanSpec{Sequences: seqs, States: states, Contexts: nonSeqs, Reverse: back, Name: name},
+	stO, exO, err := core.Scan(core.ScanSpec{Sequences: seqs, States: states, Contexts: nonSeqs, Reverse: back, Name: name, NSteps: nSteps},
 		func(s, st, ctx []*core.Variable) ([]*core.Variable, []*core.Variable, error) {
 			var call starlark.Tuple
 			for _, v := range s {
