@@ -56,10 +56,10 @@ func (l *Linear) InitializeHook() error {
 
 func (l *Linear) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 	x := in[0]
-	if x.NDim() != 1 && x.NDim() != 2 {
-		return nil, fmt.Errorf("input_ must be a vector or a matrix (batch, input_dim), got a %d-d variable %s; flatten it first", x.NDim(), x)
+	if x.NDim() < 1 {
+		return nil, fmt.Errorf("input_ must be a vector, a matrix (batch, input_dim) or a tensor (..., input_dim), got the scalar %s", x)
 	}
-	y, err := core.Dot(x, l.W)
+	y, err := core.DotND(x, l.W) // as Theano's dot: over the last axis
 	if err != nil {
 		return nil, err
 	}

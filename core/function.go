@@ -164,6 +164,12 @@ func (f *Function) Call(args []*nd.Array) ([]*nd.Array, error) {
 				return nil, f.nodeError(s.node, err)
 			}
 		}
+		if r, ok := s.op.(errRunner); ok { // loops (core/scan.go)
+			if err := r.RunErr(out, ins); err != nil {
+				return nil, f.nodeError(s.node, err)
+			}
+			continue
+		}
 		s.op.Run(out, ins)
 	}
 	outs := make([]*nd.Array, len(f.outputs))

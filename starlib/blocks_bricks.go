@@ -506,6 +506,9 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 	if app := base.Application(name); app != nil {
 		return &BoundApplication{Brick: b.B, App: name}, nil
 	}
+	if v, ok := extraBrickAttr(b, name); ok { // blocks_recurrent.go
+		return v, nil
+	}
 	return nil, nil
 }
 
@@ -610,6 +613,9 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 	base := a.Brick.BaseBrick()
 	fname := base.Name + "." + a.App
 	defer recoverInternal(fname, &err)
+	if ka, ok := a.Brick.(bricks.KeywordApplier); ok { // recurrent bricks: blocks_recurrent.go
+		return callKeywordApplication(thread, a, ka, args, kwargs)
+	}
 	app := base.Application(a.App)
 	vals := append([]starlark.Value(nil), args...)
 	for _, kv := range kwargs {

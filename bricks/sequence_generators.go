@@ -1,0 +1,524 @@
+package bricks
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+// Emitter turns readouts into outputs (Blocks' AbstractEmitter).
+type Emitter interface {
+	Brick
+	// EmitterCost is the cost of outputs given the readouts.
+	EmitterCost(readouts, outputs *core.Variable) (*core.Variable, error)
+	// InitialOutputs are the outputs before the first step, for the batch
+	// size of ref's axis.
+	InitialOutputs(ref *core.Variable, axis int) (*core.Variable, error)
+	// OutputsDim is get_dim("outputs"): 0 for integer outputs.
+	OutputsDim() int
+	// Distribution is what generation samples from: probabilities over
+	// the symbols (SoftmaxEmitter), or nil when emit is deterministic.
+	Distribution(readouts *core.Variable) (*core.Variable, error)
+}
+
+// SoftmaxEmitter emits a symbol drawn from softmax(readouts); its cost is
+// the categorical cross-entropy.
+type SoftmaxEmitter struct{ *Base }
+
+// NewSoftmaxEmitter makes a SoftmaxEmitter (initial_output, default 0, is
+// the symbol before the first).
+func NewSoftmaxEmitter(cfg *Config, name string, initialOutput int) *SoftmaxEmitter {
+	e := &SoftmaxEmitter{Base: &Base{}}
+	e.initBase(e, cfg, name, []string{"SoftmaxEmitter", "AbstractEmitter", "Initializable", "Random", "Brick"}, append([]AttrSpec{
+		{Name: "initial_output", Kind: AttrInt, Doc: "the output before the first step (default 0)"},
+		{Name: "readout_dim", Kind: AttrInt, Doc: "number of symbols (pushed by the Readout)"},
+	}, initializableSpecs...))
+	e.attrs["initial_output"] = initialOutput
+	return e
+}
+
+// EmitterCost is −log softmax(readouts)[outputs].
+func (e *SoftmaxEmitter) EmitterCost(readouts, outputs *core.Variable) (*core.Variable, error) {
+	lp, err := core.LogSoftmax(readouts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := core.PickLast(lp, outputs)
+	if err != nil {
+		return nil, err
+	}
+	return core.Neg(p), nil
+}
+
+// InitialOutputs are initial_output for every sequence (int64).
+func (e *SoftmaxEmitter) InitialOutputs(ref *core.Variable, axis int) (*core.Variable, error) {
+	v, _ := e.Int("initial_output")
+	return core.RepeatLike(core.Const(nd.Int64, float64(v)), ref, axis)
+}
+
+// OutputsDim is 0: outputs are symbols.
+func (e *SoftmaxEmitter) OutputsDim() int { return 0 }
+
+// Distribution is softmax(readouts).
+func (e *SoftmaxEmitter) Distribution(readouts *core.Variable) (*core.Variable, error) {
+	return core.Softmax(readouts)
+}
+
+// TrivialEmitter emits the readouts themselves; its cost is the squared
+// distance to the outputs.
+type TrivialEmitter struct{ *Base }
+
+// NewTrivialEmitter makes a TrivialEmitter of readout_dim (0: pushed).
+func NewTrivialEmitter(cfg *Config, name string, readoutDim int) *TrivialEmitter {
+	e := &TrivialEmitter{Base: &Base{}}
+	e.initBase(e, cfg, name, []string{"TrivialEmitter", "AbstractEmitter", "Brick"}, []AttrSpec{
+		{Name: "readout_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the readouts and outputs"},
+	})
+	if readoutDim > 0 {
+		e.attrs["readout_dim"] = readoutDim
+	}
+	return e
+}
+
+// EmitterCost is Σ (readouts − outputs)² over the last axis.
+func (e *TrivialEmitter) EmitterCost(readouts, outputs *core.Variable) (*core.Variable, error) {
+	return core.Sum(core.Sqr(core.Sub(readouts, outputs)), []int{readouts.NDim() - 1}, false, nil)
+}
+
+// InitialOutputs are zeros (batch, readout_dim).
+func (e *TrivialEmitter) InitialOutputs(ref *core.Variable, axis int) (*core.Variable, error) {
+	d, _ := e.Int("readout_dim")
+	return core.RepeatLike(core.NewConstant(nd.New(e.cfg.FloatX, d)), ref, axis)
+}
+
+// OutputsDim is readout_dim.
+func (e *TrivialEmitter) OutputsDim() int { d, _ := e.Int("readout_dim"); return d }
+
+// Distribution is nil: emit is deterministic.
+func (e *TrivialEmitter) Distribution(*core.Variable) (*core.Variable, error) { return nil, nil }
+
+// Feedback embeds outputs as inputs of the next step (Blocks'
+// AbstractFeedback).
+type Feedback interface {
+	Brick
+	Feedback(outputs *core.Variable) (*core.Variable, error)
+	FeedbackDim() int
+}
+
+// LookupFeedback embeds symbols with a LookupTable child.
+type LookupFeedback struct {
+	*Base
+	Lookup *LookupTable
+}
+
+// NewLookupFeedback makes a LookupFeedback of num_outputs symbols into
+// feedback_dim.
+func NewLookupFeedback(cfg *Config, name string, numOutputs, feedbackDim int) *LookupFeedback {
+	f := &LookupFeedback{Base: &Base{}}
+	f.initBase(f, cfg, name, []string{"LookupFeedback", "AbstractFeedback", "Initializable", "Brick"}, append([]AttrSpec{
+		{Name: "num_outputs", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of symbols"},
+		{Name: "feedback_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the embedding"},
+	}, initializableSpecs...))
+	if numOutputs > 0 {
+		f.attrs["num_outputs"] = numOutputs
+	}
+	if feedbackDim > 0 {
+		f.attrs["feedback_dim"] = feedbackDim
+	}
+	f.Lookup = NewLookupTable(cfg, "lookuptable", 0, 0)
+	f.SetChildren([]Brick{f.Lookup})
+	return f
+}
+
+// PushAllocationConfigHook sizes the lookup table.
+func (f *LookupFeedback) PushAllocationConfigHook() error {
+	f.Lookup.attrs["length"] = f.Attr("num_outputs")
+	f.Lookup.attrs["dim"] = f.Attr("feedback_dim")
+	return nil
+}
+
+// Feedback is lookup(outputs).
+func (f *LookupFeedback) Feedback(outputs *core.Variable) (*core.Variable, error) {
+	return applyBrick(f.Lookup, outputs)
+}
+
+// FeedbackDim is feedback_dim.
+func (f *LookupFeedback) FeedbackDim() int { d, _ := f.Int("feedback_dim"); return d }
+
+// TrivialFeedback feeds the outputs back unchanged.
+type TrivialFeedback struct{ *Base }
+
+// NewTrivialFeedback makes a TrivialFeedback of output_dim.
+func NewTrivialFeedback(cfg *Config, name string, outputDim int) *TrivialFeedback {
+	f := &TrivialFeedback{Base: &Base{}}
+	f.initBase(f, cfg, name, []string{"TrivialFeedback", "AbstractFeedback", "Brick"}, []AttrSpec{
+		{Name: "output_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the outputs"},
+	})
+	if outputDim > 0 {
+		f.attrs["output_dim"] = outputDim
+	}
+	return f
+}
+
+// Feedback is the outputs (cast to floatX).
+func (f *TrivialFeedback) Feedback(outputs *core.Variable) (*core.Variable, error) {
+	if outputs.DType() != f.cfg.FloatX {
+		return core.Cast(outputs, f.cfg.FloatX), nil
+	}
+	return outputs, nil
+}
+
+// FeedbackDim is output_dim.
+func (f *TrivialFeedback) FeedbackDim() int { d, _ := f.Int("output_dim"); return d }
+
+// Readout computes readouts from the sources (states, glimpses, the
+// feedback) with a Merge, then a Bias (post_merge), and delegates emission
+// and cost to its emitter.
+type Readout struct {
+	*Base
+	Emitter     Emitter
+	FeedbackBr  Feedback
+	Merge       *Parallel
+	PostMerge   *Bias
+	SourceNames []string
+}
+
+// NewReadout makes a Readout; mergePrototype may be nil (Linear without
+// bias).
+func NewReadout(cfg *Config, name string, emitter Emitter, feedback Feedback, sourceNames []string, readoutDim int, mergePrototype *Linear) (*Readout, error) {
+	r := &Readout{Base: &Base{}, Emitter: emitter, FeedbackBr: feedback, SourceNames: sourceNames}
+	r.initBase(r, cfg, name, []string{"Readout", "AbstractReadout", "Initializable", "Brick"}, append([]AttrSpec{
+		{Name: "readout_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the readouts"},
+		{Name: "source_dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the sources (pushed by the generator)"},
+	}, initializableSpecs...))
+	if readoutDim > 0 {
+		r.attrs["readout_dim"] = readoutDim
+	}
+	m, err := NewMerge(cfg, "merge", sourceNames, nil, 0, mergePrototype)
+	if err != nil {
+		return nil, err
+	}
+	r.Merge = m
+	r.PostMerge = NewBias(cfg, "bias")
+	r.SetChildren([]Brick{emitter, feedback, m, r.PostMerge})
+	return r, nil
+}
+
+// PushAllocationConfigHook sizes the emitter, merge and bias.
+func (r *Readout) PushAllocationConfigHook() error {
+	d, ok := r.Int("readout_dim")
+	if !ok {
+		return fmt.Errorf("%s: allocation argument readout_dim is not set", r.AnnotationName())
+	}
+	sd := intsAttr(r.Base, "source_dims")
+	if len(sd) != len(r.SourceNames) {
+		return fmt.Errorf("%s: source_dims %v do not match source_names %v", r.AnnotationName(), sd, r.SourceNames)
+	}
+	if _, ok := r.Emitter.BaseBrick().Spec("readout_dim"); ok {
+		r.Emitter.BaseBrick().attrs["readout_dim"] = d
+	}
+	r.Merge.attrs["input_dims"] = sd
+	r.Merge.attrs["output_dim"] = d
+	r.PostMerge.attrs["dim"] = d
+	return nil
+}
+
+// GetDim answers outputs, feedback, readouts and the sources.
+func (r *Readout) GetDim(name string) (int, error) {
+	switch name {
+	case "outputs":
+		return r.Emitter.OutputsDim(), nil
+	case "feedback":
+		return r.FeedbackBr.FeedbackDim(), nil
+	case "readouts":
+		d, _ := r.Int("readout_dim")
+		return d, nil
+	}
+	if i := slices.Index(r.SourceNames, name); i >= 0 {
+		if sd := intsAttr(r.Base, "source_dims"); i < len(sd) {
+			return sd[i], nil
+		}
+	}
+	return 0, fmt.Errorf("%s: unknown dimension %s", r.AnnotationName(), name)
+}
+
+// Readouts merges the sources (a map holding at least the source names).
+func (r *Readout) Readouts(in map[string]*core.Variable) (*core.Variable, error) {
+	args := make([]*core.Variable, len(r.SourceNames))
+	for i, n := range r.SourceNames {
+		v, ok := in[n]
+		if !ok {
+			return nil, fmt.Errorf("%s: source %s is not available", r.AnnotationName(), n)
+		}
+		args[i] = v
+	}
+	m, err := Apply(r.Merge, "apply", args...)
+	if err != nil {
+		return nil, err
+	}
+	return applyBrick(r.PostMerge, m[0])
+}
+
+// SequenceGenerator is Blocks' sequence generator: a readout, a recurrent
+// transition (wrapped in an AttentionRecurrent, child att_trans, when an
+// attention brick is given) and a Fork (child fork) that turns the
+// feedback into the transition's inputs. cost_matrix scores given output
+// sequences; generation samples (Sample) or searches (BeamSearch).
+type SequenceGenerator struct {
+	*Base
+	Readout    *Readout
+	Fork       *Parallel
+	Transition RecurrentBrick // the transition or its AttentionRecurrent
+	attention  *AttentionRecurrent
+	stateNames []string // the transition's states
+	ctxNames   []string
+	seqNames   []string // the transition's sequences without mask
+	sampleRNG  *numpyrand.RandomState
+}
+
+// SampleRNG is the generator sampling draws from: numpy's RandomState
+// seeded with the emitter's seed, kept across calls.
+func (g *SequenceGenerator) SampleRNG() *numpyrand.RandomState {
+	if g.sampleRNG == nil {
+		g.sampleRNG = numpyrand.New(uint32(g.Readout.Emitter.BaseBrick().Seed()))
+	}
+	return g.sampleRNG
+}
+
+// NewSequenceGenerator makes a SequenceGenerator; attention may be nil.
+func NewSequenceGenerator(cfg *Config, name string, readout *Readout, transition Brick, attention *SequenceContentAttention) (*SequenceGenerator, error) {
+	g := &SequenceGenerator{Base: &Base{}, Readout: readout}
+	g.initBase(g, cfg, name, []string{"SequenceGenerator", "BaseSequenceGenerator", "Initializable", "Brick"}, initializableSpecs)
+	tr, ok := transition.(RecurrentBrick)
+	if !ok || tr.RecurrentApplication("apply") == nil {
+		return nil, fmt.Errorf("SequenceGenerator: the transition %s is not a recurrent brick", transition.BaseBrick().AnnotationName())
+	}
+	ta := tr.RecurrentApplication("apply")
+	g.stateNames = ta.Spec.States
+	g.ctxNames = ta.Spec.Contexts
+	for _, s := range ta.Spec.Sequences {
+		if s != "mask" {
+			g.seqNames = append(g.seqNames, s)
+		}
+	}
+	g.Transition = tr
+	if attention != nil {
+		ar, err := NewAttentionRecurrent(cfg, "att_trans", transition, attention)
+		if err != nil {
+			return nil, err
+		}
+		g.attention = ar
+		g.Transition = ar
+		g.ctxNames = append(slices.Clone(g.ctxNames), "attended", "attended_mask")
+	}
+	f, err := NewFork(cfg, "fork", g.seqNames, 0, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	g.Fork = f
+	g.SetChildren([]Brick{readout, f, g.Transition})
+	inputs := append([]string{"outputs", "mask"}, g.ctxNames...)
+	for _, app := range []string{"cost", "cost_matrix"} {
+		g.addApplication(&Application{Name: app, Inputs: inputs, Outputs: []string{app},
+			Fn: func(*core.ApplicationCall, []*core.Variable) ([]*core.Variable, error) {
+				return nil, fmt.Errorf("call %s with keywords", app)
+			}})
+	}
+	return g, nil
+}
+
+func (g *SequenceGenerator) transitionDim(name string) (int, error) {
+	gd, ok := g.Transition.(GetDimmer)
+	if !ok {
+		return 0, fmt.Errorf("%s: the transition must answer get_dim", g.AnnotationName())
+	}
+	return gd.GetDim(name)
+}
+
+func (g *SequenceGenerator) glimpseNames() []string {
+	if g.attention != nil {
+		return attentionGlimpseNames
+	}
+	return nil
+}
+
+// PushAllocationConfigHook sizes the readout's sources and the fork.
+func (g *SequenceGenerator) PushAllocationConfigHook() error {
+	if err := PushAllocationConfig(g.Transition); err != nil {
+		return err
+	}
+	known := slices.Concat(g.stateNames, g.ctxNames, g.glimpseNames())
+	var sd []int
+	for _, n := range g.Readout.SourceNames {
+		var d int
+		var err error
+		if slices.Contains(known, n) {
+			d, err = g.transitionDim(n)
+		} else {
+			d, err = g.Readout.GetDim(n)
+		}
+		if err != nil {
+			return err
+		}
+		sd = append(sd, d)
+	}
+	g.Readout.attrs["source_dims"] = sd
+	g.Fork.attrs["input_dim"] = g.Readout.FeedbackBr.FeedbackDim()
+	var od []int
+	for _, n := range g.seqNames {
+		d, err := g.transitionDim(n)
+		if err != nil {
+			return err
+		}
+		od = append(od, d)
+	}
+	g.Fork.attrs["output_dims"] = od
+	return nil
+}
+
+// applyTransition runs the (attention) transition with keywords.
+func (g *SequenceGenerator) applyTransition(in map[string]*core.Variable, o RecurrentOptions) ([]*core.Variable, error) {
+	if g.attention != nil {
+		return g.attention.ApplyKeywords("apply", in, o)
+	}
+	return ApplyRecurrent(g.Transition, "apply", in, o)
+}
+
+// CostMatrix is the cost of each output (time, batch): the readout's cost
+// of outputs[t] given the states before step t and the glimpses taken from
+// them; masked entries are 0.
+func (g *SequenceGenerator) CostMatrix(outputs, mask *core.Variable, contexts map[string]*core.Variable) (*core.Variable, error) {
+	if !g.Allocated {
+		if err := Allocate(g); err != nil {
+			return nil, err
+		}
+	}
+	r := g.Readout
+	fb, err := r.FeedbackBr.Feedback(outputs)
+	if err != nil {
+		return nil, err
+	}
+	fo, err := Apply(g.Fork, "apply", fb)
+	if err != nil {
+		return nil, err
+	}
+	in := map[string]*core.Variable{}
+	for i, n := range g.seqNames {
+		in[n] = fo[i]
+	}
+	if mask != nil {
+		in["mask"] = mask
+	}
+	for _, n := range g.ctxNames {
+		if v, ok := contexts[n]; ok {
+			in[n] = v
+		} else if n != "attended_mask" {
+			return nil, fmt.Errorf("context %s is not given", n)
+		}
+	}
+	res, err := g.applyTransition(in, RecurrentOptions{ReturnInitialStates: true})
+	if err != nil {
+		return nil, err
+	}
+	spec := g.Transition.RecurrentApplication(map[bool]string{true: "do_apply", false: "apply"}[g.attention != nil]).Spec
+	src := map[string]*core.Variable{}
+	minusOne, one1 := -1, 1
+	for i, n := range spec.Outputs {
+		if slices.Contains(g.stateNames, n) {
+			if src[n], err = core.Subtensor(res[i], []core.Index{{Slice: true, Stop: &minusOne}}); err != nil {
+				return nil, err
+			}
+		} else if slices.Contains(g.glimpseNames(), n) {
+			if src[n], err = core.Subtensor(res[i], []core.Index{{Slice: true, Start: &one1}}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, n := range g.ctxNames {
+		if v, ok := contexts[n]; ok {
+			src[n] = v
+		}
+	}
+	// The feedback of the previous outputs: the initial outputs, then
+	// outputs[:-1].
+	init, err := r.Emitter.InitialOutputs(outputs, 1)
+	if err != nil {
+		return nil, err
+	}
+	fb0, err := r.FeedbackBr.Feedback(init)
+	if err != nil {
+		return nil, err
+	}
+	pat := []int{-1}
+	for d := 0; d < fb0.NDim(); d++ {
+		pat = append(pat, d)
+	}
+	fb0, err = core.Dimshuffle(fb0, pat)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := core.Subtensor(fb, []core.Index{{Slice: true, Stop: &minusOne}})
+	if err != nil {
+		return nil, err
+	}
+	if src["feedback"], err = core.Concatenate([]*core.Variable{fb0, prev}, 0); err != nil {
+		return nil, err
+	}
+	readouts, err := r.Readouts(src)
+	if err != nil {
+		return nil, err
+	}
+	costs, err := r.Emitter.EmitterCost(readouts, outputs)
+	if err != nil {
+		return nil, err
+	}
+	if mask != nil {
+		m := mask
+		if m.DType() != costs.DType() {
+			m = core.Cast(m, costs.DType())
+		}
+		costs = core.Mul(costs, m)
+	}
+	return costs, nil
+}
+
+// ApplyKeywords implements cost_matrix and cost (the mean over the batch
+// of the summed costs of each sequence).
+func (g *SequenceGenerator) ApplyKeywords(app string, in map[string]*core.Variable, _ RecurrentOptions) ([]*core.Variable, error) {
+	outputs, ok := in["outputs"]
+	if !ok {
+		return nil, fmt.Errorf("%s.%s: outputs are not given", g.AnnotationName(), app)
+	}
+	call := &core.ApplicationCall{Brick: g, Application: app, Metadata: map[string]any{}, ID: callIDs.Add(1)}
+	tagged := map[string]*core.Variable{}
+	for _, n := range sortedKeys(in) {
+		tagged[n] = tag(in[n], g.Base, app, n, call, core.Input)
+	}
+	cm, err := g.CostMatrix(tagged["outputs"], tagged["mask"], tagged)
+	if err != nil {
+		return nil, fmt.Errorf("%s.%s: %w", g.AnnotationName(), app, err)
+	}
+	_ = outputs
+	out := cm
+	switch app {
+	case "cost_matrix":
+	case "cost":
+		s, err := core.Sum(cm, []int{0}, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = core.MeanAll(s)
+	default:
+		return nil, fmt.Errorf("%s has no application %s", g.AnnotationName(), app)
+	}
+	o := tag(out, g.Base, app, app, call, core.Output)
+	if app == "cost" {
+		core.AddRole(o, core.Cost)
+	}
+	return []*core.Variable{o}, nil
+}
+
+var _ KeywordApplier = (*SequenceGenerator)(nil)

@@ -1,0 +1,371 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// The ops recurrent models need besides Scan: Theano's dot of an n-d
+// tensor with a matrix (sequences through a Linear brick), concatenation,
+// row lookup (a LookupTable) and the repetition of an initial state over a
+// batch.
+
+// dotNDOp is x·W for an n-d x (n ≥ 3) and a 2-d W: the product over x's
+// last axis, as Theano's dot of a tensor3 and a matrix.
+type dotNDOp struct{}
+
+func (dotNDOp) String() string { return "Dot{nd}" }
+func (dotNDOp) Type(in []*Variable) (nd.DType, int, error) {
+	x, w := in[0], in[1]
+	if x.ndim < 1 || w.ndim != 2 {
+		return 0, 0, fmt.Errorf("dot: want an n-d and a 2-d operand, got %d-d %s and %d-d %s", x.ndim, x, w.ndim, w)
+	}
+	if x.dtype != w.dtype {
+		return 0, 0, fmt.Errorf("dot operands must share a dtype, got %s and %s", x.dtype, w.dtype)
+	}
+	return x.dtype, x.ndim, nil
+}
+func (dotNDOp) Shape(in [][]int) ([]int, error) {
+	x, w := in[0], in[1]
+	if x[len(x)-1] != w[0] {
+		return nil, fmt.Errorf("dot: shapes %s and %s are not aligned: %d (dim %d) != %d (dim 0)", shapeStr(x), shapeStr(w), x[len(x)-1], len(x)-1, w[0])
+	}
+	out := append([]int(nil), x[:len(x)-1]...)
+	return append(out, w[1]), nil
+}
+func (dotNDOp) Run(out *nd.Array, in []*nd.Array) {
+	x, w := in[0], in[1]
+	k := x.Shape[len(x.Shape)-1]
+	m := 0
+	if k > 0 {
+		m = x.Size() / k
+	} else {
+		m = nd.Prod(x.Shape[:len(x.Shape)-1])
+	}
+	dotOp{}.Run(&nd.Array{Shape: []int{m, w.Shape[1]}, Data: out.Data},
+		[]*nd.Array{{Shape: []int{m, k}, Data: x.Data}, w})
+}
+func (dotNDOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	x, w := in[0], in[1]
+	if !x.dtype.IsFloat() {
+		return []*Variable{nil, nil}
+	}
+	g2 := apply(rowsOp{}, gz)
+	x2 := apply(rowsOp{}, x)
+	gx := apply(reshapeLikeOp{}, apply(dotOp{transB: true}, g2, w), x)
+	gw := apply(dotOp{transA: true}, x2, g2)
+	return []*Variable{gx, gw}
+}
+
+// rowsOp views an n-d array as a matrix of its last axis: (Π leading, last).
+type rowsOp struct{}
+
+func (rowsOp) String() string { return "Rows" }
+func (rowsOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, 2, nil
+}
+func (rowsOp) Shape(in [][]int) ([]int, error) {
+	s := in[0]
+	return []int{nd.Prod(s[:len(s)-1]), s[len(s)-1]}, nil
+}
+func (rowsOp) IsView(in [][]int, out []int) bool { return true }
+func (rowsOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
+func (rowsOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+}
+
+// DotND is Theano's dot(x, W) for any x of at least one dimension and a
+// matrix W: the product over x's last axis. For 1-d and 2-d x it is Dot.
+func DotND(x, w *Variable) (*Variable, error) {
+	if x.ndim <= 2 {
+		return Dot(x, w)
+	}
+	if w.ndim != 2 {
+		return nil, fmt.Errorf("dot of a %d-d %s needs a matrix, got a %d-d %s", x.ndim, x, w.ndim, w)
+	}
+	dt := resultType(x, w)
+	return tryApply(dotNDOp{}, as(x, dt), as(w, dt))
+}
+
+// concatOp joins its inputs along an axis (Theano's concatenate).
+type concatOp struct{ axis int }
+
+func (o concatOp) String() string { return fmt.Sprintf("Join{%d}", o.axis) }
+func (o concatOp) Type(in []*Variable) (nd.DType, int, error) {
+	for _, x := range in[1:] {
+		if x.ndim != in[0].ndim || x.dtype != in[0].dtype {
+			return 0, 0, fmt.Errorf("concatenate: %s is %s but %s is %s", in[0], in[0].TypeString(), x, x.TypeString())
+		}
+	}
+	return in[0].dtype, in[0].ndim, nil
+}
+func (o concatOp) Shape(in [][]int) ([]int, error) {
+	out := append([]int(nil), in[0]...)
+	for _, s := range in[1:] {
+		for d := range s {
+			if d != o.axis && s[d] != out[d] {
+				return nil, fmt.Errorf("concatenate: shapes %s and %s differ outside axis %d", shapeStr(in[0]), shapeStr(s), o.axis)
+			}
+		}
+		out[o.axis] += s[o.axis]
+	}
+	return out, nil
+}
+
+func (o concatOp) Run(out *nd.Array, in []*nd.Array) {
+	outer := nd.Prod(out.Shape[:o.axis])
+	inner := nd.Prod(out.Shape[o.axis+1:])
+	rowOut := out.Shape[o.axis] * inner
+	off := 0
+	for _, x := range in {
+		n := x.Shape[o.axis] * inner
+		for b := 0; b < outer; b++ {
+			dst := view(out, b*rowOut+off, []int{n})
+			src := view(x, b*n, []int{n})
+			copyInto(dst, src)
+		}
+		off += n
+	}
+}
+func (o concatOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	g := make([]*Variable, len(in))
+	for k, x := range in {
+		if x.dtype.IsFloat() {
+			g[k] = apply(concatGradOp{o.axis, k}, append([]*Variable{gz}, in...)...)
+		}
+	}
+	return g
+}
+
+// concatGradOp is the part of gz that concerns input k.
+type concatGradOp struct{ axis, k int }
+
+func (o concatGradOp) String() string { return fmt.Sprintf("JoinGrad{%d,%d}", o.axis, o.k) }
+func (o concatGradOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, in[0].ndim, nil
+}
+func (o concatGradOp) Shape(in [][]int) ([]int, error) { return in[1+o.k], nil }
+func (o concatGradOp) Run(out *nd.Array, in []*nd.Array) {
+	gz, xs := in[0], in[1:]
+	outer := nd.Prod(gz.Shape[:o.axis])
+	inner := nd.Prod(gz.Shape[o.axis+1:])
+	row := gz.Shape[o.axis] * inner
+	off := 0
+	for _, x := range xs[:o.k] {
+		off += x.Shape[o.axis] * inner
+	}
+	n := xs[o.k].Shape[o.axis] * inner
+	for b := 0; b < outer; b++ {
+		copyInto(view(out, b*n, []int{n}), view(gz, b*row+off, []int{n}))
+	}
+}
+func (o concatGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return make([]*Variable, len(in))
+}
+
+// Concatenate joins variables of one dtype and number of dimensions along
+// axis (negative counts from the end).
+func Concatenate(xs []*Variable, axis int) (*Variable, error) {
+	if len(xs) == 0 {
+		return nil, fmt.Errorf("concatenate: nothing to join")
+	}
+	n := xs[0].ndim
+	if axis < 0 {
+		axis += n
+	}
+	if axis < 0 || axis >= n {
+		return nil, fmt.Errorf("concatenate: axis out of range for %d-d variables", n)
+	}
+	if len(xs) == 1 {
+		return xs[0], nil
+	}
+	return tryApply(concatOp{axis}, xs...)
+}
+
+// takeOp is W[indices]: rows of W picked by an integer array of any shape
+// (Theano's advanced indexing on the first axis).
+type takeOp struct{}
+
+func (takeOp) String() string { return "AdvancedSubtensor1" }
+func (takeOp) Type(in []*Variable) (nd.DType, int, error) {
+	w, idx := in[0], in[1]
+	if w.ndim < 1 {
+		return 0, 0, fmt.Errorf("cannot index the scalar %s", w)
+	}
+	if idx.dtype.IsFloat() {
+		return 0, 0, fmt.Errorf("indices must be integers, got %s %s", idx.dtype, idx)
+	}
+	return w.dtype, idx.ndim + w.ndim - 1, nil
+}
+func (takeOp) Shape(in [][]int) ([]int, error) {
+	return append(append([]int(nil), in[1]...), in[0][1:]...), nil
+}
+
+// Check refuses indices outside the table.
+func (takeOp) Check(in []*nd.Array) error {
+	n := in[0].Shape[0]
+	for i, m := 0, in[1].Size(); i < m; i++ {
+		if j := int(in[1].Flat(i)); j < 0 || j >= n {
+			return fmt.Errorf("index %d is out of bounds for a table of %d rows", j, n)
+		}
+	}
+	return nil
+}
+func (takeOp) Run(out *nd.Array, in []*nd.Array) {
+	w, idx := in[0], in[1]
+	row := nd.Prod(w.Shape[1:])
+	for i, m := 0, idx.Size(); i < m; i++ {
+		j := int(idx.Flat(i))
+		copyInto(view(out, i*row, []int{row}), view(w, j*row, []int{row}))
+	}
+}
+func (takeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	if !in[0].dtype.IsFloat() {
+		return []*Variable{nil, nil}
+	}
+	return []*Variable{apply(takeGradOp{}, in[0], in[1], gz), nil}
+}
+
+// takeGradOp scatters gz's rows, summed, into zeros shaped like W.
+type takeGradOp struct{}
+
+func (takeGradOp) String() string { return "AdvancedIncSubtensor1" }
+func (takeGradOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, in[0].ndim, nil
+}
+func (takeGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+func (takeGradOp) Run(out *nd.Array, in []*nd.Array) {
+	idx, gz := in[1], in[2]
+	zero(out)
+	row := nd.Prod(out.Shape[1:])
+	for i, m := 0, idx.Size(); i < m; i++ {
+		j := int(idx.Flat(i))
+		addInto(view(out, j*row, []int{row}), view(gz, i*row, []int{row}))
+	}
+}
+func (takeGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{nil, nil, apply(takeOp{}, gz, in[1])}
+}
+
+// Take is W[indices] for an integer array of indices of any shape: the
+// result has shape indices.shape + W.shape[1:].
+func Take(w, indices *Variable) (*Variable, error) { return tryApply(takeOp{}, w, indices) }
+
+// repeatOp repeats x along a new leading axis as many times as ref's
+// dimension axis: Blocks' tensor.repeat(initial_state[None, :], batch_size, 0)
+// with the batch size read from a sequence at run time.
+type repeatOp struct{ axis int }
+
+func (o repeatOp) String() string { return fmt.Sprintf("RepeatLike{%d}", o.axis) }
+func (o repeatOp) Type(in []*Variable) (nd.DType, int, error) {
+	if in[1].ndim <= o.axis {
+		return 0, 0, fmt.Errorf("repeat: %s has no axis %d", in[1], o.axis)
+	}
+	return in[0].dtype, in[0].ndim + 1, nil
+}
+func (o repeatOp) Shape(in [][]int) ([]int, error) {
+	return append([]int{in[1][o.axis]}, in[0]...), nil
+}
+func (o repeatOp) Run(out *nd.Array, in []*nd.Array) {
+	n := in[0].Size()
+	for b := 0; b < out.Shape[0]; b++ {
+		copyInto(view(out, b*n, in[0].Shape), in[0])
+	}
+}
+func (o repeatOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	if !in[0].dtype.IsFloat() {
+		return []*Variable{nil, nil}
+	}
+	g, _ := Sum(gz, []int{0}, false, nil)
+	return []*Variable{g, nil}
+}
+
+// RepeatLike stacks copies of x along a new first axis, one per element of
+// ref's dimension axis (the batch size of a sequence, for example).
+func RepeatLike(x, ref *Variable, axis int) (*Variable, error) {
+	return tryApply(repeatOp{axis}, x, ref)
+}
+
+// PickLast is x[..., y[...]]: for each position of the integer array y
+// (x's shape without its last axis), the entry of x's last axis that y
+// names (Pick generalised to sequences of batches).
+func PickLast(x, y *Variable) (*Variable, error) {
+	if x.ndim != y.ndim+1 {
+		return nil, fmt.Errorf("pick: want x with one more axis than y, got %d-d %s and %d-d %s", x.ndim, x, y.ndim, y)
+	}
+	if x.ndim == 2 {
+		return Pick(x, y)
+	}
+	yf, err := Flatten(y, 1)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Pick(apply(rowsOp{}, x), yf)
+	if err != nil {
+		return nil, err
+	}
+	return apply(reshapeLikeOp{}, p, y), nil
+}
+
+// sliceLastOp is x[..., start:stop]: contiguous blocks of rows, copied
+// with one copy per row (the gates of LSTM and GRU steps).
+type sliceLastOp struct{ start, stop int }
+
+func (o sliceLastOp) String() string { return fmt.Sprintf("SliceLast{%d:%d}", o.start, o.stop) }
+func (o sliceLastOp) Type(in []*Variable) (nd.DType, int, error) {
+	if in[0].ndim < 1 {
+		return 0, 0, fmt.Errorf("cannot slice the scalar %s", in[0])
+	}
+	return in[0].dtype, in[0].ndim, nil
+}
+func (o sliceLastOp) Shape(in [][]int) ([]int, error) {
+	s := in[0]
+	if o.stop > s[len(s)-1] {
+		return nil, fmt.Errorf("slice %d:%d of an axis of %d", o.start, o.stop, s[len(s)-1])
+	}
+	out := append([]int(nil), s[:len(s)-1]...)
+	return append(out, o.stop-o.start), nil
+}
+func (o sliceLastOp) Run(out *nd.Array, in []*nd.Array) {
+	x := in[0]
+	m := x.Shape[len(x.Shape)-1]
+	n := o.stop - o.start
+	for r, rows := 0, nd.Prod(x.Shape[:len(x.Shape)-1]); r < rows; r++ {
+		copyInto(view(out, r*n, []int{n}), view(x, r*m+o.start, []int{n}))
+	}
+}
+func (o sliceLastOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	if !in[0].dtype.IsFloat() {
+		return []*Variable{nil}
+	}
+	return []*Variable{apply(sliceLastGradOp{o}, in[0], gz)}
+}
+
+// sliceLastGradOp places gz in zeros shaped like x.
+type sliceLastGradOp struct{ s sliceLastOp }
+
+func (o sliceLastGradOp) String() string { return "SliceLastGrad" }
+func (o sliceLastGradOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, in[0].ndim, nil
+}
+func (o sliceLastGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+func (o sliceLastGradOp) Run(out *nd.Array, in []*nd.Array) {
+	zero(out)
+	m := out.Shape[len(out.Shape)-1]
+	n := o.s.stop - o.s.start
+	for r, rows := 0, nd.Prod(out.Shape[:len(out.Shape)-1]); r < rows; r++ {
+		copyInto(view(out, r*m+o.s.start, []int{n}), view(in[1], r*n, []int{n}))
+	}
+}
+func (o sliceLastGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{nil, apply(o.s, gz)}
+}
+
+// SliceLast is x[..., start:stop] (0 ≤ start ≤ stop).
+func SliceLast(x *Variable, start, stop int) (*Variable, error) {
+	if start < 0 || stop < start {
+		return nil, fmt.Errorf("bad slice %d:%d", start, stop)
+	}
+	return tryApply(sliceLastOp{start, stop}, x)
+}

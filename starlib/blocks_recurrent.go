@@ -1,0 +1,432 @@
+package starlib
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/core"
+)
+
+// Module blocks.bricks.recurrent: Blocks' recurrent bricks.
+//
+//	SimpleRecurrent(dim, activation, name=None, weights_init=None, seed=None)
+//	    h(t) = activation(inputs(t) + h(t-1)·W); parameters W, initial_state
+//	LSTM(dim, activation=None, gate_activation=None, ...)
+//	    inputs of 4·dim (input, forget, cell, output parts), diagonal peepholes;
+//	    apply returns (states, cells); parameters W_state, W_cell_to_in,
+//	    W_cell_to_forget, W_cell_to_out, initial_state, initial_cells
+//	GatedRecurrent(dim, activation=None, gate_activation=None, ...)
+//	    inputs (dim) and gate_inputs (2·dim: update, reset); parameters
+//	    state_to_state, state_to_gates, initial_state
+//	Bidirectional(prototype, name=None)
+//	    children forward and backward (copies of the prototype); outputs
+//	    concatenated on the last axis
+//	RecurrentStack(transitions, fork_prototype=None, states_name="states", skip_connections=False, name=None)
+//	    layers of recurrent transitions; layer k>0 reads layer k-1's states through
+//	    a Fork; states "states", "states#1", ... (and "cells#k" for LSTMs)
+//
+// A recurrent application is called with its inputs by name or position
+// (sequences (time, batch, ...), states, contexts; the mask and the states
+// are optional: a mask of 0 keeps the previous state, missing states start
+// from the brick's initial states) and the keywords iterate=True (False:
+// one step on (batch, ...) inputs), reverse=False (iterate from the end;
+// outputs in iteration order) and return_initial_states=False. Several
+// outputs come back as a tuple: h, c = lstm.apply(inputs=x, mask=m).
+//
+// Module blocks.bricks.lookup: LookupTable(length, dim, name=None,
+// weights_init=None): apply(indices) gives W[indices] (indices.shape + (dim,)).
+//
+// Module blocks.bricks.parallel (the prototype is a Linear brick, copied
+// per channel):
+//
+//	Parallel(input_names, input_dims, output_dims, prototype=None)   apply(**inputs): one output per input
+//	Fork(output_names, input_dim, output_dims, prototype=None)       apply(input_): children fork_<name>
+//	Distribute(target_names, source_name, target_dims, source_dim, prototype=None)
+//	    apply(source, *targets): targets + transform(source)
+//	Merge(input_names, input_dims, output_dim, prototype=None)       apply(*inputs): Σ transform(input)
+func init() {
+	rec := starlark.StringDict{}
+	for _, c := range []string{"SimpleRecurrent", "LSTM", "GatedRecurrent", "Bidirectional", "RecurrentStack"} {
+		rec[c] = &BrickClass{Class: c, make: makeRecurrentBrick}
+	}
+	rec["BaseRecurrent"] = &BrickClass{Class: "BaseRecurrent"}
+	Register("blocks.bricks.recurrent", &starlarkstruct.Module{Name: "blocks.bricks.recurrent", Members: rec})
+	Register("blocks.bricks.lookup", &starlarkstruct.Module{Name: "blocks.bricks.lookup", Members: starlark.StringDict{
+		"LookupTable": &BrickClass{Class: "LookupTable", make: makeRecurrentBrick},
+	}})
+	par := starlark.StringDict{}
+	for _, c := range []string{"Parallel", "Fork", "Distribute", "Merge"} {
+		par[c] = &BrickClass{Class: c, make: makeRecurrentBrick}
+	}
+	Register("blocks.bricks.parallel", &starlarkstruct.Module{Name: "blocks.bricks.parallel", Members: par})
+}
+
+func optBrick(class, what string, v starlark.Value) (bricks.Brick, error) {
+	if v == nil || v == starlark.None {
+		return nil, nil
+	}
+	b, ok := v.(*Brick)
+	if !ok {
+		return nil, fmt.Errorf("%s: %s must be a brick, got %s", class, what, v.Type())
+	}
+	return b.B, nil
+}
+
+func strList(class, what string, v starlark.Value) ([]string, error) {
+	it, ok := v.(starlark.Iterable)
+	if !ok || v == nil {
+		return nil, fmt.Errorf("%s: %s must be a list of strings, got %s", class, what, typeOf(v))
+	}
+	var out []string
+	iter := it.Iterate()
+	defer iter.Done()
+	var x starlark.Value
+	for iter.Next(&x) {
+		s, ok := starlark.AsString(x)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s must be a list of strings, got an element of type %s", class, what, x.Type())
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func recOptInt(class, what string, v starlark.Value) (int, error) {
+	if v == nil || v == starlark.None {
+		return 0, nil
+	}
+	var i int
+	if err := starlark.AsInt(v, &i); err != nil {
+		return 0, fmt.Errorf("%s: %s must be an int, got %s", class, what, v.Type())
+	}
+	return i, nil
+}
+
+func optInts(class, what string, v starlark.Value) ([]int, error) {
+	if v == nil || v == starlark.None {
+		return nil, nil
+	}
+	is, err := AsInts(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %v", class, what, err)
+	}
+	return is, nil
+}
+
+func optLinear(class string, v starlark.Value) (*bricks.Linear, error) {
+	b, err := optBrick(class, "prototype", v)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	l, ok := b.(*bricks.Linear)
+	if !ok {
+		return nil, fmt.Errorf("%s: only a Linear prototype is supported, got %s", class, b.BaseBrick().Class())
+	}
+	return l, nil
+}
+
+func makeRecurrentBrick(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (b bricks.Brick, err error) {
+	cfg := BrickConfig(thread)
+	initArgs := []string{"weights_init", "biases_init", "use_bias", "seed", "name"}
+	var positional []string
+	switch class {
+	case "SimpleRecurrent":
+		positional = []string{"dim", "activation"}
+	case "LSTM", "GatedRecurrent":
+		positional = []string{"dim", "activation", "gate_activation"}
+	case "Bidirectional":
+		positional = []string{"prototype"}
+	case "RecurrentStack":
+		positional = []string{"transitions", "fork_prototype", "states_name", "skip_connections"}
+	case "LookupTable":
+		positional = []string{"length", "dim"}
+	case "Parallel":
+		positional = []string{"input_names", "input_dims", "output_dims", "prototype"}
+	case "Fork":
+		positional = []string{"output_names", "input_dim", "output_dims", "prototype"}
+	case "Distribute":
+		positional = []string{"target_names", "source_name", "target_dims", "source_dim", "prototype"}
+	case "Merge":
+		positional = []string{"input_names", "input_dims", "output_dim", "prototype"}
+	}
+	a, err := brickArgs(class, positional, append(append([]string(nil), positional...), initArgs...), args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	name := ""
+	if v, ok := a["name"]; ok && v != starlark.None {
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return nil, fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
+		}
+		name = s
+	}
+	delete(a, "name")
+	take := func(k string) starlark.Value { v := a[k]; delete(a, k); return v }
+	switch class {
+	case "SimpleRecurrent", "LSTM", "GatedRecurrent":
+		dim, err := recOptInt(class, "dim", take("dim"))
+		if err != nil {
+			return nil, err
+		}
+		act, err := optBrick(class, "activation", take("activation"))
+		if err != nil {
+			return nil, err
+		}
+		switch class {
+		case "SimpleRecurrent":
+			if act == nil {
+				return nil, fmt.Errorf("SimpleRecurrent: activation is required (e.g. Tanh())")
+			}
+			b = bricks.NewSimpleRecurrent(cfg, name, dim, act)
+		case "LSTM", "GatedRecurrent":
+			gate, err := optBrick(class, "gate_activation", take("gate_activation"))
+			if err != nil {
+				return nil, err
+			}
+			if class == "LSTM" {
+				b = bricks.NewLSTM(cfg, name, dim, act, gate)
+			} else {
+				b = bricks.NewGatedRecurrent(cfg, name, dim, act, gate)
+			}
+		}
+	case "Bidirectional":
+		proto, err := optBrick(class, "prototype", take("prototype"))
+		if err != nil {
+			return nil, err
+		}
+		if proto == nil {
+			return nil, fmt.Errorf("Bidirectional: prototype is required")
+		}
+		if b, err = bricks.NewBidirectional(cfg, name, proto); err != nil {
+			return nil, err
+		}
+	case "RecurrentStack":
+		ts, err := brickList("RecurrentStack: transitions", take("transitions"), false)
+		if err != nil {
+			return nil, err
+		}
+		fp, err := optLinear(class, take("fork_prototype"))
+		if err != nil {
+			return nil, err
+		}
+		statesName := "states"
+		if v := take("states_name"); v != nil && v != starlark.None {
+			s, ok := starlark.AsString(v)
+			if !ok {
+				return nil, fmt.Errorf("RecurrentStack: states_name must be a string, got %s", v.Type())
+			}
+			statesName = s
+		}
+		skip := false
+		if v := take("skip_connections"); v != nil {
+			skip = bool(v.Truth())
+		}
+		if b, err = bricks.NewRecurrentStack(cfg, name, ts, fp, statesName, skip); err != nil {
+			return nil, err
+		}
+	case "LookupTable":
+		length, err := recOptInt(class, "length", take("length"))
+		if err != nil {
+			return nil, err
+		}
+		dim, err := recOptInt(class, "dim", take("dim"))
+		if err != nil {
+			return nil, err
+		}
+		b = bricks.NewLookupTable(cfg, name, length, dim)
+	case "Parallel", "Fork", "Distribute", "Merge":
+		proto, err := optLinear(class, take("prototype"))
+		if err != nil {
+			return nil, err
+		}
+		names := "input_names"
+		switch class {
+		case "Fork":
+			names = "output_names"
+		case "Distribute":
+			names = "target_names"
+		}
+		ns, err := strList(class, names, take(names))
+		if err != nil {
+			return nil, err
+		}
+		ints := map[string][]int{}
+		for _, k := range []string{"input_dims", "output_dims", "target_dims"} {
+			if ints[k], err = optInts(class, k, take(k)); err != nil {
+				return nil, err
+			}
+		}
+		one := map[string]int{}
+		for _, k := range []string{"input_dim", "output_dim", "source_dim"} {
+			if one[k], err = recOptInt(class, k, take(k)); err != nil {
+				return nil, err
+			}
+		}
+		switch class {
+		case "Parallel":
+			b, err = bricks.NewParallel(cfg, name, ns, ints["input_dims"], ints["output_dims"], proto)
+		case "Fork":
+			b, err = bricks.NewFork(cfg, name, ns, one["input_dim"], ints["output_dims"], proto)
+		case "Distribute":
+			src, ok := starlark.AsString(take("source_name"))
+			if !ok {
+				return nil, fmt.Errorf("Distribute: source_name must be a string")
+			}
+			b, err = bricks.NewDistribute(cfg, name, ns, src, ints["target_dims"], one["source_dim"], proto)
+		case "Merge":
+			b, err = bricks.NewMerge(cfg, name, ns, ints["input_dims"], one["output_dim"], proto)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return finishBrick(class, b, a)
+}
+
+// finishBrick applies the seed and the remaining keyword arguments as
+// attributes (in name order).
+func finishBrick(class string, b bricks.Brick, a map[string]starlark.Value) (bricks.Brick, error) {
+	if v, ok := a["seed"]; ok && v != starlark.None {
+		var s int64
+		if err := starlark.AsInt(v, &s); err != nil {
+			return nil, fmt.Errorf("%s: seed: %v", class, err)
+		}
+		if err := b.BaseBrick().SetSeed(s); err != nil {
+			return nil, err
+		}
+	}
+	delete(a, "seed")
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if a[k] == nil {
+			continue
+		}
+		if err := setBrickAttr(b, k, a[k]); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// callKeywordApplication calls an application of a brick whose inputs are
+// optional or take the @recurrent keywords (iterate, reverse,
+// return_initial_states). Positional arguments fill the inputs in order;
+// None leaves an input out.
+func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bricks.KeywordApplier, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	base := a.Brick.BaseBrick()
+	fname := base.Name + "." + a.App
+	app := base.Application(a.App)
+	if app == nil {
+		return nil, fmt.Errorf("%s has no application %s", base.AnnotationName(), a.App)
+	}
+	if len(args) > len(app.Inputs) {
+		return nil, fmt.Errorf("%s takes at most %d positional inputs (%s), got %d", fname, len(app.Inputs), strings.Join(app.Inputs, ", "), len(args))
+	}
+	vals := map[string]starlark.Value{}
+	for i, x := range args {
+		vals[app.Inputs[i]] = x
+	}
+	opts := bricks.RecurrentOptions{}
+	for _, kv := range kwargs {
+		k := string(kv[0].(starlark.String))
+		switch k {
+		case "iterate", "reverse", "return_initial_states":
+			bv, ok := kv[1].(starlark.Bool)
+			if !ok {
+				return nil, fmt.Errorf("%s: %s must be True or False, got %s", fname, k, kv[1].Type())
+			}
+			switch k {
+			case "iterate":
+				opts.NoIterate = !bool(bv)
+			case "reverse":
+				opts.Reverse = bool(bv)
+			default:
+				opts.ReturnInitialStates = bool(bv)
+			}
+			continue
+		}
+		known := false
+		for _, n := range app.Inputs {
+			known = known || n == k
+		}
+		if !known {
+			return nil, fmt.Errorf("%s got an unexpected keyword argument %s (inputs: %s; options: iterate, reverse, return_initial_states)", fname, k, strings.Join(app.Inputs, ", "))
+		}
+		if _, dup := vals[k]; dup {
+			return nil, fmt.Errorf("%s got multiple values for %s", fname, k)
+		}
+		vals[k] = kv[1]
+	}
+	ins := map[string]*core.Variable{}
+	for k, x := range vals {
+		if x == starlark.None {
+			continue
+		}
+		v, err := AsVariable(thread, x)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", fname, k, err)
+		}
+		ins[k] = v
+	}
+	outs, err := ka.ApplyKeywords(a.App, ins, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 1 {
+		return NewVariable(thread, outs[0]), nil
+	}
+	t := make(starlark.Tuple, len(outs))
+	for i, o := range outs {
+		t[i] = NewVariable(thread, o)
+	}
+	return t, nil
+}
+
+// extraBrickAttr gives access to any brick's parameters by name
+// (lstm.W_state, lookup.W), Bidirectional's forward, backward and
+// prototype, get_dim and SequenceGenerator.generate.
+func extraBrickAttr(b *Brick, name string) (starlark.Value, bool) {
+	base := b.B.BaseBrick()
+	for _, p := range base.Parameters {
+		if p.Name == name {
+			return &Variable{V: p}, true
+		}
+	}
+	if bi, ok := b.B.(*bricks.Bidirectional); ok {
+		switch name {
+		case "forward":
+			return &Brick{bi.Forward}, true
+		case "backward":
+			return &Brick{bi.Backward}, true
+		case "prototype":
+			return &Brick{bi.Prototype}, true
+		}
+	}
+	if v, ok := generatorAttr(b, name); ok {
+		return v, true
+	}
+	if gd, ok := b.B.(bricks.GetDimmer); ok && name == "get_dim" {
+		return starlark.NewBuiltin("get_dim", func(_ *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var n string
+			if err := starlark.UnpackPositionalArgs(fb.Name(), args, kwargs, 1, &n); err != nil {
+				return nil, err
+			}
+			d, err := gd.GetDim(n)
+			if err != nil {
+				return nil, err
+			}
+			return starlark.MakeInt(d), nil
+		}), true
+	}
+	return nil, false
+}

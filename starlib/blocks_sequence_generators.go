@@ -1,0 +1,469 @@
+package starlib
+
+import (
+	"fmt"
+	"sort"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+// Module blocks.bricks.sequence_generators: Blocks' sequence generators.
+//
+//	SequenceGenerator(readout, transition, attention=None, add_contexts=True, name=None, weights_init=None, biases_init=None)
+//	    children readout, fork (a Fork feeding the transition's inputs) and the
+//	    transition (att_trans, an AttentionRecurrent, when attention is given).
+//	    cost(outputs, mask=None, **contexts): mean over the batch of the summed costs
+//	    cost_matrix(outputs, mask=None, **contexts): (time, batch) costs, 0 where masked
+//	    generate(n_steps, batch_size=1, inputs_dict=None, seed=None, **contexts):
+//	        samples; returns {"outputs": (n_steps, batch), "costs": (n_steps, batch)}.
+//	        Unlike Blocks (a symbolic scan with Theano's random streams), it runs the
+//	        loop and draws from numpy's generator, seeded with the emitter's seed
+//	        (or seed); contexts are variables computed from the inputs in inputs_dict.
+//	Readout(readout_dim, source_names, emitter, feedback_brick, merge_prototype=None, name=None)
+//	    readouts = Bias(Merge(sources)); children emitter, feedback, merge, bias
+//	SoftmaxEmitter(initial_output=0, name=None)    outputs drawn from softmax(readouts); cost −log p
+//	TrivialEmitter(readout_dim, name=None)         outputs = readouts; cost Σ (readouts − outputs)²
+//	LookupFeedback(num_outputs, feedback_dim, name=None)   feedback = LookupTable(outputs)
+//	TrivialFeedback(output_dim, name=None)         feedback = outputs
+//
+// Module blocks.bricks.attention:
+//
+//	SequenceContentAttention(state_names, attended_dim=None, match_dim=None, state_dims=None, name=None)
+//	    glimpses weighted_averages (batch, attended_dim) and weights (batch, time)
+//	AttentionRecurrent(transition, attention, name=None)
+//	    apply(sequences..., states..., attended=, attended_mask=None, iterate=True, ...):
+//	    the transition's states, then the glimpses
+//
+// Module blocks.search:
+//
+//	BeamSearch(generator, **contexts)   (the inputs are those the contexts depend on)
+//	    search(input_values=None, eol_symbol=-1, max_length=512, ignore_first_eol=False, beam_size=None)
+//	    returns (outputs, costs): lists of hypotheses (each up to and including
+//	    eol_symbol) and their costs (−log p), in order of cost. input_values maps
+//	    the inputs to one sequence's data (batch size 1, or Blocks' tiled batch of
+//	    beam_size identical columns, whose first column is used); beam_size
+//	    defaults to that batch size.
+func init() {
+	sg := starlark.StringDict{}
+	for _, c := range []string{"SequenceGenerator", "Readout", "SoftmaxEmitter", "TrivialEmitter", "LookupFeedback", "TrivialFeedback"} {
+		sg[c] = &BrickClass{Class: c, make: makeGeneratorBrick}
+	}
+	for _, c := range []string{"BaseSequenceGenerator", "AbstractEmitter", "AbstractFeedback", "AbstractReadout"} {
+		sg[c] = &BrickClass{Class: c}
+	}
+	Register("blocks.bricks.sequence_generators", &starlarkstruct.Module{Name: "blocks.bricks.sequence_generators", Members: sg})
+	Register("blocks.bricks.attention", &starlarkstruct.Module{Name: "blocks.bricks.attention", Members: starlark.StringDict{
+		"SequenceContentAttention": &BrickClass{Class: "SequenceContentAttention", make: makeGeneratorBrick},
+		"AttentionRecurrent":       &BrickClass{Class: "AttentionRecurrent", make: makeGeneratorBrick},
+		"AbstractAttention":        &BrickClass{Class: "AbstractAttention"},
+		"GenericSequenceAttention": &BrickClass{Class: "GenericSequenceAttention"},
+	}})
+	Register("blocks.search", &starlarkstruct.Module{Name: "blocks.search", Members: starlark.StringDict{
+		"BeamSearch": NewBuiltin("BeamSearch", newBeamSearch),
+	}})
+}
+
+func makeGeneratorBrick(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (b bricks.Brick, err error) {
+	cfg := BrickConfig(thread)
+	common := []string{"weights_init", "biases_init", "use_bias", "seed", "name"}
+	var positional []string
+	switch class {
+	case "SequenceGenerator":
+		positional = []string{"readout", "transition", "attention", "add_contexts"}
+	case "Readout":
+		positional = []string{"emitter", "feedback_brick", "merge", "merge_prototype", "post_merge", "merged_dim", "source_names", "readout_dim"}
+	case "SoftmaxEmitter":
+		positional = []string{"initial_output"}
+	case "TrivialEmitter":
+		positional = []string{"readout_dim"}
+	case "LookupFeedback":
+		positional = []string{"num_outputs", "feedback_dim"}
+	case "TrivialFeedback":
+		positional = []string{"output_dim"}
+	case "SequenceContentAttention":
+		positional = []string{"state_names", "attended_dim", "match_dim", "state_dims"}
+	case "AttentionRecurrent":
+		positional = []string{"transition", "attention"}
+	}
+	a, err := brickArgs(class, positional, append(append([]string(nil), positional...), common...), args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	name := ""
+	if v, ok := a["name"]; ok && v != starlark.None {
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return nil, fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
+		}
+		name = s
+	}
+	delete(a, "name")
+	take := func(k string) starlark.Value { v := a[k]; delete(a, k); return v }
+	intArg := func(k string) (int, error) { return recOptInt(class, k, take(k)) }
+	switch class {
+	case "SequenceGenerator":
+		ro, err := optBrick(class, "readout", take("readout"))
+		if err != nil {
+			return nil, err
+		}
+		readout, ok := ro.(*bricks.Readout)
+		if !ok {
+			return nil, fmt.Errorf("SequenceGenerator: readout must be a Readout brick, got %s", typeOfBrick(ro))
+		}
+		tr, err := optBrick(class, "transition", take("transition"))
+		if err != nil || tr == nil {
+			return nil, fmt.Errorf("SequenceGenerator: transition must be a recurrent brick")
+		}
+		at, err := optBrick(class, "attention", take("attention"))
+		if err != nil {
+			return nil, err
+		}
+		var att *bricks.SequenceContentAttention
+		if at != nil {
+			if att, ok = at.(*bricks.SequenceContentAttention); !ok {
+				return nil, fmt.Errorf("SequenceGenerator: attention must be a SequenceContentAttention, got %s", typeOfBrick(at))
+			}
+		}
+		if v := take("add_contexts"); v != nil && !bool(v.Truth()) {
+			return nil, fmt.Errorf("SequenceGenerator: add_contexts=False is not supported")
+		}
+		b, err = bricks.NewSequenceGenerator(cfg, name, readout, tr, att)
+		if err != nil {
+			return nil, err
+		}
+	case "Readout":
+		em, err := optBrick(class, "emitter", take("emitter"))
+		if err != nil {
+			return nil, err
+		}
+		emitter, ok := em.(bricks.Emitter)
+		if !ok {
+			return nil, fmt.Errorf("Readout: emitter must be an emitter (SoftmaxEmitter, TrivialEmitter), got %s", typeOfBrick(em))
+		}
+		fb, err := optBrick(class, "feedback_brick", take("feedback_brick"))
+		if err != nil {
+			return nil, err
+		}
+		feedback, ok := fb.(bricks.Feedback)
+		if !ok {
+			return nil, fmt.Errorf("Readout: feedback_brick must be LookupFeedback or TrivialFeedback, got %s", typeOfBrick(fb))
+		}
+		for _, k := range []string{"merge", "post_merge", "merged_dim"} {
+			if v := take(k); v != nil && v != starlark.None {
+				return nil, fmt.Errorf("Readout: %s is not supported (the default Merge and Bias are used)", k)
+			}
+		}
+		mp, err := optLinear(class, take("merge_prototype"))
+		if err != nil {
+			return nil, err
+		}
+		sn, err := strList(class, "source_names", take("source_names"))
+		if err != nil {
+			return nil, err
+		}
+		rd, err := intArg("readout_dim")
+		if err != nil {
+			return nil, err
+		}
+		if b, err = bricks.NewReadout(cfg, name, emitter, feedback, sn, rd, mp); err != nil {
+			return nil, err
+		}
+	case "SoftmaxEmitter":
+		io, err := intArg("initial_output")
+		if err != nil {
+			return nil, err
+		}
+		b = bricks.NewSoftmaxEmitter(cfg, name, io)
+	case "TrivialEmitter":
+		d, err := intArg("readout_dim")
+		if err != nil {
+			return nil, err
+		}
+		b = bricks.NewTrivialEmitter(cfg, name, d)
+	case "LookupFeedback":
+		n, err := intArg("num_outputs")
+		if err != nil {
+			return nil, err
+		}
+		d, err := intArg("feedback_dim")
+		if err != nil {
+			return nil, err
+		}
+		b = bricks.NewLookupFeedback(cfg, name, n, d)
+	case "TrivialFeedback":
+		d, err := intArg("output_dim")
+		if err != nil {
+			return nil, err
+		}
+		b = bricks.NewTrivialFeedback(cfg, name, d)
+	case "SequenceContentAttention":
+		sn, err := strList(class, "state_names", take("state_names"))
+		if err != nil {
+			return nil, err
+		}
+		ad, err := intArg("attended_dim")
+		if err != nil {
+			return nil, err
+		}
+		md, err := intArg("match_dim")
+		if err != nil {
+			return nil, err
+		}
+		sd, err := optInts(class, "state_dims", take("state_dims"))
+		if err != nil {
+			return nil, err
+		}
+		if b, err = bricks.NewSequenceContentAttention(cfg, name, sn, sd, ad, md); err != nil {
+			return nil, err
+		}
+	case "AttentionRecurrent":
+		tr, err := optBrick(class, "transition", take("transition"))
+		if err != nil || tr == nil {
+			return nil, fmt.Errorf("AttentionRecurrent: transition must be a recurrent brick")
+		}
+		at, err := optBrick(class, "attention", take("attention"))
+		if err != nil {
+			return nil, err
+		}
+		att, ok := at.(*bricks.SequenceContentAttention)
+		if !ok {
+			return nil, fmt.Errorf("AttentionRecurrent: attention must be a SequenceContentAttention, got %s", typeOfBrick(at))
+		}
+		if b, err = bricks.NewAttentionRecurrent(cfg, name, tr, att); err != nil {
+			return nil, err
+		}
+	}
+	return finishBrick(class, b, a)
+}
+
+func typeOfBrick(b bricks.Brick) string {
+	if b == nil {
+		return "None"
+	}
+	return b.BaseBrick().Class()
+}
+
+// contextsAndInputs reads symbolic contexts from keyword arguments and
+// finds the input variables they depend on.
+func contextsAndInputs(thread *starlark.Thread, fname string, kwargs map[string]starlark.Value) (map[string]*core.Variable, []*core.Variable, error) {
+	ctx := map[string]*core.Variable{}
+	var roots []*core.Variable
+	keys := make([]string, 0, len(kwargs))
+	for k := range kwargs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, err := AsVariable(thread, kwargs[k])
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %s: %v", fname, k, err)
+		}
+		ctx[k] = v
+		roots = append(roots, v)
+	}
+	var inputs []*core.Variable
+	for _, v := range core.Ancestors(roots) {
+		if v.IsInput() {
+			inputs = append(inputs, v)
+		}
+	}
+	return ctx, inputs, nil
+}
+
+// inputData orders the arrays of a {variable: array} dict as inputs.
+func inputData(fname string, inputs []*core.Variable, d *starlark.Dict) ([]*nd.Array, error) {
+	data := make([]*nd.Array, len(inputs))
+	for i, in := range inputs {
+		if d == nil {
+			return nil, fmt.Errorf("%s: the contexts depend on input %s: give its value in the inputs dict", fname, in)
+		}
+		var val starlark.Value
+		for _, item := range d.Items() {
+			if k, ok := item[0].(*Variable); ok && k.V == in {
+				val = item[1]
+			}
+		}
+		if val == nil {
+			return nil, fmt.Errorf("%s: no value for input %s", fname, in)
+		}
+		a, err := InputArray(in, val)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", fname, err)
+		}
+		data[i] = a
+	}
+	return data, nil
+}
+
+// generatorAttr gives SequenceGenerator.generate.
+func generatorAttr(b *Brick, name string) (starlark.Value, bool) {
+	g, ok := b.B.(*bricks.SequenceGenerator)
+	if !ok || name != "generate" {
+		return nil, false
+	}
+	return starlark.NewBuiltin("generate", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+		defer recoverInternal("generate", &err)
+		nSteps, batch := 0, 1
+		var d *starlark.Dict
+		var seed starlark.Value = starlark.None
+		ctxArgs := map[string]starlark.Value{}
+		var known []starlark.Tuple
+		for _, kv := range kwargs {
+			switch k := string(kv[0].(starlark.String)); k {
+			case "n_steps", "batch_size", "inputs_dict", "seed", "iterate":
+				known = append(known, kv)
+			default:
+				ctxArgs[k] = kv[1]
+			}
+		}
+		iterate := true
+		if err := starlark.UnpackArgs("generate", args, known, "n_steps", &nSteps, "batch_size?", &batch, "inputs_dict?", &d, "seed?", &seed, "iterate?", &iterate); err != nil {
+			return nil, err
+		}
+		if !iterate {
+			return nil, fmt.Errorf("generate: iterate=False is not supported")
+		}
+		if nSteps < 0 || batch < 1 {
+			return nil, fmt.Errorf("generate: want n_steps >= 0 and batch_size >= 1, got %d and %d", nSteps, batch)
+		}
+		ctx, inputs, err := contextsAndInputs(thread, "generate", ctxArgs)
+		if err != nil {
+			return nil, err
+		}
+		data, err := inputData("generate", inputs, d)
+		if err != nil {
+			return nil, err
+		}
+		gen, err := g.NewGeneration(ctx, inputs)
+		if err != nil {
+			return nil, err
+		}
+		rng := g.SampleRNG()
+		if seed != starlark.None {
+			var s int64
+			if err := starlark.AsInt(seed, &s); err != nil {
+				return nil, fmt.Errorf("generate: seed: %v", err)
+			}
+			rng = numpyrand.New(uint32(s))
+		}
+		out, costs, err := gen.Sample(data, nSteps, batch, rng)
+		if err != nil {
+			return nil, err
+		}
+		res := starlark.NewDict(2)
+		res.SetKey(starlark.String("outputs"), FromArray(out))
+		res.SetKey(starlark.String("costs"), FromArray(costs))
+		return res, nil
+	}), true
+}
+
+// BeamSearch is blocks.search.BeamSearch over a generator.
+type BeamSearch struct {
+	gen    *bricks.Generation
+	inputs []*core.Variable
+}
+
+func (s *BeamSearch) String() string        { return "<BeamSearch>" }
+func (s *BeamSearch) Type() string          { return "BeamSearch" }
+func (s *BeamSearch) Freeze()               {}
+func (s *BeamSearch) Truth() starlark.Bool  { return true }
+func (s *BeamSearch) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: BeamSearch") }
+func (s *BeamSearch) AttrNames() []string   { return []string{"search"} }
+
+// Attr returns search.
+func (s *BeamSearch) Attr(name string) (starlark.Value, error) {
+	if name != "search" {
+		return nil, nil
+	}
+	return starlark.NewBuiltin("search", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+		defer recoverInternal("search", &err)
+		var d *starlark.Dict
+		eol, maxLen := -1, 512
+		ignore := false
+		var beam starlark.Value = starlark.None
+		if err := starlark.UnpackArgs("search", args, kwargs, "input_values?", &d, "eol_symbol?", &eol, "max_length?", &maxLen, "ignore_first_eol?", &ignore, "beam_size?", &beam); err != nil {
+			return nil, err
+		}
+		data, err := inputData("search", s.inputs, d)
+		if err != nil {
+			return nil, err
+		}
+		beamSize := 1
+		for i, a := range data {
+			if a.NDim() < 2 {
+				return nil, fmt.Errorf("search: input %s must be (time, batch, ...), got shape %v", s.inputs[i], a.Shape)
+			}
+			beamSize = a.Shape[1]
+			data[i] = firstColumn(a)
+		}
+		if beam != starlark.None {
+			if err := starlark.AsInt(beam, &beamSize); err != nil {
+				return nil, fmt.Errorf("search: beam_size: %v", err)
+			}
+		}
+		res, err := s.gen.BeamSearch(data, beamSize, eol, maxLen, ignore)
+		if err != nil {
+			return nil, err
+		}
+		outs := make([]starlark.Value, len(res))
+		costs := make([]starlark.Value, len(res))
+		for i, h := range res {
+			o := make([]starlark.Value, len(h.Outputs))
+			for j, x := range h.Outputs {
+				o[j] = starlark.MakeInt(x)
+			}
+			outs[i] = starlark.NewList(o)
+			costs[i] = starlark.Float(h.Cost)
+		}
+		return starlark.Tuple{starlark.NewList(outs), starlark.NewList(costs)}, nil
+	}), nil
+}
+
+// firstColumn is a[:, :1] for an array of at least two axes.
+func firstColumn(a *nd.Array) *nd.Array {
+	if a.Shape[1] == 1 {
+		return a
+	}
+	shape := append([]int{a.Shape[0], 1}, a.Shape[2:]...)
+	out := nd.New(a.DType(), shape...)
+	inner := nd.Prod(a.Shape[2:])
+	for t := 0; t < a.Shape[0]; t++ {
+		for k := 0; k < inner; k++ {
+			out.SetFlat(t*inner+k, a.Flat((t*a.Shape[1])*inner+k))
+		}
+	}
+	return out
+}
+
+func newBeamSearch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("BeamSearch takes the generator as its one positional argument, got %d", len(args))
+	}
+	gb, ok := args[0].(*Brick)
+	var g *bricks.SequenceGenerator
+	if ok {
+		g, ok = gb.B.(*bricks.SequenceGenerator)
+	}
+	if !ok {
+		return nil, fmt.Errorf("BeamSearch: want a SequenceGenerator, got %s", args[0].Type())
+	}
+	ctxArgs := map[string]starlark.Value{}
+	for _, kv := range kwargs {
+		ctxArgs[string(kv[0].(starlark.String))] = kv[1]
+	}
+	ctx, inputs, err := contextsAndInputs(thread, "BeamSearch", ctxArgs)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := g.NewGeneration(ctx, inputs)
+	if err != nil {
+		return nil, err
+	}
+	return &BeamSearch{gen: gen, inputs: inputs}, nil
+}
