@@ -1,6 +1,8 @@
 package starlib
 
 import (
+	"github.com/blocks-go/blocks/core/device"
+
 	"fmt"
 	"sort"
 	"strings"
@@ -36,7 +38,9 @@ func (*Config) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: config
 func (*Config) Name() string          { return "config" }
 
 // AttrNames are Blocks' settings and get.
-func (*Config) AttrNames() []string { return []string{"default_seed", "floatX", "get", "log_backend"} }
+func (*Config) AttrNames() []string {
+	return []string{"default_seed", "device", "floatX", "get", "log_backend"}
+}
 
 // Attr returns a setting.
 func (*Config) Attr(name string) (starlark.Value, error) {
@@ -49,8 +53,28 @@ func (*Config) Attr(name string) (starlark.Value, error) {
 		return starlark.String(config.FloatX().String()), nil
 	case "log_backend":
 		return starlark.String("python"), nil
+	case "device":
+		return starlark.String(device.Current().String()), nil
 	}
 	return nil, nil
+}
+
+// SetField sets config.device, for a script that pins where it runs
+// (config.device = "cpu"); a device this build cannot use is an error at
+// that line.
+func (*Config) SetField(name string, v starlark.Value) error {
+	if name != "device" {
+		return starlark.NoSuchAttrError(fmt.Sprintf("config.%s cannot be set (only config.device; declare tunables with config(name=default))", name))
+	}
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return fmt.Errorf("config.device: want a string such as \"cpu\" or \"cuda:0\", got %s", v.Type())
+	}
+	d, err := device.Parse(s)
+	if err != nil {
+		return err
+	}
+	return device.Select(d)
 }
 
 // CallInternal is config(name=default, ...): the script's tunables.

@@ -74,6 +74,7 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 		fs.Var(sets, "set", "override a setting: NAME=VALUE")
 	}
 	trust := fs.Bool("trust", false, "let the checkpoint's script write outside the run directory and use the network")
+	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
 	bad := func(err error) (string, overrides, bool, bool) {
 		fmt.Fprintf(stderr, "blocks-repl %s: %v\n\n%s", name, err, usageText())
 		return "", nil, false, false
@@ -90,6 +91,10 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 	}
 	if fs.NArg() > 0 {
 		return bad(fmt.Errorf("unexpected arguments after %s: %s", path, strings.Join(fs.Args(), " ")))
+	}
+	if err := selectDevice(*dev); err != nil {
+		fmt.Fprintf(stderr, "blocks-repl %s: %v\n", name, err)
+		return "", nil, false, false
 	}
 	return path, sets, *trust, true
 }

@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -47,6 +48,9 @@ run:
   --print-config     print the tunables the script declares with
                      cfg = config(name=default, ...), as resolved with the
                      --set overrides, and stop there.
+  --device DEV       where graphs run: cpu (the default; also BLOCKS_DEVICE),
+                     cuda or cuda:N. This build has the CPU backend only and
+                     refuses cuda at once, saying so.
   --log FILE         write the training log of the script's main loop to FILE:
                      JSON lines (.jsonl, .json), CSV (.csv) or an SQLite log
                      database (.sqlite, .db; written as training goes, every
@@ -189,6 +193,7 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	fs.Var(sets, "set", "override a setting: NAME=VALUE")
 	printConfig := fs.Bool("print-config", false, "print the resolved config(...) and stop")
 	logPath := fs.String("log", "", "write the training log to FILE (.jsonl, .csv or .sqlite)")
+	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
 	usageError := func(err error) int {
 		fmt.Fprintf(stderr, "blocks-repl run: %v\n\n%s", err, usageText())
 		return 2
@@ -206,6 +211,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		return usageError(fmt.Errorf("unexpected arguments after %s: %s", script, strings.Join(fs.Args(), " ")))
+	}
+	if err := selectDevice(*dev); err != nil {
+		fmt.Fprintf(stderr, "blocks-repl run: %v\n", err)
+		return 1
 	}
 	src, err := os.ReadFile(script)
 	if err != nil {
@@ -243,4 +252,17 @@ func versionString() string {
 		s += ")"
 	}
 	return s
+}
+
+// selectDevice checks and selects the device named by --device (empty:
+// the CPU).
+func selectDevice(name string) error {
+	if name == "" {
+		return nil
+	}
+	d, err := device.Parse(name)
+	if err != nil {
+		return err
+	}
+	return device.Select(d)
 }

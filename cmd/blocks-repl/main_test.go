@@ -234,3 +234,16 @@ func TestInternalErrorIsReported(t *testing.T) {
 		t.Errorf("repl: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// Without a CUDA backend, --device cuda fails at once, naming the build.
+func TestDeviceCUDARefused(t *testing.T) {
+	script := writeScript(t, "never.star", "print('ran')\n")
+	code, out, errs := runBinary(t, "", "run", "--device", "cuda:0", script)
+	if code != 1 || strings.Contains(out, "ran") || !strings.Contains(errs, "CPU build") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = runBinary(t, "", "run", "--device", "cpu", script)
+	if code != 0 || out != "ran\n" {
+		t.Errorf("--device cpu: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

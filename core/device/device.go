@@ -1,0 +1,97 @@
+// Package device names where a compiled graph runs (Device: the CPU or
+// a CUDA GPU) and checks that this build of the project can run there.
+//
+// The project has one backend today: the CPU (OpenBLAS and Go kernels).
+// A CUDA backend would be a build with the cuda tag; this build refuses
+// a CUDA device at once, saying which build is running and whether an
+// NVIDIA driver is visible on the machine.
+package device
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Kind is the kind of device.
+type Kind string
+
+// The kinds of device.
+const (
+	CPU  Kind = "cpu"
+	CUDA Kind = "cuda"
+)
+
+// Device is a device: a kind and, for CUDA, the GPU's index.
+type Device struct {
+	Kind  Kind
+	Index int
+}
+
+func (d Device) String() string {
+	if d.Kind == CUDA {
+		return fmt.Sprintf("cuda:%d", d.Index)
+	}
+	return string(d.Kind)
+}
+
+// Parse reads "cpu", "cuda" (GPU 0) or "cuda:N".
+func Parse(s string) (Device, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	switch {
+	case s == "cpu":
+		return Device{Kind: CPU}, nil
+	case s == "cuda" || s == "gpu":
+		return Device{Kind: CUDA}, nil
+	case strings.HasPrefix(s, "cuda:"):
+		n, err := strconv.Atoi(s[len("cuda:"):])
+		if err != nil || n < 0 {
+			return Device{}, fmt.Errorf("device %q: want cuda:N with N a GPU index (0, 1, ...)", s)
+		}
+		return Device{Kind: CUDA, Index: n}, nil
+	}
+	return Device{}, fmt.Errorf("unknown device %q (want cpu, cuda or cuda:N)", s)
+}
+
+// Build says which backends this binary has.
+const Build = "CPU build (OpenBLAS; no CUDA backend)"
+
+// Check returns nil when this build can run graphs on d, else an error
+// that says why: no CUDA backend in this build, and whether an NVIDIA
+// driver and device are visible here.
+func Check(d Device) error {
+	if d.Kind == CPU {
+		return nil
+	}
+	return fmt.Errorf("device %s: this blocks-repl is the %s, which runs on the CPU only; %s", d, Build, driverStatus(d.Index))
+}
+
+// driverStatus describes what this machine shows of NVIDIA's driver.
+func driverStatus(index int) string {
+	v, err := os.ReadFile("/proc/driver/nvidia/version")
+	if err != nil {
+		return "and no NVIDIA driver or CUDA device was found on this machine (/proc/driver/nvidia/version is absent)"
+	}
+	line := strings.TrimSpace(strings.SplitN(string(v), "\n", 2)[0])
+	if _, err := os.Stat(fmt.Sprintf("/dev/nvidia%d", index)); err != nil {
+		return fmt.Sprintf("an NVIDIA driver is loaded (%s) but there is no GPU %d (/dev/nvidia%d)", line, index, index)
+	}
+	return fmt.Sprintf("an NVIDIA driver (%s) and GPU %d are present, but this build cannot use them", line, index)
+}
+
+// current is the process's device (blocks-repl --device, BLOCKS_DEVICE,
+// or a script's config.device).
+var current = Device{Kind: CPU}
+
+// Current is the device graphs run on.
+func Current() Device { return current }
+
+// Select makes d the device graphs run on, after Check.
+func Select(d Device) error {
+	if err := Check(d); err != nil {
+		return err
+	}
+	current = d
+	return nil
+}

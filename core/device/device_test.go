@@ -1,0 +1,43 @@
+package device
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]Device{"cpu": {CPU, 0}, "CUDA": {CUDA, 0}, "cuda:1": {CUDA, 1}, "gpu": {CUDA, 0}} {
+		got, err := Parse(in)
+		if err != nil || got != want {
+			t.Errorf("Parse(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "tpu", "cuda:", "cuda:-1", "cuda:x"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+// Without a CUDA backend, a CUDA device is refused at once with a message
+// that names the build and what the machine shows of a driver.
+func TestCUDARefusedClearly(t *testing.T) {
+	if err := Select(Device{Kind: CPU}); err != nil {
+		t.Fatal(err)
+	}
+	err := Select(Device{Kind: CUDA, Index: 0})
+	if err == nil {
+		t.Fatal("the CPU build accepted a CUDA device")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "CPU build") {
+		t.Errorf("the message does not say which build runs: %s", msg)
+	}
+	if _, statErr := os.Stat("/proc/driver/nvidia/version"); statErr != nil && !strings.Contains(msg, "no NVIDIA driver") {
+		t.Errorf("no driver here, but the message does not say so: %s", msg)
+	}
+	if Current().Kind != CPU {
+		t.Errorf("a refused Select changed the device to %v", Current())
+	}
+}
