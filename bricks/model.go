@@ -91,7 +91,7 @@ func (m *Model) ParameterValues() map[string]*nd.Array {
 
 // ShapeError is a value whose shape is not its parameter's.
 type ShapeError struct {
-	Name           string
+	Name          string
 	Expected, Got []int
 }
 
