@@ -392,5 +392,3 @@ func (c *BNContext) CallInternal(thread *starlark.Thread, args starlark.Tuple, k
 	}()
 	return starlark.Call(thread, fn, nil, nil)
 }
-
-
