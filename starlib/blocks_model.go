@@ -3,6 +3,7 @@ package starlib
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -135,11 +136,18 @@ func (m *Model) Attr(name string) (starlark.Value, error) {
 				}
 				return nil, fmt.Errorf("set_parameter_values: %v", err)
 			}
-			if len(unknown) > 0 && thread.Print != nil {
-				thread.Print(thread, "set_parameter_values: unknown parameter names: "+strings.Join(unknown, ", "))
+			report := func(msg string) {
+				if thread.Print != nil {
+					thread.Print(thread, msg)
+				} else {
+					fmt.Fprintln(os.Stderr, msg)
+				}
 			}
-			if len(missing) > 0 && thread.Print != nil {
-				thread.Print(thread, "set_parameter_values: missing values for parameters: "+strings.Join(missing, ", "))
+			if len(unknown) > 0 {
+				report("set_parameter_values: unknown parameter names: " + strings.Join(unknown, ", "))
+			}
+			if len(missing) > 0 {
+				report("set_parameter_values: missing values for parameters: " + strings.Join(missing, ", "))
 			}
 			return starlark.None, nil
 		}), nil

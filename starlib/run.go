@@ -270,8 +270,10 @@ func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, er
 // that is a single expression is evaluated and its value returned (and
 // stored in _); otherwise the result is None. ctx cancels this chunk only.
 func (in *Interp) ExecREPL(ctx context.Context, src string) (starlark.Value, error) {
+	// setContext clears an old cancellation before it watches ctx; clearing
+	// again here could undo a ctx that was already cancelled (its watcher
+	// fires at once, on another goroutine).
 	in.setContext(ctx)
-	in.Thread.Uncancel()
 	opts := *FileOptions
 	opts.LoadBindsGlobally = true
 	f, err := opts.Parse("<stdin>", src, 0)
