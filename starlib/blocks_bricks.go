@@ -352,6 +352,11 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 		}
 		return b.SetAttr(name, i)
 	case bricks.AttrInts:
+		var one int
+		if starlark.AsInt(v, &one) == nil {
+			// A single int is a 1-tuple (BatchNormalization's input_dim).
+			return b.SetAttr(name, []int{one})
+		}
 		is, err := AsInts(v)
 		if err != nil {
 			return bad("a list of ints")
