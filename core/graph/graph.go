@@ -1,7 +1,10 @@
 // Package graph is Blocks' blocks.graph and blocks.filter: the
 // ComputationGraph over the annotated symbolic variables of core, the
 // VariableFilter that selects variables by role, brick, name and
-// application, and graph replacement.
+// application, graph replacement and the transforms built on it
+// (apply_dropout, apply_noise, collect_parameters), and printing a graph
+// as text or Graphviz DOT. Batch normalization's graph functions live in
+// package bricks, since they re-apply bricks.
 package graph
 
 import (
