@@ -41,8 +41,9 @@ func TestDropoutAndWeightNoiseScripts(t *testing.T) {
 }
 
 // TestAcceptDropout compares the dropout script with the same script
-// without dropout on full MNIST (BLOCKS_ACCEPT=1, and MNIST in the shared
-// data); see docs/regularization.md for the numbers.
+// without dropout on full MNIST, 50 epochs each (BLOCKS_ACCEPT=1, and MNIST
+// in the shared data; about 10 minutes each on 2 cores): measured 1.52%
+// with dropout, 1.78% without (docs/regularization.md).
 func TestAcceptDropout(t *testing.T) {
 	if os.Getenv("BLOCKS_ACCEPT") != "1" {
 		t.Skip("set BLOCKS_ACCEPT=1")
@@ -51,7 +52,7 @@ func TestAcceptDropout(t *testing.T) {
 	t.Setenv("FUEL_DATA_PATH", dir)
 	errs := map[string]float64{}
 	for _, dp := range []string{"0.5", "0"} {
-		g, out := run(t, "mnist_dropout.star", map[string]string{"dataset": "mnist", "epochs": "20", "drop_prob": dp})
+		g, out := run(t, "mnist_dropout.star", map[string]string{"dataset": "mnist", "epochs": "50", "drop_prob": dp})
 		ml := g["main_loop"].(*starlib.MainLoop)
 		errs[dp] = logValue(t, g, ml.M.Log.Status.IterationsDone, "test_error_rate")
 		t.Logf("drop_prob %s: %s", dp, lastLine(out))
