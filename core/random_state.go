@@ -17,22 +17,6 @@ type RandomOp interface {
 	RNG() *numpyrand.RandomState
 }
 
-// RandomOps lists the random ops of the graphs of outputs, in the order
-// of Ancestors (deterministic for a given script); ops that share one
-// generator are listed once.
-func RandomOps(outputs []*Variable) []RandomOp {
-	var ops []RandomOp
-	seen := map[*numpyrand.RandomState]bool{}
-	for _, v := range Ancestors(outputs) {
-		r, ok := v.Op().(RandomOp)
-		if !ok || r.RNG() == nil || seen[r.RNG()] {
-			continue
-		}
-		seen[r.RNG()] = true
-		ops = append(ops, r)
-	}
-	return ops
-}
 
 // ApplyRandomOp makes the variable op(inputs...) for a random op defined
 // outside this package; an input the op refuses is an error.

@@ -352,6 +352,11 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 		}
 		return b.SetAttr(name, i)
 	case bricks.AttrInts:
+		var one int
+		if starlark.AsInt(v, &one) == nil {
+			// A single int is a 1-tuple (BatchNormalization's input_dim).
+			return b.SetAttr(name, []int{one})
+		}
 		is, err := AsInts(v)
 		if err != nil {
 			return bad("a list of ints")
@@ -419,6 +424,9 @@ func (b *Brick) AttrNames() []string {
 		names = append(names, "b")
 	case *bricks.MLP:
 		names = append(names, "linear_transformations", "activations")
+	}
+	for _, h := range brickAttrHooks {
+		names = append(names, h.names(b.B)...)
 	}
 	sort.Strings(names)
 	return names
@@ -500,6 +508,11 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 			return starlark.None, nil
 		}).BindReceiver(b), nil
 	}
+	for _, h := range brickAttrHooks {
+		if v, ok := h.attr(b.B, name); ok {
+			return v, nil
+		}
+	}
 	if _, ok := base.Spec(name); ok {
 		return attrValue(base.Attr(name)), nil
 	}
@@ -511,6 +524,17 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 	}
 	return nil, nil
 }
+
+// brickAttrHook gives the bricks of another file extra attributes (a
+// BatchNormalization's scale, ...): attr answers ok for the names it
+// knows, names lists them.
+type brickAttrHook struct {
+	attr  func(b bricks.Brick, name string) (starlark.Value, bool)
+	names func(b bricks.Brick) []string
+}
+
+// brickAttrHooks are filled by the init functions of other brick files.
+var brickAttrHooks []brickAttrHook
 
 func attrValue(v any) starlark.Value {
 	switch v := v.(type) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/stdlib"
 )
 
 // FileOptions is the dialect scripts are written in: go.starlark.net's
@@ -305,8 +306,10 @@ func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, er
 // that is a single expression is evaluated and its value returned (and
 // stored in _); otherwise the result is None. ctx cancels this chunk only.
 func (in *Interp) ExecREPL(ctx context.Context, src string) (starlark.Value, error) {
+	// setContext clears an old cancellation before it watches ctx; clearing
+	// again here could undo a ctx that was already cancelled (its watcher
+	// fires at once, on another goroutine).
 	in.setContext(ctx)
-	in.Thread.Uncancel()
 	opts := *FileOptions
 	opts.LoadBindsGlobally = true
 	f, err := opts.Parse("<stdin>", src, 0)
@@ -387,9 +390,14 @@ func ExecFile(filename string, src []byte, opts Options) (starlark.StringDict, e
 	return g, in.CheckOverrides()
 }
 
-// load resolves load(module): a name ending in .star is a file relative to
-// the loading script's directory; any other name is a registered module.
+// load resolves load(module): "stdlib/NAME.star" is a file of the
+// embedded Starlark library (package stdlib); another name ending in .star
+// is a file relative to the loading script's directory; any other name is
+// a registered module.
 func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringDict, error) {
+	if strings.HasPrefix(module, stdlib.Prefix) && strings.HasSuffix(module, ".star") {
+		return in.loadStdlib(thread, module)
+	}
 	if !strings.HasSuffix(module, ".star") {
 		key := "module " + module
 		if e, ok := in.cache[key]; ok {

@@ -1,7 +1,10 @@
 // Package graph is Blocks' blocks.graph and blocks.filter: the
 // ComputationGraph over the annotated symbolic variables of core, the
 // VariableFilter that selects variables by role, brick, name and
-// application, and graph replacement.
+// application, graph replacement and the transforms built on it
+// (apply_dropout, apply_noise, collect_parameters), and printing a graph
+// as text or Graphviz DOT. Batch normalization's graph functions live in
+// package bricks, since they re-apply bricks.
 package graph
 
 import (
@@ -98,7 +101,13 @@ func (g *ComputationGraph) filter(keep func(*core.Variable) bool) []*core.Variab
 
 // Replace returns a new graph in which each key of replacements is replaced
 // by its value; the variables that depend on them are rebuilt, the rest are
-// shared with g (which stays usable).
+// shared with g (which stays unchanged and usable).
+//
+// As in Blocks, the replacements are made one at a time in the graph's
+// topological order, and each one also rewrites the replacement values that
+// come after it: replacing h1 by dropout(h1) and h2 by dropout(h2), where h2
+// depends on h1, gives dropout(h2') with h2' computed from dropout(h1). A
+// replacement value may use the variable it replaces (x -> x * mask).
 func (g *ComputationGraph) Replace(replacements map[*core.Variable]*core.Variable) (*ComputationGraph, error) {
 	for old, new := range replacements {
 		if old.NDim() != new.NDim() {
@@ -107,26 +116,21 @@ func (g *ComputationGraph) Replace(replacements map[*core.Variable]*core.Variabl
 	}
 	memo := map[*core.Variable]*core.Variable{}
 	for _, v := range g.Variables {
+		w, err := rebuildNode(v, memo)
+		if err != nil {
+			return nil, err
+		}
 		if r, ok := replacements[v]; ok {
-			memo[v] = r
-			continue
-		}
-		if v.Kind() != core.KindOp {
-			continue
-		}
-		changed := false
-		ins := make([]*core.Variable, len(v.Inputs()))
-		for k, in := range v.Inputs() {
-			ins[k] = in
-			if r, ok := memo[in]; ok {
-				ins[k], changed = r, true
-			}
-		}
-		if changed {
-			w, err := core.Rebuild(v, ins)
+			// The value sees v as rebuilt so far, then stands for v.
+			memo[v] = w
+			r2, err := rewrite(r, memo)
 			if err != nil {
-				return nil, fmt.Errorf("replace: %v", err)
+				return nil, err
 			}
+			memo[v] = r2
+			continue
+		}
+		if w != v {
 			memo[v] = w
 		}
 	}
@@ -138,6 +142,51 @@ func (g *ComputationGraph) Replace(replacements map[*core.Variable]*core.Variabl
 		}
 	}
 	return New(outs), nil
+}
+
+// rebuildNode returns v computed from its inputs' replacements in memo (v
+// itself when none is replaced).
+func rebuildNode(v *core.Variable, memo map[*core.Variable]*core.Variable) (*core.Variable, error) {
+	if v.Kind() != core.KindOp {
+		return v, nil
+	}
+	changed := false
+	ins := make([]*core.Variable, len(v.Inputs()))
+	for k, in := range v.Inputs() {
+		ins[k] = in
+		if r, ok := memo[in]; ok && r != in {
+			ins[k], changed = r, true
+		}
+	}
+	if !changed {
+		return v, nil
+	}
+	w, err := core.Rebuild(v, ins)
+	if err != nil {
+		return nil, fmt.Errorf("replace: %v", err)
+	}
+	return w, nil
+}
+
+// rewrite rebuilds the graph of x with memo's replacements, recording the
+// rebuilt nodes in memo.
+func rewrite(x *core.Variable, memo map[*core.Variable]*core.Variable) (*core.Variable, error) {
+	for _, a := range core.Ancestors([]*core.Variable{x}) {
+		if _, ok := memo[a]; ok {
+			continue
+		}
+		w, err := rebuildNode(a, memo)
+		if err != nil {
+			return nil, err
+		}
+		if w != a {
+			memo[a] = w
+		}
+	}
+	if r, ok := memo[x]; ok {
+		return r, nil
+	}
+	return x, nil
 }
 
 // Brick is what the filter needs to know of a brick annotation.

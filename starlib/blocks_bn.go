@@ -1,0 +1,204 @@
+package starlib
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/bricks"
+)
+
+// Module blocks.bricks, batch normalization (added to the module):
+//
+//	BatchNormalization(input_dim=None, broadcastable=None, conserve_memory=True, epsilon=1e-4,
+//	                   scale_init=None, shift_init=None, mean_only=False, learn_scale=True,
+//	                   learn_shift=True, name=None, seed=None)
+//	    normalizes its input (batch axis first; input_dim is an int or a tuple for one
+//	    example) by the population statistics (inference mode, the default) or by the
+//	    minibatch's (training mode: blocks.graph.apply_batch_normalization or
+//	    batch_normalization); attributes scale, shift, population_mean, population_stdev
+//	SpatialBatchNormalization(input_dim, ...)   input_dim (channels, height, width): one
+//	    statistic per channel
+//	BatchNormalizedMLP(activations, dims=None, weights_init=None, biases_init=None,
+//	                   use_bias=False, conserve_memory=True, mean_only=False,
+//	                   learn_scale=True, learn_shift=True, name=None, seed=None)
+//	    an MLP whose activations are each wrapped in a Sequence batch_norm_activation_i
+//	    of a BatchNormalization and the activation
+//	brick_tree(brick)   the brick hierarchy as text: classes, parameters, shapes, roles
+func init() {
+	Extend("blocks.bricks", starlark.StringDict{
+		"BatchNormalization":        &BrickClass{Class: "BatchNormalization", make: makeBN},
+		"SpatialBatchNormalization": &BrickClass{Class: "SpatialBatchNormalization", make: makeBN},
+		"BatchNormalizedMLP":        &BrickClass{Class: "BatchNormalizedMLP", make: makeBN},
+		"brick_tree": NewBuiltin("brick_tree", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var br *Brick
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "brick", &br); err != nil {
+				return nil, err
+			}
+			var sb strings.Builder
+			if err := bricks.PrintTree(&sb, br.B); err != nil {
+				return nil, err
+			}
+			return starlark.String(sb.String()), nil
+		}),
+	})
+	brickAttrHooks = append(brickAttrHooks, brickAttrHook{attr: bnAttr, names: bnAttrNames})
+}
+
+func bnAttrNames(b bricks.Brick) []string {
+	switch b.(type) {
+	case *bricks.BatchNormalization:
+		return []string{"scale", "shift", "population_mean", "population_stdev", "broadcastable", "training_mode"}
+	case *bricks.BatchNormalizedMLP:
+		return []string{"linear_transformations", "activations"}
+	}
+	return nil
+}
+
+func bnAttr(b bricks.Brick, name string) (starlark.Value, bool) {
+	switch x := b.(type) {
+	case *bricks.BatchNormalization:
+		v := map[string]*coreVariable{"scale": x.Scale, "shift": x.Shift, "population_mean": x.PopulationMean, "population_stdev": x.PopulationStdev}
+		if p, ok := v[name]; ok {
+			if p == nil {
+				return starlark.None, true
+			}
+			return &Variable{V: p}, true
+		}
+		switch name {
+		case "broadcastable":
+			if x.Broadcastable == nil {
+				return starlark.None, true
+			}
+			t := make(starlark.Tuple, len(x.Broadcastable))
+			for i, v := range x.Broadcastable {
+				t[i] = starlark.Bool(v)
+			}
+			return t, true
+		case "training_mode":
+			return starlark.Bool(x.TrainingMode()), true
+		}
+	case *bricks.BatchNormalizedMLP:
+		switch name {
+		case "linear_transformations":
+			var out []starlark.Value
+			for _, l := range x.Linears {
+				out = append(out, &Brick{l})
+			}
+			return starlark.NewList(out), true
+		case "activations":
+			var out []starlark.Value
+			for _, a := range x.Activations {
+				out = append(out, &Brick{a})
+			}
+			return starlark.NewList(out), true
+		}
+	}
+	return nil, false
+}
+
+func makeBN(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, error) {
+	cfg := BrickConfig(thread)
+	bnArgs := []string{"conserve_memory", "mean_only", "learn_scale", "learn_shift"}
+	var positional, allowed []string
+	if class == "BatchNormalizedMLP" {
+		positional = []string{"activations", "dims"}
+		allowed = append([]string{"name", "weights_init", "biases_init", "use_bias", "seed"}, bnArgs...)
+	} else {
+		positional = []string{"input_dim", "broadcastable", "conserve_memory", "epsilon", "scale_init", "shift_init", "mean_only", "learn_scale", "learn_shift"}
+		allowed = []string{"name", "seed"}
+	}
+	allowed = append(allowed, positional...)
+	a, err := brickArgs(class, positional, allowed, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	name := ""
+	if v, ok := a["name"]; ok && v != starlark.None {
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return nil, fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
+		}
+		name = s
+	}
+	delete(a, "name")
+	var b bricks.Brick
+	switch class {
+	case "BatchNormalizedMLP":
+		acts, err := brickList(class+": activations", a["activations"], false)
+		if err != nil {
+			return nil, err
+		}
+		var dims []int
+		if d, ok := a["dims"]; ok && d != starlark.None {
+			if dims, err = AsInts(d); err != nil {
+				return nil, fmt.Errorf("%s: dims: %v", class, err)
+			}
+		}
+		delete(a, "activations")
+		delete(a, "dims")
+		if b, err = bricks.NewBatchNormalizedMLP(cfg, name, acts, dims); err != nil {
+			return nil, err
+		}
+	default:
+		var bn *bricks.BatchNormalization
+		if class == "SpatialBatchNormalization" {
+			bn = bricks.NewSpatialBatchNormalization(cfg, name)
+		} else {
+			bn = bricks.NewBatchNormalization(cfg, name)
+		}
+		if v, ok := a["input_dim"]; ok && v != starlark.None {
+			var n int
+			if starlark.AsInt(v, &n) == nil {
+				a["input_dim"] = starlark.Tuple{starlark.MakeInt(n)}
+			}
+		}
+		if v, ok := a["broadcastable"]; ok && v != starlark.None {
+			it, ok := v.(starlark.Iterable)
+			if !ok {
+				return nil, fmt.Errorf("%s: broadcastable must be a tuple of bools, got %s", class, v.Type())
+			}
+			iter := it.Iterate()
+			var x starlark.Value
+			for iter.Next(&x) {
+				bv, ok := x.(starlark.Bool)
+				if !ok {
+					iter.Done()
+					return nil, fmt.Errorf("%s: broadcastable must be a tuple of bools, got an item %s", class, x.Type())
+				}
+				bn.Broadcastable = append(bn.Broadcastable, bool(bv))
+			}
+			iter.Done()
+		}
+		delete(a, "broadcastable")
+		if v, ok := a["epsilon"]; ok {
+			if f, ok := starlark.AsFloat(v); ok {
+				a["epsilon"] = starlark.Float(f)
+			}
+		}
+		b = bn
+	}
+	if v, ok := a["seed"]; ok && v != starlark.None {
+		var s int64
+		if err := starlark.AsInt(v, &s); err != nil {
+			return nil, fmt.Errorf("%s: seed: %v", class, err)
+		}
+		if err := b.BaseBrick().SetSeed(s); err != nil {
+			return nil, err
+		}
+	}
+	delete(a, "seed")
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := setBrickAttr(b, k, a[k]); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
