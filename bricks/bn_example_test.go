@@ -15,35 +15,6 @@ import (
 	"github.com/blocks-go/blocks/numpyrand"
 )
 
-// testAdam is Blocks' Adam step rule (learning_rate, beta1=0.9,
-// beta2=0.999, epsilon=1e-8, decay_factor=1), written here for the
-// batch-normalization example until core/algorithms has its own:
-// t = time+1, lr_t = lr·sqrt(1-beta2^t)/(1-beta1^t), m = beta1·m +
-// (1-beta1)·g, v = beta2·v + (1-beta2)·g², step = lr_t·m/(sqrt(v)+eps).
-type testAdam struct{ lr float64 }
-
-func (a testAdam) ComputeStep(p, g *core.Variable) (*core.Variable, []core.Update, error) {
-	dt := p.DType()
-	c := func(x float64) *core.Variable { return core.Const(dt, x) }
-	mean, err := algorithms.NewBuffer(p, "mean")
-	if err != nil {
-		return nil, nil, err
-	}
-	variance, _ := algorithms.NewBuffer(p, "variance")
-	time := algorithms.SharedFloatX(0, "time")
-	core.AddRole(time, core.AlgorithmBuffer)
-	t1 := core.Add(time, c(1))
-	lr := core.Div(core.Mul(c(a.lr), core.Sqrt(core.Sub(c(1), core.Pow(c(0.999), t1)))), core.Sub(c(1), core.Pow(c(0.9), t1)))
-	m := core.Add(core.Mul(c(0.9), mean), core.Mul(c(0.1), g))
-	v := core.Add(core.Mul(c(0.999), variance), core.Mul(c(0.001), core.Sqr(g)))
-	step := core.Div(core.Mul(lr, m), core.Add(core.Sqrt(v), c(1e-8)))
-	return step, []core.Update{{Shared: mean, Value: m}, {Shared: variance, Value: v}, {Shared: time, Value: t1}}, nil
-}
-
-func (a testAdam) ComputeSteps(ps, gs []*core.Variable) ([]*core.Variable, []core.Update, error) {
-	return algorithms.ComputeStepsParameterwise(a, ps, gs)
-}
-
 type bnExampleResult struct {
 	trainMisclass, testMisclass float64
 	// worst |population - actual| / actual std over all units, for the
@@ -122,7 +93,7 @@ func runBNExample(t *testing.T, epochs int, batchNormalized bool, alpha float64)
 			extra = append(extra, core.Update{Shared: u.Shared, Value: core.Add(core.Mul(u.Value, core.Const(dt, alpha)), core.Mul(u.Shared, core.Const(dt, 1-alpha)))})
 		}
 	}
-	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cg.Outputs[0], Parameters: cg.Parameters(), StepRule: testAdam{0.001}})
+	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cg.Outputs[0], Parameters: cg.Parameters(), StepRule: algorithms.NewAdam(0.001, 0.9, 0.999, 1e-8, 1-1e-8)})
 	if err != nil {
 		t.Fatal(err)
 	}
