@@ -50,19 +50,24 @@ func killBinary(t *testing.T) (bin, adamLoad string) {
 	return killBin, killAdamLoad
 }
 
-// killScript trains an MLP with a shuffled scheme and Adam, logging the
-// cost of every batch and its mean over each epoch (a partial aggregate a
-// mid-epoch checkpoint must keep), and saving a checkpoint after every
-// batch.
+// killScript trains an MLP with a shuffled scheme and Adam, with every
+// random element the project has (dropout on the hidden layers, weight
+// noise, random rotations of the input images), logging the cost of every
+// batch and its mean over each epoch (a partial aggregate a mid-epoch
+// checkpoint must keep), and saving a checkpoint after every batch.
 const killScript = `load("tensor", "matrix", "lmatrix")
 load("blocks.config", "config")
 load("blocks.bricks", "MLP", "Tanh", "Softmax")
 load("blocks.bricks.cost", "CategoricalCrossEntropy")
 load("blocks.initialization", "IsotropicGaussian", "Constant")
-load("blocks.graph", "ComputationGraph")
+load("blocks.graph", "ComputationGraph", "apply_dropout", "apply_noise")
+load("blocks.filter", "VariableFilter")
+load("blocks.roles", "OUTPUT", "WEIGHT")
 load("fuel.datasets", "IndexableDataset")
 load("fuel.streams", "DataStream")
 load("fuel.schemes", "ShuffledScheme")
+load("fuel.transformers", "Flatten")
+load("fuel.transformers.image", "Random2DRotation")
 load("blocks.algorithms", "GradientDescent")
 ADAM
 load("blocks.extensions.monitoring", "TrainingDataMonitoring")
@@ -74,9 +79,11 @@ load("model.star", "hidden_dims")
 
 cfg = config(epochs = 3, batch_size = 10, examples = 200, learning_rate = 0.01)
 rng = random.RandomState(5)
-feats = rng.normal(size = (cfg.examples, 20)).astype("float32")
+# 4x5 "images", rotated at random (augmentation) then flattened to 20.
+feats = rng.normal(size = (cfg.examples, 1, 4, 5)).astype("float32")
 targs = rng.randint(0, 4, size = (cfg.examples, 1))
-data = IndexableDataset({"features": feats, "targets": targs})
+data = IndexableDataset({"features": feats, "targets": targs},
+                        axis_labels = {"features": ("batch", "channel", "height", "width"), "targets": ("batch", "index")})
 x = matrix("features")
 y = lmatrix("targets")
 mlp = MLP(activations = [Tanh() for _ in hidden_dims] + [Softmax()], dims = [20] + hidden_dims + [4],
@@ -84,8 +91,17 @@ mlp = MLP(activations = [Tanh() for _ in hidden_dims] + [Softmax()], dims = [20]
 mlp.initialize()
 cost = CategoricalCrossEntropy().apply(y.flatten(), mlp.apply(x))
 cost.name = "cost"
-stream = DataStream(data, iteration_scheme = ShuffledScheme(cfg.examples, batch_size = cfg.batch_size))
-alg = GradientDescent(cost = cost, parameters = ComputationGraph(cost).parameters,
+# Every random element: dropout on the hidden outputs, weight noise, and the
+# rotations of the stream.
+cg = ComputationGraph(cost)
+hidden = VariableFilter(roles = [OUTPUT], bricks = [Tanh])(cg.variables)
+noisy = apply_noise(apply_dropout(cg, hidden, 0.5, seed = 3), VariableFilter(roles = [WEIGHT])(cg.variables), 0.01, seed = 4)
+cost = noisy.outputs[0]
+cost.name = "cost"
+stream = Flatten(Random2DRotation(
+    DataStream(data, iteration_scheme = ShuffledScheme(cfg.examples, batch_size = cfg.batch_size)),
+    maximum_rotation = 0.5, rng = random.RandomState(7), which_sources = ("features",)), which_sources = ("features",))
+alg = GradientDescent(cost = cost, parameters = cg.parameters,
                       step_rule = Adam(learning_rate = cfg.learning_rate))
 loop = MainLoop(algorithm = alg, data_stream = stream, extensions = [
     TrainingDataMonitoring([cost], prefix = "train", after_batch = True),
