@@ -1,0 +1,272 @@
+package core
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Pooling modes, Theano's names.
+const (
+	PoolMax        = "max"
+	PoolSum        = "sum"
+	PoolAverageInc = "average_inc_pad"
+	PoolAverageExc = "average_exc_pad"
+)
+
+// PoolOptions are Theano's pool_2d arguments.
+type PoolOptions struct {
+	// Size is the pooling window (ws), Step its stride (default Size).
+	Size, Step [2]int
+	// Pad pads the image with (rows, cols) on each side; it needs
+	// IgnoreBorder and must be smaller than the window.
+	Pad [2]int
+	// IgnoreBorder drops a partial window at the bottom and right edges.
+	IgnoreBorder bool
+	// Mode is PoolMax, PoolSum, PoolAverageInc or PoolAverageExc.
+	Mode string
+}
+
+type pool2dOp struct{ o PoolOptions }
+
+func (op pool2dOp) String() string {
+	return fmt.Sprintf("Pool{ws=(%d, %d), stride=(%d, %d), pad=(%d, %d), ignore_border=%v, mode=%s}",
+		op.o.Size[0], op.o.Size[1], op.o.Step[0], op.o.Step[1], op.o.Pad[0], op.o.Pad[1], op.o.IgnoreBorder, op.o.Mode)
+}
+
+func (op pool2dOp) Type(in []*Variable) (nd.DType, int, error) {
+	x := in[0]
+	if x.ndim < 2 || !x.dtype.IsFloat() {
+		return 0, 0, fmt.Errorf("pool_2d needs a float variable with at least 2 dimensions, got %s (%s)", x, x.TypeString())
+	}
+	return x.dtype, x.ndim, nil
+}
+
+// PoolOutputSize is the pooled length of an axis of length n (Theano's
+// Pool.out_shape).
+func PoolOutputSize(n, ws, st, pad int, ignoreBorder bool) int {
+	r := n + 2*pad
+	if ignoreBorder {
+		return max(0, (r-ws)/st+1)
+	}
+	if st >= ws {
+		return (r-1)/st + 1
+	}
+	return max(0, (r-1-ws+st)/st) + 1
+}
+
+func (op pool2dOp) outShape(s []int) []int {
+	d := len(s)
+	out := append([]int(nil), s...)
+	out[d-2] = PoolOutputSize(s[d-2], op.o.Size[0], op.o.Step[0], op.o.Pad[0], op.o.IgnoreBorder)
+	out[d-1] = PoolOutputSize(s[d-1], op.o.Size[1], op.o.Step[1], op.o.Pad[1], op.o.IgnoreBorder)
+	return out
+}
+
+func (op pool2dOp) Shape(in [][]int) ([]int, error) { return op.outShape(in[0]), nil }
+
+// poolGeom is a pooling's sizes: planes of h×w pooled to oh×ow.
+type poolGeom struct {
+	planes, h, w, oh, ow int
+	o                    PoolOptions
+}
+
+func (op pool2dOp) geom(xs []int) poolGeom {
+	d := len(xs)
+	os := op.outShape(xs)
+	return poolGeom{planes: nd.Prod(xs[:d-2]), h: xs[d-2], w: xs[d-1], oh: os[d-2], ow: os[d-1], o: op.o}
+}
+
+// window is output (i, j)'s window in image coordinates, [r0, r1)×[c0,
+// c1), and the count an average divides by.
+func (g poolGeom) window(i, j int) (r0, r1, c0, c1, count int) {
+	o := g.o
+	ph, pw := o.Pad[0], o.Pad[1]
+	r0, c0 = i*o.Step[0], j*o.Step[1]
+	r1, c1 = min(r0+o.Size[0], g.h+2*ph), min(c0+o.Size[1], g.w+2*pw)
+	if o.Mode == PoolAverageInc {
+		count = (r1 - r0) * (c1 - c0)
+	}
+	r0, r1 = max(r0, ph)-ph, min(r1, g.h+ph)-ph
+	c0, c1 = max(c0, pw)-pw, min(c1, g.w+pw)-pw
+	if o.Mode != PoolAverageInc {
+		count = max(0, r1-r0) * max(0, c1-c0)
+	}
+	return
+}
+
+func (op pool2dOp) Run(out *nd.Array, in []*nd.Array) {
+	g := op.geom(in[0].Shape)
+	switch y := out.Data.(type) {
+	case []float32:
+		poolForward(g, y, in[0].F32())
+	case []float64:
+		poolForward(g, y, in[0].F64())
+	}
+}
+
+func planeChunks(g poolGeom) int { return min(g.planes, 64) }
+
+func poolForward[T float](g poolGeom, y, x []T) {
+	hw, ohw := g.h*g.w, g.oh*g.ow
+	nc := planeChunks(g)
+	parallel(nc, func(c, _ int) {
+		p0, p1 := chunkBounds(g.planes, nc, c)
+		for pl := p0; pl < p1; pl++ {
+			xp, yp := x[pl*hw:(pl+1)*hw], y[pl*ohw:(pl+1)*ohw]
+			for i := 0; i < g.oh; i++ {
+				for j := 0; j < g.ow; j++ {
+					r0, r1, c0, c1, count := g.window(i, j)
+					var v T
+					if g.o.Mode == PoolMax {
+						m := T(math.Inf(-1))
+						for r := r0; r < r1; r++ {
+							for _, e := range xp[r*g.w+c0 : r*g.w+c1] {
+								if e > m {
+									m = e
+								}
+							}
+						}
+						v = m
+					} else {
+						var s T
+						for r := r0; r < r1; r++ {
+							for _, e := range xp[r*g.w+c0 : r*g.w+c1] {
+								s += e
+							}
+						}
+						v = s
+						if g.o.Mode != PoolSum && count > 0 {
+							v = s / T(count)
+						}
+					}
+					yp[i*g.ow+j] = v
+				}
+			}
+		}
+	})
+}
+
+func (op pool2dOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	if op.o.Mode == PoolMax {
+		return []*Variable{apply(poolGradOp{op}, in[0], out, gz)}
+	}
+	return []*Variable{apply(poolGradOp{op}, in[0], gz)}
+}
+
+// poolGradOp is the gradient of a pooling: inputs x, the pooled output and
+// gz for max pooling (Theano's MaxPoolGrad: every entry equal to its
+// window's maximum gets gz), x and gz for sum and average pooling.
+type poolGradOp struct{ pool2dOp }
+
+func (op poolGradOp) String() string { return "PoolGrad" + op.pool2dOp.String()[4:] }
+func (op poolGradOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, in[0].ndim, nil
+}
+func (op poolGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+func (op poolGradOp) Run(out *nd.Array, in []*nd.Array) {
+	g := op.geom(in[0].Shape)
+	switch gx := out.Data.(type) {
+	case []float32:
+		if g.o.Mode == PoolMax {
+			maxPoolGrad(g, gx, in[0].F32(), in[1].F32(), in[2].F32())
+		} else {
+			avgPoolGrad(g, gx, in[1].F32())
+		}
+	case []float64:
+		if g.o.Mode == PoolMax {
+			maxPoolGrad(g, gx, in[0].F64(), in[1].F64(), in[2].F64())
+		} else {
+			avgPoolGrad(g, gx, in[1].F64())
+		}
+	}
+}
+
+func maxPoolGrad[T float](g poolGeom, gx, x, y, gz []T) {
+	hw, ohw := g.h*g.w, g.oh*g.ow
+	nc := planeChunks(g)
+	parallel(nc, func(c, _ int) {
+		p0, p1 := chunkBounds(g.planes, nc, c)
+		for pl := p0; pl < p1; pl++ {
+			xp, gp := x[pl*hw:(pl+1)*hw], gx[pl*hw:(pl+1)*hw]
+			yp, gzp := y[pl*ohw:(pl+1)*ohw], gz[pl*ohw:(pl+1)*ohw]
+			clear(gp)
+			for i := 0; i < g.oh; i++ {
+				for j := 0; j < g.ow; j++ {
+					r0, r1, c0, c1, _ := g.window(i, j)
+					m, d := yp[i*g.ow+j], gzp[i*g.ow+j]
+					for r := r0; r < r1; r++ {
+						for cc := c0; cc < c1; cc++ {
+							if xp[r*g.w+cc] == m {
+								gp[r*g.w+cc] += d
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func avgPoolGrad[T float](g poolGeom, gx, gz []T) {
+	hw, ohw := g.h*g.w, g.oh*g.ow
+	nc := planeChunks(g)
+	parallel(nc, func(c, _ int) {
+		p0, p1 := chunkBounds(g.planes, nc, c)
+		for pl := p0; pl < p1; pl++ {
+			gp, gzp := gx[pl*hw:(pl+1)*hw], gz[pl*ohw:(pl+1)*ohw]
+			clear(gp)
+			for i := 0; i < g.oh; i++ {
+				for j := 0; j < g.ow; j++ {
+					r0, r1, c0, c1, count := g.window(i, j)
+					d := gzp[i*g.ow+j]
+					if g.o.Mode != PoolSum && count > 0 {
+						d /= T(count)
+					}
+					for r := r0; r < r1; r++ {
+						for cc := c0; cc < c1; cc++ {
+							gp[r*g.w+cc] += d
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// Grad: second derivatives of pooling are not needed by Blocks' rules
+// except through sum and average pooling, which are linear in gz.
+func (op poolGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	if op.o.Mode == PoolMax {
+		return []*Variable{nil, nil, nil}
+	}
+	return []*Variable{nil, apply(op.pool2dOp, gz)}
+}
+
+// Pool2d is Theano's pool_2d over the last two axes of x.
+func Pool2d(x *Variable, o PoolOptions) (*Variable, error) {
+	if o.Step == [2]int{} {
+		o.Step = o.Size
+	}
+	if o.Mode == "" {
+		o.Mode = PoolMax
+	}
+	switch o.Mode {
+	case PoolMax, PoolSum, PoolAverageInc, PoolAverageExc:
+	default:
+		return nil, fmt.Errorf("pool_2d: unknown mode %q (want max, sum, average_inc_pad or average_exc_pad)", o.Mode)
+	}
+	for a := 0; a < 2; a++ {
+		if o.Size[a] < 1 || o.Step[a] < 1 || o.Pad[a] < 0 {
+			return nil, fmt.Errorf("pool_2d: pooling size %v and step %v must be positive, padding %v non-negative", o.Size, o.Step, o.Pad)
+		}
+		if o.Pad[a] >= o.Size[a] {
+			return nil, fmt.Errorf("pool_2d: padding %v must be smaller than the pooling size %v", o.Pad, o.Size)
+		}
+	}
+	if o.Pad != [2]int{} && !o.IgnoreBorder {
+		return nil, fmt.Errorf("pool_2d: padding %v works only with ignore_border=True (as in Theano)", o.Pad)
+	}
+	return tryApply(pool2dOp{o}, x)
+}
