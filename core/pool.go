@@ -266,7 +266,7 @@ func Pool2d(x *Variable, o PoolOptions) (*Variable, error) {
 		}
 	}
 	if o.Pad != [2]int{} && !o.IgnoreBorder {
-		return nil, fmt.Errorf("pool_2d: padding %v works only with ignore_border=True (as in Theano)", o.Pad)
+		return nil, fmt.Errorf("pool_2d: padding (%d, %d) works only with ignore_border=True (as in Theano)", o.Pad[0], o.Pad[1])
 	}
 	return tryApply(pool2dOp{o}, x)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
+	"github.com/blocks-go/blocks/core"
 )
 
 // Module blocks.bricks: Blocks' bricks.
@@ -381,6 +382,12 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 			return bad("a string")
 		}
 		return b.SetAttr(name, s)
+	case bricks.AttrSize, bricks.AttrBorder:
+		x, err := convAttr(b, name, spec.Kind, v)
+		if err != nil {
+			return err
+		}
+		return b.SetAttr(name, x)
 	}
 	return fmt.Errorf("%s.%s cannot be set", b.Name, name)
 }
@@ -420,6 +427,7 @@ func (b *Brick) AttrNames() []string {
 	case *bricks.MLP:
 		names = append(names, "linear_transformations", "activations")
 	}
+	names = append(names, convAttrNames(b.B)...)
 	sort.Strings(names)
 	return names
 }
@@ -500,6 +508,9 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 			return starlark.None, nil
 		}).BindReceiver(b), nil
 	}
+	if v, ok, err := convBrickAttr(b, name); ok {
+		return v, err
+	}
 	if _, ok := base.Spec(name); ok {
 		return attrValue(base.Attr(name)), nil
 	}
@@ -529,6 +540,8 @@ func attrValue(v any) starlark.Value {
 		return starlark.String(v)
 	case initialization.Scheme:
 		return &Scheme{v}
+	case bricks.Size, core.Border:
+		return convAttrValue(v)
 	}
 	return starlark.None
 }
