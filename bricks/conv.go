@@ -258,6 +258,10 @@ func (c *Convolutional) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*
 		if err != nil {
 			return nil, err
 		}
+	} else if c.B != nil && c.B.NDim() == 1 {
+		// Tied biases: added inside the convolution's own pass.
+		y, err := core.Conv2dBias(x, c.W, c.B, opts)
+		return one(y), err
 	} else if y, err = core.Conv2d(x, c.W, opts); err != nil {
 		return nil, err
 	}

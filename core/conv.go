@@ -119,8 +119,10 @@ func checkConvTypes(name string, a, b *Variable) (nd.DType, error) {
 }
 
 // conv2dOp is Theano's conv2d: images (n, c, h, w) and filters
-// (f, c, kh, kw) to (n, f, oh, ow), as im2col and one matrix product per
-// image written straight into the output.
+// (f, c, kh, kw) to (n, f, oh, ow), as im2col and matrix products written
+// into the NCHW output; with a third input b (f,), b[f] is added to every
+// pixel of map f on the way (Blocks' tied biases, without a broadcast
+// pass).
 type conv2dOp struct {
 	convParams
 	ws *workspace
@@ -129,6 +131,9 @@ type conv2dOp struct {
 func (o conv2dOp) String() string { return "Conv2d{" + o.convParams.String() + "}" }
 func (o conv2dOp) Type(in []*Variable) (nd.DType, int, error) {
 	dt, err := checkConvTypes("conv2d", in[0], in[1])
+	if err == nil && len(in) > 2 && (in[2].ndim != 1 || in[2].dtype != dt) {
+		err = fmt.Errorf("conv2d: the biases must be a %s vector, got %s (%s)", dt, in[2], in[2].TypeString())
+	}
 	return dt, 4, err
 }
 func (o conv2dOp) Shape(in [][]int) ([]int, error) {
@@ -136,21 +141,77 @@ func (o conv2dOp) Shape(in [][]int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(in) > 2 && in[2][0] != g.f {
+		return nil, fmt.Errorf("conv2d: %d biases for %d filters", in[2][0], g.f)
+	}
 	return []int{g.n, g.f, g.oh, g.ow}, nil
 }
 func (o conv2dOp) Run(out *nd.Array, in []*nd.Array) {
 	g, _ := o.geom(in[0].Shape, in[1].Shape)
 	switch y := out.Data.(type) {
 	case []float32:
-		convForward(o.ws, g, y, in[0].F32(), in[1].F32())
+		var b []float32
+		if len(in) > 2 {
+			b = in[2].F32()
+		}
+		convForward(o.ws, g, y, in[0].F32(), in[1].F32(), b)
 	case []float64:
-		convForward(o.ws, g, y, in[0].F64(), in[1].F64())
+		var b []float64
+		if len(in) > 2 {
+			b = in[2].F64()
+		}
+		convForward(o.ws, g, y, in[0].F64(), in[1].F64(), b)
 	}
 }
 func (o conv2dOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	gx := apply(conv2dGradInputOp{convParams: o.convParams, ws: newWorkspace()}, gz, in[1], in[0])
 	gw := apply(conv2dGradWeightsOp{convParams: o.convParams, ws: newWorkspace()}, in[0], gz, in[1])
+	if len(in) > 2 {
+		return []*Variable{gx, gw, apply(mapSumOp{}, gz)}
+	}
 	return []*Variable{gx, gw}
+}
+
+// mapSumOp sums a 4-d (n, f, h, w) tensor over all axes but f: the
+// gradient of tied biases.
+type mapSumOp struct{}
+
+func (mapSumOp) String() string { return "MapSum" }
+func (mapSumOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, 1, nil
+}
+func (mapSumOp) Shape(in [][]int) ([]int, error) { return []int{in[0][1]}, nil }
+func (mapSumOp) Run(out *nd.Array, in []*nd.Array) {
+	s := in[0].Shape
+	for f := 0; f < s[1]; f++ {
+		acc := 0.0
+		for n := 0; n < s[0]; n++ {
+			base := (n*s[1] + f) * s[2] * s[3]
+			switch x := in[0].Data.(type) {
+			case []float32:
+				part := float32(0)
+				for _, v := range x[base : base+s[2]*s[3]] {
+					part += v
+				}
+				acc += float64(part)
+			case []float64:
+				for _, v := range x[base : base+s[2]*s[3]] {
+					acc += v
+				}
+			}
+		}
+		out.SetFlat(f, acc)
+	}
+}
+func (mapSumOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{broadcastLike(must1(Dimshuffle(gz, []int{-1, 0, -1, -1})), in[0])}
+}
+
+func must1(v *Variable, err error) *Variable {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // conv2dGradInputOp is the gradient of conv2d with respect to its images
@@ -305,6 +366,16 @@ func Conv2d(x, w *Variable, opts Conv2dOptions) (*Variable, error) {
 		return nil, err
 	}
 	return tryApply(conv2dOp{convParams: p, ws: newWorkspace()}, x, w)
+}
+
+// Conv2dBias is Conv2d(x, w) + b.dimshuffle('x', 0, 'x', 'x') in one op:
+// b holds one bias per filter.
+func Conv2dBias(x, w, b *Variable, opts Conv2dOptions) (*Variable, error) {
+	p, err := opts.params()
+	if err != nil {
+		return nil, err
+	}
+	return tryApply(conv2dOp{convParams: p, ws: newWorkspace()}, x, w, b)
 }
 
 // Conv2dGradInputs is the gradient of conv2d with respect to its images:

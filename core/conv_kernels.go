@@ -6,15 +6,27 @@ import (
 	"sync/atomic"
 )
 
-// The convolution kernels: im2col into a per-worker buffer, then one
-// matrix product per image on OpenBLAS, written straight into the NCHW
-// output. Images are split into a fixed number of chunks (convChunks,
-// independent of the number of cores), so a reduction over the batch (the
-// filters' gradient) adds the same partial sums in the same order on every
-// run and every machine.
+// The convolution kernels. A batch is cut into groups of m images, m fixed
+// by the shapes alone (enough images for a matrix product of at least
+// groupColumns columns). For each group, im2col writes the columns of its
+// images side by side (k rows of m·p columns) and one OpenBLAS product
+// computes the whole group; the groups run in parallel on GOMAXPROCS
+// goroutines, each with its own buffers, and OpenBLAS itself runs
+// single-threaded (see singleThreadedBLAS). The filters' gradient is
+// summed per group and the groups' sums are added in order, so the result
+// is the same on every run and for any number of cores.
 
-// convChunks is the fixed number of parts a batch is split into.
-const convChunks = 8
+// groupColumns is the least number of columns of a group's product.
+const groupColumns = 1024
+
+// groupSize is the number of images per group for p output pixels per
+// image and k rows per column.
+func groupSize(n, k, p int) int {
+	m := (groupColumns + p - 1) / p
+	// Keep a group's columns under 16 MB of float32.
+	m = min(m, max(1, (4<<20)/(k*p)))
+	return max(1, min(m, n))
+}
 
 // workspace holds an op's scratch buffers, kept from call to call so that
 // a step allocates nothing proportional to the batch. The lock serialises
@@ -83,11 +95,12 @@ func gemm[T float](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, bet
 	}
 }
 
-// im2col writes the columns of one image x (c, h, w) into col (k, p):
+// im2col writes the columns of one image x (c, h, w) into col (k rows of
+// p entries, ld apart):
 // col[(ci, a, b), (i, j)] is the pixel filter entry (a, b) of channel ci
 // meets at output (i, j) — with flipped filters, entry (a, b) sits at
 // offset (kh-1-a, kw-1-b) of the window. Padding reads as zeros.
-func im2col[T float](g convGeom, col, x []T) {
+func im2col[T float](g convGeom, col []T, ld int, x []T) {
 	p := g.p()
 	for ci := 0; ci < g.c; ci++ {
 		xc := x[ci*g.h*g.w : (ci+1)*g.h*g.w]
@@ -101,7 +114,7 @@ func im2col[T float](g convGeom, col, x []T) {
 				if g.flip {
 					s = g.kw - 1 - b
 				}
-				row := col[((ci*g.kh+a)*g.kw+b)*p:][:p]
+				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
 				x0 := s - g.pw
 				j0, j1 := 0, g.ow // output columns whose pixel is inside the image
 				if g.sw == 1 {
@@ -139,9 +152,10 @@ func im2col[T float](g convGeom, col, x []T) {
 	}
 }
 
-// col2im adds the columns col (k, p) back into the image gx (c, h, w),
-// which the caller has zeroed: the adjoint of im2col.
-func col2im[T float](g convGeom, gx, col []T) {
+// col2im adds the columns col (k rows of p entries, ld apart) back into
+// the image gx (c, h, w), which the caller has zeroed: the adjoint of
+// im2col.
+func col2im[T float](g convGeom, gx, col []T, ld int) {
 	p := g.p()
 	for ci := 0; ci < g.c; ci++ {
 		xc := gx[ci*g.h*g.w : (ci+1)*g.h*g.w]
@@ -155,7 +169,7 @@ func col2im[T float](g convGeom, gx, col []T) {
 				if g.flip {
 					s = g.kw - 1 - b
 				}
-				row := col[((ci*g.kh+a)*g.kw+b)*p:][:p]
+				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
 				x0 := s - g.pw
 				for i := 0; i < g.oh; i++ {
 					y := i*g.sh + r - g.ph
@@ -185,85 +199,128 @@ func col2im[T float](g convGeom, gx, col []T) {
 	}
 }
 
-// convForward: y_n (f, p) = W (f, k) · col_n (k, p) for every image n.
-func convForward[T float](ws *workspace, g convGeom, y, x, w []T) {
+// groupWork is one goroutine's buffers: the group's columns and its
+// (f, m·p) products.
+func groupWork[T float](ws *workspace, worker, k, f, cols int) (col, tmp []T) {
+	return scratch[T](ws, 2*worker, k*cols), scratch[T](ws, 2*worker+1, f*cols)
+}
+
+// convForward: for each group, Y (f, m·p) = W (f, k) · COL (k, m·p), then
+// each image's (f, p) block is copied into the NCHW output.
+func convForward[T float](ws *workspace, g convGeom, y, x, w, b []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	k, p := g.k(), g.p()
-	nc := min(g.n, convChunks)
-	cols := make([][]T, maxWorkers(nc))
-	for i := range cols {
-		cols[i] = scratch[T](ws, i, k*p)
+	singleThreadedBLAS()
+	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	m := groupSize(g.n, k, p)
+	groups := (g.n + m - 1) / m
+	bufs := make([][2][]T, maxWorkers(groups))
+	for i := range bufs {
+		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
 	}
-	parallel(nc, func(c, wk int) {
-		col := cols[wk]
-		n0, n1 := chunkBounds(g.n, nc, c)
-		for n := n0; n < n1; n++ {
-			im2col(g, col, x[n*g.c*g.h*g.w:(n+1)*g.c*g.h*g.w])
-			gemm(false, false, g.f, p, k, w, k, col, p, 0, y[n*g.f*p:(n+1)*g.f*p], p)
+	parallel(groups, func(gi, wk int) {
+		col, tmp := bufs[wk][0], bufs[wk][1]
+		n0 := gi * m
+		mm := min(m, g.n-n0)
+		ld := mm * p
+		for i := 0; i < mm; i++ {
+			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
+		}
+		gemm(false, false, g.f, ld, k, w, k, col, ld, 0, tmp, ld)
+		for i := 0; i < mm; i++ {
+			yi := y[(n0+i)*g.f*p : (n0+i+1)*g.f*p]
+			for f := 0; f < g.f; f++ {
+				if b == nil {
+					copy(yi[f*p:(f+1)*p], tmp[f*ld+i*p:])
+					continue
+				}
+				bf, src := b[f], tmp[f*ld+i*p:f*ld+(i+1)*p]
+				for j, v := range src {
+					yi[f*p+j] = v + bf
+				}
+			}
 		}
 	})
 }
 
-// convBackwardInput: gcol_n (k, p) = Wᵀ · gz_n (f, p), added back into
-// the image by col2im.
+// gatherGroup copies the (f, p) blocks of images n0.. into dst (f, mm·p).
+func gatherGroup[T float](g convGeom, dst, gz []T, n0, mm int) {
+	p := g.p()
+	ld := mm * p
+	for i := 0; i < mm; i++ {
+		gi := gz[(n0+i)*g.f*p : (n0+i+1)*g.f*p]
+		for f := 0; f < g.f; f++ {
+			copy(dst[f*ld+i*p:f*ld+(i+1)*p], gi[f*p:(f+1)*p])
+		}
+	}
+}
+
+// convBackwardInput: for each group, GCOL (k, m·p) = Wᵀ · GZ (f, m·p),
+// added back into each image by col2im.
 func convBackwardInput[T float](ws *workspace, g convGeom, gx, gz, w []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	k, p := g.k(), g.p()
-	nc := min(g.n, convChunks)
-	cols := make([][]T, maxWorkers(nc))
-	for i := range cols {
-		cols[i] = scratch[T](ws, i, k*p)
+	singleThreadedBLAS()
+	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	m := groupSize(g.n, k, p)
+	groups := (g.n + m - 1) / m
+	bufs := make([][2][]T, maxWorkers(groups))
+	for i := range bufs {
+		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
 	}
-	parallel(nc, func(c, wk int) {
-		col := cols[wk]
-		n0, n1 := chunkBounds(g.n, nc, c)
-		for n := n0; n < n1; n++ {
-			gemm(true, false, k, p, g.f, w, k, gz[n*g.f*p:(n+1)*g.f*p], p, 0, col, p)
-			img := gx[n*g.c*g.h*g.w : (n+1)*g.c*g.h*g.w]
+	parallel(groups, func(gi, wk int) {
+		col, tmp := bufs[wk][0], bufs[wk][1]
+		n0 := gi * m
+		mm := min(m, g.n-n0)
+		ld := mm * p
+		gatherGroup(g, tmp, gz, n0, mm)
+		gemm(true, false, k, ld, g.f, w, k, tmp, ld, 0, col, ld)
+		for i := 0; i < mm; i++ {
+			img := gx[(n0+i)*chw : (n0+i+1)*chw]
 			clear(img)
-			col2im(g, img, col)
+			col2im(g, img, col[i*p:], ld)
 		}
 	})
 }
 
-// convBackwardWeights: gW (f, k) = Σ_n gz_n (f, p) · col_nᵀ, summed per
-// chunk and then over the chunks in order.
+// convBackwardWeights: gW (f, k) = Σ over groups of GZ (f, m·p) · COLᵀ;
+// each group's product goes to its own buffer (the first group's straight
+// into gW) and the buffers are added in order.
 func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	k, p := g.k(), g.p()
-	nc := min(g.n, convChunks)
+	singleThreadedBLAS()
+	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
 	if g.n == 0 {
 		clear(gw)
 		return
 	}
-	nw := maxWorkers(nc)
-	cols := make([][]T, nw)
-	for i := range cols {
-		cols[i] = scratch[T](ws, i, k*p)
+	m := groupSize(g.n, k, p)
+	groups := (g.n + m - 1) / m
+	nw := maxWorkers(groups)
+	bufs := make([][2][]T, nw)
+	for i := range bufs {
+		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
 	}
-	parts := make([][]T, nc)
+	parts := make([][]T, groups)
 	parts[0] = gw
-	for c := 1; c < nc; c++ {
-		parts[c] = scratch[T](ws, nw+c, g.f*k)
+	for i := 1; i < groups; i++ {
+		parts[i] = scratch[T](ws, 2*nw+i, g.f*k)
 	}
-	parallel(nc, func(c, wk int) {
-		col := cols[wk]
-		n0, n1 := chunkBounds(g.n, nc, c)
-		for n := n0; n < n1; n++ {
-			im2col(g, col, x[n*g.c*g.h*g.w:(n+1)*g.c*g.h*g.w])
-			beta := T(1)
-			if n == n0 {
-				beta = 0
-			}
-			gemm(false, true, g.f, k, p, gz[n*g.f*p:(n+1)*g.f*p], p, col, p, beta, parts[c], k)
+	parallel(groups, func(gi, wk int) {
+		col, tmp := bufs[wk][0], bufs[wk][1]
+		n0 := gi * m
+		mm := min(m, g.n-n0)
+		ld := mm * p
+		for i := 0; i < mm; i++ {
+			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
 		}
+		gatherGroup(g, tmp, gz, n0, mm)
+		gemm(false, true, g.f, k, ld, tmp, ld, col, ld, 0, parts[gi], k)
 	})
-	for c := 1; c < nc; c++ {
-		for i, v := range parts[c] {
-			gw[i] += v
+	for i := 1; i < groups; i++ {
+		for j, v := range parts[i] {
+			gw[j] += v
 		}
 	}
 }

@@ -147,10 +147,12 @@ func checkGradConv(t *testing.T, name string, f func(xs []*Variable) *Variable, 
 		}
 		return res[0].Flat(0)
 	}
-	// Central differences with h = 1e-6: truncation error O(h²) ≈ 1e-12
-	// and rounding error O(ε/h) ≈ 1e-10 relative to the cost, well below
+	// Central differences with h = 1e-4: convolutions are bilinear and
+	// pooling piecewise linear (no maximum switches within ±h for random
+	// entries, whose gaps are ~1e-2), so the truncation error is nil, and
+	// the rounding error ε·|cost|/h ≈ 1e-16·200/1e-4 = 2e-10 is far below
 	// the 1e-6 relative tolerance.
-	const h = 1e-6
+	const h = 1e-4
 	for k, x := range xs {
 		g := res[1+k]
 		data := x.Value().F64()
@@ -372,4 +374,25 @@ func TestConvDeterministic(t *testing.T) {
 			t.Fatalf("entry %d differs between runs: %v, %v", i, first.Flat(i), second.Flat(i))
 		}
 	}
+}
+
+// Conv2dBias is conv2d plus one bias per map, and its gradient with respect
+// to the biases is the sum over the batch and the pixels.
+func TestConv2dBias(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	c := convCases[3]
+	opts := Conv2dOptions{Step: c.step, Border: c.border}
+	x64, w64, b64 := randArray(r, -1, 1, c.xs...), randArray(r, -1, 1, c.ws...), randArray(r, -1, 1, c.ws[0])
+	x, w, b := NewInput("x", nd.Float32, 4), NewInput("w", nd.Float32, 4), NewInput("b", nd.Float32, 1)
+	got := eval(t, must(Conv2dBias(x, w, b, opts)), []*Variable{x, w, b}, []*nd.Array{x64.Astype(nd.Float32), w64.Astype(nd.Float32), b64.Astype(nd.Float32)})
+	ph, pw := c.border.Pads(c.ws[2], c.ws[3])
+	want := refConv(x64, w64, 1, 1, ph, pw, true)
+	per := want.Size() / (want.Shape[0] * want.Shape[1])
+	for i := 0; i < want.Size(); i++ {
+		want.SetFlat(i, want.Flat(i)+b64.Flat(i/per%want.Shape[1]))
+	}
+	compareArrays(t, "conv2d with biases", got, want, 1e-5)
+	checkGradConv(t, "conv2d with biases", func(v []*Variable) *Variable {
+		return must(Conv2dBias(v[0], v[1], v[2], opts))
+	}, x64, w64, b64)
 }

@@ -78,22 +78,35 @@ func (op pool2dOp) geom(xs []int) poolGeom {
 	return poolGeom{planes: nd.Prod(xs[:d-2]), h: xs[d-2], w: xs[d-1], oh: os[d-2], ow: os[d-1], o: op.o}
 }
 
-// window is output (i, j)'s window in image coordinates, [r0, r1)×[c0,
-// c1), and the count an average divides by.
-func (g poolGeom) window(i, j int) (r0, r1, c0, c1, count int) {
-	o := g.o
-	ph, pw := o.Pad[0], o.Pad[1]
-	r0, c0 = i*o.Step[0], j*o.Step[1]
-	r1, c1 = min(r0+o.Size[0], g.h+2*ph), min(c0+o.Size[1], g.w+2*pw)
-	if o.Mode == PoolAverageInc {
-		count = (r1 - r0) * (c1 - c0)
+// span is one output position's window along an axis, in image
+// coordinates [lo, hi), and the window's length counting the padding
+// (average_inc_pad's divisor).
+type span struct{ lo, hi, inc int }
+
+// spans lists the windows along an axis of length n pooled to out
+// positions: the window in padded coordinates, clipped to the padded image
+// (inc), then to the image itself.
+func spans(n, out, size, step, pad int) []span {
+	s := make([]span, out)
+	for i := range s {
+		a := i * step
+		b := min(a+size, n+2*pad)
+		s[i] = span{lo: max(a, pad) - pad, hi: min(b, n+pad) - pad, inc: b - a}
 	}
-	r0, r1 = max(r0, ph)-ph, min(r1, g.h+ph)-ph
-	c0, c1 = max(c0, pw)-pw, min(c1, g.w+pw)-pw
-	if o.Mode != PoolAverageInc {
-		count = max(0, r1-r0) * max(0, c1-c0)
+	return s
+}
+
+// windows are the row and column spans of a pooling.
+func (g poolGeom) windows() (rows, cols []span) {
+	return spans(g.h, g.oh, g.o.Size[0], g.o.Step[0], g.o.Pad[0]), spans(g.w, g.ow, g.o.Size[1], g.o.Step[1], g.o.Pad[1])
+}
+
+// count is the divisor of an average over the window rs×cs.
+func (g poolGeom) count(rs, cs span) int {
+	if g.o.Mode == PoolAverageInc {
+		return rs.inc * cs.inc
 	}
-	return
+	return max(0, rs.hi-rs.lo) * max(0, cs.hi-cs.lo)
 }
 
 func (op pool2dOp) Run(out *nd.Array, in []*nd.Array) {
@@ -110,38 +123,39 @@ func planeChunks(g poolGeom) int { return min(g.planes, 64) }
 
 func poolForward[T float](g poolGeom, y, x []T) {
 	hw, ohw := g.h*g.w, g.oh*g.ow
+	rows, cols := g.windows()
 	nc := planeChunks(g)
 	parallel(nc, func(c, _ int) {
 		p0, p1 := chunkBounds(g.planes, nc, c)
 		for pl := p0; pl < p1; pl++ {
 			xp, yp := x[pl*hw:(pl+1)*hw], y[pl*ohw:(pl+1)*ohw]
-			for i := 0; i < g.oh; i++ {
-				for j := 0; j < g.ow; j++ {
-					r0, r1, c0, c1, count := g.window(i, j)
-					var v T
-					if g.o.Mode == PoolMax {
+			for i, rs := range rows {
+				yr := yp[i*g.ow : (i+1)*g.ow]
+				if g.o.Mode == PoolMax {
+					for j, cs := range cols {
 						m := T(math.Inf(-1))
-						for r := r0; r < r1; r++ {
-							for _, e := range xp[r*g.w+c0 : r*g.w+c1] {
+						for r := rs.lo; r < rs.hi; r++ {
+							for _, e := range xp[r*g.w+cs.lo : r*g.w+cs.hi] {
 								if e > m {
 									m = e
 								}
 							}
 						}
-						v = m
-					} else {
-						var s T
-						for r := r0; r < r1; r++ {
-							for _, e := range xp[r*g.w+c0 : r*g.w+c1] {
-								s += e
-							}
-						}
-						v = s
-						if g.o.Mode != PoolSum && count > 0 {
-							v = s / T(count)
+						yr[j] = m
+					}
+					continue
+				}
+				for j, cs := range cols {
+					var s T
+					for r := rs.lo; r < rs.hi; r++ {
+						for _, e := range xp[r*g.w+cs.lo : r*g.w+cs.hi] {
+							s += e
 						}
 					}
-					yp[i*g.ow+j] = v
+					if n := g.count(rs, cs); g.o.Mode != PoolSum && n > 0 {
+						s /= T(n)
+					}
+					yr[j] = s
 				}
 			}
 		}
@@ -185,6 +199,7 @@ func (op poolGradOp) Run(out *nd.Array, in []*nd.Array) {
 
 func maxPoolGrad[T float](g poolGeom, gx, x, y, gz []T) {
 	hw, ohw := g.h*g.w, g.oh*g.ow
+	rows, cols := g.windows()
 	nc := planeChunks(g)
 	parallel(nc, func(c, _ int) {
 		p0, p1 := chunkBounds(g.planes, nc, c)
@@ -192,14 +207,14 @@ func maxPoolGrad[T float](g poolGeom, gx, x, y, gz []T) {
 			xp, gp := x[pl*hw:(pl+1)*hw], gx[pl*hw:(pl+1)*hw]
 			yp, gzp := y[pl*ohw:(pl+1)*ohw], gz[pl*ohw:(pl+1)*ohw]
 			clear(gp)
-			for i := 0; i < g.oh; i++ {
-				for j := 0; j < g.ow; j++ {
-					r0, r1, c0, c1, _ := g.window(i, j)
+			for i, rs := range rows {
+				for j, cs := range cols {
 					m, d := yp[i*g.ow+j], gzp[i*g.ow+j]
-					for r := r0; r < r1; r++ {
-						for cc := c0; cc < c1; cc++ {
-							if xp[r*g.w+cc] == m {
-								gp[r*g.w+cc] += d
+					for r := rs.lo; r < rs.hi; r++ {
+						xr, gr := xp[r*g.w+cs.lo:r*g.w+cs.hi], gp[r*g.w+cs.lo:r*g.w+cs.hi]
+						for k, e := range xr {
+							if e == m {
+								gr[k] += d
 							}
 						}
 					}
@@ -211,22 +226,23 @@ func maxPoolGrad[T float](g poolGeom, gx, x, y, gz []T) {
 
 func avgPoolGrad[T float](g poolGeom, gx, gz []T) {
 	hw, ohw := g.h*g.w, g.oh*g.ow
+	rows, cols := g.windows()
 	nc := planeChunks(g)
 	parallel(nc, func(c, _ int) {
 		p0, p1 := chunkBounds(g.planes, nc, c)
 		for pl := p0; pl < p1; pl++ {
 			gp, gzp := gx[pl*hw:(pl+1)*hw], gz[pl*ohw:(pl+1)*ohw]
 			clear(gp)
-			for i := 0; i < g.oh; i++ {
-				for j := 0; j < g.ow; j++ {
-					r0, r1, c0, c1, count := g.window(i, j)
+			for i, rs := range rows {
+				for j, cs := range cols {
 					d := gzp[i*g.ow+j]
-					if g.o.Mode != PoolSum && count > 0 {
-						d /= T(count)
+					if n := g.count(rs, cs); g.o.Mode != PoolSum && n > 0 {
+						d /= T(n)
 					}
-					for r := r0; r < r1; r++ {
-						for cc := c0; cc < c1; cc++ {
-							gp[r*g.w+cc] += d
+					for r := rs.lo; r < rs.hi; r++ {
+						gr := gp[r*g.w+cs.lo : r*g.w+cs.hi]
+						for k := range gr {
+							gr[k] += d
 						}
 					}
 				}
