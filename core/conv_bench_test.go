@@ -31,5 +31,9 @@ func benchConvStep(b *testing.B, xs, ws []int, border string) {
 	}
 }
 
-func BenchmarkConvLeNet1(b *testing.B) { benchConvStep(b, []int{64, 1, 28, 28}, []int{20, 1, 5, 5}, "valid") }
-func BenchmarkConvLeNet2(b *testing.B) { benchConvStep(b, []int{64, 20, 12, 12}, []int{50, 20, 5, 5}, "valid") }
+func BenchmarkConvLeNet1(b *testing.B) {
+	benchConvStep(b, []int{64, 1, 28, 28}, []int{20, 1, 5, 5}, "valid")
+}
+func BenchmarkConvLeNet2(b *testing.B) {
+	benchConvStep(b, []int{64, 20, 12, 12}, []int{50, 20, 5, 5}, "valid")
+}

@@ -9,18 +9,18 @@ import (
 	"github.com/blocks-go/blocks/starlib"
 )
 
-// TestMNISTLeNetShort trains blocks-examples' LeNet for one epoch of ten
-// batches of 500 on the embedded MNIST subset and checks that it learns:
-// the test error falls from chance to below 60% (one epoch of ten steps at
-// the example's learning rate; measured 44%).
+// TestMNISTLeNetShort trains blocks-examples' LeNet for one epoch over the
+// first 1,000 images of the embedded MNIST subset in ten batches of 100
+// and checks that it learns: the test error on the subset's 1,000 test
+// images falls from chance (measured 0.907) to below 60% (measured 0.439).
 func TestMNISTLeNetShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a convolutional network")
 	}
-	g, out := run(t, "mnist_lenet.star", map[string]string{"dataset": "EmbeddedMNIST", "num_epochs": "1"})
+	g, out := run(t, "mnist_lenet.star", map[string]string{"dataset": "EmbeddedMNIST", "num_epochs": "1", "num_train": "1000", "batch_size": "100"})
 	ml := g["main_loop"].(*starlib.MainLoop)
 	if ml.M.Log.Status.IterationsDone != 10 {
-		t.Errorf("%d iterations, want 10 (5,000 images in batches of 500)", ml.M.Log.Status.IterationsDone)
+		t.Errorf("%d iterations, want 10 (1,000 images in batches of 100)", ml.M.Log.Status.IterationsDone)
 	}
 	before := logValue(t, g, 0, "test_error_rate")
 	after := logValue(t, g, 10, "test_error_rate")
