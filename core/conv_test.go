@@ -1,8 +1,10 @@
 package core
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"os/exec"
 	"math/rand/v2"
 	"testing"
 
@@ -395,4 +397,41 @@ func TestConv2dBias(t *testing.T) {
 	checkGradConv(t, "conv2d with biases", func(v []*Variable) *Variable {
 		return must(Conv2dBias(v[0], v[1], v[2], opts))
 	}, x64, w64, b64)
+}
+
+// TestConv2dIsNumpyConvolve pins the flip convention against an
+// independent definition: on one-row images, Theano's conv2d in 'full' and
+// 'valid' modes is numpy.convolve's 'full' and 'valid' (a true
+// convolution), computed by Debian's numpy.
+func TestConv2dIsNumpyConvolve(t *testing.T) {
+	xs := []float64{0.5, -1.25, 2, 0.75, -0.5, 1.5, 3}
+	ws := []float64{1, -2, 0.5}
+	py := `
+import json, numpy
+x = numpy.array([0.5, -1.25, 2, 0.75, -0.5, 1.5, 3])
+w = numpy.array([1, -2, 0.5])
+print(json.dumps({"full": numpy.convolve(x, w, "full").tolist(), "valid": numpy.convolve(x, w, "valid").tolist()}))
+`
+	raw, err := exec.Command("/usr/bin/python3", "-c", py).Output()
+	if err != nil {
+		t.Skipf("Debian's python3-numpy is not available: %v", err)
+	}
+	var ref map[string][]float64
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"full", "valid"} {
+		x := NewConstant(row4(xs))
+		w := NewConstant(row4(ws))
+		got := eval(t, must(Conv2d(x, w, Conv2dOptions{Border: Border{Mode: mode}})), nil, nil)
+		want := row4(ref[mode])
+		compareArrays(t, "numpy.convolve "+mode, got, want, 1e-12)
+	}
+}
+
+// row4 is a (1, 1, 1, len) array.
+func row4(v []float64) *nd.Array {
+	a := nd.New(nd.Float64, 1, 1, 1, len(v))
+	copy(a.F64(), v)
+	return a
 }
