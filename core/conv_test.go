@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os/exec"
 	"math/rand/v2"
+	"os/exec"
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
