@@ -302,10 +302,17 @@ func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
 	for i := range bufs {
 		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
 	}
-	parts := make([][]T, groups)
-	parts[0] = gw
+	// The groups' partial sums: buffer slots 2·nw+i, made before the
+	// goroutines start (no slice of them is built, so a step allocates
+	// nothing that grows with the batch).
 	for i := 1; i < groups; i++ {
-		parts[i] = scratch[T](ws, 2*nw+i, g.f*k)
+		scratch[T](ws, 2*nw+i, g.f*k)
+	}
+	part := func(i int) []T {
+		if i == 0 {
+			return gw
+		}
+		return ws.bufs[2*nw+i].([]T)[:g.f*k]
 	}
 	parallel(groups, func(gi, wk int) {
 		col, tmp := bufs[wk][0], bufs[wk][1]
@@ -316,10 +323,10 @@ func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
 			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
 		}
 		gatherGroup(g, tmp, gz, n0, mm)
-		gemm(false, true, g.f, k, ld, tmp, ld, col, ld, 0, parts[gi], k)
+		gemm(false, true, g.f, k, ld, tmp, ld, col, ld, 0, part(gi), k)
 	})
 	for i := 1; i < groups; i++ {
-		for j, v := range parts[i] {
+		for j, v := range part(i) {
 			gw[j] += v
 		}
 	}
