@@ -51,7 +51,7 @@ func (b Border) String() string {
 }
 
 // ConvOutputSize is the output length of a convolution along one axis
-// (Theano's get_conv_output_shape), or an error when it would be empty.
+// (Theano's get_conv_output_shape); below 1 when the filter does not fit.
 func ConvOutputSize(in, k, step, pad int) int {
 	return (in+2*pad-k)/step + 1
 }
