@@ -51,6 +51,11 @@ const (
 	AttrInit
 	AttrString
 	AttrBricks
+	// AttrSize is a tuple of sizes some of which may be None (a Size, 0
+	// for None): image_size, input_dim of pooling.
+	AttrSize
+	// AttrBorder is a convolution's border mode (a core.Border).
+	AttrBorder
 )
 
 // Lazy says when an attribute must be set: for allocation, for
@@ -182,6 +187,10 @@ func (b *Base) SetAttr(name string, v any) error {
 			_, good = v.(string)
 		case AttrBricks:
 			_, good = v.([]Brick)
+		case AttrSize:
+			_, good = v.(Size)
+		case AttrBorder:
+			_, good = v.(core.Border)
 		}
 		if !good {
 			return fmt.Errorf("%s.%s: got %T", b.AnnotationName(), name, v)

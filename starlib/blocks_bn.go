@@ -57,7 +57,12 @@ func bnAttrNames(b bricks.Brick) []string {
 	return nil
 }
 
-func bnAttr(b bricks.Brick, name string) (starlark.Value, bool) {
+func bnAttr(br *Brick, name string) (starlark.Value, bool, error) {
+	v, ok := bnAttrValue(br.B, name)
+	return v, ok, nil
+}
+
+func bnAttrValue(b bricks.Brick, name string) (starlark.Value, bool) {
 	switch x := b.(type) {
 	case *bricks.BatchNormalization:
 		v := map[string]*coreVariable{"scale": x.Scale, "shift": x.Shift, "population_mean": x.PopulationMean, "population_stdev": x.PopulationStdev}

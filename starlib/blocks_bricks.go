@@ -2,6 +2,7 @@ package starlib
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
+	"github.com/blocks-go/blocks/core"
 )
 
 // Module blocks.bricks: Blocks' bricks.
@@ -386,6 +388,12 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 			return bad("a string")
 		}
 		return b.SetAttr(name, s)
+	case bricks.AttrSize, bricks.AttrBorder:
+		x, err := convAttr(b, name, spec.Kind, v)
+		if err != nil {
+			return err
+		}
+		return b.SetAttr(name, x)
 	}
 	return fmt.Errorf("%s.%s cannot be set", b.Name, name)
 }
@@ -426,10 +434,12 @@ func (b *Brick) AttrNames() []string {
 		names = append(names, "linear_transformations", "activations")
 	}
 	for _, h := range brickAttrHooks {
-		names = append(names, h.names(b.B)...)
+		if h.names != nil {
+			names = append(names, h.names(b.B)...)
+		}
 	}
 	sort.Strings(names)
-	return names
+	return slices.Compact(names)
 }
 
 // Attr returns an attribute.
@@ -509,8 +519,8 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 		}).BindReceiver(b), nil
 	}
 	for _, h := range brickAttrHooks {
-		if v, ok := h.attr(b.B, name); ok {
-			return v, nil
+		if v, ok, err := h.attr(b, name); ok {
+			return v, err
 		}
 	}
 	if _, ok := base.Spec(name); ok {
@@ -519,22 +529,26 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 	if app := base.Application(name); app != nil {
 		return &BoundApplication{Brick: b.B, App: name}, nil
 	}
-	if v, ok := extraBrickAttr(b, name); ok { // blocks_recurrent.go
-		return v, nil
+	for _, h := range brickFallbackHooks {
+		if v, ok, err := h.attr(b, name); ok {
+			return v, err
+		}
 	}
 	return nil, nil
 }
 
 // brickAttrHook gives the bricks of another file extra attributes (a
-// BatchNormalization's scale, ...): attr answers ok for the names it
-// knows, names lists them.
+// BatchNormalization's scale, a Convolutional's W, get_dim, ...): attr
+// answers ok for the names it knows, names (may be nil) lists them.
 type brickAttrHook struct {
-	attr  func(b bricks.Brick, name string) (starlark.Value, bool)
+	attr  func(b *Brick, name string) (starlark.Value, bool, error)
 	names func(b bricks.Brick) []string
 }
 
-// brickAttrHooks are filled by the init functions of other brick files.
-var brickAttrHooks []brickAttrHook
+// brickAttrHooks are filled by the init functions of other brick files
+// and asked before a brick's declared attributes and applications;
+// brickFallbackHooks after them (parameters by name, ...).
+var brickAttrHooks, brickFallbackHooks []brickAttrHook
 
 func attrValue(v any) starlark.Value {
 	switch v := v.(type) {
@@ -556,6 +570,8 @@ func attrValue(v any) starlark.Value {
 		return starlark.String(v)
 	case initialization.Scheme:
 		return &Scheme{v}
+	case bricks.Size, core.Border:
+		return convAttrValue(v)
 	}
 	return starlark.None
 }

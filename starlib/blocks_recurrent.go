@@ -395,6 +395,13 @@ func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bri
 // extraBrickAttr gives access to any brick's parameters by name
 // (lstm.W_state, lookup.W), Bidirectional's forward, backward and
 // prototype, get_dim and SequenceGenerator.generate.
+func init() {
+	brickFallbackHooks = append(brickFallbackHooks, brickAttrHook{attr: func(b *Brick, name string) (starlark.Value, bool, error) {
+		v, ok := extraBrickAttr(b, name)
+		return v, ok, nil
+	}})
+}
+
 func extraBrickAttr(b *Brick, name string) (starlark.Value, bool) {
 	base := b.B.BaseBrick()
 	for _, p := range base.Parameters {

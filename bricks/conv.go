@@ -1,0 +1,555 @@
+package bricks
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/blocks-go/blocks/core"
+)
+
+// Size is a tuple of sizes where 0 stands for Python's None (unknown):
+// Blocks' image_size=(None, None).
+type Size []int
+
+// Known reports whether every entry is set.
+func (s Size) Known() bool { return s != nil && !slices.Contains(s, 0) }
+
+// DimBrick is a brick that knows the shapes of its inputs and outputs
+// (Blocks' get_dim); a 0 entry is an unknown size.
+type DimBrick interface {
+	Brick
+	GetDim(name string) (Size, error)
+}
+
+// channelBrick is a layer of a ConvolutionalSequence.
+type channelBrick interface {
+	DimBrick
+	NumOutputChannels() (int, bool)
+	setInputShape(numChannels int, imageSize Size)
+}
+
+func (b *Base) ints(name string, def []int) []int {
+	if v, ok := b.attrs[name].([]int); ok {
+		return v
+	}
+	return def
+}
+
+func (b *Base) size(name string, n int) Size {
+	if v, ok := b.attrs[name].(Size); ok && len(v) == n {
+		return v
+	}
+	return make(Size, n)
+}
+
+func pair(name string, v []int) ([2]int, error) {
+	if len(v) != 2 {
+		return [2]int{}, fmt.Errorf("%s must be a pair of ints, got %v", name, v)
+	}
+	return [2]int{v[0], v[1]}, nil
+}
+
+// Convolutional is Blocks' Convolutional brick: filters W of shape
+// (num_filters, num_channels) + filter_size (role FILTER) and biases b,
+// one per filter (tied_biases) or one per output pixel; apply computes
+// Theano's conv2d (a true convolution) plus the biases.
+type Convolutional struct {
+	*Base
+	W, B      *core.Variable
+	transpose bool
+}
+
+var convSpecs = []AttrSpec{
+	{Name: "filter_size", Kind: AttrInts, Lazy: ForAllocation, Doc: "(rows, cols) of the filters"},
+	{Name: "num_filters", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of filters (output channels)"},
+	{Name: "num_channels", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of input channels"},
+	{Name: "batch_size", Kind: AttrInt, Doc: "batch size, when known (a hint)"},
+	{Name: "image_size", Kind: AttrSize, Doc: "(rows, cols) of the input images, entries may be None"},
+	{Name: "step", Kind: AttrInts, Doc: "(rows, cols) stride, default (1, 1)"},
+	{Name: "border_mode", Kind: AttrBorder, Doc: "'valid' (default), 'full', 'half' or a (rows, cols) padding"},
+	{Name: "tied_biases", Kind: AttrBool, Doc: "one bias per filter (default True) or one per output pixel"},
+}
+
+// NewConvolutional makes a Convolutional brick; unset allocation arguments
+// are filled by a parent (ConvolutionalSequence) or set later.
+func NewConvolutional(cfg *Config, name string) *Convolutional {
+	c := &Convolutional{Base: &Base{}}
+	c.initBase(c, cfg, name, []string{"Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"},
+		append(slices.Clone(convSpecs), initializableSpecs...))
+	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
+	return c
+}
+
+// NewConvolutionalTranspose makes Blocks' ConvolutionalTranspose: the
+// transpose of a convolution (its gradient with respect to the images),
+// mapping num_channels input channels to num_filters output channels of
+// size original_image_size (inferred from image_size, step, border and
+// unused_edge when None).
+func NewConvolutionalTranspose(cfg *Config, name string) *Convolutional {
+	c := &Convolutional{Base: &Base{}, transpose: true}
+	c.initBase(c, cfg, name, []string{"ConvolutionalTranspose", "Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"},
+		append(append(slices.Clone(convSpecs),
+			AttrSpec{Name: "original_image_size", Kind: AttrSize, Doc: "(rows, cols) of the output; inferred when None"},
+			AttrSpec{Name: "unused_edge", Kind: AttrInts, Doc: "rows and cols the inference adds at the edge, default (0, 0)"}),
+			initializableSpecs...))
+	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
+	return c
+}
+
+func (c *Convolutional) border() core.Border {
+	if b, ok := c.attrs["border_mode"].(core.Border); ok {
+		return b
+	}
+	return core.Border{Mode: "valid"}
+}
+
+func (c *Convolutional) options() (core.Conv2dOptions, error) {
+	step, err := pair(c.Name+".step", c.ints("step", []int{1, 1}))
+	if err != nil {
+		return core.Conv2dOptions{}, err
+	}
+	return core.Conv2dOptions{Step: step, Border: c.border()}, nil
+}
+
+func (c *Convolutional) filterSize() ([2]int, error) {
+	return pair(c.Name+".filter_size", c.ints("filter_size", nil))
+}
+
+// AllocateHook creates W (num_filters, num_channels, rows, cols) and b.
+func (c *Convolutional) AllocateHook() error {
+	fs, err := c.filterSize()
+	if err != nil {
+		return err
+	}
+	nf, _ := c.Int("num_filters")
+	nc, _ := c.Int("num_channels")
+	c.W = c.newParameter("W", core.Filter, nf, nc, fs[0], fs[1])
+	c.B = nil
+	if c.Bool("use_bias", true) {
+		if c.Bool("tied_biases", true) {
+			c.B = c.newParameter("b", core.Bias, nf)
+		} else {
+			out, err := c.GetDim("output")
+			if err != nil {
+				return err
+			}
+			if !out.Known() {
+				return fmt.Errorf("%s: cannot infer the bias size without image_size; with variable image sizes use tied_biases=True", c.AnnotationName())
+			}
+			c.B = c.newParameter("b", core.Bias, out...)
+		}
+	}
+	return nil
+}
+
+// InitializeHook draws the biases, then the filters (Blocks' LinearLike).
+func (c *Convolutional) InitializeHook() error {
+	if c.B != nil {
+		if err := c.initParam(c.B, "biases_init"); err != nil {
+			return err
+		}
+	}
+	return c.initParam(c.W, "weights_init")
+}
+
+// NamedParameter returns W or b.
+func (c *Convolutional) NamedParameter(name string) *core.Variable {
+	switch name {
+	case "W":
+		return c.W
+	case "b":
+		return c.B
+	}
+	return nil
+}
+
+// originalImageSize is ConvolutionalTranspose's output size.
+func (c *Convolutional) originalImageSize() (Size, error) {
+	if s, ok := c.attrs["original_image_size"].(Size); ok && s.Known() {
+		return s, nil
+	}
+	im := c.size("image_size", 2)
+	if !im.Known() {
+		return nil, fmt.Errorf("%s: can't infer original_image_size, no image_size set", c.AnnotationName())
+	}
+	fs, err := c.filterSize()
+	if err != nil {
+		return nil, err
+	}
+	step := c.ints("step", []int{1, 1})
+	edge := c.ints("unused_edge", []int{0, 0})
+	ph, pw := c.border().Pads(fs[0], fs[1])
+	pad := []int{ph, pw}
+	out := make(Size, 2)
+	for a := 0; a < 2; a++ {
+		out[a] = step[a]*(im[a]-1) + fs[a] - 2*pad[a] + edge[a]
+	}
+	return out, nil
+}
+
+// GetDim is Blocks' get_dim: input_ is (num_channels, rows, cols), output
+// (num_filters, rows, cols); unknown sizes are 0.
+func (c *Convolutional) GetDim(name string) (Size, error) {
+	nc, _ := c.Int("num_channels")
+	nf, _ := c.Int("num_filters")
+	im := c.size("image_size", 2)
+	switch name {
+	case "input_":
+		return Size{nc, im[0], im[1]}, nil
+	case "output":
+		if c.transpose {
+			o, err := c.originalImageSize()
+			if err != nil {
+				return nil, err
+			}
+			return Size{nf, o[0], o[1]}, nil
+		}
+		fs, err := c.filterSize()
+		if err != nil {
+			return nil, err
+		}
+		opts, err := c.options()
+		if err != nil {
+			return nil, err
+		}
+		ph, pw := opts.Border.Pads(fs[0], fs[1])
+		out := Size{nf, 0, 0}
+		if im[0] > 0 {
+			out[1] = core.ConvOutputSize(im[0], fs[0], opts.Step[0], ph)
+		}
+		if im[1] > 0 {
+			out[2] = core.ConvOutputSize(im[1], fs[1], opts.Step[1], pw)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: no dimension information for %s", c.AnnotationName(), name)
+}
+
+// NumOutputChannels is num_filters.
+func (c *Convolutional) NumOutputChannels() (int, bool) { return c.Int("num_filters") }
+
+func (c *Convolutional) setInputShape(nc int, im Size) {
+	if nc > 0 {
+		c.attrs["num_channels"] = nc
+	}
+	c.attrs["image_size"] = slices.Clone(im)
+}
+
+func (c *Convolutional) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+	x := in[0]
+	if x.NDim() != 4 {
+		return nil, fmt.Errorf("input_ must be a 4-d variable (batch, channels, rows, cols), got %s (%s)", x, x.TypeString())
+	}
+	opts, err := c.options()
+	if err != nil {
+		return nil, err
+	}
+	var y *core.Variable
+	if c.transpose {
+		out, err := c.GetDim("output")
+		if err != nil {
+			return nil, err
+		}
+		wt, err := core.Dimshuffle(c.W, []int{1, 0, 2, 3})
+		if err != nil {
+			return nil, err
+		}
+		y, err = core.Conv2dGradInputs(x, wt, [2]int{out[1], out[2]}, opts)
+		if err != nil {
+			return nil, err
+		}
+	} else if c.B != nil && c.B.NDim() == 1 {
+		// Tied biases: added inside the convolution's own pass.
+		y, err := core.Conv2dBias(x, c.W, c.B, opts)
+		return one(y), err
+	} else if y, err = core.Conv2d(x, c.W, opts); err != nil {
+		return nil, err
+	}
+	if c.B != nil {
+		pattern := []int{-1, 0, -1, -1}
+		if c.B.NDim() == 3 {
+			pattern = []int{-1, 0, 1, 2}
+		}
+		b, err := core.Dimshuffle(c.B, pattern)
+		if err != nil {
+			return nil, err
+		}
+		y = core.Add(y, b)
+	}
+	return one(y), nil
+}
+
+// Pooling is Blocks' Pooling brick (MaxPooling, AveragePooling): Theano's
+// pool_2d over the last two axes.
+type Pooling struct {
+	*Base
+	mode string
+}
+
+// NewPooling makes MaxPooling (class "MaxPooling") or AveragePooling
+// (class "AveragePooling", which also takes include_padding).
+func NewPooling(cfg *Config, class, name string) (*Pooling, error) {
+	if class != "MaxPooling" && class != "AveragePooling" {
+		return nil, fmt.Errorf("unknown pooling class %s", class)
+	}
+	p := &Pooling{Base: &Base{}, mode: core.PoolMax}
+	specs := []AttrSpec{
+		{Name: "pooling_size", Kind: AttrInts, Lazy: ForAllocation, Doc: "(rows, cols) of the pooling window"},
+		{Name: "step", Kind: AttrInts, Doc: "(rows, cols) stride, default pooling_size"},
+		{Name: "input_dim", Kind: AttrSize, Doc: "(channels, rows, cols) of the input, entries may be None"},
+		{Name: "ignore_border", Kind: AttrBool, Doc: "drop partial windows at the border (default True)"},
+		{Name: "padding", Kind: AttrInts, Doc: "(rows, cols) zero padding, default (0, 0)"},
+	}
+	if class == "AveragePooling" {
+		p.mode = core.PoolAverageExc
+		specs = append(specs, AttrSpec{Name: "include_padding", Kind: AttrBool, Doc: "count the padding in the average (default False)"})
+	}
+	p.initBase(p, cfg, name, []string{class, "Pooling", "Initializable", "Feedforward", "Brick"}, specs)
+	p.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: p.apply})
+	return p, nil
+}
+
+func (p *Pooling) options() (core.PoolOptions, error) {
+	o := core.PoolOptions{Mode: p.mode, IgnoreBorder: p.Bool("ignore_border", true)}
+	var err error
+	if o.Size, err = pair(p.Name+".pooling_size", p.ints("pooling_size", nil)); err != nil {
+		return o, err
+	}
+	if o.Step, err = pair(p.Name+".step", p.ints("step", o.Size[:])); err != nil {
+		return o, err
+	}
+	if o.Pad, err = pair(p.Name+".padding", p.ints("padding", []int{0, 0})); err != nil {
+		return o, err
+	}
+	if p.mode != core.PoolMax && p.Bool("include_padding", false) {
+		o.Mode = core.PoolAverageInc
+	}
+	return o, nil
+}
+
+func (p *Pooling) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+	o, err := p.options()
+	if err != nil {
+		return nil, err
+	}
+	y, err := core.Pool2d(in[0], o)
+	return one(y), err
+}
+
+// GetDim: input_ is input_dim, output the pooled (channels, rows, cols).
+func (p *Pooling) GetDim(name string) (Size, error) {
+	in := p.size("input_dim", 3)
+	switch name {
+	case "input_":
+		return in, nil
+	case "output":
+		o, err := p.options()
+		if err != nil {
+			return nil, err
+		}
+		out := slices.Clone(in)
+		for a := 0; a < 2; a++ {
+			if in[1+a] > 0 {
+				out[1+a] = core.PoolOutputSize(in[1+a], o.Size[a], o.Step[a], o.Pad[a], o.IgnoreBorder)
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: no dimension information for %s", p.AnnotationName(), name)
+}
+
+// NumOutputChannels is input_dim[0].
+func (p *Pooling) NumOutputChannels() (int, bool) {
+	in := p.size("input_dim", 3)
+	return in[0], in[0] > 0
+}
+
+func (p *Pooling) setInputShape(nc int, im Size) {
+	in := slices.Clone(p.size("input_dim", 3))
+	if nc > 0 {
+		in[0] = nc
+	}
+	in[1], in[2] = im[0], im[1]
+	p.attrs["input_dim"] = in
+}
+
+// ConvolutionalSequence is Blocks' ConvolutionalSequence: a Sequence of
+// convolution, pooling and activation layers whose num_channels and
+// image_size (and border_mode, tied_biases, batch_size, use_bias when set)
+// are pushed down the sequence, each layer's output shape becoming the
+// next one's input.
+type ConvolutionalSequence struct {
+	Sequence
+	Layers []Brick
+}
+
+// NewConvolutionalSequence makes a ConvolutionalSequence of layers
+// (bricks or their applications).
+func NewConvolutionalSequence(cfg *Config, name string, layers []AppRef) *ConvolutionalSequence {
+	s := &ConvolutionalSequence{Sequence: Sequence{Base: &Base{}}}
+	for _, l := range layers {
+		s.Layers = append(s.Layers, l.Brick)
+	}
+	s.initBase(s, cfg, name, []string{"ConvolutionalSequence", "Sequence", "Initializable", "Feedforward", "Brick"}, append([]AttrSpec{
+		{Name: "num_channels", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of input channels"},
+		{Name: "batch_size", Kind: AttrInt, Doc: "batch size, when known"},
+		{Name: "image_size", Kind: AttrSize, Doc: "(rows, cols) of the input images, entries may be None"},
+		{Name: "border_mode", Kind: AttrBorder, Doc: "border mode pushed to every convolution when set"},
+		{Name: "tied_biases", Kind: AttrBool, Doc: "tied_biases pushed to every convolution when set"},
+	}, initializableSpecs...))
+	s.setApps(layers)
+	s.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: s.apply})
+	return s
+}
+
+// PushAllocationConfigHook walks the layers, giving each its input shape
+// and reading its output shape for the next.
+func (s *ConvolutionalSequence) PushAllocationConfigHook() error {
+	nc, ok := s.Int("num_channels")
+	if !ok {
+		return fmt.Errorf("%s: allocation argument num_channels is not set", s.AnnotationName())
+	}
+	im := slices.Clone(s.size("image_size", 2))
+	for _, l := range s.Layers {
+		lb := l.BaseBrick()
+		layer, ok := l.(channelBrick)
+		if !ok {
+			if lb.IsInstance("Activation") {
+				continue
+			}
+			return fmt.Errorf("%s: layer %s is neither a convolution, a pooling nor an activation", s.AnnotationName(), lb.AnnotationName())
+		}
+		if b, ok := s.attrs["border_mode"].(core.Border); ok {
+			if _, has := lb.Spec("border_mode"); has {
+				lb.attrs["border_mode"] = b
+			}
+		}
+		if t, ok := s.attrs["tied_biases"].(bool); ok {
+			if _, has := lb.Spec("tied_biases"); has {
+				lb.attrs["tied_biases"] = t
+			}
+		}
+		if bs, ok := s.attrs["batch_size"].(int); ok {
+			if _, has := lb.Spec("batch_size"); has {
+				lb.attrs["batch_size"] = bs
+			}
+		}
+		if ub, ok := s.attrs["use_bias"].(bool); ok {
+			if _, has := lb.Spec("use_bias"); has {
+				lb.attrs["use_bias"] = ub
+			}
+		}
+		layer.setInputShape(nc, im)
+		if err := PushAllocationConfig(l); err != nil {
+			return err
+		}
+		if im.Known() {
+			out, err := layer.GetDim("output")
+			if err != nil {
+				return err
+			}
+			im = Size{out[1], out[2]}
+		}
+		if c, ok := layer.NumOutputChannels(); ok {
+			nc = c
+		}
+	}
+	return nil
+}
+
+// GetDim: input_ is (num_channels, rows, cols); output is the last layer's
+// output that can say it (the input when none can).
+func (s *ConvolutionalSequence) GetDim(name string) (Size, error) {
+	switch name {
+	case "input_":
+		nc, _ := s.Int("num_channels")
+		im := s.size("image_size", 2)
+		return Size{nc, im[0], im[1]}, nil
+	case "output":
+		for i := len(s.Layers) - 1; i >= 0; i-- {
+			if d, ok := s.Layers[i].(DimBrick); ok {
+				if out, err := d.GetDim("output"); err == nil {
+					return out, nil
+				}
+			}
+		}
+		return s.GetDim("input_")
+	}
+	return nil, fmt.Errorf("%s: no dimension information for %s", s.AnnotationName(), name)
+}
+
+// NewFlattener makes Blocks' Flattener: (batch, ...) to (batch, features).
+func NewFlattener(cfg *Config, name string) *Activation {
+	f := &Activation{Base: &Base{}}
+	f.initBase(f, cfg, name, []string{"Flattener", "Brick"}, nil)
+	f.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+		y, err := core.Flatten(in[0], 2)
+		return one(y), err
+	}})
+	return f
+}
+
+// Maxout is Blocks' Maxout(num_pieces): the maximum over groups of
+// num_pieces consecutive features of the last axis.
+type Maxout struct{ *Base }
+
+// NewMaxout makes a Maxout brick.
+func NewMaxout(cfg *Config, name string) *Maxout {
+	m := &Maxout{Base: &Base{}}
+	m.initBase(m, cfg, name, []string{"Maxout", "Brick"}, []AttrSpec{
+		{Name: "num_pieces", Kind: AttrInt, Lazy: ForAllocation, Doc: "pieces per output feature"},
+	})
+	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+		k, ok := m.Int("num_pieces")
+		if !ok {
+			return nil, fmt.Errorf("num_pieces is not set")
+		}
+		y, err := core.Maxout(in[0], k)
+		return one(y), err
+	}})
+	return m
+}
+
+// LinearMaxout is Blocks' LinearMaxout(input_dim, output_dim, num_pieces):
+// a Linear child to output_dim·num_pieces features, then a Maxout child.
+type LinearMaxout struct {
+	*Base
+	Linear *Linear
+	Maxout *Maxout
+}
+
+// NewLinearMaxout makes a LinearMaxout brick.
+func NewLinearMaxout(cfg *Config, name string) *LinearMaxout {
+	lm := &LinearMaxout{Base: &Base{}, Linear: NewLinear(cfg, ""), Maxout: NewMaxout(cfg, "")}
+	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"}, append([]AttrSpec{
+		{Name: "input_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the input"},
+		{Name: "output_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the output"},
+		{Name: "num_pieces", Kind: AttrInt, Lazy: ForAllocation, Doc: "pieces per output feature"},
+	}, initializableSpecs...))
+	lm.SetChildren([]Brick{lm.Linear, lm.Maxout})
+	lm.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+		pre, err := Apply(lm.Linear, "apply", in[0])
+		if err != nil {
+			return nil, err
+		}
+		return Apply(lm.Maxout, "apply", pre[0])
+	}})
+	return lm
+}
+
+// PushAllocationConfigHook sizes the Linear child and the Maxout.
+func (lm *LinearMaxout) PushAllocationConfigHook() error {
+	in, ok1 := lm.Int("input_dim")
+	out, ok2 := lm.Int("output_dim")
+	k, ok3 := lm.Int("num_pieces")
+	if !ok1 || !ok2 || !ok3 {
+		return fmt.Errorf("%s: input_dim, output_dim and num_pieces must be set", lm.AnnotationName())
+	}
+	lm.Linear.attrs["input_dim"] = in
+	lm.Linear.attrs["output_dim"] = out * k
+	if ub, ok := lm.Attr("use_bias").(bool); ok {
+		lm.Linear.attrs["use_bias"] = ub
+	}
+	lm.Maxout.attrs["num_pieces"] = k
+	return nil
+}

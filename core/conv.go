@@ -1,0 +1,394 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Border is a convolution's border mode (Theano's border_mode): "valid"
+// (no padding), "full" (padding kernel-1), "half" (padding kernel/2) or an
+// explicit padding (Mode "" with Pad set).
+type Border struct {
+	Mode string
+	Pad  [2]int
+}
+
+// ParseBorder reads Theano's border_mode values: "valid", "full", "half" or
+// an explicit (rows, cols) padding.
+func ParseBorder(mode string, pad []int) (Border, error) {
+	switch {
+	case pad != nil:
+		if len(pad) != 2 || pad[0] < 0 || pad[1] < 0 {
+			return Border{}, fmt.Errorf("border_mode: an explicit padding must be two non-negative ints, got %v", pad)
+		}
+		return Border{Pad: [2]int{pad[0], pad[1]}}, nil
+	case mode == "valid" || mode == "full" || mode == "half":
+		return Border{Mode: mode}, nil
+	}
+	return Border{}, fmt.Errorf("border_mode must be 'valid', 'full', 'half' or a (rows, cols) padding, got %q", mode)
+}
+
+// Pads is the padding for a kh×kw kernel.
+func (b Border) Pads(kh, kw int) (int, int) {
+	switch b.Mode {
+	case "valid":
+		return 0, 0
+	case "full":
+		return kh - 1, kw - 1
+	case "half":
+		return kh / 2, kw / 2
+	}
+	return b.Pad[0], b.Pad[1]
+}
+
+func (b Border) String() string {
+	if b.Mode != "" {
+		return b.Mode
+	}
+	return fmt.Sprintf("(%d, %d)", b.Pad[0], b.Pad[1])
+}
+
+// ConvOutputSize is the output length of a convolution along one axis
+// (Theano's get_conv_output_shape); below 1 when the filter does not fit.
+func ConvOutputSize(in, k, step, pad int) int {
+	return (in+2*pad-k)/step + 1
+}
+
+// convParams are what the three convolution ops share: the step, the border
+// and whether the filters are flipped (Theano's filter_flip: true
+// convolution, the default).
+type convParams struct {
+	step   [2]int
+	border Border
+	flip   bool
+}
+
+func (p convParams) String() string {
+	s := []string{fmt.Sprintf("border=%s", p.border)}
+	if p.step != [2]int{1, 1} {
+		s = append(s, fmt.Sprintf("step=(%d, %d)", p.step[0], p.step[1]))
+	}
+	if !p.flip {
+		s = append(s, "no flip")
+	}
+	return strings.Join(s, ", ")
+}
+
+// convGeom is one convolution's sizes: images (n, c, h, w), filters
+// (f, c, kh, kw), output (n, f, oh, ow).
+type convGeom struct {
+	n, c, h, w     int
+	f, kh, kw      int
+	sh, sw, ph, pw int
+	oh, ow         int
+	flip           bool
+}
+
+func (p convParams) geom(xs, ws []int) (convGeom, error) {
+	if len(xs) != 4 || len(ws) != 4 {
+		return convGeom{}, fmt.Errorf("conv2d needs 4-d images and filters, got shapes %s and %s", shapeStr(xs), shapeStr(ws))
+	}
+	g := convGeom{n: xs[0], c: xs[1], h: xs[2], w: xs[3], f: ws[0], kh: ws[2], kw: ws[3], sh: p.step[0], sw: p.step[1], flip: p.flip}
+	if ws[1] != xs[1] {
+		return g, fmt.Errorf("conv2d: the images have %d channels (shape %s) but the filters expect %d (shape %s)", xs[1], shapeStr(xs), ws[1], shapeStr(ws))
+	}
+	g.ph, g.pw = p.border.Pads(g.kh, g.kw)
+	g.oh = ConvOutputSize(g.h, g.kh, g.sh, g.ph)
+	g.ow = ConvOutputSize(g.w, g.kw, g.sw, g.pw)
+	if g.kh < 1 || g.kw < 1 || g.oh < 1 || g.ow < 1 || g.h+2*g.ph < g.kh || g.w+2*g.pw < g.kw {
+		return g, fmt.Errorf("conv2d: %dx%d filters do not fit %dx%d images with padding (%d, %d)", g.kh, g.kw, g.h, g.w, g.ph, g.pw)
+	}
+	return g, nil
+}
+
+// k is the length of an im2col column (c·kh·kw), p the number of output
+// positions per image (oh·ow).
+func (g convGeom) k() int { return g.c * g.kh * g.kw }
+func (g convGeom) p() int { return g.oh * g.ow }
+
+func checkConvTypes(name string, a, b *Variable) (nd.DType, error) {
+	if a.ndim != 4 || b.ndim != 4 {
+		return 0, fmt.Errorf("%s needs two 4-d variables, got %s (%s) and %s (%s)", name, a, a.TypeString(), b, b.TypeString())
+	}
+	if !a.dtype.IsFloat() || a.dtype != b.dtype {
+		return 0, fmt.Errorf("%s needs float variables of one dtype, got %s and %s", name, a.dtype, b.dtype)
+	}
+	return a.dtype, nil
+}
+
+// conv2dOp is Theano's conv2d: images (n, c, h, w) and filters
+// (f, c, kh, kw) to (n, f, oh, ow), as im2col and matrix products written
+// into the NCHW output; with a third input b (f,), b[f] is added to every
+// pixel of map f on the way (Blocks' tied biases, without a broadcast
+// pass).
+type conv2dOp struct {
+	convParams
+	ws *workspace
+}
+
+func (o conv2dOp) String() string { return "Conv2d{" + o.convParams.String() + "}" }
+func (o conv2dOp) Type(in []*Variable) (nd.DType, int, error) {
+	dt, err := checkConvTypes("conv2d", in[0], in[1])
+	if err == nil && len(in) > 2 && (in[2].ndim != 1 || in[2].dtype != dt) {
+		err = fmt.Errorf("conv2d: the biases must be a %s vector, got %s (%s)", dt, in[2], in[2].TypeString())
+	}
+	return dt, 4, err
+}
+func (o conv2dOp) Shape(in [][]int) ([]int, error) {
+	g, err := o.geom(in[0], in[1])
+	if err != nil {
+		return nil, err
+	}
+	if len(in) > 2 && in[2][0] != g.f {
+		return nil, fmt.Errorf("conv2d: %d biases for %d filters", in[2][0], g.f)
+	}
+	return []int{g.n, g.f, g.oh, g.ow}, nil
+}
+func (o conv2dOp) Run(out *nd.Array, in []*nd.Array) {
+	g, _ := o.geom(in[0].Shape, in[1].Shape)
+	switch y := out.Data.(type) {
+	case []float32:
+		var b []float32
+		if len(in) > 2 {
+			b = in[2].F32()
+		}
+		convForward(o.ws, g, y, in[0].F32(), in[1].F32(), b)
+	case []float64:
+		var b []float64
+		if len(in) > 2 {
+			b = in[2].F64()
+		}
+		convForward(o.ws, g, y, in[0].F64(), in[1].F64(), b)
+	}
+}
+func (o conv2dOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	gx := apply(conv2dGradInputOp{convParams: o.convParams, ws: newWorkspace()}, gz, in[1], in[0])
+	gw := apply(conv2dGradWeightsOp{convParams: o.convParams, ws: newWorkspace()}, in[0], gz, in[1])
+	if len(in) > 2 {
+		return []*Variable{gx, gw, apply(mapSumOp{}, gz)}
+	}
+	return []*Variable{gx, gw}
+}
+
+// mapSumOp sums a 4-d (n, f, h, w) tensor over all axes but f: the
+// gradient of tied biases.
+type mapSumOp struct{}
+
+func (mapSumOp) String() string { return "MapSum" }
+func (mapSumOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, 1, nil
+}
+func (mapSumOp) Shape(in [][]int) ([]int, error) { return []int{in[0][1]}, nil }
+func (mapSumOp) Run(out *nd.Array, in []*nd.Array) {
+	s := in[0].Shape
+	for f := 0; f < s[1]; f++ {
+		acc := 0.0
+		for n := 0; n < s[0]; n++ {
+			base := (n*s[1] + f) * s[2] * s[3]
+			switch x := in[0].Data.(type) {
+			case []float32:
+				part := float32(0)
+				for _, v := range x[base : base+s[2]*s[3]] {
+					part += v
+				}
+				acc += float64(part)
+			case []float64:
+				for _, v := range x[base : base+s[2]*s[3]] {
+					acc += v
+				}
+			}
+		}
+		out.SetFlat(f, acc)
+	}
+}
+func (mapSumOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{broadcastLike(must1(Dimshuffle(gz, []int{-1, 0, -1, -1})), in[0])}
+}
+
+func must1(v *Variable, err error) *Variable {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// conv2dGradInputOp is the gradient of conv2d with respect to its images
+// (and the transposed convolution): inputs gz (n, f, oh, ow), filters
+// (f, c, kh, kw) and a third variable whose shape is the images' shape
+// (n, c, h, w); or, with size set, only gz and the filters and the image
+// size (h, w) fixed.
+type conv2dGradInputOp struct {
+	convParams
+	size [2]int
+	ws   *workspace
+}
+
+func (o conv2dGradInputOp) String() string {
+	return "Conv2dGradInputs{" + o.convParams.String() + "}"
+}
+func (o conv2dGradInputOp) Type(in []*Variable) (nd.DType, int, error) {
+	dt, err := checkConvTypes("conv2d_grad_inputs", in[0], in[1])
+	return dt, 4, err
+}
+func (o conv2dGradInputOp) imageShape(in [][]int) []int {
+	if len(in) > 2 {
+		return in[2]
+	}
+	return []int{in[0][0], in[1][1], o.size[0], o.size[1]}
+}
+func (o conv2dGradInputOp) geomOf(in [][]int) (convGeom, error) {
+	xs := o.imageShape(in)
+	g, err := o.geom(xs, in[1])
+	if err != nil {
+		return g, err
+	}
+	if in[0][0] != g.n || in[0][1] != g.f || in[0][2] != g.oh || in[0][3] != g.ow {
+		return g, fmt.Errorf("conv2d_grad_inputs: %s images and %s filters give outputs %s, got %s", shapeStr(xs), shapeStr(in[1]), shapeStr([]int{g.n, g.f, g.oh, g.ow}), shapeStr(in[0]))
+	}
+	return g, nil
+}
+func (o conv2dGradInputOp) Shape(in [][]int) ([]int, error) {
+	if _, err := o.geomOf(in); err != nil {
+		return nil, err
+	}
+	return o.imageShape(in), nil
+}
+func (o conv2dGradInputOp) Run(out *nd.Array, in []*nd.Array) {
+	shapes := [][]int{in[0].Shape, in[1].Shape}
+	if len(in) > 2 {
+		shapes = append(shapes, in[2].Shape)
+	}
+	g, _ := o.geomOf(shapes)
+	switch gx := out.Data.(type) {
+	case []float32:
+		convBackwardInput(o.ws, g, gx, in[0].F32(), in[1].F32())
+	case []float64:
+		convBackwardInput(o.ws, g, gx, in[0].F64(), in[1].F64())
+	}
+}
+
+// Grad: the op is linear in gz and in the filters. With y = gradInput(z, W)
+// and G the gradient of the cost with respect to y, ⟨conv(G, W), z⟩ =
+// ⟨G, y⟩ gives dz = conv(G, W) and dW = gradWeights(G, z).
+func (o conv2dGradInputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	dz := apply(conv2dOp{convParams: o.convParams, ws: newWorkspace()}, gz, in[1])
+	dw := apply(conv2dGradWeightsOp{convParams: o.convParams, ws: newWorkspace()}, gz, in[0], in[1])
+	res := []*Variable{dz, dw}
+	if len(in) > 2 {
+		res = append(res, nil)
+	}
+	return res
+}
+
+// conv2dGradWeightsOp is the gradient of conv2d with respect to its
+// filters: inputs the images x (n, c, h, w), gz (n, f, oh, ow) and a
+// variable shaped like the filters (f, c, kh, kw).
+type conv2dGradWeightsOp struct {
+	convParams
+	ws *workspace
+}
+
+func (o conv2dGradWeightsOp) String() string {
+	return "Conv2dGradWeights{" + o.convParams.String() + "}"
+}
+func (o conv2dGradWeightsOp) Type(in []*Variable) (nd.DType, int, error) {
+	dt, err := checkConvTypes("conv2d_grad_weights", in[0], in[1])
+	return dt, 4, err
+}
+func (o conv2dGradWeightsOp) geomOf(in [][]int) (convGeom, error) {
+	g, err := o.geom(in[0], in[2])
+	if err != nil {
+		return g, err
+	}
+	if in[1][0] != g.n || in[1][1] != g.f || in[1][2] != g.oh || in[1][3] != g.ow {
+		return g, fmt.Errorf("conv2d_grad_weights: %s images and %s filters give outputs %s, got %s", shapeStr(in[0]), shapeStr(in[2]), shapeStr([]int{g.n, g.f, g.oh, g.ow}), shapeStr(in[1]))
+	}
+	return g, nil
+}
+func (o conv2dGradWeightsOp) Shape(in [][]int) ([]int, error) {
+	if _, err := o.geomOf(in); err != nil {
+		return nil, err
+	}
+	return in[2], nil
+}
+func (o conv2dGradWeightsOp) Run(out *nd.Array, in []*nd.Array) {
+	g, _ := o.geomOf([][]int{in[0].Shape, in[1].Shape, in[2].Shape})
+	switch gw := out.Data.(type) {
+	case []float32:
+		convBackwardWeights(o.ws, g, gw, in[0].F32(), in[1].F32())
+	case []float64:
+		convBackwardWeights(o.ws, g, gw, in[0].F64(), in[1].F64())
+	}
+}
+
+// Grad: the op is bilinear, ⟨gradWeights(x, z), G⟩ = ⟨conv(x, G), z⟩, so
+// dx = gradInput(z, G) and dz = conv(x, G).
+func (o conv2dGradWeightsOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	dx := apply(conv2dGradInputOp{convParams: o.convParams, ws: newWorkspace()}, in[1], gz, in[0])
+	dz := apply(conv2dOp{convParams: o.convParams, ws: newWorkspace()}, in[0], gz)
+	return []*Variable{dx, dz, nil}
+}
+
+// Conv2dOptions are conv2d's keyword arguments.
+type Conv2dOptions struct {
+	// Step is Theano's subsample (default (1, 1)).
+	Step [2]int
+	// Border is the border mode (default valid).
+	Border Border
+	// NoFlip computes a cross-correlation instead of Theano's default true
+	// convolution (filter_flip=False).
+	NoFlip bool
+}
+
+func (o Conv2dOptions) params() (convParams, error) {
+	p := convParams{step: o.Step, border: o.Border, flip: !o.NoFlip}
+	if p.step == [2]int{} {
+		p.step = [2]int{1, 1}
+	}
+	if p.border.Mode == "" && p.border.Pad == [2]int{} {
+		p.border.Mode = "valid"
+	}
+	if p.step[0] < 1 || p.step[1] < 1 {
+		return p, fmt.Errorf("conv2d: the step must be positive, got (%d, %d)", p.step[0], p.step[1])
+	}
+	return p, nil
+}
+
+// Conv2d is Theano's conv2d(input, filters, subsample, border_mode,
+// filter_flip): images (batch, channels, rows, cols) convolved with filters
+// (num_filters, channels, rows, cols); true convolution (flipped filters)
+// unless NoFlip.
+func Conv2d(x, w *Variable, opts Conv2dOptions) (*Variable, error) {
+	p, err := opts.params()
+	if err != nil {
+		return nil, err
+	}
+	return tryApply(conv2dOp{convParams: p, ws: newWorkspace()}, x, w)
+}
+
+// Conv2dBias is Conv2d(x, w) + b.dimshuffle('x', 0, 'x', 'x') in one op:
+// b holds one bias per filter.
+func Conv2dBias(x, w, b *Variable, opts Conv2dOptions) (*Variable, error) {
+	p, err := opts.params()
+	if err != nil {
+		return nil, err
+	}
+	return tryApply(conv2dOp{convParams: p, ws: newWorkspace()}, x, w, b)
+}
+
+// Conv2dGradInputs is the gradient of conv2d with respect to its images:
+// the transposed convolution of gz (batch, num_filters, rows, cols) with
+// filters (num_filters, channels, kh, kw) back to images of size
+// imageSize (Theano's AbstractConv2d_gradInputs).
+func Conv2dGradInputs(gz, w *Variable, imageSize [2]int, opts Conv2dOptions) (*Variable, error) {
+	p, err := opts.params()
+	if err != nil {
+		return nil, err
+	}
+	if imageSize[0] < 1 || imageSize[1] < 1 {
+		return nil, fmt.Errorf("conv2d_grad_inputs: the image size must be positive, got %v", imageSize)
+	}
+	return tryApply(conv2dGradInputOp{convParams: p, size: imageSize, ws: newWorkspace()}, gz, w)
+}

@@ -1,0 +1,333 @@
+package core
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// The convolution kernels. A batch is cut into groups of m images, m fixed
+// by the shapes alone (enough images for a matrix product of at least
+// groupColumns columns). For each group, im2col writes the columns of its
+// images side by side (k rows of m·p columns) and one OpenBLAS product
+// computes the whole group; the groups run in parallel on GOMAXPROCS
+// goroutines, each with its own buffers, and OpenBLAS itself runs
+// single-threaded (see singleThreadedBLAS). The filters' gradient is
+// summed per group and the groups' sums are added in order, so the result
+// is the same on every run and for any number of cores.
+
+// groupColumns is the least number of columns of a group's product.
+const groupColumns = 1024
+
+// groupSize is the number of images per group for p output pixels per
+// image and k rows per column.
+func groupSize(n, k, p int) int {
+	m := (groupColumns + p - 1) / p
+	// Keep a group's columns under 16 MB of float32.
+	m = min(m, max(1, (4<<20)/(k*p)))
+	return max(1, min(m, n))
+}
+
+// workspace holds an op's scratch buffers, kept from call to call so that
+// a step allocates nothing proportional to the batch. The lock serialises
+// two functions that share the op.
+type workspace struct {
+	mu   sync.Mutex
+	bufs []any
+}
+
+func newWorkspace() *workspace { return &workspace{} }
+
+// scratch returns buffer slot of at least n elements (contents undefined).
+func scratch[T float](ws *workspace, slot, n int) []T {
+	for len(ws.bufs) <= slot {
+		ws.bufs = append(ws.bufs, nil)
+	}
+	if b, ok := ws.bufs[slot].([]T); ok && cap(b) >= n {
+		return b[:n]
+	}
+	b := make([]T, n)
+	ws.bufs[slot] = b
+	return b
+}
+
+// chunkBounds is the range of images of chunk c of nc over n images.
+func chunkBounds(n, nc, c int) (int, int) { return c * n / nc, (c + 1) * n / nc }
+
+// parallel runs f(chunk, worker) for every chunk in [0, nc) on up to
+// GOMAXPROCS goroutines; worker is in [0, workers) and owns its scratch.
+func parallel(nc int, f func(chunk, worker int)) int {
+	workers := min(runtime.GOMAXPROCS(0), nc)
+	if workers <= 1 {
+		for c := 0; c < nc; c++ {
+			f(c, 0)
+		}
+		return 1
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			defer wg.Done()
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= nc {
+					return
+				}
+				f(c, w)
+			}
+		}(w)
+	}
+	wg.Wait()
+	return workers
+}
+
+func maxWorkers(nc int) int { return max(1, min(runtime.GOMAXPROCS(0), nc)) }
+
+// gemm is C = A·B + beta·C on OpenBLAS (row-major, optional transposes).
+func gemm[T float](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	switch a := any(a).(type) {
+	case []float32:
+		blasImpl.Sgemm(trans(tA), trans(tB), m, n, k, 1, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		blasImpl.Dgemm(trans(tA), trans(tB), m, n, k, 1, a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	}
+}
+
+// im2col writes the columns of one image x (c, h, w) into col (k rows of
+// p entries, ld apart):
+// col[(ci, a, b), (i, j)] is the pixel filter entry (a, b) of channel ci
+// meets at output (i, j) — with flipped filters, entry (a, b) sits at
+// offset (kh-1-a, kw-1-b) of the window. Padding reads as zeros.
+func im2col[T float](g convGeom, col []T, ld int, x []T) {
+	p := g.p()
+	for ci := 0; ci < g.c; ci++ {
+		xc := x[ci*g.h*g.w : (ci+1)*g.h*g.w]
+		for a := 0; a < g.kh; a++ {
+			r := a
+			if g.flip {
+				r = g.kh - 1 - a
+			}
+			for b := 0; b < g.kw; b++ {
+				s := b
+				if g.flip {
+					s = g.kw - 1 - b
+				}
+				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
+				x0 := s - g.pw
+				j0, j1 := 0, g.ow // output columns whose pixel is inside the image
+				if g.sw == 1 {
+					j0, j1 = max(0, -x0), min(g.ow, g.w-x0)
+				}
+				for i := 0; i < g.oh; i++ {
+					dst := row[i*g.ow : (i+1)*g.ow]
+					y := i*g.sh + r - g.ph
+					if y < 0 || y >= g.h {
+						clear(dst)
+						continue
+					}
+					xr := xc[y*g.w : (y+1)*g.w]
+					if g.sw == 1 {
+						if j1 <= j0 {
+							clear(dst)
+							continue
+						}
+						clear(dst[:j0])
+						copy(dst[j0:j1], xr[j0+x0:j1+x0])
+						clear(dst[j1:])
+						continue
+					}
+					for j := range dst {
+						xx := j*g.sw + x0
+						if xx >= 0 && xx < g.w {
+							dst[j] = xr[xx]
+						} else {
+							dst[j] = 0
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2im adds the columns col (k rows of p entries, ld apart) back into
+// the image gx (c, h, w), which the caller has zeroed: the adjoint of
+// im2col.
+func col2im[T float](g convGeom, gx, col []T, ld int) {
+	p := g.p()
+	for ci := 0; ci < g.c; ci++ {
+		xc := gx[ci*g.h*g.w : (ci+1)*g.h*g.w]
+		for a := 0; a < g.kh; a++ {
+			r := a
+			if g.flip {
+				r = g.kh - 1 - a
+			}
+			for b := 0; b < g.kw; b++ {
+				s := b
+				if g.flip {
+					s = g.kw - 1 - b
+				}
+				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
+				x0 := s - g.pw
+				for i := 0; i < g.oh; i++ {
+					y := i*g.sh + r - g.ph
+					if y < 0 || y >= g.h {
+						continue
+					}
+					src := row[i*g.ow : (i+1)*g.ow]
+					xr := xc[y*g.w : (y+1)*g.w]
+					if g.sw == 1 {
+						j0, j1 := max(0, -x0), min(g.ow, g.w-x0)
+						if j1 > j0 {
+							d := xr[j0+x0 : j1+x0]
+							for j, v := range src[j0:j1] {
+								d[j] += v
+							}
+						}
+						continue
+					}
+					for j, v := range src {
+						if xx := j*g.sw + x0; xx >= 0 && xx < g.w {
+							xr[xx] += v
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// groupWork is one goroutine's buffers: the group's columns and its
+// (f, m·p) products.
+func groupWork[T float](ws *workspace, worker, k, f, cols int) (col, tmp []T) {
+	return scratch[T](ws, 2*worker, k*cols), scratch[T](ws, 2*worker+1, f*cols)
+}
+
+// convForward: for each group, Y (f, m·p) = W (f, k) · COL (k, m·p), then
+// each image's (f, p) block is copied into the NCHW output.
+func convForward[T float](ws *workspace, g convGeom, y, x, w, b []T) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	singleThreadedBLAS()
+	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	m := groupSize(g.n, k, p)
+	groups := (g.n + m - 1) / m
+	bufs := make([][2][]T, maxWorkers(groups))
+	for i := range bufs {
+		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
+	}
+	parallel(groups, func(gi, wk int) {
+		col, tmp := bufs[wk][0], bufs[wk][1]
+		n0 := gi * m
+		mm := min(m, g.n-n0)
+		ld := mm * p
+		for i := 0; i < mm; i++ {
+			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
+		}
+		gemm(false, false, g.f, ld, k, w, k, col, ld, 0, tmp, ld)
+		for i := 0; i < mm; i++ {
+			yi := y[(n0+i)*g.f*p : (n0+i+1)*g.f*p]
+			for f := 0; f < g.f; f++ {
+				if b == nil {
+					copy(yi[f*p:(f+1)*p], tmp[f*ld+i*p:])
+					continue
+				}
+				bf, src := b[f], tmp[f*ld+i*p:f*ld+(i+1)*p]
+				for j, v := range src {
+					yi[f*p+j] = v + bf
+				}
+			}
+		}
+	})
+}
+
+// gatherGroup copies the (f, p) blocks of images n0.. into dst (f, mm·p).
+func gatherGroup[T float](g convGeom, dst, gz []T, n0, mm int) {
+	p := g.p()
+	ld := mm * p
+	for i := 0; i < mm; i++ {
+		gi := gz[(n0+i)*g.f*p : (n0+i+1)*g.f*p]
+		for f := 0; f < g.f; f++ {
+			copy(dst[f*ld+i*p:f*ld+(i+1)*p], gi[f*p:(f+1)*p])
+		}
+	}
+}
+
+// convBackwardInput: for each group, GCOL (k, m·p) = Wᵀ · GZ (f, m·p),
+// added back into each image by col2im.
+func convBackwardInput[T float](ws *workspace, g convGeom, gx, gz, w []T) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	singleThreadedBLAS()
+	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	m := groupSize(g.n, k, p)
+	groups := (g.n + m - 1) / m
+	bufs := make([][2][]T, maxWorkers(groups))
+	for i := range bufs {
+		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
+	}
+	parallel(groups, func(gi, wk int) {
+		col, tmp := bufs[wk][0], bufs[wk][1]
+		n0 := gi * m
+		mm := min(m, g.n-n0)
+		ld := mm * p
+		gatherGroup(g, tmp, gz, n0, mm)
+		gemm(true, false, k, ld, g.f, w, k, tmp, ld, 0, col, ld)
+		for i := 0; i < mm; i++ {
+			img := gx[(n0+i)*chw : (n0+i+1)*chw]
+			clear(img)
+			col2im(g, img, col[i*p:], ld)
+		}
+	})
+}
+
+// convBackwardWeights: gW (f, k) = Σ over groups of GZ (f, m·p) · COLᵀ;
+// each group's product goes to its own buffer (the first group's straight
+// into gW) and the buffers are added in order.
+func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	singleThreadedBLAS()
+	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	if g.n == 0 {
+		clear(gw)
+		return
+	}
+	m := groupSize(g.n, k, p)
+	groups := (g.n + m - 1) / m
+	nw := maxWorkers(groups)
+	bufs := make([][2][]T, nw)
+	for i := range bufs {
+		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
+	}
+	// The groups' partial sums: buffer slots 2·nw+i, made before the
+	// goroutines start (no slice of them is built, so a step allocates
+	// nothing that grows with the batch).
+	for i := 1; i < groups; i++ {
+		scratch[T](ws, 2*nw+i, g.f*k)
+	}
+	part := func(i int) []T {
+		if i == 0 {
+			return gw
+		}
+		return ws.bufs[2*nw+i].([]T)[:g.f*k]
+	}
+	parallel(groups, func(gi, wk int) {
+		col, tmp := bufs[wk][0], bufs[wk][1]
+		n0 := gi * m
+		mm := min(m, g.n-n0)
+		ld := mm * p
+		for i := 0; i < mm; i++ {
+			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
+		}
+		gatherGroup(g, tmp, gz, n0, mm)
+		gemm(false, true, g.f, k, ld, tmp, ld, col, ld, 0, part(gi), k)
+	})
+	for i := 1; i < groups; i++ {
+		for j, v := range part(i) {
+			gw[j] += v
+		}
+	}
+}
