@@ -69,7 +69,7 @@ soak: test-deps
 # Native Go fuzzing, each target for FUZZTIME (make test runs their seed
 # corpora, testdata/fuzz/, as regression tests).
 FUZZTIME ?= 10m
-FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX
+FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX ./core/checkpoint:FuzzDecode ./core/checkpoint:FuzzDecodeMember ./core/checkpoint:FuzzDecodeNPZ ./fuel/server:FuzzDecodeArrays ./fuel/h5:FuzzSplitDecoding ./fuel/h5:FuzzVlenShapes
 fuzz: test-deps
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
