@@ -8,33 +8,46 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"sync"
 	"testing"
 
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
 )
 
-var (
-	fuzzGoodOnce sync.Once
-	fuzzGood     []byte
-)
-
-// goodCheckpoint is an encoded sample checkpoint (made once).
+// goodCheckpoint is an encoded checkpoint of every part: two scripts,
+// parameters and algorithm state of several dtypes, a mid-epoch
+// position with generators, an extension's state and a log with rows of
+// numbers, arrays and lists.
 func goodCheckpoint(t testing.TB) []byte {
-	fuzzGoodOnce.Do(func() {
-		tt, ok := t.(*testing.T)
-		if !ok {
-			tt = &testing.T{}
-		}
-		b, err := sample(tt).Encode()
-		if err == nil {
-			fuzzGood = b
-		}
-	})
-	if fuzzGood == nil {
-		t.Fatal("no sample checkpoint")
+	t.Helper()
+	log := mainloop.NewTrainingLog()
+	log.Status.IterationsDone = 3
+	log.Status.EpochStarted = true
+	log.Status.TrainingStarted = true
+	log.CurrentRow()["cost"] = float32(0.25)
+	log.CurrentRow()["vec"] = nd.FromSlice([]int64{1, -2, 3})
+	log.CurrentRow()["saved_to"] = []any{"a.tar", nil}
+	rng := numpyrand.New(7)
+	rng.StandardNormal()
+	st := rng.State()
+	c := &Checkpoint{
+		Run: RunConfig{Overrides: map[string]string{"lr": "0.5"}, FloatX: "float32", DefaultSeed: 1,
+			Scripts: []ScriptFile{{Path: "/x/exp.star", Source: []byte("print(1)\n")}, {Path: "/x/lib.star", Source: []byte("a = 1\n")}}},
+		Parameters:     []Named{{"|mlp|W", nd.FromSlice([]float32{1, 2, 3, 4}, 2, 2)}, {"|mlp|b", nd.FromSlice([]float64{0.5}, 1)}},
+		AlgorithmState: []Named{{"W_velocity", nd.FromSlice([]float32{0, 1, 0, 1}, 2, 2)}, {"t", nd.Scalar(nd.Int64, 3)}},
+		Iteration: IterationState{Callback: "after_batch",
+			EpochIterator: &fuel.IteratorState{Requests: &fuel.RequestPosition{}, RNG: &st},
+			StreamRNGs:    []RNGState{{"ShuffledScheme", st}},
+			Extensions:    []ExtensionData{{Index: 1, Name: "TrainingDataMonitoring", Arrays: [][]Value{{EncodeValue(nd.FromSlice([]float32{2}, 1))}}}}},
+		Log: EncodeLog(log),
 	}
-	return fuzzGood
+	b, err := c.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // checkDecoded is what Decode must satisfy on any input: an error and no
@@ -61,6 +74,9 @@ func checkDecoded(t *testing.T, c *Checkpoint, err error) {
 // checkpoint.
 func FuzzDecode(f *testing.F) {
 	good := goodCheckpoint(f)
+	if _, err := Decode(good); err != nil {
+		f.Fatalf("the seed checkpoint does not decode: %v", err)
+	}
 	f.Add(good)
 	f.Add(good[:len(good)/2])
 	f.Add([]byte{})
