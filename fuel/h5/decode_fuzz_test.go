@@ -2,6 +2,7 @@ package h5
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/blocks-go/blocks/fuel"
@@ -138,7 +139,7 @@ func FuzzVlenShapes(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if n, ok := nd.ProdChecked(a.Shape); !ok || n != elems {
+			if n, ok := nd.ProdChecked(a.Shape); !ok || n != elems || !slices.Equal(a.Shape, s) {
 				t.Fatalf("example %d reshaped to %v from %d elements", i, a.Shape, elems)
 			}
 		}
