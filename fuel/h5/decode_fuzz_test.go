@@ -134,8 +134,9 @@ func FuzzVlenShapes(f *testing.F) {
 		if err != nil || elems < 0 || elems > 1<<16 {
 			return
 		}
+		flatEx := nd.New(nd.Float32, elems)
 		for i, s := range shapes {
-			a, err := reshapeVlen(nd.New(nd.Float32, elems), i, s)
+			a, err := reshapeVlen(flatEx, i, s)
 			if err != nil {
 				continue
 			}
