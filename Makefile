@@ -71,11 +71,14 @@ soak: test-deps
 # Native Go fuzzing, each target for FUZZTIME (make test runs their seed
 # corpora, testdata/fuzz/, as regression tests).
 FUZZTIME ?= 10m
-FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX
+# Minimizing a new input of a large target (a whole checkpoint) would
+# otherwise take a minute each time.
+FUZZMINTIME ?= 5s
+FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX ./core/checkpoint:FuzzDecode ./core/checkpoint:FuzzDecodeMember ./core/checkpoint:FuzzDecodeNPZ ./fuel/server:FuzzDecodeArrays ./fuel/h5:FuzzSplitDecoding ./fuel/h5:FuzzVlenShapes
 fuzz: test-deps
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
-	  BLOCKS_SHARED=$(SHARED) $(GO) test -run XXX -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  BLOCKS_SHARED=$(SHARED) $(GO) test -run XXX -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || exit 1; \
 	done
 
 # The data server against the same stream in-process: MNIST batches of

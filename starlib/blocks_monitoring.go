@@ -56,6 +56,9 @@ func aggregationBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fmt.Errorf("%s: %v", b.Name(), err)
 	}
 	var y *core.Variable
+	if b.Name() == "perplexity" && c == starlark.None {
+		return nil, fmt.Errorf("%s: n_examples must be a variable or a number, got None", b.Name())
+	}
 	if c != starlark.None {
 		if y, err = AsVariable(thread, c); err != nil {
 			return nil, fmt.Errorf("%s: %v", b.Name(), err)

@@ -340,11 +340,18 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // finished reports whether the checkpoint's run had finished training.
 func finished(c *checkpoint.Checkpoint) bool {
+	st := c.Log.Status
+	if st.BatchInterruptReceived || st.EpochInterruptReceived {
+		return false // stopped by a signal (a scheduler's SIGTERM): resumable
+	}
 	for _, r := range c.Log.Rows {
-		if r.Iteration == c.Log.Status.IterationsDone {
-			v, _ := r.Records["training_finished"].Decode()
-			b, _ := v.(bool)
-			return b
+		if r.Iteration == st.IterationsDone {
+			flag := func(k string) bool {
+				v, _ := r.Records[k].Decode()
+				b, _ := v.(bool)
+				return b
+			}
+			return flag("training_finished") && !flag("batch_interrupt_received") && !flag("epoch_interrupt_received")
 		}
 	}
 	return false

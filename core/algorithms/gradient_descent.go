@@ -90,6 +90,12 @@ type UpdatesAlgorithm struct {
 	args         []*nd.Array
 	warnUnused   func(string)
 	pendingWarns []string
+
+	// finite, when set, is a scalar computed with every batch (the cost)
+	// that must be finite; see checkFinite.
+	finite     *core.Variable
+	finiteName func(*core.Variable) string
+	params     []*core.Variable
 }
 
 // NewUpdatesAlgorithm returns Blocks' UpdatesAlgorithm(updates,
@@ -211,6 +217,11 @@ func NewGradientDescent(c GradientDescentConfig) (*GradientDescent, error) {
 	g.updates = append(g.updates, c.Updates...)
 	if c.Cost != nil {
 		g.roots = []*core.Variable{c.Cost}
+		if c.Cost.NDim() == 0 && c.Cost.DType().IsFloat() && !HasRemoveNotFinite(g.StepRule) {
+			g.finite = c.Cost
+			g.params = g.Parameters
+			g.finiteName = c.ParameterName
+		}
 	}
 	return g, nil
 }
@@ -323,6 +334,9 @@ func (g *UpdatesAlgorithm) Initialize() error {
 		outputs = append(outputs, h.outputs...)
 	}
 	roots = append(roots, outputs...)
+	if g.finite != nil {
+		outputs = append(outputs, g.finite)
+	}
 	var inputs []*core.Variable
 	for _, v := range core.Ancestors(roots) {
 		if v.IsInput() {
@@ -374,6 +388,9 @@ func (g *UpdatesAlgorithm) ProcessBatch(batch map[string]*nd.Array) error {
 			}
 		}
 		off += n
+	}
+	if g.finite != nil {
+		return g.checkFinite(outs[off])
 	}
 	return nil
 }

@@ -371,6 +371,10 @@ func init() {
 	}
 }
 
+// writeSecondHalf writes the second half of a checkpoint; tests replace
+// it to inject a full disk.
+var writeSecondHalf = (*os.File).Write
+
 // Write saves data at path atomically: it writes a temporary file in the
 // same directory, syncs it, renames it over path and syncs the directory,
 // so that path always holds a whole checkpoint (the previous one after a
@@ -409,7 +413,7 @@ func Write(path string, data []byte, keepLast, prevIteration int) error {
 		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
 		time.Sleep(WriteDelay)
 	}
-	if _, err := f.Write(data[half:]); err != nil {
+	if _, err := writeSecondHalf(f, data[half:]); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {

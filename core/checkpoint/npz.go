@@ -61,8 +61,11 @@ func arrayBytes(a *nd.Array) []byte {
 
 // arrayFromBytes rebuilds an array from arrayBytes' output.
 func arrayFromBytes(dt nd.DType, shape []int, b []byte) (*nd.Array, error) {
-	n := nd.Prod(shape)
-	if n < 0 || len(b) != n*dt.Size() {
+	n, ok := nd.ProdChecked(shape)
+	if !ok || n > len(b) {
+		return nil, fmt.Errorf("%d bytes for a %s array of shape %v (the shape is too large)", len(b), dt, shape)
+	}
+	if len(b) != n*dt.Size() {
 		return nil, fmt.Errorf("%d bytes for a %s array of shape %v (want %d)", len(b), dt, shape, n*dt.Size())
 	}
 	a := nd.New(dt, shape...)

@@ -319,7 +319,7 @@ func (m *MainLoop) runIteration() (bool, error) {
 	err = m.Algorithm.ProcessBatch(batch)
 	m.Profile.Train += time.Since(t)
 	if err != nil {
-		return false, err
+		return false, m.batchError(err)
 	}
 	st.IterationsDone++
 	if err := m.runExtensions(AfterBatch, batch); err != nil {

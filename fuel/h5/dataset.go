@@ -51,6 +51,9 @@ type H5PYDataset struct {
 	numEx      int
 	srcs       []*source
 	file       hid // the open file when reading from it, else -1
+	// opened is the file's size and modification time when it was
+	// opened: reading out of core checks that they have not changed.
+	opened fileStamp
 
 	mu     sync.RWMutex // guards closed and the sources' data
 	closed bool
@@ -98,10 +101,15 @@ func Open(path string, whichSets []string, opts Options) (*H5PYDataset, error) {
 	}
 	lock()
 	defer unlock()
+	stamp, err := stampOf(path)
+	if err != nil {
+		return nil, fmt.Errorf("h5: %w", err)
+	}
 	if err := d.open(); err != nil {
 		d.release()
 		return nil, fmt.Errorf("h5: %s: %w", path, err)
 	}
+	d.opened = stamp
 	return d, nil
 }
 
@@ -306,25 +314,8 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 	} else if et.vlen {
 		return nil, fmt.Errorf("a vlen dataset without a shapes dimension scale is not a Fuel source")
 	}
-	for i, ws := range d.whichSets {
-		row, ok := d.split.Row(ws, name)
-		if !ok {
-			return nil, fmt.Errorf("no split row for split %q", ws)
-		}
-		var set indexSet
-		if row.IndicesPath != "" {
-			set, err = listSet(row.Indices, s.shape[0])
-		} else {
-			set, err = sliceSet(row.Start, row.Stop, s.shape[0])
-		}
-		if err != nil {
-			return nil, fmt.Errorf("split %q: %w", ws, err)
-		}
-		if i == 0 {
-			s.rows = set
-		} else {
-			s.rows = s.rows.union(set)
-		}
+	if s.rows, err = sourceRows(d.split, d.whichSets, name, s.shape[0]); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -434,6 +425,9 @@ func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 			}
 		}
 		return out, nil
+	}
+	if err := d.checkUnchanged(); err != nil {
+		return nil, err
 	}
 	lock()
 	defer unlock()
@@ -585,9 +579,9 @@ func (s *source) readVlen(r request) (*nd.Array, error) {
 		return nil, err
 	}
 	for k, row := range uniq {
-		ex, err := flat[k].Reshape(s.shapes[row]...)
+		ex, err := reshapeVlen(flat[k], row, s.shapes[row])
 		if err != nil {
-			return nil, fmt.Errorf("example %d has %d elements, its shape %v needs %d", row, flat[k].Size(), s.shapes[row], nd.Prod(s.shapes[row]))
+			return nil, err
 		}
 		flat[k] = ex
 	}

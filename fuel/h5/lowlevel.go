@@ -566,13 +566,5 @@ func readInt64Matrix(ds hid) ([][]int, error) {
 	if len(flat) > 0 && C.H5Dread(ds, C.h5fuel_type(C.H5FUEL_NATIVE_INT64), C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&flat[0])) < 0 {
 		return nil, h5error("reading shapes")
 	}
-	out := make([][]int, shape[0])
-	for i := range out {
-		row := make([]int, shape[1])
-		for j := range row {
-			row[j] = int(flat[i*shape[1]+j])
-		}
-		out[i] = row
-	}
-	return out, nil
+	return shapesMatrix(flat, shape[0], shape[1])
 }

@@ -155,7 +155,6 @@ func readSplit(f hid) (Split, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("the split attribute is empty")
 	}
-	rows := make(Split, n)
 	r := attrReader{attr: attr, ftype: ftype, space: space, n: n}
 	splits, err := r.strings("split")
 	if err != nil {
@@ -185,22 +184,16 @@ func readSplit(f hid) (Split, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, err := splitRows(splits, sources, starts, stops, avail, comments)
+	if err != nil {
+		return nil, err
+	}
 	for i := range rows {
 		row := &rows[i]
-		row.Split, row.Source = splits[i], sources[i]
-		row.Start, row.Stop = int(starts[i]), int(stops[i])
-		row.Available, row.Comment = avail[i], comments[i]
 		if refs[i] != 0 {
 			row.IndicesPath, row.Indices, err = readIndexRef(f, refs[i])
 			if err != nil {
 				return nil, fmt.Errorf("split %q, source %q: %w", row.Split, row.Source, err)
-			}
-		}
-	}
-	for i, a := range rows {
-		for _, b := range rows[:i] {
-			if a.Split == b.Split && a.Source == b.Source {
-				return nil, fmt.Errorf("the split attribute has two rows for split %q, source %q", a.Split, a.Source)
 			}
 		}
 	}
@@ -302,13 +295,13 @@ func (r attrReader) strings(name string) ([]string, error) {
 	}
 	size := int(C.H5Tget_size(ft))
 	buf := make([]byte, r.n*size)
+	if len(buf) == 0 {
+		return out, nil
+	}
 	if err := r.read(name, ft, unsafe.Pointer(&buf[0])); err != nil {
 		return nil, err
 	}
-	for i := range out {
-		out[i] = trimNul(buf[i*size : (i+1)*size])
-	}
-	return out, nil
+	return fixedStrings(buf, size, r.n)
 }
 
 func (r attrReader) ints(name string) ([]int64, error) {
@@ -357,14 +350,13 @@ func (r attrReader) bools(name string) ([]bool, error) {
 		defer C.H5Tclose(mt)
 		size := int(C.H5Tget_size(mt))
 		buf := make([]byte, r.n*size)
+		if len(buf) == 0 {
+			return nil, fmt.Errorf("split field %q has a zero-size type", name)
+		}
 		if err := r.read(name, mt, unsafe.Pointer(&buf[0])); err != nil {
 			return nil, err
 		}
-		for i := range out {
-			for _, b := range buf[i*size : (i+1)*size] {
-				out[i] = out[i] || b != 0
-			}
-		}
+		return enumBools(buf, size, r.n)
 	case C.H5T_INTEGER:
 		v := make([]int64, r.n)
 		if err := r.read(name, C.h5fuel_type(C.H5FUEL_NATIVE_INT64), unsafe.Pointer(&v[0])); err != nil {

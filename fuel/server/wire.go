@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -220,12 +221,14 @@ func decodeArray(h Header, data []byte) (*nd.Array, error) {
 	if h.Shape == nil {
 		return nil, errors.New("the header has no shape")
 	}
-	n := 1
 	for _, d := range h.Shape {
 		if d < 0 {
 			return nil, fmt.Errorf("negative dimension in shape %v", h.Shape)
 		}
-		n *= d
+	}
+	n, ok := nd.ProdChecked(h.Shape)
+	if !ok || n > math.MaxInt/dt.Size() {
+		return nil, fmt.Errorf("the frame holds %d bytes, but shape %v of %s is too large for memory", len(data), h.Shape, h.Descr)
 	}
 	if want := n * dt.Size(); len(data) != want {
 		return nil, fmt.Errorf("the frame holds %d bytes, but shape %v of %s needs %d", len(data), h.Shape, h.Descr, want)
