@@ -87,7 +87,17 @@ func (o dotOp) Run(out *nd.Array, in []*nd.Array) {
 			clear(c)
 			return
 		}
-		blasImpl.Sgemm(trans(tA), trans(tB), m, n, k, 1, a.F32(), lda, b.F32(), ldb, 0, c, n)
+		if parts := gemmParts(m, n, k); lockParts(parts) {
+			gemmJob32 = gemmJob[float32]{tA, tB, m, n, k, a.F32(), lda, b.F32(), ldb, c}
+			runLocked(&gemmJob32, parts)
+			gemmJob32 = gemmJob[float32]{}
+			unlockParts()
+		} else {
+			j := gemmJob[float32]{tA, tB, m, n, k, a.F32(), lda, b.F32(), ldb, c}
+			for i := range parts {
+				j.runPart(i, parts)
+			}
+		}
 	case []float64:
 		if m == 0 || n == 0 {
 			return
@@ -96,7 +106,17 @@ func (o dotOp) Run(out *nd.Array, in []*nd.Array) {
 			clear(c)
 			return
 		}
-		blasImpl.Dgemm(trans(tA), trans(tB), m, n, k, 1, a.F64(), lda, b.F64(), ldb, 0, c, n)
+		if parts := gemmParts(m, n, k); lockParts(parts) {
+			gemmJob64 = gemmJob[float64]{tA, tB, m, n, k, a.F64(), lda, b.F64(), ldb, c}
+			runLocked(&gemmJob64, parts)
+			gemmJob64 = gemmJob[float64]{}
+			unlockParts()
+		} else {
+			j := gemmJob[float64]{tA, tB, m, n, k, a.F64(), lda, b.F64(), ldb, c}
+			for i := range parts {
+				j.runPart(i, parts)
+			}
+		}
 	default:
 		// Integer products: a plain triple loop.
 		at := func(i, p int) float64 {
@@ -193,4 +213,52 @@ func Dot(a, b *Variable) (*Variable, error) {
 	}
 	dt := resultType(a, b)
 	return tryApply(dotOp{}, as(a, dt), as(b, dt))
+}
+
+// gemmJob is one product C = op(A)·op(B), split by row blocks of C: part i
+// computes rows partRange(m, 16, i, parts) with one BLAS call.
+type gemmJob[T float32 | float64] struct {
+	tA, tB  bool
+	m, n, k int
+	a       []T
+	lda     int
+	b       []T
+	ldb     int
+	c       []T
+}
+
+// The jobs of the running split (guarded by the split lock).
+var (
+	gemmJob32 gemmJob[float32]
+	gemmJob64 gemmJob[float64]
+)
+
+func (j *gemmJob[T]) runPart(i, parts int) {
+	lo, hi := partRange(j.m, 16, i, parts)
+	if lo >= hi {
+		return
+	}
+	var a []T
+	if j.tA {
+		a = j.a[lo:]
+	} else {
+		a = j.a[lo*j.lda:]
+	}
+	c := j.c[lo*j.n : hi*j.n]
+	switch a := any(a).(type) {
+	case []float32:
+		blasImpl.Sgemm(trans(j.tA), trans(j.tB), hi-lo, j.n, j.k, 1, a, j.lda, any(j.b).([]float32), j.ldb, 0, any(c).([]float32), j.n)
+	case []float64:
+		blasImpl.Dgemm(trans(j.tA), trans(j.tB), hi-lo, j.n, j.k, 1, a, j.lda, any(j.b).([]float64), j.ldb, 0, any(c).([]float64), j.n)
+	}
+}
+
+// gemmParts is how many row blocks a product runs in: one unless it is
+// large enough (a few million multiply-adds, 32 rows or more) for the
+// split to pay, and only when core threads the products (blas.go).
+func gemmParts(m, n, k int) int {
+	if !gemmSplit || m < 32 || m*n*k < 2<<20 {
+		return 1
+	}
+	return maxParts
 }

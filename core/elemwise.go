@@ -588,7 +588,7 @@ func (o elemOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	case eAbs:
 		g = []*Variable{Mul(gz, Sgn(in[0]))}
 	case eRelu:
-		g = []*Variable{Switch(GT(in[0], Const(in[0].dtype, 0)), gz, Const(gz.dtype, 0))}
+		g = []*Variable{apply(reluGradOp{}, out, gz)} // switch(x > 0, gz, 0), fused (fuse.go)
 	case eSign:
 		g = []*Variable{nil}
 	case eLog1p:
