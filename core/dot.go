@@ -87,17 +87,7 @@ func (o dotOp) Run(out *nd.Array, in []*nd.Array) {
 			clear(c)
 			return
 		}
-		if parts := gemmParts(m, n, k); lockParts(parts) {
-			gemmJob32 = gemmJob[float32]{tA, tB, m, n, k, a.F32(), lda, b.F32(), ldb, c}
-			runLocked(&gemmJob32, parts)
-			gemmJob32 = gemmJob[float32]{}
-			unlockParts()
-		} else {
-			j := gemmJob[float32]{tA, tB, m, n, k, a.F32(), lda, b.F32(), ldb, c}
-			for i := range parts {
-				j.runPart(i, parts)
-			}
-		}
+		gemm(tA, tB, m, n, k, a.F32(), lda, b.F32(), ldb, c)
 	case []float64:
 		if m == 0 || n == 0 {
 			return
@@ -106,17 +96,7 @@ func (o dotOp) Run(out *nd.Array, in []*nd.Array) {
 			clear(c)
 			return
 		}
-		if parts := gemmParts(m, n, k); lockParts(parts) {
-			gemmJob64 = gemmJob[float64]{tA, tB, m, n, k, a.F64(), lda, b.F64(), ldb, c}
-			runLocked(&gemmJob64, parts)
-			gemmJob64 = gemmJob[float64]{}
-			unlockParts()
-		} else {
-			j := gemmJob[float64]{tA, tB, m, n, k, a.F64(), lda, b.F64(), ldb, c}
-			for i := range parts {
-				j.runPart(i, parts)
-			}
-		}
+		gemm(tA, tB, m, n, k, a.F64(), lda, b.F64(), ldb, c)
 	default:
 		// Integer products: a plain triple loop.
 		at := func(i, p int) float64 {
@@ -261,4 +241,43 @@ func gemmParts(m, n, k int) int {
 		return 1
 	}
 	return maxParts
+}
+
+// gemm is C = op(A)·op(B) for row-major C (m×n), split into row blocks when
+// large (gemmParts).
+func gemm[T float32 | float64](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T) {
+	parts := gemmParts(m, n, k)
+	if !lockParts(parts) {
+		j := gemmJob[T]{tA, tB, m, n, k, a, lda, b, ldb, c}
+		for i := range parts {
+			j.runPart(i, parts)
+		}
+		return
+	}
+	defer unlockParts()
+	switch a := any(a).(type) {
+	case []float32:
+		gemmJob32 = gemmJob[float32]{tA, tB, m, n, k, a, lda, any(b).([]float32), ldb, any(c).([]float32)}
+		runLocked(&gemmJob32, parts)
+		gemmJob32 = gemmJob[float32]{}
+	case []float64:
+		gemmJob64 = gemmJob[float64]{tA, tB, m, n, k, a, lda, any(b).([]float64), ldb, any(c).([]float64)}
+		runLocked(&gemmJob64, parts)
+		gemmJob64 = gemmJob[float64]{}
+	}
+}
+
+// Sgemm computes the float32 product c (m×n, row-major) = op(a)·op(b), op
+// transposing when tA/tB, exactly as the Dot op runs it (OpenBLAS, split
+// across the workers when large). a is m×k (k×m when tA), b k×n (n×k when
+// tB). For benchmarks measuring the machine's matrix-multiply rate.
+func Sgemm(tA, tB bool, m, n, k int, a, b, c []float32) {
+	lda, ldb := k, n
+	if tA {
+		lda = m
+	}
+	if tB {
+		ldb = k
+	}
+	gemm(tA, tB, m, n, k, a, lda, b, ldb, c[:m*n])
 }
