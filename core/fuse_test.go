@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -82,7 +83,8 @@ func must(t *testing.T, err error) {
 
 // TestFusionBitIdentical: training with the plan's fusions (bias+ReLU,
 // ScaledSub written into the parameters) and split kernels gives the same
-// bits as the unfused ops run serially.
+// bits as the unfused ops run serially, unfused ops split, and everything
+// on one thread (GOMAXPROCS 1).
 func TestFusionBitIdentical(t *testing.T) {
 	defer func(f, s bool) { *core.NoFuse, *core.SerialParts = f, s }(*core.NoFuse, *core.SerialParts)
 	*core.NoFuse, *core.SerialParts = false, false
@@ -92,16 +94,29 @@ func TestFusionBitIdentical(t *testing.T) {
 			t.Errorf("the training program has no %s:\n%s", want, prog)
 		}
 	}
-	*core.NoFuse, *core.SerialParts = true, true
-	plain, prog2 := trainMLP(t)
-	if strings.Contains(prog2, "BiasRelu") || strings.Contains(prog2, "ScaledSub") {
-		t.Errorf("fusion off still fused:\n%s", prog2)
-	}
-	for i := range fused {
-		a, b := fused[i].F32(), plain[i].F32()
-		for j := range a {
-			if math.Float32bits(a[j]) != math.Float32bits(b[j]) {
-				t.Fatalf("parameter %d element %d: %g fused/parallel, %g plain/serial", i, j, a[j], b[j])
+	for _, c := range []struct {
+		name           string
+		noFuse, serial bool
+		gomaxprocs     int
+	}{
+		{"unfused, serial", true, true, 0},
+		{"unfused, split", true, false, 0},
+		{"fused, split, GOMAXPROCS 1", false, false, 1},
+	} {
+		*core.NoFuse, *core.SerialParts = c.noFuse, c.serial
+		if c.gomaxprocs > 0 {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.gomaxprocs))
+		}
+		other, prog2 := trainMLP(t)
+		if c.noFuse && (strings.Contains(prog2, "BiasRelu") || strings.Contains(prog2, "ScaledSub")) {
+			t.Errorf("%s: fusion off still fused:\n%s", c.name, prog2)
+		}
+		for i := range fused {
+			a, b := fused[i].F32(), other[i].F32()
+			for j := range a {
+				if math.Float32bits(a[j]) != math.Float32bits(b[j]) {
+					t.Fatalf("%s: parameter %d element %d: %g fused/split, %g here", c.name, i, j, a[j], b[j])
+				}
 			}
 		}
 	}
