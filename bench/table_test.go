@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"image/color"
 	"os"
@@ -229,7 +228,7 @@ func runs() int {
 	if n, err := strconv.Atoi(os.Getenv("BENCH_RUNS")); err == nil && n > 0 {
 		return n
 	}
-	return 3
+	return 5
 }
 
 func loadavg() string {
@@ -241,7 +240,7 @@ func loadavg() string {
 }
 
 // TestBenchTable is `make bench`'s table (BLOCKS_BENCH=1): for each model,
-// BENCH_RUNS (default 3) interleaved rounds of one epoch's worth of steps
+// BENCH_RUNS (default 5) interleaved rounds of one epoch's worth of steps
 // here, one epoch of PyTorch (run-torch.sh) and the step's products alone;
 // medians. Then the scaling table and plot (TestBenchScaling).
 func TestBenchTable(t *testing.T) {
@@ -336,64 +335,73 @@ func scalingSteps(c config) int {
 
 // TestBenchScaling is the scaling table and plot (BLOCKS_BENCH=1): the MLP
 // 784-h-10 over batch sizes and hidden sizes, here against PyTorch
-// (bench/torch_mlp.py), BENCH_RUNS interleaved rounds, medians. The plot
+// (bench/torch_mlp.py, one process fed configurations one at a time), the
+// two measured alternately configuration by configuration, BENCH_RUNS
+// rounds, medians (the ratio is the median of the paired ratios). The plot
 // goes to BENCH_PLOT (a .png path) when set.
 func TestBenchScaling(t *testing.T) {
 	if os.Getenv("BLOCKS_BENCH") == "" {
 		t.Skip("set BLOCKS_BENCH=1 (make bench)")
 	}
 	byBatch, byHidden := scalingConfigs()
-	all := append(slices.Clone(byBatch), byHidden...)
-	ours := map[config][]float64{}
-	theirs := map[config][]float64{}
-	var args []string
-	for _, c := range all {
-		args = append(args, fmt.Sprintf("%dx%d:%d", c.batch, c.hidden, scalingSteps(c)))
+	var all []config
+	for _, c := range append(slices.Clone(byBatch), byHidden...) {
+		if !slices.Contains(all, c) {
+			all = append(all, c)
+		}
 	}
+	cmd := exec.Command("/usr/bin/python3", "torch_mlp.py")
+	cmd.Env = append(os.Environ(), "OMP_WAIT_POLICY=passive")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); _ = cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	torch := func(c config) (float64, error) {
+		if _, err := fmt.Fprintf(stdin, "%dx%d:%d\n", c.batch, c.hidden, scalingSteps(c)); err != nil {
+			return 0, err
+		}
+		for lines.Scan() {
+			if line := lines.Text(); strings.HasPrefix(line, "RESULT") {
+				return strconv.ParseFloat(field(line, "ex_per_s"), 64)
+			}
+		}
+		return 0, fmt.Errorf("torch_mlp.py ended: %v", lines.Err())
+	}
+	steps := map[config]func() error{}
+	for _, c := range all {
+		gd, data := mlpStep(t, []int{784, c.hidden, 10}, c.batch, 0.1)
+		steps[c] = func() error { return gd.ProcessBatch(data) }
+	}
+	ours, theirs, ratios := map[config][]float64{}, map[config][]float64{}, map[config][]float64{}
 	for r := range runs() {
 		for _, c := range all {
-			if len(ours[c]) > r {
-				continue // a configuration in both sweeps
-			}
-			gd, data := mlpStep(t, []int{784, c.hidden, 10}, c.batch, 0.1)
-			ex, _, err := stepRate(func() error { return gd.ProcessBatch(data) }, c.batch, scalingSteps(c))
+			ex, _, err := stepRate(steps[c], c.batch, scalingSteps(c))
 			if err != nil {
 				t.Fatal(err)
 			}
-			ours[c] = append(ours[c], ex)
-		}
-		cmd := exec.Command("/usr/bin/python3", append([]string{"torch_mlp.py"}, args...)...)
-		cmd.Env = append(os.Environ(), "OMP_WAIT_POLICY=passive")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("torch_mlp.py: %v\n%s", err, out)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		for sc.Scan() {
-			line := sc.Text()
-			if !strings.HasPrefix(line, "RESULT") {
-				continue
+			tr, err := torch(c)
+			if err != nil {
+				t.Fatal(err)
 			}
-			b, _ := strconv.Atoi(field(line, "batch"))
-			h, _ := strconv.Atoi(field(line, "hidden"))
-			ex, _ := strconv.ParseFloat(field(line, "ex_per_s"), 64)
-			if c := (config{b, h}); len(theirs[c]) <= r {
-				theirs[c] = append(theirs[c], ex)
-			}
+			ours[c], theirs[c], ratios[c] = append(ours[c], ex), append(theirs[c], tr), append(ratios[c], ex/tr)
 		}
 		fmt.Printf("scaling round %d done (load %s)\n", r+1, loadavg())
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nMLP 784-h-10 scaling, %d interleaved runs, medians (load average %s)\n\n", runs(), loadavg())
-	fmt.Fprintf(&b, "| batch | hidden | examples/s here | examples/s PyTorch | ratio |\n|---:|---:|---:|---:|---:|\n")
-	seen := map[config]bool{}
+	fmt.Fprintf(&b, "\nMLP 784-h-10 scaling, %d rounds, each configuration measured here then in PyTorch alternately; medians (load average %s)\n\n", runs(), loadavg())
+	fmt.Fprintf(&b, "| batch | hidden | examples/s here | examples/s PyTorch | ratio (median of pairs) |\n|---:|---:|---:|---:|---:|\n")
 	for _, c := range all {
-		if seen[c] {
-			continue
-		}
-		seen[c] = true
-		o, tr := median(ours[c]), median(theirs[c])
-		fmt.Fprintf(&b, "| %d | %d | %.0f | %.0f | %.2f× |\n", c.batch, c.hidden, o, tr, o/tr)
+		fmt.Fprintf(&b, "| %d | %d | %.0f | %.0f | %.2f× |\n", c.batch, c.hidden, median(ours[c]), median(theirs[c]), median(ratios[c]))
 	}
 	fmt.Print(b.String())
 	writeOut(t, "BENCH_SCALING_OUT", b.String())

@@ -3,7 +3,9 @@
 
 The same training step as ../shared/bench/torch_mnist.py's MLPs (784-H-10, ReLU, softmax
 cross-entropy, plain SGD lr 0.1, float32, set_to_none zero_grad), on random data decoded
-before the clock starts, for each configuration given as BATCHxHIDDEN:STEPS arguments.
+before the clock starts, for each configuration given as a BATCHxHIDDEN:STEPS argument, or, with no arguments, for each
+such line read from standard input (one result line answered per line, so that the Go side can
+interleave its own measurements configuration by configuration).
 Run with OMP_WAIT_POLICY=passive and 2 threads, as run-torch.sh does for the MLPs.
 Prints one line per configuration: RESULT batch=B hidden=H steps=S secs=T ex_per_s=E
 """
@@ -15,7 +17,10 @@ def main():
     torch.set_num_threads(2)
     torch.manual_seed(1)
     nn = torch.nn
-    for arg in sys.argv[1:]:
+    for arg in (sys.argv[1:] or sys.stdin):
+        arg = arg.strip()
+        if not arg:
+            continue
         shape, steps = arg.split(":")
         bs, hidden = (int(v) for v in shape.split("x"))
         steps = int(steps)

@@ -2,7 +2,7 @@
 # make bench: blocks-go against PyTorch (../shared/bench/run-torch.sh) on the
 # same machine, in one command.
 #  1. The table (bench/table_test.go TestBenchTable): per model, BENCH_RUNS
-#     (default 3) interleaved rounds of one epoch's worth of training steps
+#     (default 5) interleaved rounds of one epoch's worth of training steps
 #     here, one PyTorch epoch, and the step's matrix products alone (the
 #     matrix-multiply limit); medians, ratio, allocations per step.
 #  2. The scaling table and plot (TestBenchScaling): the MLP over batch
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${BLOCKS_SHARED:-$(cd .. && pwd)/shared}
 export BLOCKS_SHARED=$shared
-runs=${BENCH_RUNS:-3}
+runs=${BENCH_RUNS:-5}
 [ -d "$shared/data/mnist" ] || { echo "bench: MNIST not found under $shared/data/mnist" >&2; exit 1; }
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
