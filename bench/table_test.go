@@ -97,10 +97,12 @@ func stepRate(step func() error, batch, steps int) (float64, float64, error) {
 
 // stepAndProducts measures steps training steps (after a warm-up) and,
 // when ps is not nil, as many runs of the step's products alone, in
-// alternating chunks of 8 so that both see the same load. It returns
-// examples/s and allocations per step of the steps, and steps/s and
-// GFLOP/s of the products.
-func stepAndProducts(step func() error, batch, steps int, ps []product) (ex, allocs, sps, gflops float64, err error) {
+// alternating chunks of 4 so that both see the same load. It returns
+// examples/s and allocations per step of the steps, steps/s and GFLOP/s of
+// the products, and the share of the limit: the median over the chunks of
+// (time of the products alone / time of the steps), each pair measured
+// back to back.
+func stepAndProducts(step func() error, batch, steps int, ps []product) (ex, allocs, sps, gflops, share float64, err error) {
 	if ps == nil {
 		ex, allocs, err = stepRate(step, batch, steps)
 		return
@@ -112,9 +114,10 @@ func stepAndProducts(step func() error, batch, steps int, ps []product) (ex, all
 	prod.time(1)
 	var tSteps, tProd time.Duration
 	var mallocs uint64
+	var shares []float64
 	done := 0
 	for done < steps {
-		k := min(8, steps-done)
+		k := min(4, steps-done)
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		t0 := time.Now()
@@ -123,16 +126,19 @@ func stepAndProducts(step func() error, batch, steps int, ps []product) (ex, all
 				return
 			}
 		}
-		tSteps += time.Since(t0)
+		ts := time.Since(t0)
 		runtime.ReadMemStats(&m1)
 		mallocs += m1.Mallocs - m0.Mallocs
-		tProd += prod.time(k)
+		tp := prod.time(k)
+		tSteps, tProd = tSteps+ts, tProd+tp
+		shares = append(shares, tp.Seconds()/ts.Seconds())
 		done += k
 	}
 	ex = float64(steps*batch) / tSteps.Seconds()
 	allocs = float64(mallocs) / float64(steps)
 	sps = float64(steps) / tProd.Seconds()
 	gflops = prod.flops * sps / 1e9
+	share = median(shares)
 	return
 }
 
@@ -248,7 +254,7 @@ func TestBenchTable(t *testing.T) {
 		t.Skip("set BLOCKS_BENCH=1 (make bench)")
 	}
 	n := runs()
-	type row struct{ ours, torch, allocs, limit, gflops []float64 }
+	type row struct{ ours, torch, ratio, allocs, limit, gflops, share []float64 }
 	rows := make([]row, len(benchModels))
 	steps := make([]func() error, len(benchModels))
 	for i, m := range benchModels {
@@ -258,7 +264,7 @@ func TestBenchTable(t *testing.T) {
 	for r := range n {
 		for i, m := range benchModels {
 			epoch := 60000 / m.Batch
-			ex, al, sps, gf, err := stepAndProducts(steps[i], m.Batch, epoch, m.Products)
+			ex, al, sps, gf, sh, err := stepAndProducts(steps[i], m.Batch, epoch, m.Products)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,11 +275,13 @@ func TestBenchTable(t *testing.T) {
 			rows[i].ours = append(rows[i].ours, ex)
 			rows[i].torch = append(rows[i].torch, tr)
 			rows[i].allocs = append(rows[i].allocs, al)
+			rows[i].ratio = append(rows[i].ratio, ex/tr)
 			line := fmt.Sprintf("run %d %-40s here %8.0f ex/s  torch %8.0f ex/s", r+1, m.Name, ex, tr)
 			if m.Products != nil {
 				rows[i].limit = append(rows[i].limit, sps*float64(m.Batch))
 				rows[i].gflops = append(rows[i].gflops, gf)
-				line += fmt.Sprintf("  products alone %8.0f ex/s (%.0f GFLOP/s)", sps*float64(m.Batch), gf)
+				rows[i].share = append(rows[i].share, sh)
+				line += fmt.Sprintf("  products alone %8.0f ex/s (%.0f GFLOP/s), share %.0f%%", sps*float64(m.Batch), gf, 100*sh)
 			}
 			fmt.Println(line)
 		}
@@ -281,6 +289,7 @@ func TestBenchTable(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%d interleaved runs, medians; load average after: %s; GOMAXPROCS %d, %s\n\n",
 		n, loadavg(), runtime.GOMAXPROCS(0), blasThreads())
+	fmt.Fprintf(&b, "ratio: median of the rounds' ratios; share of limit: median over chunks of 4 steps of (products alone / steps), each pair back to back\n\n")
 	fmt.Fprintf(&b, "| model | examples/s here | examples/s PyTorch | ratio | allocs/step | matmul limit (examples/s, sgemm GFLOP/s) | share of limit |\n")
 	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|\n")
 	for i, m := range benchModels {
@@ -289,9 +298,9 @@ func TestBenchTable(t *testing.T) {
 		if rows[i].limit != nil {
 			l := median(rows[i].limit)
 			lim = fmt.Sprintf("%.0f (%.0f)", l, median(rows[i].gflops))
-			share = fmt.Sprintf("%.0f%%", 100*o/l)
+			share = fmt.Sprintf("%.0f%%", 100*median(rows[i].share))
 		}
-		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.2f× | %.0f | %s | %s |\n", m.Name, o, tr, o/tr, median(rows[i].allocs), lim, share)
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.2f× | %.0f | %s | %s |\n", m.Name, o, tr, median(rows[i].ratio), median(rows[i].allocs), lim, share)
 	}
 	fmt.Print(b.String())
 	writeOut(t, "BENCH_TABLE_OUT", b.String())
@@ -326,11 +335,11 @@ func scalingConfigs() (byBatch, byHidden []config) {
 	return
 }
 
-// scalingSteps gives each configuration about 8192 examples' work scaled
-// down for large hidden sizes.
+// scalingSteps gives each configuration about 16384 examples' work per
+// round, scaled down for large hidden sizes (measured in 4 alternations).
 func scalingSteps(c config) int {
-	ex := 8192 * 500 / max(c.hidden, 500)
-	return max(8, ex/c.batch)
+	ex := 16384 * 500 / max(c.hidden, 500)
+	return max(16, ex/c.batch)
 }
 
 // TestBenchScaling is the scaling table and plot (BLOCKS_BENCH=1): the MLP
@@ -367,7 +376,7 @@ func TestBenchScaling(t *testing.T) {
 	defer func() { stdin.Close(); _ = cmd.Wait() }()
 	lines := bufio.NewScanner(stdout)
 	torch := func(c config) (float64, error) {
-		if _, err := fmt.Fprintf(stdin, "%dx%d:%d\n", c.batch, c.hidden, scalingSteps(c)); err != nil {
+		if _, err := fmt.Fprintf(stdin, "%dx%d:%d\n", c.batch, c.hidden, scalingSteps(c)/4); err != nil {
 			return 0, err
 		}
 		for lines.Scan() {
@@ -385,20 +394,22 @@ func TestBenchScaling(t *testing.T) {
 	ours, theirs, ratios := map[config][]float64{}, map[config][]float64{}, map[config][]float64{}
 	for r := range runs() {
 		for _, c := range all {
-			ex, _, err := stepRate(steps[c], c.batch, scalingSteps(c))
-			if err != nil {
-				t.Fatal(err)
+			for range 4 { // 4 alternations of a quarter of the work each
+				ex, _, err := stepRate(steps[c], c.batch, scalingSteps(c)/4)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr, err := torch(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ours[c], theirs[c], ratios[c] = append(ours[c], ex), append(theirs[c], tr), append(ratios[c], ex/tr)
 			}
-			tr, err := torch(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ours[c], theirs[c], ratios[c] = append(ours[c], ex), append(theirs[c], tr), append(ratios[c], ex/tr)
 		}
 		fmt.Printf("scaling round %d done (load %s)\n", r+1, loadavg())
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nMLP 784-h-10 scaling, %d rounds, each configuration measured here then in PyTorch alternately; medians (load average %s)\n\n", runs(), loadavg())
+	fmt.Fprintf(&b, "\nMLP 784-h-10 scaling, %d rounds of 4 alternations (here, PyTorch, here, ...) per configuration; medians of the %d measurements (load average %s)\n\n", runs(), 4*runs(), loadavg())
 	fmt.Fprintf(&b, "| batch | hidden | examples/s here | examples/s PyTorch | ratio (median of pairs) |\n|---:|---:|---:|---:|---:|\n")
 	for _, c := range all {
 		fmt.Fprintf(&b, "| %d | %d | %.0f | %.0f | %.2f× |\n", c.batch, c.hidden, median(ours[c]), median(theirs[c]), median(ratios[c]))
