@@ -195,8 +195,9 @@ func Dot(a, b *Variable) (*Variable, error) {
 	return tryApply(dotOp{}, as(a, dt), as(b, dt))
 }
 
-// gemmJob is one product C = op(A)·op(B), split by row blocks of C: part i
-// computes rows partRange(m, 16, i, parts) with one BLAS call.
+// gemmJob is one product C = op(A)·op(B), split by row blocks of C (part
+// i computes rows partRange(m, 16, i, parts) with one BLAS call), or by
+// column blocks when C has more columns than rows.
 type gemmJob[T float32 | float64] struct {
 	tA, tB  bool
 	m, n, k int
@@ -214,6 +215,10 @@ var (
 )
 
 func (j *gemmJob[T]) runPart(i, parts int) {
+	if j.n > j.m {
+		j.runCols(i, parts)
+		return
+	}
 	lo, hi := partRange(j.m, 16, i, parts)
 	if lo >= hi {
 		return
@@ -233,11 +238,33 @@ func (j *gemmJob[T]) runPart(i, parts int) {
 	}
 }
 
+// runCols computes part i of C's columns: when C is wider than tall, a
+// split by columns lets each part pack only its share of B.
+func (j *gemmJob[T]) runCols(i, parts int) {
+	lo, hi := partRange(j.n, 16, i, parts)
+	if lo >= hi {
+		return
+	}
+	var b []T
+	if j.tB {
+		b = j.b[lo*j.ldb:]
+	} else {
+		b = j.b[lo:]
+	}
+	c := j.c[lo:]
+	switch b := any(b).(type) {
+	case []float32:
+		blasImpl.Sgemm(trans(j.tA), trans(j.tB), j.m, hi-lo, j.k, 1, any(j.a).([]float32), j.lda, b, j.ldb, 0, any(c).([]float32), j.n)
+	case []float64:
+		blasImpl.Dgemm(trans(j.tA), trans(j.tB), j.m, hi-lo, j.k, 1, any(j.a).([]float64), j.lda, b, j.ldb, 0, any(c).([]float64), j.n)
+	}
+}
+
 // gemmParts is how many row blocks a product runs in: one unless it is
 // large enough (a few million multiply-adds, 32 rows or more) for the
 // split to pay, and only when core threads the products (blas.go).
 func gemmParts(m, n, k int) int {
-	if !gemmSplit || m < 32 || m*n*k < 2<<20 {
+	if !gemmSplit || max(m, n) < 32 || m*n*k < 2<<20 {
 		return 1
 	}
 	return maxParts
