@@ -3,16 +3,38 @@ package core
 // The matrix products run on OpenBLAS through gonum's cgo binding; the link
 // flag lives here so that a plain `go build` works once Debian's
 // libopenblas-dev is installed.
+//
+// Threading: OpenBLAS's own threads busy-wait between calls, which on a
+// small, shared machine costs more than it gains (measured in
+// docs/performance.md). Unless OPENBLAS_NUM_THREADS is set, core runs
+// OpenBLAS single-threaded and splits large products itself into a fixed
+// number of row blocks (parallel.go), run on parked Go workers. With
+// OPENBLAS_NUM_THREADS set, OpenBLAS threads as told and core does not
+// split products.
 
 // #cgo LDFLAGS: -lopenblas
+// void openblas_set_num_threads(int num_threads);
 import "C"
 
 import (
+	"os"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/netlib/blas/netlib"
 )
 
 var blasImpl netlib.Implementation
+
+// gemmSplit says whether core splits large products across its workers.
+var gemmSplit = true
+
+func init() {
+	if os.Getenv("OPENBLAS_NUM_THREADS") != "" {
+		gemmSplit = false
+		return
+	}
+	C.openblas_set_num_threads(1)
+}
 
 func trans(t bool) blas.Transpose {
 	if t {

@@ -12,7 +12,8 @@ import (
 // images side by side (k rows of m·p columns) and one OpenBLAS product
 // computes the whole group; the groups run in parallel on GOMAXPROCS
 // goroutines, each with its own buffers, and OpenBLAS itself runs
-// single-threaded (see singleThreadedBLAS). The filters' gradient is
+// single-threaded (core's default, blas.go; with OPENBLAS_NUM_THREADS set
+// its threads compete with the groups' goroutines). The filters' gradient is
 // summed per group and the groups' sums are added in order, so the result
 // is the same on every run and for any number of cores.
 
@@ -210,7 +211,6 @@ func groupWork[T float](ws *workspace, worker, k, f, cols int) (col, tmp []T) {
 func convForward[T float](ws *workspace, g convGeom, y, x, w, b []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	singleThreadedBLAS()
 	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
 	m := groupSize(g.n, k, p)
 	groups := (g.n + m - 1) / m
@@ -260,7 +260,6 @@ func gatherGroup[T float](g convGeom, dst, gz []T, n0, mm int) {
 func convBackwardInput[T float](ws *workspace, g convGeom, gx, gz, w []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	singleThreadedBLAS()
 	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
 	m := groupSize(g.n, k, p)
 	groups := (g.n + m - 1) / m
@@ -289,7 +288,6 @@ func convBackwardInput[T float](ws *workspace, g convGeom, gx, gz, w []T) {
 func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	singleThreadedBLAS()
 	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
 	if g.n == 0 {
 		clear(gw)

@@ -87,7 +87,7 @@ func (o dotOp) Run(out *nd.Array, in []*nd.Array) {
 			clear(c)
 			return
 		}
-		blasImpl.Sgemm(trans(tA), trans(tB), m, n, k, 1, a.F32(), lda, b.F32(), ldb, 0, c, n)
+		splitGemm(tA, tB, m, n, k, a.F32(), lda, b.F32(), ldb, c)
 	case []float64:
 		if m == 0 || n == 0 {
 			return
@@ -96,7 +96,7 @@ func (o dotOp) Run(out *nd.Array, in []*nd.Array) {
 			clear(c)
 			return
 		}
-		blasImpl.Dgemm(trans(tA), trans(tB), m, n, k, 1, a.F64(), lda, b.F64(), ldb, 0, c, n)
+		splitGemm(tA, tB, m, n, k, a.F64(), lda, b.F64(), ldb, c)
 	default:
 		// Integer products: a plain triple loop.
 		at := func(i, p int) float64 {
@@ -193,4 +193,118 @@ func Dot(a, b *Variable) (*Variable, error) {
 	}
 	dt := resultType(a, b)
 	return tryApply(dotOp{}, as(a, dt), as(b, dt))
+}
+
+// gemmJob is one product C = op(A)·op(B), split by row blocks of C (part
+// i computes rows partRange(m, 16, i, parts) with one BLAS call), or by
+// column blocks when C has more columns than rows.
+type gemmJob[T float32 | float64] struct {
+	tA, tB  bool
+	m, n, k int
+	a       []T
+	lda     int
+	b       []T
+	ldb     int
+	c       []T
+}
+
+// The jobs of the running split (guarded by the split lock).
+var (
+	gemmJob32 gemmJob[float32]
+	gemmJob64 gemmJob[float64]
+)
+
+func (j *gemmJob[T]) runPart(i, parts int) {
+	if j.n > j.m {
+		j.runCols(i, parts)
+		return
+	}
+	lo, hi := partRange(j.m, 16, i, parts)
+	if lo >= hi {
+		return
+	}
+	var a []T
+	if j.tA {
+		a = j.a[lo:]
+	} else {
+		a = j.a[lo*j.lda:]
+	}
+	c := j.c[lo*j.n : hi*j.n]
+	switch a := any(a).(type) {
+	case []float32:
+		blasImpl.Sgemm(trans(j.tA), trans(j.tB), hi-lo, j.n, j.k, 1, a, j.lda, any(j.b).([]float32), j.ldb, 0, any(c).([]float32), j.n)
+	case []float64:
+		blasImpl.Dgemm(trans(j.tA), trans(j.tB), hi-lo, j.n, j.k, 1, a, j.lda, any(j.b).([]float64), j.ldb, 0, any(c).([]float64), j.n)
+	}
+}
+
+// runCols computes part i of C's columns: when C is wider than tall, a
+// split by columns lets each part pack only its share of B.
+func (j *gemmJob[T]) runCols(i, parts int) {
+	lo, hi := partRange(j.n, 16, i, parts)
+	if lo >= hi {
+		return
+	}
+	var b []T
+	if j.tB {
+		b = j.b[lo*j.ldb:]
+	} else {
+		b = j.b[lo:]
+	}
+	c := j.c[lo:]
+	switch b := any(b).(type) {
+	case []float32:
+		blasImpl.Sgemm(trans(j.tA), trans(j.tB), j.m, hi-lo, j.k, 1, any(j.a).([]float32), j.lda, b, j.ldb, 0, any(c).([]float32), j.n)
+	case []float64:
+		blasImpl.Dgemm(trans(j.tA), trans(j.tB), j.m, hi-lo, j.k, 1, any(j.a).([]float64), j.lda, b, j.ldb, 0, any(c).([]float64), j.n)
+	}
+}
+
+// gemmParts is how many row blocks a product runs in: one unless it is
+// large enough (a few million multiply-adds, 32 rows or more) for the
+// split to pay, and only when core threads the products (blas.go).
+func gemmParts(m, n, k int) int {
+	if !gemmSplit || max(m, n) < 32 || m*n*k < 2<<20 {
+		return 1
+	}
+	return maxParts
+}
+
+// splitGemm is C = op(A)·op(B) for row-major C (m×n), split into row blocks when
+// large (gemmParts).
+func splitGemm[T float32 | float64](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T) {
+	parts := gemmParts(m, n, k)
+	if !lockParts(parts) {
+		j := gemmJob[T]{tA, tB, m, n, k, a, lda, b, ldb, c}
+		for i := range parts {
+			j.runPart(i, parts)
+		}
+		return
+	}
+	defer unlockParts()
+	switch a := any(a).(type) {
+	case []float32:
+		gemmJob32 = gemmJob[float32]{tA, tB, m, n, k, a, lda, any(b).([]float32), ldb, any(c).([]float32)}
+		runLocked(&gemmJob32, parts)
+		gemmJob32 = gemmJob[float32]{}
+	case []float64:
+		gemmJob64 = gemmJob[float64]{tA, tB, m, n, k, a, lda, any(b).([]float64), ldb, any(c).([]float64)}
+		runLocked(&gemmJob64, parts)
+		gemmJob64 = gemmJob[float64]{}
+	}
+}
+
+// Sgemm computes the float32 product c (m×n, row-major) = op(a)·op(b), op
+// transposing when tA/tB, exactly as the Dot op runs it (OpenBLAS, split
+// across the workers when large). a is m×k (k×m when tA), b k×n (n×k when
+// tB). For benchmarks measuring the machine's matrix-multiply rate.
+func Sgemm(tA, tB bool, m, n, k int, a, b, c []float32) {
+	lda, ldb := k, n
+	if tA {
+		lda = m
+	}
+	if tB {
+		ldb = k
+	}
+	splitGemm(tA, tB, m, n, k, a, lda, b, ldb, c[:m*n])
 }

@@ -154,9 +154,9 @@ func (o elemOp) Run(out *nd.Array, in []*nd.Array) {
 	case 1:
 		switch x := in[0].Data.(type) {
 		case []float32:
-			unaryFloat(o.kind, out.Data.([]float32), x)
+			unarySplit(o.kind, out.Data.([]float32), x)
 		case []float64:
-			unaryFloat(o.kind, out.Data.([]float64), x)
+			unarySplit(o.kind, out.Data.([]float64), x)
 		case []int64:
 			unaryInt(o.kind, out.Data.([]int64), x)
 		case []int32:
@@ -319,16 +319,19 @@ func runBinary[T nd.Numeric](k elemKind, out, a, b *nd.Array) {
 	if n == 0 {
 		return
 	}
-	if nd.SameShape(a.Shape, b.Shape) || (len(a.Data.([]T)) == n && len(b.Data.([]T)) == n) {
-		binLoop(k, out.Data, 0, av, 1, bv, 1, n)
-		return
+	sa, sb := -1, -1
+	switch {
+	case nd.SameShape(a.Shape, b.Shape) || (len(av) == n && len(bv) == n):
+		sa, sb = 1, 1
+	case len(bv) == 1:
+		sa, sb = 1, 0
+	case len(av) == 1:
+		sa, sb = 0, 1
 	}
-	if len(bv) == 1 {
-		binLoop(k, out.Data, 0, av, 1, bv, 0, n)
-		return
-	}
-	if len(av) == 1 {
-		binLoop(k, out.Data, 0, av, 0, bv, 1, n)
+	if sa >= 0 {
+		if !binSplit(k, out.Data, av, sa, bv, sb, n) {
+			binLoop(k, out.Data, 0, av, sa, bv, sb, n)
+		}
 		return
 	}
 	forBroadcast(out.Shape, [][]int{a.Shape, b.Shape}, func(o int, offs, strides rowOffsets, inner int) {
@@ -588,7 +591,7 @@ func (o elemOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	case eAbs:
 		g = []*Variable{Mul(gz, Sgn(in[0]))}
 	case eRelu:
-		g = []*Variable{Switch(GT(in[0], Const(in[0].dtype, 0)), gz, Const(gz.dtype, 0))}
+		g = []*Variable{apply(reluGradOp{}, out, gz)} // switch(x > 0, gz, 0), fused (fuse.go)
 	case eSign:
 		g = []*Variable{nil}
 	case eLog1p:

@@ -44,6 +44,9 @@ type step struct {
 	in    []int
 	view  bool
 	check checker
+	// into, when ≥ 0, is the shared variable's node whose storage the
+	// step writes its result into (an update made in place, fuse.go).
+	into int
 }
 
 type plan struct {
@@ -163,6 +166,9 @@ func (f *Function) Call(args []*nd.Array) ([]*nd.Array, error) {
 			if err := s.check.Check(ins); err != nil {
 				return nil, f.nodeError(s.node, err)
 			}
+		}
+		if s.into >= 0 {
+			out.Data = p.vals[s.into].Data
 		}
 		if r, ok := s.op.(errRunner); ok { // loops (core/scan.go)
 			if err := r.RunErr(out, ins); err != nil {
@@ -315,7 +321,7 @@ func (f *Function) makePlan(args []*nd.Array) (*plan, error) {
 				return nil, f.nodeError(i, err)
 			}
 			shapes[i] = s
-			st := step{node: i, op: v.op, in: ins}
+			st := step{node: i, op: v.op, in: ins, into: -1}
 			if vo, ok := v.op.(viewOp); ok && vo.IsView(inShapes, s) {
 				st.view = true
 				root[i] = root[ins[0]]
@@ -330,7 +336,8 @@ func (f *Function) makePlan(args []*nd.Array) (*plan, error) {
 			maxIn = max(maxIn, len(ins))
 		}
 	}
-	p.args = make([]*nd.Array, maxIn)
+	p.args = make([]*nd.Array, max(maxIn, 3)) // 3: the fused ops' most inputs
+	f.fusePlan(p, shapes, root)
 	updated := map[int]bool{}
 	for _, u := range f.updates {
 		if i, ok := f.index[u.Shared]; ok {
@@ -345,4 +352,32 @@ func (f *Function) makePlan(args []*nd.Array) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// Program lists the ops the function runs for the given arguments, one
+// "node = op(inputs)" line per step in execution order (views marked), for
+// tests and performance work. It plans the function for these shapes.
+func (f *Function) Program(args []*nd.Array) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, err := f.plan(args)
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]string, 0, len(p.steps))
+	for _, s := range p.steps {
+		var ins []string
+		for _, j := range s.in {
+			ins = append(ins, fmt.Sprintf("%%%d", j))
+		}
+		line := fmt.Sprintf("%%%d = %s(%s) %s", s.node, s.op, strings.Join(ins, ", "), shapeStr(p.vals[s.node].Shape))
+		if s.view {
+			line += " view"
+		}
+		if s.into >= 0 {
+			line += fmt.Sprintf(" into %%%d", s.into)
+		}
+		lines = append(lines, line)
+	}
+	return lines, nil
 }

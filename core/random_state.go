@@ -17,7 +17,6 @@ type RandomOp interface {
 	RNG() *numpyrand.RandomState
 }
 
-
 // ApplyRandomOp makes the variable op(inputs...) for a random op defined
 // outside this package; an input the op refuses is an error.
 func ApplyRandomOp(op RandomOp, inputs ...*Variable) (*Variable, error) {

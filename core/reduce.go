@@ -106,7 +106,13 @@ func reduceKernel[T nd.Numeric](k reduceKind, out []T, kept []int, x []T, xshape
 	case rSum, rMean:
 		// Accumulate in float64 for accuracy; the partition is fixed, so
 		// results are the same from run to run.
-		acc := make([]float64, len(out))
+		var small [16]float64 // no allocation for small results (a mean cost)
+		acc := small[:0]
+		if len(out) <= len(small) {
+			acc = small[:len(out)]
+		} else {
+			acc = make([]float64, len(out))
+		}
 		forBroadcast(xshape, [][]int{kept}, func(o int, offs, st rowOffsets, inner int) {
 			row := x[o : o+inner]
 			if st[0] == 0 {

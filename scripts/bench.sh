@@ -1,24 +1,39 @@
 #!/usr/bin/env bash
-# make bench: the Blocks tutorial's model (784-100-10 ReLU, batch 256, SGD 0.1),
-# one epoch over full MNIST, here and in PyTorch on the same 2 cores, in one
-# command. Prints both examples/s figures (medians of the runs) and the ratio.
+# make bench: blocks-go against PyTorch (../shared/bench/run-torch.sh) on the
+# same machine, in one command.
+#  1. The table (bench/table_test.go TestBenchTable): per model, BENCH_RUNS
+#     (default 5) interleaved rounds of one epoch's worth of training steps
+#     here, one PyTorch epoch, and the step's matrix products alone (the
+#     matrix-multiply limit); medians, ratio, allocations per step.
+#  2. The scaling table and plot (TestBenchScaling): the MLP over batch
+#     sizes 32-1024 and hidden sizes 100-2000, here and in PyTorch; the plot
+#     is written to docs/bench_scaling.png (BENCH_PLOT overrides).
+#  3. End to end (BENCH_EPOCH=0 skips): the tutorial script, one epoch over
+#     full MNIST through blocks-repl, data pipeline included, beside
+#     run-torch.sh mlp-tutorial.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${BLOCKS_SHARED:-$(cd .. && pwd)/shared}
+export BLOCKS_SHARED=$shared
 runs=${BENCH_RUNS:-5}
 [ -d "$shared/data/mnist" ] || { echo "bench: MNIST not found under $shared/data/mnist" >&2; exit 1; }
 
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+BLOCKS_BENCH=1 BENCH_RUNS=$runs BENCH_PLOT=${BENCH_PLOT:-$PWD/docs/bench_scaling.png} \
+  go test -count=1 -run 'TestBenchTable|TestBenchScaling' -v -timeout 60m ./bench/ |
+  grep -v -E '^(=== RUN|--- (PASS|SKIP)|PASS$|ok )'
+
+[ "${BENCH_EPOCH:-1}" = 0 ] && exit 0
+echo
+echo "== end to end: the tutorial script, one epoch of full MNIST through blocks-repl (data pipeline included)"
 ours=()
-for i in $(seq "$runs"); do
-  ex=$(FUEL_DATA_PATH="$shared/data/mnist" ./bin/blocks-repl run scripts/bench_mlp_tutorial.star | awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}')
-  echo "blocks-go run $i: $ex examples/s"
-  ours+=("$ex")
-done
 theirs=()
 for i in $(seq "$runs"); do
-  ex=$("$shared/bench/run-torch.sh" mlp-tutorial | awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}')
-  echo "torch run $i: $ex examples/s"
-  theirs+=("$ex")
+  ex=$(FUEL_DATA_PATH="$shared/data/mnist" ./bin/blocks-repl run scripts/bench_mlp_tutorial.star | awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}')
+  ours+=("$ex")
+  th=$("$shared/bench/run-torch.sh" mlp-tutorial | awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}')
+  theirs+=("$th")
+  echo "run $i: blocks-go $ex examples/s, torch $th examples/s"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 m_ours=$(median "${ours[@]}")

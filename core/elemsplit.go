@@ -1,0 +1,143 @@
+package core
+
+// Splitting the generic elementwise kernels (elemwise.go) across the
+// workers for large float tensors, with the fixed partition of
+// parallel.go: each element is computed by the same code either way, so
+// results do not depend on the split.
+
+// binJob is a binary kernel over n elements (strides 0 or 1).
+type binJob[T float] struct {
+	k     elemKind
+	out   any
+	a     []T
+	sa    int
+	b     []T
+	sb, n int
+}
+
+func (j *binJob[T]) runPart(i, parts int) {
+	lo, hi := partRange(j.n, 1024, i, parts)
+	if lo < hi {
+		binLoop(j.k, j.out, lo, j.a[lo*j.sa:], j.sa, j.b[lo*j.sb:], j.sb, hi-lo)
+	}
+}
+
+// unJob is a unary float kernel.
+type unJob[T float] struct {
+	k      elemKind
+	out, x []T
+}
+
+func (j *unJob[T]) runPart(i, parts int) {
+	lo, hi := partRange(len(j.out), 1024, i, parts)
+	if lo < hi {
+		unaryFloat(j.k, j.out[lo:hi], j.x[lo:hi])
+	}
+}
+
+// The jobs of the running split (guarded by the split lock).
+var (
+	binJob32 binJob[float32]
+	binJob64 binJob[float64]
+	unJob32  unJob[float32]
+	unJob64  unJob[float64]
+)
+
+// binSplit runs binLoop over [0, n) split when large; false when T is not
+// a float type (the caller runs it serially).
+func binSplit[T any](k elemKind, out any, a []T, sa int, b []T, sb int, n int) bool {
+	parts := elemParts(n)
+	if parts == 1 {
+		return false
+	}
+	switch a := any(a).(type) {
+	case []float32:
+		if !lockParts(parts) {
+			return false
+		}
+		binJob32 = binJob[float32]{k: k, out: out, a: a, sa: sa, b: any(b).([]float32), sb: sb, n: n}
+		runLocked(&binJob32, parts)
+		binJob32 = binJob[float32]{}
+	case []float64:
+		if !lockParts(parts) {
+			return false
+		}
+		binJob64 = binJob[float64]{k: k, out: out, a: a, sa: sa, b: any(b).([]float64), sb: sb, n: n}
+		runLocked(&binJob64, parts)
+		binJob64 = binJob[float64]{}
+	default:
+		return false
+	}
+	unlockParts()
+	return true
+}
+
+// unarySplit is unaryFloat split when large.
+func unarySplit[T float](k elemKind, out, x []T) {
+	parts := elemParts(len(out))
+	if !lockParts(parts) {
+		unaryFloat(k, out, x)
+		return
+	}
+	defer unlockParts()
+	switch o := any(out).(type) {
+	case []float32:
+		unJob32 = unJob[float32]{k, o, any(x).([]float32)}
+		runLocked(&unJob32, parts)
+		unJob32 = unJob[float32]{}
+	case []float64:
+		unJob64 = unJob[float64]{k, o, any(x).([]float64)}
+		runLocked(&unJob64, parts)
+		unJob64 = unJob[float64]{}
+	}
+}
+
+// colSumJob sums the rows of an (m, n) matrix into n columns (a bias's
+// gradient), split by column ranges: each column is summed over the rows
+// in order, as sumToKernel does.
+type colSumJob[T float] struct {
+	out, g []T
+	m, n   int
+}
+
+func (j *colSumJob[T]) runPart(i, parts int) {
+	lo, hi := partRange(j.n, 16, i, parts)
+	if lo >= hi {
+		return
+	}
+	d := j.out[lo:hi]
+	clear(d)
+	for r := range j.m {
+		row := j.g[r*j.n+lo : r*j.n+hi]
+		for c, v := range row {
+			d[c] += v
+		}
+	}
+}
+
+var (
+	colSum32 colSumJob[float32]
+	colSum64 colSumJob[float64]
+)
+
+// colSumSplit sums g (m, n) over its rows into out (n) in parallel parts;
+// false (nothing done) when it is too small to split or a split is
+// running.
+func colSumSplit[T float](out, g []T, m, n int) bool {
+	parts := elemParts(m * n)
+	if n < 32 || !lockParts(parts) {
+		return false
+	}
+	defer unlockParts()
+	switch o := any(out).(type) {
+	case []float32:
+		colSum32 = colSumJob[float32]{o, any(g).([]float32), m, n}
+		runLocked(&colSum32, parts)
+		colSum32 = colSumJob[float32]{}
+	case []float64:
+		colSum64 = colSumJob[float64]{o, any(g).([]float64), m, n}
+		runLocked(&colSum64, parts)
+		colSum64 = colSumJob[float64]{}
+	}
+	return true
+}
