@@ -36,6 +36,9 @@ type benchModel struct {
 	// (m, n, k, transA, transB): the step's matrix-multiply limit is the
 	// time of these products alone.
 	Products []product
+	// Steps, when positive, is the number of steps timed per round on
+	// both sides (run-torch.sh --steps) instead of one epoch.
+	Steps int
 }
 
 type product struct {
@@ -66,12 +69,11 @@ func mlpModel(name, torch string, hidden, batch int) benchModel {
 	}
 }
 
-// benchModels are the rows of the table, in order. The LeNet row (the
-// convolution work) goes here: a benchModel with Torch "lenet", batch 64
-// and no Products.
+// benchModels are the rows of the table, in order.
 var benchModels = []benchModel{
 	mlpModel("MLP 784-100-10 (tutorial), batch 256", "mlp-tutorial", 100, 256),
 	mlpModel("MLP 784-500-10, batch 128", "mlp-500", 500, 128),
+	{Name: "LeNet (PyTorch baseline's), batch 64", Torch: "lenet", Batch: 64, Build: lenetStep, Steps: 200},
 }
 
 // stepRate runs step for steps steps after a 3-step warm-up and returns
@@ -193,10 +195,10 @@ func sharedDir() string {
 	return filepath.Join(wd, "..", "..", "shared")
 }
 
-// torchRate runs run-torch.sh MODEL (one epoch over MNIST) and returns its
-// examples per second.
-func torchRate(model string) (float64, error) {
-	out, err := exec.Command(filepath.Join(sharedDir(), "bench", "run-torch.sh"), model).CombinedOutput()
+// torchRate runs run-torch.sh MODEL [ARGS] (one epoch over MNIST, or
+// --steps N) and returns its examples per second.
+func torchRate(model string, args ...string) (float64, error) {
+	out, err := exec.Command(filepath.Join(sharedDir(), "bench", "run-torch.sh"), append([]string{model}, args...)...).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("run-torch.sh %s: %v\n%s", model, err, out)
 	}
@@ -264,11 +266,16 @@ func TestBenchTable(t *testing.T) {
 	for r := range n {
 		for i, m := range benchModels {
 			epoch := 60000 / m.Batch
+			var torchArgs []string
+			if m.Steps > 0 {
+				epoch = m.Steps
+				torchArgs = []string{"--steps", strconv.Itoa(m.Steps)}
+			}
 			ex, al, sps, gf, sh, err := stepAndProducts(steps[i], m.Batch, epoch, m.Products)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr, err := torchRate(m.Torch)
+			tr, err := torchRate(m.Torch, torchArgs...)
 			if err != nil {
 				t.Fatal(err)
 			}

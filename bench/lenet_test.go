@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/bricks/initialization"
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+// lenetStep builds the PyTorch baseline's LeNet (../shared/bench/
+// torch_mnist.py: valid 5×5 convolutions of 20 and 50 filters, ReLU, 2×2
+// max pooling, 800-500-10 with ReLU and softmax, SGD 0.05) from the
+// project's bricks, with a fixed batch of 64 random images, and returns
+// one training step.
+func lenetStep(tb testing.TB) func() error {
+	const batch = 64
+	cfg := bricks.NewConfig(nd.Float32, 1)
+	must := func(err error) {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	c0, c1 := bricks.NewConvolutional(cfg, "conv_0"), bricks.NewConvolutional(cfg, "conv_1")
+	must(c0.SetAttr("filter_size", []int{5, 5}))
+	must(c0.SetAttr("num_filters", 20))
+	must(c1.SetAttr("filter_size", []int{5, 5}))
+	must(c1.SetAttr("num_filters", 50))
+	r0, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
+	must(err)
+	r1, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
+	must(err)
+	p0, err := bricks.NewPooling(cfg, "MaxPooling", "pool_0")
+	must(err)
+	must(p0.SetAttr("pooling_size", []int{2, 2}))
+	p1, err := bricks.NewPooling(cfg, "MaxPooling", "pool_1")
+	must(err)
+	must(p1.SetAttr("pooling_size", []int{2, 2}))
+	var layers []bricks.AppRef
+	for _, br := range []bricks.Brick{c0, r0, p0, c1, r1, p1} {
+		layers = append(layers, bricks.AppRef{Brick: br, Name: "apply"})
+	}
+	seq := bricks.NewConvolutionalSequence(cfg, "", layers)
+	must(seq.SetAttr("num_channels", 1))
+	must(seq.SetAttr("image_size", bricks.Size{28, 28}))
+	relu, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
+	must(err)
+	mlp, err := bricks.NewMLP(cfg, "", []bricks.Brick{relu, bricks.NewSoftmax(cfg, "")}, []int{800, 500, 10})
+	must(err)
+	for _, br := range []bricks.Brick{seq, mlp} {
+		must(br.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.05}))
+		must(br.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0}))
+		must(bricks.Initialize(br))
+	}
+	x := core.NewInput("features", nd.Float32, 4)
+	y := core.NewInput("targets", nd.Int64, 1)
+	h, err := bricks.Apply(seq, "apply", x)
+	must(err)
+	flat, err := core.Flatten(h[0], 2)
+	must(err)
+	out, err := bricks.Apply(mlp, "apply", flat)
+	must(err)
+	cce, err := bricks.NewCost(cfg, "CategoricalCrossEntropy", "", 1)
+	must(err)
+	cost, err := bricks.Apply(cce, "apply", y, out[0])
+	must(err)
+	params := append(bricks.AllParameters(seq), bricks.AllParameters(mlp)...)
+	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost[0], Parameters: params, StepRule: algorithms.NewScale(0.05)})
+	must(err)
+	must(gd.Initialize())
+	rng := numpyrand.New(2)
+	xs := nd.New(nd.Float32, batch, 1, 28, 28)
+	for i := range xs.Size() {
+		xs.SetFlat(i, rng.RandomSample())
+	}
+	ys := nd.New(nd.Int64, batch)
+	for i := range batch {
+		ys.SetFlat(i, float64(rng.Randint(0, 10)))
+	}
+	data := map[string]*nd.Array{"features": xs, "targets": ys}
+	return func() error { return gd.ProcessBatch(data) }
+}
+
+// BenchmarkLeNetStep is one training step of the benchmark LeNet (batch
+// 64), with its allocations.
+func BenchmarkLeNetStep(b *testing.B) {
+	step := lenetStep(b)
+	for range 3 {
+		if err := step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "examples/s")
+}
