@@ -30,6 +30,7 @@ type Function struct {
 
 	mu    sync.Mutex
 	plans map[string]*plan
+	outs  []*nd.Array // CallView's result, reused
 	key   []byte
 }
 
@@ -124,6 +125,19 @@ func (f *Function) Outputs() []*Variable { return f.outputs }
 func (f *Function) Call(args []*nd.Array) ([]*nd.Array, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.call(args, true)
+}
+
+// CallView is Call without copying the outputs: it returns the function's
+// own output buffers (and slice), valid until its next call. A training
+// step that only reads a scalar output uses it to allocate nothing.
+func (f *Function) CallView(args []*nd.Array) ([]*nd.Array, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.call(args, false)
+}
+
+func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) {
 	if len(args) != len(f.inputs) {
 		return nil, fmt.Errorf("function takes %d inputs, got %d", len(f.inputs), len(args))
 	}
@@ -178,9 +192,19 @@ func (f *Function) Call(args []*nd.Array) ([]*nd.Array, error) {
 		}
 		s.op.Run(out, ins)
 	}
-	outs := make([]*nd.Array, len(f.outputs))
-	for k, o := range f.outputs {
-		outs[k] = p.vals[f.index[o]].Copy()
+	outs := f.outs[:0]
+	if copyOutputs {
+		outs = make([]*nd.Array, 0, len(f.outputs))
+	}
+	for _, o := range f.outputs {
+		v := p.vals[f.index[o]]
+		if copyOutputs {
+			v = v.Copy()
+		}
+		outs = append(outs, v)
+	}
+	if !copyOutputs {
+		f.outs = outs
 	}
 	// Updates: stage the values that alias updated storage, then store.
 	for k, u := range f.updates {

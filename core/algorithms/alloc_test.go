@@ -45,4 +45,9 @@ func TestProcessBatchDoesNotAllocate(t *testing.T) {
 	if allocs > callAllocs {
 		t.Errorf("ProcessBatch allocates %v times per step, the compiled function alone %v", allocs, callAllocs)
 	}
+	// With nothing monitored, a step (forward, backward, update and the
+	// cost's finite check) allocates nothing at all.
+	if allocs != 0 {
+		t.Errorf("ProcessBatch allocates %v times per step after warm-up, want 0", allocs)
+	}
 }

@@ -375,7 +375,13 @@ func (g *UpdatesAlgorithm) ProcessBatch(batch map[string]*nd.Array) error {
 		return err
 	}
 	g.args = args
-	outs, err := g.fn.Call(args)
+	call := g.fn.Call
+	if len(g.hooks) == 0 {
+		// Only the cost for the finite check: read it in place, allocate
+		// nothing (monitoring hooks get copies taken before the updates).
+		call = g.fn.CallView
+	}
+	outs, err := call(args)
 	if err != nil {
 		return ExplainInputError(err, g.inputs, args)
 	}
