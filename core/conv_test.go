@@ -105,73 +105,16 @@ func refPool(x *nd.Array, o PoolOptions) *nd.Array {
 	return out
 }
 
-// checkGradConv is checkGrad with a floor of 1e-2 on the scale of the
-// relative error: the costs here sum hundreds of products, so the rounding
-// error of a central difference, ε·|cost|/h ≈ 1e-16·100/1e-6 = 1e-8, is
-// no longer small against checkGrad's 1e-3 floor for tiny gradient entries.
-// It compares the symbolic gradient of cost = Σ w⊙f(params) (w a
-// fixed random weighting, so every output entry matters) with central
-// finite differences. The inputs are shared float64 variables.
+// checkGradConv is checkGrad with h = 1e-4 and a floor of 1e-2 on the
+// scale of the relative error: the costs here sum hundreds of products, so
+// the rounding error of a central difference, ε·|cost|/h, is no longer
+// small against checkGrad's 1e-3 floor for tiny gradient entries; and
+// convolutions are bilinear and pooling piecewise linear (no maximum
+// switches within ±h for random entries, whose gaps are ~1e-2), so the
+// truncation error of the larger h is nil.
 func checkGradConv(t *testing.T, name string, f func(xs []*Variable) *Variable, vals ...*nd.Array) {
 	t.Helper()
-	r := rand.New(rand.NewPCG(1, 2))
-	xs := make([]*Variable, len(vals))
-	for i, v := range vals {
-		xs[i] = NewShared(v, fmt.Sprintf("x%d", i))
-	}
-	out := f(xs)
-	fn0, err := Compile(nil, []*Variable{out}, nil)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	o, err := fn0.Call(nil)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	w := NewConstant(randArray(r, 0.5, 1.5, o[0].Shape...))
-	cost := SumAll(Mul(out, w))
-	grads, err := Grad(cost, xs, GradOptions{})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	fn, err := Compile(nil, append([]*Variable{cost}, grads...), nil)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	res, err := fn.Call(nil)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	costAt := func() float64 {
-		res, err := fn.Call(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res[0].Flat(0)
-	}
-	// Central differences with h = 1e-4: convolutions are bilinear and
-	// pooling piecewise linear (no maximum switches within ±h for random
-	// entries, whose gaps are ~1e-2), so the truncation error is nil, and
-	// the rounding error ε·|cost|/h ≈ 1e-16·200/1e-4 = 2e-10 is far below
-	// the 1e-6 relative tolerance.
-	const h = 1e-4
-	for k, x := range xs {
-		g := res[1+k]
-		data := x.Value().F64()
-		for i := range data {
-			old := data[i]
-			data[i] = old + h
-			fp := costAt()
-			data[i] = old - h
-			fm := costAt()
-			data[i] = old
-			num := (fp - fm) / (2 * h)
-			sym := g.Flat(i)
-			if rel := math.Abs(num-sym) / math.Max(1e-2, math.Abs(num)+math.Abs(sym)); rel > 1e-6 {
-				t.Errorf("%s: d/d%s[%d]: symbolic %.10g, numeric %.10g (rel %.2g)", name, x, i, sym, num, rel)
-			}
-		}
-	}
+	checkGradWith(t, name, 1e-4, 1e-2, f, vals...)
 }
 
 func compareArrays(t *testing.T, name string, got, want *nd.Array, tol float64) {

@@ -24,6 +24,16 @@ func randArray(r *rand.Rand, lo, hi float64, shape ...int) *nd.Array {
 // finite differences. The inputs are shared float64 variables.
 func checkGrad(t *testing.T, name string, f func(xs []*Variable) *Variable, vals ...*nd.Array) {
 	t.Helper()
+	// Central differences with h = 1e-6: truncation error O(h²) ≈ 1e-12
+	// and rounding error O(ε/h) ≈ 1e-10 relative to the cost, well below
+	// the 1e-6 relative tolerance.
+	checkGradWith(t, name, 1e-6, 1e-3, f, vals...)
+}
+
+// checkGradWith is checkGrad with the finite difference step h and the
+// floor of the relative error's scale.
+func checkGradWith(t *testing.T, name string, h, floor float64, f func(xs []*Variable) *Variable, vals ...*nd.Array) {
+	t.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
 	xs := make([]*Variable, len(vals))
 	for i, v := range vals {
@@ -59,10 +69,6 @@ func checkGrad(t *testing.T, name string, f func(xs []*Variable) *Variable, vals
 		}
 		return res[0].Flat(0)
 	}
-	// Central differences with h = 1e-6: truncation error O(h²) ≈ 1e-12
-	// and rounding error O(ε/h) ≈ 1e-10 relative to the cost, well below
-	// the 1e-6 relative tolerance.
-	const h = 1e-6
 	for k, x := range xs {
 		g := res[1+k]
 		data := x.Value().F64()
@@ -75,7 +81,7 @@ func checkGrad(t *testing.T, name string, f func(xs []*Variable) *Variable, vals
 			data[i] = old
 			num := (fp - fm) / (2 * h)
 			sym := g.Flat(i)
-			if rel := math.Abs(num-sym) / math.Max(1e-3, math.Abs(num)+math.Abs(sym)); rel > 1e-6 {
+			if rel := math.Abs(num-sym) / math.Max(floor, math.Abs(num)+math.Abs(sym)); rel > 1e-6 {
 				t.Errorf("%s: d/d%s[%d]: symbolic %.10g, numeric %.10g (rel %.2g)", name, x, i, sym, num, rel)
 			}
 		}
