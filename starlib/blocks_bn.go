@@ -120,15 +120,10 @@ func makeBN(thread *starlark.Thread, class string, args starlark.Tuple, kwargs [
 	if err != nil {
 		return nil, err
 	}
-	name := ""
-	if v, ok := a["name"]; ok && v != starlark.None {
-		s, ok := starlark.AsString(v)
-		if !ok {
-			return nil, fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
-		}
-		name = s
+	name, err := brickName(class, a)
+	if err != nil {
+		return nil, err
 	}
-	delete(a, "name")
 	var b bricks.Brick
 	switch class {
 	case "BatchNormalizedMLP":

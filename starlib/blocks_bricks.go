@@ -181,15 +181,10 @@ func makeBrick(thread *starlark.Thread, class string, args starlark.Tuple, kwarg
 	if err != nil {
 		return nil, err
 	}
-	name := ""
-	if v, ok := a["name"]; ok && v != starlark.None {
-		s, ok := starlark.AsString(v)
-		if !ok {
-			return nil, fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
-		}
-		name = s
+	name, err := brickName(class, a)
+	if err != nil {
+		return nil, err
 	}
-	delete(a, "name")
 	var b bricks.Brick
 	switch class {
 	case "Linear":
@@ -704,4 +699,19 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 		t[i] = NewVariable(thread, o)
 	}
 	return t, nil
+}
+
+// brickName takes the name argument out of a brick constructor's
+// arguments: "" (the class's default) when absent or None.
+func brickName(class string, a map[string]starlark.Value) (string, error) {
+	v, ok := a["name"]
+	delete(a, "name")
+	if !ok || v == starlark.None {
+		return "", nil
+	}
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return "", fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
+	}
+	return s, nil
 }

@@ -158,15 +158,10 @@ func makeRecurrentBrick(thread *starlark.Thread, class string, args starlark.Tup
 	if err != nil {
 		return nil, err
 	}
-	name := ""
-	if v, ok := a["name"]; ok && v != starlark.None {
-		s, ok := starlark.AsString(v)
-		if !ok {
-			return nil, fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
-		}
-		name = s
+	name, err := brickName(class, a)
+	if err != nil {
+		return nil, err
 	}
-	delete(a, "name")
 	take := func(k string) starlark.Value { v := a[k]; delete(a, k); return v }
 	switch class {
 	case "SimpleRecurrent", "LSTM", "GatedRecurrent":
