@@ -16,8 +16,10 @@ import (
 // max pooling, 800-500-10 with ReLU and softmax, SGD 0.05) from the
 // project's bricks, with a fixed batch of 64 random images, and returns
 // one training step.
-func lenetStep(tb testing.TB) func() error {
-	const batch = 64
+func lenetStep(tb testing.TB) func() error { return lenetStepBatch(tb, 64) }
+
+// lenetStepBatch is lenetStep with another batch size.
+func lenetStepBatch(tb testing.TB, batch int) func() error {
 	cfg := bricks.NewConfig(nd.Float32, 1)
 	must := func(err error) {
 		tb.Helper()
@@ -85,10 +87,16 @@ func lenetStep(tb testing.TB) func() error {
 	return func() error { return gd.ProcessBatch(data) }
 }
 
-// BenchmarkLeNetStep is one training step of the benchmark LeNet (batch
-// 64), with its allocations.
+// BenchmarkLeNetStep is one training step of the benchmark LeNet at
+// batch 64 and 256, with its allocations (the same at both sizes: nothing
+// allocated per step grows with the batch).
 func BenchmarkLeNetStep(b *testing.B) {
-	step := lenetStep(b)
+	b.Run("batch=64", func(b *testing.B) { benchLeNet(b, 64) })
+	b.Run("batch=256", func(b *testing.B) { benchLeNet(b, 256) })
+}
+
+func benchLeNet(b *testing.B, batch int) {
+	step := lenetStepBatch(b, batch)
 	for range 3 {
 		if err := step(); err != nil {
 			b.Fatal(err)
@@ -101,5 +109,5 @@ func BenchmarkLeNetStep(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "examples/s")
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
 }
