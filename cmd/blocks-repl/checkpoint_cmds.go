@@ -21,7 +21,7 @@ func init() {
 	checkpoint.ProjectVersion = version
 	registerCommand(command{
 		name: "resume",
-		usage: `  blocks-repl resume [--set NAME=VALUE]... [--trust] CKPT.tar
+		usage: `  blocks-repl resume [--set NAME=VALUE]... [--trust] [--device DEV] CKPT.tar
                                            continue the run a checkpoint saved: re-runs the
                                            checkpoint's own copy of the script, restores the
                                            state and trains on (--set may extend FinishAfter)

@@ -130,7 +130,7 @@ func registerCommand(c command) {
 func init() {
 	registerCommand(command{
 		name: "run",
-		usage: `  blocks-repl run [--set NAME=VALUE]... [--print-config] SCRIPT.star
+		usage: `  blocks-repl run [--set NAME=VALUE]... [--print-config] [--log FILE] [--device DEV] SCRIPT.star
                                            run an experiment script
 `,
 		run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
