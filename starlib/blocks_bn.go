@@ -2,7 +2,6 @@ package starlib
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -180,25 +179,5 @@ func makeBN(thread *starlark.Thread, class string, args starlark.Tuple, kwargs [
 		}
 		b = bn
 	}
-	if v, ok := a["seed"]; ok && v != starlark.None {
-		var s int64
-		if err := starlark.AsInt(v, &s); err != nil {
-			return nil, fmt.Errorf("%s: seed: %v", class, err)
-		}
-		if err := b.BaseBrick().SetSeed(s); err != nil {
-			return nil, err
-		}
-	}
-	delete(a, "seed")
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := setBrickAttr(b, k, a[k]); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
+	return finishBrick(class, b, a)
 }

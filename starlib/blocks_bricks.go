@@ -250,27 +250,7 @@ func makeBrick(thread *starlark.Thread, class string, args starlark.Tuple, kwarg
 	if err != nil {
 		return nil, err
 	}
-	if v, ok := a["seed"]; ok && v != starlark.None {
-		var s int64
-		if err := starlark.AsInt(v, &s); err != nil {
-			return nil, fmt.Errorf("%s: seed: %v", class, err)
-		}
-		if err := b.BaseBrick().SetSeed(s); err != nil {
-			return nil, err
-		}
-	}
-	delete(a, "seed")
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := setBrickAttr(b, k, a[k]); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
+	return finishBrick(class, b, a)
 }
 
 func brickList(what string, v starlark.Value, allowNone bool) ([]bricks.Brick, error) {
@@ -714,4 +694,40 @@ func brickName(class string, a map[string]starlark.Value) (string, error) {
 		return "", fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
 	}
 	return s, nil
+}
+
+// finishBrick ends a brick constructor: the seed argument, then the other
+// remaining arguments set as attributes, in name order (None-free: a nil
+// value is skipped).
+func finishBrick(class string, b bricks.Brick, a map[string]starlark.Value) (bricks.Brick, error) {
+	return finishBrickWith(class, b, a, setBrickAttr)
+}
+
+// finishBrickWith is finishBrick with the attribute setter of a family of
+// bricks.
+func finishBrickWith(class string, b bricks.Brick, a map[string]starlark.Value, set func(bricks.Brick, string, starlark.Value) error) (bricks.Brick, error) {
+	if v, ok := a["seed"]; ok && v != starlark.None {
+		var s int64
+		if err := starlark.AsInt(v, &s); err != nil {
+			return nil, fmt.Errorf("%s: seed: %v", class, err)
+		}
+		if err := b.BaseBrick().SetSeed(s); err != nil {
+			return nil, err
+		}
+	}
+	delete(a, "seed")
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if a[k] == nil {
+			continue
+		}
+		if err := set(b, k, a[k]); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }

@@ -2,7 +2,6 @@ package starlib
 
 import (
 	"fmt"
-	"sort"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -117,27 +116,12 @@ func makeConvBrick(thread *starlark.Thread, class string, args starlark.Tuple, k
 	case "LinearMaxout":
 		b = bricks.NewLinearMaxout(cfg, name)
 	}
-	if v, ok := a["seed"]; ok && v != starlark.None {
-		var s int64
-		if err := starlark.AsInt(v, &s); err != nil {
-			return nil, fmt.Errorf("%s: seed: %v", class, err)
+	return finishBrickWith(class, b, a, func(b bricks.Brick, k string, v starlark.Value) error {
+		if err := setConvBrickAttr(b, k, v); err != nil {
+			return fmt.Errorf("%s: %v", class, err)
 		}
-		if err := b.BaseBrick().SetSeed(s); err != nil {
-			return nil, err
-		}
-	}
-	delete(a, "seed")
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := setConvBrickAttr(b, k, a[k]); err != nil {
-			return nil, fmt.Errorf("%s: %v", class, err)
-		}
-	}
-	return b, nil
+		return nil
+	})
 }
 
 // setConvBrickAttr is setBrickAttr that also takes an int for a pair

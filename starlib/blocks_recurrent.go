@@ -2,7 +2,6 @@ package starlib
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -282,35 +281,6 @@ func makeRecurrentBrick(thread *starlark.Thread, class string, args starlark.Tup
 		}
 	}
 	return finishBrick(class, b, a)
-}
-
-// finishBrick applies the seed and the remaining keyword arguments as
-// attributes (in name order).
-func finishBrick(class string, b bricks.Brick, a map[string]starlark.Value) (bricks.Brick, error) {
-	if v, ok := a["seed"]; ok && v != starlark.None {
-		var s int64
-		if err := starlark.AsInt(v, &s); err != nil {
-			return nil, fmt.Errorf("%s: seed: %v", class, err)
-		}
-		if err := b.BaseBrick().SetSeed(s); err != nil {
-			return nil, err
-		}
-	}
-	delete(a, "seed")
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if a[k] == nil {
-			continue
-		}
-		if err := setBrickAttr(b, k, a[k]); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
 }
 
 // callKeywordApplication calls an application of a brick whose inputs are

@@ -234,14 +234,8 @@ func indexableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if opts.Sources, err = stringList("IndexableDataset: sources", sources); err != nil {
 		return nil, err
 	}
-	if d, ok := labels.(*starlark.Dict); ok {
-		opts.AxisLabels = map[string][]string{}
-		for _, kv := range d.Items() {
-			k, _ := starlark.AsString(kv[0])
-			if opts.AxisLabels[k], err = stringList("IndexableDataset: axis_labels", kv[1]); err != nil {
-				return nil, err
-			}
-		}
+	if opts.AxisLabels, err = axisLabelsArg("IndexableDataset", labels); err != nil {
+		return nil, err
 	}
 	ds, err := datasets.NewIndexableDataset(srcs, opts)
 	if err != nil {
@@ -696,4 +690,29 @@ func transformerBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		}
 	}
 	return &Stream{S: t, name: b.Name()}, err
+}
+
+// axisLabelsArg reads an axis_labels argument: None, or a dict from source
+// names to sequences of axis names.
+func axisLabelsArg(what string, v starlark.Value) (map[string][]string, error) {
+	if v == nil || v == starlark.None {
+		return nil, nil
+	}
+	d, ok := v.(*starlark.Dict)
+	if !ok {
+		return nil, fmt.Errorf("%s: axis_labels must be a dict or None, got %s", what, v.Type())
+	}
+	out := make(map[string][]string, d.Len())
+	for _, kv := range d.Items() {
+		k, ok := starlark.AsString(kv[0])
+		if !ok {
+			return nil, fmt.Errorf("%s: axis_labels keys must be source names, got %s", what, kv[0].Type())
+		}
+		labels, err := stringList(what+": axis_labels", kv[1])
+		if err != nil {
+			return nil, err
+		}
+		out[k] = labels
+	}
+	return out, nil
 }

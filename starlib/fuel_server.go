@@ -139,19 +139,8 @@ func serverDataStream(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	} else {
 		return nil, fmt.Errorf("ServerDataStream: timeout must be a positive number of seconds or None, got %s", timeout)
 	}
-	if d, ok := labels.(*starlark.Dict); ok {
-		opts.AxisLabels = map[string][]string{}
-		for _, kv := range d.Items() {
-			k, ok := starlark.AsString(kv[0])
-			if !ok {
-				return nil, fmt.Errorf("ServerDataStream: axis_labels keys must be source names, got %s", kv[0].Type())
-			}
-			if opts.AxisLabels[k], err = stringList("ServerDataStream: axis_labels", kv[1]); err != nil {
-				return nil, err
-			}
-		}
-	} else if labels != starlark.None {
-		return nil, fmt.Errorf("ServerDataStream: axis_labels must be a dict or None, got %s", labels.Type())
+	if opts.AxisLabels, err = axisLabelsArg("ServerDataStream", labels); err != nil {
+		return nil, err
 	}
 	if err := CheckNetwork(thread, fmt.Sprintf("tcp://%s:%d", host, port)); err != nil {
 		return nil, fmt.Errorf("ServerDataStream: %w", err)

@@ -456,15 +456,9 @@ func mergeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err != nil {
 		return nil, err
 	}
-	var lab map[string][]string
-	if d, ok := labels.(*starlark.Dict); ok {
-		lab = map[string][]string{}
-		for _, kv := range d.Items() {
-			k, _ := starlark.AsString(kv[0])
-			if lab[k], err = stringList("Merge: axis_labels", kv[1]); err != nil {
-				return nil, err
-			}
-		}
+	lab, err := axisLabelsArg("Merge", labels)
+	if err != nil {
+		return nil, err
 	}
 	m, err := transformers.Merge(ss, names, lab)
 	if err != nil {
@@ -772,15 +766,9 @@ func iterableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	if err != nil {
 		return nil, err
 	}
-	var lab map[string][]string
-	if d, ok := labels.(*starlark.Dict); ok {
-		lab = map[string][]string{}
-		for _, kv := range d.Items() {
-			k, _ := starlark.AsString(kv[0])
-			if lab[k], err = stringList("IterableDataset: axis_labels", kv[1]); err != nil {
-				return nil, err
-			}
-		}
+	lab, err := axisLabelsArg("IterableDataset", labels)
+	if err != nil {
+		return nil, err
 	}
 	ds, err := datasets.NewIterableDataset(srcs, ss, lab)
 	if err != nil {
