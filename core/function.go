@@ -198,6 +198,11 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 	}
 	for _, o := range f.outputs {
 		v := p.vals[f.index[o]]
+		if f.argOf[f.index[o]] >= 0 {
+			// An output that is an input is the caller's array; whoever
+			// gets it may keep it, so its buffer is not recycled.
+			v.Keep()
+		}
 		if copyOutputs {
 			v = v.Copy()
 		}

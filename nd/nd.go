@@ -96,6 +96,9 @@ func ParseDType(s string) (DType, error) {
 type Array struct {
 	Shape []int
 	Data  any
+
+	// recycler, when set, lent Data and takes it back on Release.
+	recycler *Recycler
 }
 
 // Numeric is the set of Go element types an Array holds.

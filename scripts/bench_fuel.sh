@@ -7,8 +7,8 @@
 # both see the same machine load. Two modes: "memory" (load_in_memory=True,
 # Fuel's MNIST default; the split's read is timed) and "file" (every batch
 # read from the file by hyperslab). Prints medians of examples/s and ratios,
-# and, for reference, the Go reads alone and the transformers fused into
-# one pass (what the float64 intermediate costs).
+# and, for reference, the Go reads alone. The Go consumer releases each
+# batch when done, as the main loop does after its step (nd.Recycler).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${BLOCKS_SHARED:-$(cd .. && pwd)/shared}
@@ -22,10 +22,9 @@ go test -c -o "$tmp/h5.test" ./fuel/h5
 
 declare -A go_r py_r
 for i in $(seq "$runs"); do
-  for mode in Memory File ReadOnly Fused; do
+  for mode in Memory File ReadOnly; do
     bench="MNISTStream$mode"
     [ "$mode" = ReadOnly ] && bench=MNISTReadFile
-    [ "$mode" = Fused ] && bench=MNISTStreamFusedFile
     ex=$(BLOCKS_BENCH_MNIST="$tmp/mnist.hdf5" "$tmp/h5.test" -test.run '^$' -test.bench "$bench\$" -test.benchtime 3x |
       awk '/examples\/s/ {for (i=1;i<=NF;i++) if ($(i+1)=="examples/s") print $i}')
     go_r[$mode]="${go_r[$mode]:-} $ex"
@@ -41,5 +40,4 @@ for mode in Memory File; do
   g=$(median ${go_r[$mode]}); p=$(median ${py_r[$mode]})
   echo "median examples/s, ${mode,,}: blocks-go $g, python h5py+numpy $p, ratio $(awk -v a="$g" -v b="$p" 'BEGIN {printf "%.2f", a/b}')x"
 done
-echo "for reference (file mode, blocks-go only): HDF5 reads alone $(median ${go_r[ReadOnly]}) examples/s;" \
-  "Flatten+ScaleAndShift+Cast fused into one float32 pass $(median ${go_r[Fused]}) examples/s"
+echo "for reference (file mode, blocks-go only): HDF5 reads alone $(median ${go_r[ReadOnly]}) examples/s"

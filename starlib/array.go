@@ -51,8 +51,10 @@ var (
 
 // FromArray wraps a for Starlark, without copying it. An object array (a
 // batch of a variable-length source) becomes a list of arrays, one per
-// example.
+// example. A script may keep what it is given, so a is kept (nd.Keep): the
+// main loop will not give its buffer back for reuse.
 func FromArray(a *nd.Array) starlark.Value {
+	a.Keep()
 	if objs, ok := a.Data.([]*nd.Array); ok {
 		l := make([]starlark.Value, len(objs))
 		for i, e := range objs {

@@ -325,6 +325,12 @@ func (m *MainLoop) runIteration() (bool, error) {
 	if err := m.runExtensions(AfterBatch, batch); err != nil {
 		return false, err
 	}
+	// Nothing reads the batch after its step and extensions (a script's
+	// callback keeps what it was given), so buffers the stream lent go
+	// back to it for the next batches.
+	for _, a := range data {
+		a.Release()
+	}
 	if err := m.syncLog(); err != nil {
 		return false, err
 	}

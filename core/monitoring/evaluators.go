@@ -332,6 +332,9 @@ func (e *DatasetEvaluator) Evaluate(stream fuel.Stream) (map[string]*nd.Array, e
 			if err := e.ProcessBatch(batch); err != nil {
 				return nil, err
 			}
+			for _, a := range data {
+				a.Release() // evaluated: lent buffers go back to the stream
+			}
 		}
 	}
 	return e.GetAggregatedValues()

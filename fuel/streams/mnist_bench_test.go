@@ -116,6 +116,9 @@ func BenchmarkMNISTStreamVsH5py(b *testing.B) {
 				if d[0].Shape[1] != 784 || d[0].DType().String() != "float32" {
 					b.Fatalf("batch %s%v", d[0].DType(), d[0].Shape)
 				}
+				for _, a := range d {
+					a.Release() // done with it, as the main loop after its step
+				}
 			}
 			if count != 60000 {
 				b.Fatalf("%d examples, want 60000", count)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -17,10 +18,12 @@ type scaleShiftSpec struct {
 
 // fuseCast makes the Cast t, when it wraps a ScaleAndShift, read the
 // ScaleAndShift's input itself and do both steps in one pass: a uint8
-// source scaled, shifted and cast to a float dtype goes through a table of
-// its 256 results, each computed exactly as the two steps compute it
-// (float64(x)*scale + shift in float64, then the cast), so the batches are
-// bit-identical to the unfused pipeline's with no float64 intermediate.
+// source scaled, shifted and cast to a float dtype is computed exactly as
+// the two steps compute it (float64(x)*scale + shift in float64, then the
+// cast; to float32 in a vectorized loop, to float64 through a table of the
+// 256 results), so the batches are bit-identical to the unfused pipeline's
+// with no float64 intermediate. Float32 batches come from a Recycler: the
+// main loop releases each after its step, so an epoch reuses a few buffers.
 // The pipeline's structure is unchanged for its user (t.DataStream() is
 // still the ScaleAndShift); its iterator state skips the ScaleAndShift
 // level, the same in every pipeline built this way.
@@ -32,19 +35,30 @@ func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 	spec := *ss.fuse
 	inner := ss.transform
 	sources := t.sources
+	batches := new(nd.Recycler) // the float32 outputs, lent
 	t.iterated = ss.input()
 	t.transform = func(data []*nd.Array) ([]*nd.Array, error) {
 		out := slices.Clone(data)
-		var rest []int // sources the table does not cover
+		var rest []int  // sources the fused pass does not cover
+		scaled := false // whether one of them needs the ScaleAndShift
 		for i, a := range data {
 			x, isU8 := a.Data.([]uint8)
 			if !spec.sel[i] || !castSel[i] || !isU8 {
 				rest = append(rest, i)
+				scaled = scaled || spec.sel[i]
 				continue
 			}
-			out[i] = lookup(x, a.Shape, spec, dt)
+			out[i] = scaleShiftCast(x, a.Shape, spec, dt, batches)
 		}
 		if len(rest) == 0 {
+			return out, nil
+		}
+		if !scaled {
+			for _, i := range rest {
+				if castSel[i] {
+					out[i] = castOne(data[i], dt)
+				}
+			}
 			return out, nil
 		}
 		// The other sources take the two steps one after the other.
@@ -53,10 +67,8 @@ func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 			return nil, err
 		}
 		for _, i := range rest {
-			if castSel[i] && stepped[i].DType() == nd.Object {
-				out[i], _ = eachPart(stepped[i], func(p *nd.Array) (*nd.Array, error) { return astype(p, dt), nil })
-			} else if castSel[i] {
-				out[i] = astype(stepped[i], dt)
+			if castSel[i] {
+				out[i] = castOne(stepped[i], dt)
 			} else {
 				out[i] = stepped[i]
 			}
@@ -68,21 +80,26 @@ func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 	}
 }
 
-func lookup(x []uint8, shape []int, spec scaleShiftSpec, dt nd.DType) *nd.Array {
+// castOne is Cast's step on one source (a ragged batch part by part).
+func castOne(a *nd.Array, dt nd.DType) *nd.Array {
+	if a.DType() == nd.Object {
+		b, _ := eachPart(a, func(p *nd.Array) (*nd.Array, error) { return astype(p, dt), nil })
+		return b
+	}
+	return astype(a, dt)
+}
+
+// scaleShiftCast is the fused pass over one uint8 source. Float32 outputs
+// are lent by batches: the main loop gives them back after its step.
+func scaleShiftCast(x []uint8, shape []int, spec scaleShiftSpec, dt nd.DType, batches *nd.Recycler) *nd.Array {
+	if dt == nd.Float32 {
+		out := batches.Float32(slices.Clone(shape)...)
+		vec.ScaleShiftUint8ToFloat32(out.Data.([]float32), x, spec.scale, spec.shift)
+		return out
+	}
 	var f64 [256]float64
 	for v := range f64 {
 		f64[v] = float64(float64(v)*spec.scale) + spec.shift
-	}
-	if dt == nd.Float32 {
-		var lut [256]float32
-		for v := range lut {
-			lut[v] = float32(f64[v])
-		}
-		out := make([]float32, len(x))
-		for i, v := range x {
-			out[i] = lut[v]
-		}
-		return &nd.Array{Shape: slices.Clone(shape), Data: out}
 	}
 	out := make([]float64, len(x))
 	for i, v := range x {

@@ -1,15 +1,19 @@
 package transformers_test
 
 import (
+	"errors"
+	"io"
 	"testing"
 
 	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/fuel/datasets"
 	"github.com/blocks-go/blocks/fuel/schemes"
+	"github.com/blocks-go/blocks/fuel/streams"
 	. "github.com/blocks-go/blocks/fuel/transformers"
 	"github.com/blocks-go/blocks/nd"
 )
 
-// Cast over ScaleAndShift runs fused (a lookup table for uint8 sources);
+// Cast over ScaleAndShift runs fused (one vectorized pass for uint8 sources);
 // the batches are bit-identical to the two steps run apart (a Mapping in
 // between prevents the fusion), for every mix of selected sources and
 // dtypes, and the fused pipeline resumes.
@@ -71,5 +75,73 @@ func TestSourcewiseOnRaggedBatches(t *testing.T) {
 		if name == "ScaleAndShift+Cast" && (parts[1].DType() != nd.Float32 || parts[1].Flat(1) != 7) {
 			t.Errorf("%s: example 1 = %v", name, parts[1])
 		}
+	}
+}
+
+// The fused pass lends its float32 batches: a consumer that keeps every
+// batch gets distinct, correct batches; one that releases each batch when
+// done (as the main loop does) gets the same few buffers back, the values
+// still bit-identical to the unfused steps, the short final batch
+// included; a batch kept before release (as a script's callback keeps it)
+// is never reused.
+func TestFusedCastRecyclesReleasedBatches(t *testing.T) {
+	noConfig(t)
+	const n, width = 10, 37 // 4 batches of 4 rows, 148 bytes each, then 2
+	raw := make([]uint8, n*width)
+	for i := range raw {
+		raw[i] = uint8(i*131 + i/7)
+	}
+	mk := func() fuel.Stream {
+		ds := must(datasets.NewIndexableDataset([]datasets.Source{{Name: "x", Data: nd.FromSlice(raw, n, width)}}, datasets.IndexableOptions{}))
+		s := must(streams.DataStream(ds, must(schemes.SequentialScheme(schemes.Range(n), 4))))
+		return must(Cast(must(ScaleAndShift(s, 1/255.0, 0.25, nil)), "float32", nil))
+	}
+	identity := func(d []*nd.Array) ([]*nd.Array, error) { return d, nil }
+	ds := must(datasets.NewIndexableDataset([]datasets.Source{{Name: "x", Data: nd.FromSlice(raw, n, width)}}, datasets.IndexableOptions{}))
+	apart := epoch(t, must(Cast(must(Mapping(must(ScaleAndShift(must(streams.DataStream(ds, must(schemes.SequentialScheme(schemes.Range(n), 4)))), 1/255.0, 0.25, nil)), identity, nil)), "float32", nil)))
+
+	kept := epoch(t, mk())
+	for k := range apart {
+		if !nd.Equal(kept[k][0], apart[k][0]) {
+			t.Fatalf("kept batch %d: fused %v, apart %v", k, kept[k][0], apart[k][0])
+		}
+	}
+	if &kept[0][0].Data.([]float32)[0] == &kept[1][0].Data.([]float32)[0] {
+		t.Fatal("two batches nobody released share a buffer")
+	}
+
+	it := must(mk().GetEpochIterator())
+	var first *float32
+	var held *nd.Array
+	for k := 0; ; k++ {
+		d, err := it.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !nd.Equal(d[0], apart[k][0]) {
+			t.Fatalf("released run, batch %d: fused %v, apart %v", k, d[0], apart[k][0])
+		}
+		buf := &d[0].Data.([]float32)[0]
+		switch {
+		case k == 0:
+			first = buf
+		case k == 1 && buf != first:
+			t.Fatal("the released first batch's buffer was not reused")
+		case k == 2:
+			d[0].Keep()
+			held = d[0]
+		case k == 3 && buf == &held.Data.([]float32)[0]:
+			t.Fatal("a kept batch's buffer was reused")
+		}
+		d[0].Release()
+		if k != 2 && (d[0].Size() != 0 || d[0].NDim() != 1) {
+			t.Fatalf("a released batch is %v, want empty", d[0].Shape)
+		}
+	}
+	if !nd.Equal(held, apart[2][0]) {
+		t.Fatalf("the kept batch changed: %v, want %v", held, apart[2][0])
 	}
 }

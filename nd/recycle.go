@@ -1,0 +1,73 @@
+package nd
+
+import "sync"
+
+// A Recycler lends the buffers of the arrays a producer makes again and
+// again (a transformer's float32 batches) and takes each back when its
+// consumer releases the array, so that a stream running at full speed does
+// not allocate and zero a new buffer for every batch, as numpy's allocator
+// reuses the memory of a batch that nothing refers to any more.
+//
+// Only the consumer that knows nothing else reads an array releases it: the
+// main loop after a training step, once its extensions have run. An array
+// that reaches a script (or anything else that may keep it) is kept
+// first (Keep), and Release does nothing to a kept array or to one that
+// no Recycler lent. A Recycler is safe for concurrent use: a producer in
+// a background goroutine (MultiProcessing) draws from it while the
+// consumer releases.
+type Recycler struct {
+	mu   sync.Mutex
+	free [][]float32
+}
+
+// recyclerKeep is how many released buffers a Recycler keeps: enough for
+// the batches in flight between a producer and its consumer.
+const recyclerKeep = 4
+
+// Float32 returns a float32 array of the given shape whose contents are
+// undefined (a lent buffer is not cleared): the caller sets every element.
+func (r *Recycler) Float32(shape ...int) *Array {
+	n := Prod(shape)
+	var buf []float32
+	r.mu.Lock()
+	for i := len(r.free) - 1; i >= 0; i-- {
+		if cap(r.free[i]) >= n {
+			buf = r.free[i][:n]
+			r.free[i] = r.free[len(r.free)-1]
+			r.free = r.free[:len(r.free)-1]
+			break
+		}
+	}
+	r.mu.Unlock()
+	if buf == nil {
+		buf = make([]float32, n)
+	}
+	return &Array{Shape: shape, Data: buf, recycler: r}
+}
+
+// Release tells the Recycler that lent a's buffer that nothing will read a
+// again: the buffer goes back to it, and a becomes an empty array (shape
+// (0,)), so that a reader that was wrongly kept sees no data rather than
+// another batch's. Release does nothing to an array no Recycler lent, to a
+// kept one, or to one already released.
+func (a *Array) Release() {
+	r := a.recycler
+	if r == nil {
+		return
+	}
+	a.recycler = nil
+	buf, ok := a.Data.([]float32)
+	if !ok {
+		return
+	}
+	a.Shape, a.Data = []int{0}, buf[:0:0]
+	r.mu.Lock()
+	if len(r.free) < recyclerKeep {
+		r.free = append(r.free, buf[:cap(buf)])
+	}
+	r.mu.Unlock()
+}
+
+// Keep makes a an ordinary array that Release leaves alone: what hands an
+// array to code that may hold on to it (a script) keeps it first.
+func (a *Array) Keep() { a.recycler = nil }
