@@ -208,55 +208,44 @@ type gemmJob[T float32 | float64] struct {
 	c       []T
 }
 
-// The jobs of the running split (guarded by the split lock).
-var (
-	gemmJob32 gemmJob[float32]
-	gemmJob64 gemmJob[float64]
-)
-
-func (j *gemmJob[T]) runPart(i, parts int) {
-	if j.n > j.m {
-		j.runCols(i, parts)
-		return
+// part is part i of parts: the rows (m) and columns (n) of C it computes
+// and where its A, B and C start (C's row stride stays j.n).
+func (j *gemmJob[T]) part(i, parts int) (m, n int, a, b, c []T) {
+	if j.n > j.m { // C wider than tall: each part packs only its share of B
+		lo, hi := partRange(j.n, 16, i, parts)
+		if lo >= hi {
+			return 0, 0, nil, nil, nil
+		}
+		if j.tB {
+			b = j.b[lo*j.ldb:]
+		} else {
+			b = j.b[lo:]
+		}
+		return j.m, hi - lo, j.a, b, j.c[lo:]
 	}
 	lo, hi := partRange(j.m, 16, i, parts)
 	if lo >= hi {
-		return
+		return 0, 0, nil, nil, nil
 	}
-	var a []T
 	if j.tA {
 		a = j.a[lo:]
 	} else {
 		a = j.a[lo*j.lda:]
 	}
-	c := j.c[lo*j.n : hi*j.n]
-	switch a := any(a).(type) {
-	case []float32:
-		blasImpl.Sgemm(trans(j.tA), trans(j.tB), hi-lo, j.n, j.k, 1, a, j.lda, any(j.b).([]float32), j.ldb, 0, any(c).([]float32), j.n)
-	case []float64:
-		blasImpl.Dgemm(trans(j.tA), trans(j.tB), hi-lo, j.n, j.k, 1, a, j.lda, any(j.b).([]float64), j.ldb, 0, any(c).([]float64), j.n)
-	}
+	return hi - lo, j.n, a, j.b, j.c[lo*j.n : hi*j.n]
 }
 
-// runCols computes part i of C's columns: when C is wider than tall, a
-// split by columns lets each part pack only its share of B.
-func (j *gemmJob[T]) runCols(i, parts int) {
-	lo, hi := partRange(j.n, 16, i, parts)
-	if lo >= hi {
+// runPart computes part i of parts with one BLAS call.
+func (j *gemmJob[T]) runPart(i, parts int) {
+	m, n, a, b, c := j.part(i, parts)
+	if m == 0 || n == 0 {
 		return
 	}
-	var b []T
-	if j.tB {
-		b = j.b[lo*j.ldb:]
-	} else {
-		b = j.b[lo:]
-	}
-	c := j.c[lo:]
-	switch b := any(b).(type) {
+	switch a := any(a).(type) {
 	case []float32:
-		blasImpl.Sgemm(trans(j.tA), trans(j.tB), j.m, hi-lo, j.k, 1, any(j.a).([]float32), j.lda, b, j.ldb, 0, any(c).([]float32), j.n)
+		blasImpl.Sgemm(trans(j.tA), trans(j.tB), m, n, j.k, 1, a, j.lda, any(b).([]float32), j.ldb, 0, any(c).([]float32), j.n)
 	case []float64:
-		blasImpl.Dgemm(trans(j.tA), trans(j.tB), j.m, hi-lo, j.k, 1, any(j.a).([]float64), j.lda, b, j.ldb, 0, any(c).([]float64), j.n)
+		blasImpl.Dgemm(trans(j.tA), trans(j.tB), m, n, j.k, 1, a, j.lda, any(b).([]float64), j.ldb, 0, any(c).([]float64), j.n)
 	}
 }
 
@@ -270,28 +259,22 @@ func gemmParts(m, n, k int) int {
 	return maxParts
 }
 
-// splitGemm is C = op(A)·op(B) for row-major C (m×n), split into row blocks when
-// large (gemmParts).
+// splitGemm is C = op(A)·op(B) for row-major C (m×n), split into row (or
+// column) blocks when large (gemmParts): the two parts run in one cgo call,
+// on the calling thread and a C worker thread (gemm_split.go). While
+// another split runs, or when the product is small, the parts run here one
+// after the other; the partition, and so every result bit, is the same.
 func splitGemm[T float32 | float64](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T) {
+	j := gemmJob[T]{tA, tB, m, n, k, a, lda, b, ldb, c}
 	parts := gemmParts(m, n, k)
-	if !lockParts(parts) {
-		j := gemmJob[T]{tA, tB, m, n, k, a, lda, b, ldb, c}
+	if parts != 2 || !lockParts(parts) {
 		for i := range parts {
 			j.runPart(i, parts)
 		}
 		return
 	}
 	defer unlockParts()
-	switch a := any(a).(type) {
-	case []float32:
-		gemmJob32 = gemmJob[float32]{tA, tB, m, n, k, a, lda, any(b).([]float32), ldb, any(c).([]float32)}
-		runLocked(&gemmJob32, parts)
-		gemmJob32 = gemmJob[float32]{}
-	case []float64:
-		gemmJob64 = gemmJob[float64]{tA, tB, m, n, k, a, lda, any(b).([]float64), ldb, any(c).([]float64)}
-		runLocked(&gemmJob64, parts)
-		gemmJob64 = gemmJob[float64]{}
-	}
+	gemm2(&j)
 }
 
 // Sgemm computes the float32 product c (m×n, row-major) = op(a)·op(b), op

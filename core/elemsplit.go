@@ -5,6 +5,8 @@ package core
 // parallel.go: each element is computed by the same code either way, so
 // results do not depend on the split.
 
+import "github.com/blocks-go/blocks/internal/vec"
+
 // binJob is a binary kernel over n elements (strides 0 or 1).
 type binJob[T float] struct {
 	k     elemKind
@@ -107,8 +109,13 @@ func (j *colSumJob[T]) runPart(i, parts int) {
 	}
 	d := j.out[lo:hi]
 	clear(d)
+	d32, is32 := any(d).([]float32)
 	for r := range j.m {
 		row := j.g[r*j.n+lo : r*j.n+hi]
+		if is32 {
+			vec.Add32(d32, any(row).([]float32))
+			continue
+		}
 		for c, v := range row {
 			d[c] += v
 		}
@@ -124,9 +131,14 @@ var (
 // false (nothing done) when it is too small to split or a split is
 // running.
 func colSumSplit[T float](out, g []T, m, n int) bool {
-	parts := elemParts(m * n)
-	if n < 32 || !lockParts(parts) {
+	if n < 32 {
 		return false
+	}
+	parts := elemParts(m * n)
+	if !lockParts(parts) {
+		j := colSumJob[T]{out, g, m, n}
+		j.runPart(0, 1)
+		return true
 	}
 	defer unlockParts()
 	switch o := any(out).(type) {

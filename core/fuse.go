@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -130,6 +131,21 @@ func (k *rowKernel[T]) runPart(i, parts int) {
 // span computes out[lo:hi].
 func (k *rowKernel[T]) span(lo, hi int) {
 	out, a := k.out[lo:hi], k.a[lo:hi]
+	if o, ok := any(out).([]float32); ok { // vectorized (internal/vec)
+		a, b := any(a).([]float32), any(k.b).([]float32)
+		switch k.kind {
+		case rkBiasRelu:
+			n := k.n
+			for r := 0; r < len(o); r += n {
+				vec.BiasRelu32(o[r:r+n], a[r:r+n], b[:n])
+			}
+		case rkReluGrad:
+			vec.ReluGrad32(o, a, b[lo:hi])
+		case rkScaledSub:
+			vec.ScaledSub32(o, a, b[lo:hi], any(k.s).(float32))
+		}
+		return
+	}
 	switch k.kind {
 	case rkBiasRelu:
 		n := k.n
@@ -145,12 +161,7 @@ func (k *rowKernel[T]) span(lo, hi int) {
 			}
 		}
 	case rkReluGrad:
-		switch o := any(out).(type) {
-		case []float32:
-			reluGrad32(o, any(a).([]float32), any(k.b[lo:hi]).([]float32))
-		case []float64:
-			reluGrad64(o, any(a).([]float64), any(k.b[lo:hi]).([]float64))
-		}
+		reluGrad64(any(out).([]float64), any(a).([]float64), any(k.b[lo:hi]).([]float64))
 	case rkScaledSub:
 		g, s := k.b[lo:hi], k.s
 		for j := range out {
@@ -159,19 +170,8 @@ func (k *rowKernel[T]) span(lo, hi int) {
 	}
 }
 
-// reluGrad32 is out = g where y > 0, else +0, by a bit mask.
-func reluGrad32(out, y, g []float32) {
-	y, g = y[:len(out)], g[:len(out)]
-	for j := range out {
-		var m uint32
-		if y[j] > 0 {
-			m = ^uint32(0)
-		}
-		out[j] = math.Float32frombits(math.Float32bits(g[j]) & m)
-	}
-}
-
-// reluGrad64 is reluGrad32 for float64.
+// reluGrad64 is out = g where y > 0, else +0, by a bit mask (float32:
+// vec.ReluGrad32).
 func reluGrad64(out, y, g []float64) {
 	y, g = y[:len(out)], g[:len(out)]
 	for j := range out {

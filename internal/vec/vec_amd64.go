@@ -2,13 +2,14 @@ package vec
 
 import "golang.org/x/sys/cpu"
 
-var hasAVX2 = cpu.X86.HasAVX2
+// useAVX2 turns the AVX2 kernels on; tests turn it off to compare.
+var useAVX2 = cpu.X86.HasAVX2
 
 // scaleShiftUint8ToFloat32 converts the longest prefix of src that the
 // AVX2 kernel takes (a multiple of 16) and returns its length.
 func scaleShiftUint8ToFloat32(dst []float32, src []uint8, scale, shift float64) int {
 	n := len(src) &^ 15
-	if !hasAVX2 || n == 0 {
+	if !useAVX2 || n == 0 {
 		return 0
 	}
 	scaleShiftUint8ToFloat32AVX2(&dst[0], &src[0], n, scale, shift)
@@ -17,3 +18,17 @@ func scaleShiftUint8ToFloat32(dst []float32, src []uint8, scale, shift float64) 
 
 //go:noescape
 func scaleShiftUint8ToFloat32AVX2(dst *float32, src *uint8, n int, scale, shift float64)
+
+// The kernels below take n, a positive multiple of 8.
+
+//go:noescape
+func biasRelu32AVX2(out, x, b *float32, n int)
+
+//go:noescape
+func reluGrad32AVX2(out, y, grad *float32, n int)
+
+//go:noescape
+func scaledSub32AVX2(out, a, grad *float32, n int, s float32)
+
+//go:noescape
+func add32AVX2(acc, x *float32, n int)

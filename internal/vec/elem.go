@@ -1,0 +1,84 @@
+package vec
+
+// Float32 kernels of the executor's fused steps. Each takes equal-length
+// slices (out may be one of the inputs) and computes, element by element,
+// exactly what its portable loop computes.
+
+// BiasRelu32 sets out[i] = x[i]+b[i] if that sum is > 0, else +0 (NaN
+// gives 0).
+func BiasRelu32(out, x, b []float32) {
+	x, b = x[:len(out)], b[:len(out)]
+	done := 0
+	if useAVX2 && len(out) >= 8 {
+		done = len(out) &^ 7
+		biasRelu32AVX2(&out[0], &x[0], &b[0], done)
+	}
+	biasRelu32Go(out[done:], x[done:], b[done:])
+}
+
+func biasRelu32Go(out, x, b []float32) {
+	x, b = x[:len(out)], b[:len(out)]
+	for i := range out {
+		v := x[i] + b[i]
+		if !(v > 0) {
+			v = 0
+		}
+		out[i] = v
+	}
+}
+
+// ReluGrad32 sets out[i] = g[i] where y[i] > 0, else +0: the ReLU's
+// backward from its output y.
+func ReluGrad32(out, y, g []float32) {
+	y, g = y[:len(out)], g[:len(out)]
+	done := 0
+	if useAVX2 && len(out) >= 8 {
+		done = len(out) &^ 7
+		reluGrad32AVX2(&out[0], &y[0], &g[0], done)
+	}
+	reluGrad32Go(out[done:], y[done:], g[done:])
+}
+
+func reluGrad32Go(out, y, g []float32) {
+	y, g = y[:len(out)], g[:len(out)]
+	for i := range out {
+		v := g[i]
+		if !(y[i] > 0) {
+			v = 0
+		}
+		out[i] = v
+	}
+}
+
+// ScaledSub32 sets out[i] = a[i] - s*g[i], the product rounded to float32
+// before the subtraction (no fused multiply-add): a gradient step.
+func ScaledSub32(out, a, g []float32, s float32) {
+	a, g = a[:len(out)], g[:len(out)]
+	done := 0
+	if useAVX2 && len(out) >= 8 {
+		done = len(out) &^ 7
+		scaledSub32AVX2(&out[0], &a[0], &g[0], done, s)
+	}
+	scaledSub32Go(out[done:], a[done:], g[done:], s)
+}
+
+func scaledSub32Go(out, a, g []float32, s float32) {
+	a, g = a[:len(out)], g[:len(out)]
+	for i := range out {
+		p := s * g[i]
+		out[i] = a[i] - p
+	}
+}
+
+// Add32 sets acc[i] += x[i].
+func Add32(acc, x []float32) {
+	x = x[:len(acc)]
+	done := 0
+	if useAVX2 && len(acc) >= 8 {
+		done = len(acc) &^ 7
+		add32AVX2(&acc[0], &x[0], done)
+	}
+	for i := done; i < len(acc); i++ {
+		acc[i] += x[i]
+	}
+}
