@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -189,11 +190,7 @@ func (mapSumOp) Run(out *nd.Array, in []*nd.Array) {
 			base := (n*s[1] + f) * s[2] * s[3]
 			switch x := in[0].Data.(type) {
 			case []float32:
-				part := float32(0)
-				for _, v := range x[base : base+s[2]*s[3]] {
-					part += v
-				}
-				acc += float64(part)
+				acc += float64(vec.Sum32(x[base : base+s[2]*s[3]]))
 			case []float64:
 				for _, v := range x[base : base+s[2]*s[3]] {
 					acc += v

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/blocks-go/blocks/internal/vec"
 )
 
 // The convolution kernels. A batch is cut into groups of m images, m fixed
@@ -121,6 +123,19 @@ func im2col[T float](g convGeom, col []T, ld int, x []T) {
 				if g.sw == 1 {
 					j0, j1 = max(0, -x0), min(g.ow, g.w-x0)
 				}
+				if c32, ok := any(row).([]float32); ok && g.sw == 1 && j0 == 0 && j1 == g.ow {
+					// Whole rows: output rows i0..i1 read image rows
+					// i·sh + r − ph, one vectorized gather; rows in the
+					// padding are zeros.
+					i0, i1 := rowRange(g, r)
+					clear(c32[:i0*g.ow])
+					if i1 > i0 {
+						y0 := i0*g.sh + r - g.ph
+						vec.CopyRows32(c32[i0*g.ow:], any(xc).([]float32)[y0*g.w+x0:], i1-i0, g.ow, g.sh*g.w)
+					}
+					clear(c32[i1*g.ow:])
+					continue
+				}
 				for i := 0; i < g.oh; i++ {
 					dst := row[i*g.ow : (i+1)*g.ow]
 					y := i*g.sh + r - g.ph
@@ -153,6 +168,23 @@ func im2col[T float](g convGeom, col []T, ld int, x []T) {
 	}
 }
 
+// rowRange is the range [i0, i1) of output rows whose image row
+// i·sh + r − ph, for filter row offset r, lies inside the image.
+func rowRange(g convGeom, r int) (i0, i1 int) {
+	// i·sh ≥ ph − r and i·sh ≤ h − 1 + ph − r.
+	lo := g.ph - r
+	i0 = 0
+	if lo > 0 {
+		i0 = (lo + g.sh - 1) / g.sh
+	}
+	hi := g.h - 1 + g.ph - r
+	if hi < 0 {
+		return i0, i0
+	}
+	i1 = min(g.oh, hi/g.sh+1)
+	return i0, max(i0, i1)
+}
+
 // col2im adds the columns col (k rows of p entries, ld apart) back into
 // the image gx (c, h, w), which the caller has zeroed: the adjoint of
 // im2col.
@@ -172,6 +204,14 @@ func col2im[T float](g convGeom, gx, col []T, ld int) {
 				}
 				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
 				x0 := s - g.pw
+				if c32, ok := any(row).([]float32); ok && g.sw == 1 && x0 >= 0 && g.ow+x0 <= g.w {
+					i0, i1 := rowRange(g, r)
+					if i1 > i0 {
+						y0 := i0*g.sh + r - g.ph
+						vec.AddRows32(any(xc).([]float32)[y0*g.w+x0:], c32[i0*g.ow:], i1-i0, g.ow, g.sh*g.w)
+					}
+					continue
+				}
 				for i := 0; i < g.oh; i++ {
 					y := i*g.sh + r - g.ph
 					if y < 0 || y >= g.h {
@@ -312,6 +352,15 @@ func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
 		}
 		return ws.bufs[2*nw+i].([]T)[:g.f*k]
 	}
+	// With more rows in a column than filters, OpenBLAS computes the
+	// transposed product, COL · GZᵀ (k, f), faster (LeNet's second layer:
+	// 584 µs against 795 µs a group); it is transposed into place.
+	transposed := k > g.f
+	if transposed {
+		for i := range nw {
+			scratch[T](ws, 2*nw+groups+i, k*g.f)
+		}
+	}
 	parallel(groups, func(gi, wk int) {
 		col, tmp := bufs[wk][0], bufs[wk][1]
 		n0 := gi * m
@@ -321,7 +370,19 @@ func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
 			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
 		}
 		gatherGroup(g, tmp, gz, n0, mm)
-		gemm(false, true, g.f, k, ld, tmp, ld, col, ld, 0, part(gi), k)
+		if !transposed {
+			gemm(false, true, g.f, k, ld, tmp, ld, col, ld, 0, part(gi), k)
+			return
+		}
+		t := ws.bufs[2*nw+groups+wk].([]T)[:k*g.f]
+		gemm(false, true, k, g.f, ld, col, ld, tmp, ld, 0, t, g.f)
+		dst := part(gi)
+		for f := range g.f {
+			row := dst[f*k : (f+1)*k]
+			for j := range row {
+				row[j] = t[j*g.f+f]
+			}
+		}
 	})
 	for i := 1; i < groups; i++ {
 		for j, v := range part(i) {

@@ -378,3 +378,37 @@ func row4(v []float64) *nd.Array {
 	copy(a.F64(), v)
 	return a
 }
+
+// The float32 gradients of a convolution (the vectorized im2col and col2im
+// rows, internal/vec) agree with float64's for every case: the gradient
+// of Σ conv(x, W)·z with respect to x and W.
+func TestConv2dGradientsFloat32(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	cases := append(append([]convCase(nil), convCases...),
+		convCase{[]int{3, 4, 12, 20}, []int{5, 4, 5, 5}, [2]int{1, 1}, Border{Mode: "valid"}, true},
+		convCase{[]int{2, 3, 11, 19}, []int{4, 3, 3, 3}, [2]int{2, 1}, Border{Mode: "half"}, true})
+	for k, c := range cases {
+		x64, w64 := randArray(r, -1, 1, c.xs...), randArray(r, -1, 1, c.ws...)
+		opts := Conv2dOptions{Step: c.step, Border: c.border, NoFlip: !c.flip}
+		var grads [2][]*nd.Array
+		for d, dt := range []nd.DType{nd.Float64, nd.Float32} {
+			x, w := NewInput("x", dt, 4), NewInput("w", dt, 4)
+			y := must(Conv2d(x, w, opts))
+			ph, pw := c.border.Pads(c.ws[2], c.ws[3])
+			z := NewShared(randArray(rand.New(rand.NewPCG(uint64(k), 1)), -1, 1, refConv(x64, w64, c.step[0], c.step[1], ph, pw, c.flip).Shape...).Astype(dt), "z")
+			g, err := Grad(SumAll(Mul(y, z)), []*Variable{x, w}, GradOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := Compile([]*Variable{x, w}, g, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if grads[d], err = f.Call([]*nd.Array{x64.Astype(dt), w64.Astype(dt)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		compareArrays(t, fmt.Sprintf("case %d: gradient of the images", k), grads[1][0], grads[0][0], 1e-5)
+		compareArrays(t, fmt.Sprintf("case %d: gradient of the filters", k), grads[1][1], grads[0][1], 1e-4)
+	}
+}

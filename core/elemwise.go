@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -237,6 +238,10 @@ func unaryFloat[T float](k elemKind, out, x []T) {
 			out[i] = v
 		}
 	case eRelu:
+		if o, ok := any(out).([]float32); ok {
+			vec.Relu32(o, any(x).([]float32))
+			return
+		}
 		for i, v := range x {
 			if !(v > 0) {
 				v = 0

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -121,13 +122,32 @@ func (op pool2dOp) Run(out *nd.Array, in []*nd.Array) {
 
 func planeChunks(g poolGeom) int { return min(g.planes, 64) }
 
+// max2x2 reports whether g is a max pooling of whole 2×2 windows with
+// stride 2 and no padding (LeNet's), which float32 runs through
+// internal/vec's row kernels.
+func (g poolGeom) max2x2() bool {
+	o := g.o
+	return o.Mode == PoolMax && o.Size == [2]int{2, 2} && o.Step == [2]int{2, 2} && o.Pad == [2]int{} &&
+		2*g.oh <= g.h && 2*g.ow <= g.w
+}
+
 func poolForward[T float](g poolGeom, y, x []T) {
 	hw, ohw := g.h*g.w, g.oh*g.ow
 	rows, cols := g.windows()
 	nc := planeChunks(g)
+	x32, _ := any(x).([]float32)
+	y32, _ := any(y).([]float32)
+	fast := x32 != nil && g.max2x2()
 	parallel(nc, func(c, _ int) {
 		p0, p1 := chunkBounds(g.planes, nc, c)
 		for pl := p0; pl < p1; pl++ {
+			if fast {
+				xp, yp := x32[pl*hw:(pl+1)*hw], y32[pl*ohw:(pl+1)*ohw]
+				for i := range g.oh {
+					vec.MaxPool2x2Rows32(yp[i*g.ow:(i+1)*g.ow], xp[2*i*g.w:], xp[(2*i+1)*g.w:])
+				}
+				continue
+			}
 			xp, yp := x[pl*hw:(pl+1)*hw], y[pl*ohw:(pl+1)*ohw]
 			for i, rs := range rows {
 				yr := yp[i*g.ow : (i+1)*g.ow]
@@ -201,9 +221,27 @@ func maxPoolGrad[T float](g poolGeom, gx, x, y, gz []T) {
 	hw, ohw := g.h*g.w, g.oh*g.ow
 	rows, cols := g.windows()
 	nc := planeChunks(g)
+	gx32, _ := any(gx).([]float32)
+	x32, _ := any(x).([]float32)
+	y32, _ := any(y).([]float32)
+	gz32, _ := any(gz).([]float32)
+	fast := x32 != nil && g.max2x2()
+	whole := 2*g.oh == g.h && 2*g.ow == g.w // the windows cover every input
 	parallel(nc, func(c, _ int) {
 		p0, p1 := chunkBounds(g.planes, nc, c)
 		for pl := p0; pl < p1; pl++ {
+			if fast {
+				xp, gp := x32[pl*hw:(pl+1)*hw], gx32[pl*hw:(pl+1)*hw]
+				yp, gzp := y32[pl*ohw:(pl+1)*ohw], gz32[pl*ohw:(pl+1)*ohw]
+				if !whole {
+					clear(gp)
+				}
+				for i := range g.oh {
+					r0, r1 := 2*i*g.w, (2*i+1)*g.w
+					vec.MaxPool2x2GradRows32(gp[r0:], gp[r1:], xp[r0:], xp[r1:], yp[i*g.ow:(i+1)*g.ow], gzp[i*g.ow:(i+1)*g.ow])
+				}
+				continue
+			}
 			xp, gp := x[pl*hw:(pl+1)*hw], gx[pl*hw:(pl+1)*hw]
 			yp, gzp := y[pl*ohw:(pl+1)*ohw], gz[pl*ohw:(pl+1)*ohw]
 			clear(gp)

@@ -82,3 +82,64 @@ func Add32(acc, x []float32) {
 		acc[i] += x[i]
 	}
 }
+
+// Relu32 sets out[i] = x[i] if x[i] > 0, else +0 (NaN gives 0).
+func Relu32(out, x []float32) {
+	x = x[:len(out)]
+	done := 0
+	if useAVX2 && len(out) >= 8 {
+		done = len(out) &^ 7
+		relu32AVX2(&out[0], &x[0], done)
+	}
+	for i := done; i < len(out); i++ {
+		v := x[i]
+		if !(v > 0) {
+			v = 0
+		}
+		out[i] = v
+	}
+}
+
+// Sum32 is the float32 sum of x in a fixed order that vectorizes: 32
+// running sums (element i into sum i mod 32) over the longest prefix of a
+// multiple of 32 elements, folded pairwise (s[l]+s[l+8], then those of
+// the two halves, then lanes k+4, k+2, k+1), then the rest added one by
+// one. The same on every machine, bit for bit.
+func Sum32(x []float32) float32 {
+	n := len(x) &^ 31
+	var s float32
+	if n > 0 {
+		if useAVX2 {
+			s = sum32AVX2(&x[0], n)
+		} else {
+			s = sum32Go(x[:n])
+		}
+	}
+	for _, v := range x[n:] {
+		s += v
+	}
+	return s
+}
+
+// sum32Go is the AVX2 kernel's order in portable Go (len(x) a multiple of
+// 32).
+func sum32Go(x []float32) float32 {
+	var acc [4][8]float32
+	for b := 0; b < len(x); b += 32 {
+		for a := range acc {
+			for l := range acc[a] {
+				acc[a][l] += x[b+8*a+l]
+			}
+		}
+	}
+	var t [8]float32
+	for l := range t {
+		t[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l])
+	}
+	var h [4]float32
+	for k := range h {
+		h[k] = t[k] + t[k+4]
+	}
+	h0, h1 := h[0]+h[2], h[1]+h[3]
+	return h0 + h1
+}

@@ -96,3 +96,49 @@ func BenchmarkScaledSub32(b *testing.B) {
 		ScaledSub32(w, w, g, 1e-9)
 	}
 }
+
+// Relu32 against its closed form; Sum32's kernel against its portable
+// order, and against float64 sums of exactly representable values.
+func TestReluAndSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 8, 9, 31, 32, 33, 64, 100, 577, 2048} {
+		x := randomSlice(r, n)
+		got, want := make([]float32, n), make([]float32, n)
+		Relu32(got, x)
+		for i, v := range x {
+			if v > 0 {
+				want[i] = v
+			}
+		}
+		sameBits(t, "Relu32", n, got, want)
+
+		y := make([]float32, n)
+		exact := 0.0
+		for i := range y {
+			y[i] = float32(r.IntN(1000) - 500)
+			exact += float64(y[i])
+		}
+		if s := Sum32(y); float64(s) != exact {
+			t.Fatalf("Sum32 of %d integers = %v, want %v", n, s, exact)
+		}
+		z := randomSlice(r, n)
+		for i := range z {
+			if z[i] != z[i] || math.IsInf(float64(z[i]), 0) || math.Abs(float64(z[i])) > 1e30 {
+				z[i] = 1
+			}
+		}
+		m := n &^ 31
+		if m > 0 {
+			if a, b := sum32AVX2Or(z[:m]), sum32Go(z[:m]); math.Float32bits(a) != math.Float32bits(b) {
+				t.Fatalf("Sum32 n=%d: kernel %v, portable %v", m, a, b)
+			}
+		}
+	}
+}
+
+func sum32AVX2Or(x []float32) float32 {
+	if !useAVX2 {
+		return sum32Go(x)
+	}
+	return sum32AVX2(&x[0], len(x))
+}
