@@ -11,10 +11,10 @@ func reluGrad32AVX2(out, y, grad *float32, n int)             {}
 func scaledSub32AVX2(out, a, grad *float32, n int, s float32) {}
 func add32AVX2(acc, x *float32, n int)                        {}
 
-func maxPool2x2Rows32AVX2(y, x0, x1 *float32, n int)                  {}
+func maxPool2x2Rows32AVX2(y, x0, x1 *float32, n int)                 {}
 func maxPool2x2GradRows32AVX2(g0, g1, x0, x1, y, gz *float32, n int) {}
 
-func relu32AVX2(out, x *float32, n int)  {}
+func relu32AVX2(out, x *float32, n int)   {}
 func sum32AVX2(x *float32, n int) float32 { return 0 }
 
 func copyRows32AVX2(dst, src *float32, rows, width, srcStride int) {}
