@@ -6,11 +6,9 @@
 #include <cblas.h>
 #include "gemm_split.h"
 
-// How long each side polls before it sleeps on a condition variable: a
-// few tens of microseconds, about the gap between a step's products, so
-// that back-to-back products hand over without a futex wake-up while an
-// idle worker costs nothing.
-#define SPIN 0
+// The worker sleeps on a condition variable between products (polling
+// for the next product instead took the core from Go's own work between
+// products: the 784-500-10 MLP's step went from 1.6 to 2.4 ms).
 
 typedef struct {
 	int dbl, ta, tb, m, n, k, lda, ldb, ldc;
@@ -23,7 +21,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t job_cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 static gemm_part job;     // the worker's part, guarded by mu
-static int has_job, done; // guarded by mu, polled atomically
+static int has_job, done; // guarded by mu
 
 static void run(const gemm_part *p) {
 	if (p->m <= 0 || p->n <= 0) {
@@ -37,26 +35,19 @@ static void run(const gemm_part *p) {
 	}
 }
 
-static void poll(int *flag) {
-	for (int i = 0; i < SPIN && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++) {
-		__builtin_ia32_pause();
-	}
-}
-
 static void *worker(void *arg) {
 	(void)arg;
 	for (;;) {
-		poll(&has_job);
 		pthread_mutex_lock(&mu);
 		while (!has_job) {
 			pthread_cond_wait(&job_cv, &mu);
 		}
 		gemm_part p = job;
-		__atomic_store_n(&has_job, 0, __ATOMIC_RELEASE);
+		has_job = 0;
 		pthread_mutex_unlock(&mu);
 		run(&p);
 		pthread_mutex_lock(&mu);
-		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+		done = 1;
 		pthread_cond_signal(&done_cv);
 		pthread_mutex_unlock(&mu);
 	}
@@ -87,12 +78,11 @@ void blocks_gemm2(int dbl, int ta, int tb, int k, int lda, int ldb, int ldc,
 	}
 	pthread_mutex_lock(&mu);
 	job = p1;
-	__atomic_store_n(&done, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&has_job, 1, __ATOMIC_RELEASE);
+	done = 0;
+	has_job = 1;
 	pthread_cond_signal(&job_cv);
 	pthread_mutex_unlock(&mu);
 	run(&p0);
-	poll(&done);
 	pthread_mutex_lock(&mu);
 	while (!done) {
 		pthread_cond_wait(&done_cv, &mu);
