@@ -6,8 +6,8 @@ import "C"
 import "unsafe"
 
 // Split products run their two parts in one cgo call: part 0 on the
-// calling thread, part 1 on a C thread that sleeps between products
-// (gemm_split.c). Handing part 1 to a Go worker instead left the
+// calling thread, part 1 on a C thread that polls briefly, then sleeps,
+// between products (gemm_split.c). Handing part 1 to a Go worker instead left the
 // two parts serialized on about one product in three (the worker
 // goroutine's wake-up raced the caller's cgo call for the Ps): the
 // 784-500-10 MLP's first product took 690 µs where its two halves take
@@ -36,3 +36,4 @@ func first[T float32 | float64](s []T) unsafe.Pointer {
 	}
 	return unsafe.Pointer(&s[0])
 }
+
