@@ -63,4 +63,4 @@ done
 m_ours=$(median "${ours[@]}")
 m_theirs=$(median "${theirs[@]}")
 echo "lenet median examples/s: blocks-go $m_ours, torch $m_theirs, ratio $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x"
-go test ./bench -run '^$' -bench 'LeNetStep' -benchtime 20x -benchmem | awk '/^BenchmarkLeNetStep/ {print "lenet step " $1 ": " $3 " ns/op, " $5 " B/op, " $7 " allocs/op"}'
+go test ./bench -run '^$' -bench 'LeNetStep' -benchtime 20x -benchmem | awk '/^BenchmarkLeNetStep/ {for (i=1;i<NF;i++) v[$(i+1)]=$i; print "lenet step " $1 ": " v["ns/op"] " ns/op, " v["B/op"] " B/op, " v["allocs/op"] " allocs/op"}'
