@@ -249,11 +249,17 @@ func (j *gemmJob[T]) runPart(i, parts int) {
 	}
 }
 
+// minGemmSplit is the least number of multiply-adds of a split product.
+// With the split's hand-over at a microsecond or so while its worker polls
+// (gemm_split.c), splitting pays from about half a million: the 784-500-10
+// MLP's three small products (640k each) gain 2% on its step.
+const minGemmSplit = 1 << 19
+
 // gemmParts is how many row blocks a product runs in: one unless it is
-// large enough (a few million multiply-adds, 32 rows or more) for the
-// split to pay, and only when core threads the products (blas.go).
+// large enough (minGemmSplit, 32 rows or more) for the split to pay, and
+// only when core threads the products (blas.go).
 func gemmParts(m, n, k int) int {
-	if !gemmSplit || max(m, n) < 32 || m*n*k < 2<<20 {
+	if !gemmSplit || max(m, n) < 32 || m*n*k < minGemmSplit {
 		return 1
 	}
 	return maxParts
