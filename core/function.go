@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -51,11 +52,12 @@ type step struct {
 }
 
 type plan struct {
-	vals    []*nd.Array // one per node; inputs/shared bound at call time
-	steps   []step
-	inCast  []*nd.Array // conversion buffers for inputs given in another dtype
-	staging []*nd.Array // per update, when its value aliases updated storage
-	args    []*nd.Array // scratch for op inputs
+	vals     []*nd.Array // one per node; inputs/shared bound at call time
+	steps    []step
+	inCast   []*nd.Array // conversion buffers for inputs given in another dtype
+	staging  []*nd.Array // per update, when its value aliases updated storage
+	keepArgs []int       // inputs whose storage an output shares
+	args     []*nd.Array // scratch for op inputs
 }
 
 // InputError is a data input given with the wrong dtype or dimensions.
@@ -192,17 +194,18 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 		}
 		s.op.Run(out, ins)
 	}
+	for _, k := range p.keepArgs {
+		// An output shares this input's storage (it is the input or a
+		// view of it); whoever gets the output may keep it, so the
+		// input's buffer is never recycled (nd.Recycler).
+		args[k].Keep()
+	}
 	outs := f.outs[:0]
 	if copyOutputs {
 		outs = make([]*nd.Array, 0, len(f.outputs))
 	}
 	for _, o := range f.outputs {
 		v := p.vals[f.index[o]]
-		if f.argOf[f.index[o]] >= 0 {
-			// An output that is an input is the caller's array; whoever
-			// gets it may keep it, so its buffer is not recycled.
-			v.Keep()
-		}
 		if copyOutputs {
 			v = v.Copy()
 		}
@@ -371,6 +374,11 @@ func (f *Function) makePlan(args []*nd.Array) (*plan, error) {
 	for _, u := range f.updates {
 		if i, ok := f.index[u.Shared]; ok {
 			updated[i] = true
+		}
+	}
+	for _, o := range f.outputs {
+		if k := f.argOf[root[f.index[o]]]; k >= 0 && p.inCast[k] == nil && !slices.Contains(p.keepArgs, k) {
+			p.keepArgs = append(p.keepArgs, k)
 		}
 	}
 	for k, u := range f.updates {
