@@ -36,4 +36,3 @@ func first[T float32 | float64](s []T) unsafe.Pointer {
 	}
 	return unsafe.Pointer(&s[0])
 }
-
