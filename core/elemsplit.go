@@ -127,9 +127,9 @@ var (
 	colSum64 colSumJob[float64]
 )
 
-// colSumSplit sums g (m, n) over its rows into out (n) in parallel parts;
-// false (nothing done) when it is too small to split or a split is
-// running.
+// colSumSplit sums g (m, n) over its rows into out (n), in parallel parts
+// when large (serially while another split runs, same order); false
+// (nothing done) when rows are too short for it (n < 32).
 func colSumSplit[T float](out, g []T, m, n int) bool {
 	if n < 32 {
 		return false

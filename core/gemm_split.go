@@ -5,13 +5,13 @@ import "C"
 
 import "unsafe"
 
-// Split products run their two parts in one cgo call: part 0 on the
-// calling thread, part 1 on a C thread that polls briefly, then sleeps,
-// between products (gemm_split.c). Handing part 1 to a Go worker instead left the
-// two parts serialized on about one product in three (the worker
-// goroutine's wake-up raced the caller's cgo call for the Ps): the
-// 784-500-10 MLP's first product took 690 µs where its two halves take
-// 513 µs side by side in C; here it takes what C takes.
+// Split products run their two parts (maxParts is 2) in one cgo call:
+// part 0 on the calling thread, part 1 on a C thread that polls briefly,
+// then sleeps, between products (gemm_split.c). Handing part 1 to a Go
+// worker instead left the two parts serialized on about one product in
+// three (the worker goroutine's wake-up raced the caller's cgo call for
+// the Ps): the 784-500-10 MLP's first product took 690 µs where its two
+// halves take 513 µs side by side in C; here it takes what C takes.
 func gemm2[T float32 | float64](j *gemmJob[T]) {
 	m0, n0, a0, b0, c0 := j.part(0, 2)
 	m1, n1, a1, b1, c1 := j.part(1, 2)
