@@ -123,17 +123,24 @@ func im2col[T float](g convGeom, col []T, ld int, x []T) {
 				if g.sw == 1 {
 					j0, j1 = max(0, -x0), min(g.ow, g.w-x0)
 				}
-				if c32, ok := any(row).([]float32); ok && g.sw == 1 && j0 == 0 && j1 == g.ow {
-					// Whole rows: output rows i0..i1 read image rows
-					// i·sh + r − ph, one vectorized gather; rows in the
-					// padding are zeros.
+				if c32, ok := any(row).([]float32); ok && g.sw == 1 {
+					// Output rows i0..i1 read image rows i·sh + r − ph,
+					// columns j0..j1 pixels j + x0: one vectorized copy;
+					// rows and columns in the padding are zeros.
 					i0, i1 := rowRange(g, r)
-					clear(c32[:i0*g.ow])
-					if i1 > i0 {
-						y0 := i0*g.sh + r - g.ph
-						vec.CopyRows32(c32[i0*g.ow:], any(xc).([]float32)[y0*g.w+x0:], i1-i0, g.ow, g.sh*g.w)
+					if j1 <= j0 {
+						i1 = i0
 					}
+					clear(c32[:i0*g.ow])
 					clear(c32[i1*g.ow:])
+					if i1 > i0 {
+						blk := c32[i0*g.ow : i1*g.ow]
+						if j0 > 0 || j1 < g.ow {
+							clear(blk)
+						}
+						y0 := i0*g.sh + r - g.ph
+						vec.CopyRows32(blk[j0:], g.ow, any(xc).([]float32)[y0*g.w+j0+x0:], g.sh*g.w, i1-i0, j1-j0)
+					}
 					continue
 				}
 				for i := 0; i < g.oh; i++ {
@@ -204,11 +211,12 @@ func col2im[T float](g convGeom, gx, col []T, ld int) {
 				}
 				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
 				x0 := s - g.pw
-				if c32, ok := any(row).([]float32); ok && g.sw == 1 && x0 >= 0 && g.ow+x0 <= g.w {
+				if c32, ok := any(row).([]float32); ok && g.sw == 1 {
+					j0, j1 := max(0, -x0), min(g.ow, g.w-x0)
 					i0, i1 := rowRange(g, r)
-					if i1 > i0 {
+					if i1 > i0 && j1 > j0 {
 						y0 := i0*g.sh + r - g.ph
-						vec.AddRows32(any(xc).([]float32)[y0*g.w+x0:], c32[i0*g.ow:], i1-i0, g.ow, g.sh*g.w)
+						vec.AddRows32(any(xc).([]float32)[y0*g.w+j0+x0:], g.sh*g.w, c32[i0*g.ow+j0:], g.ow, i1-i0, j1-j0)
 					}
 					continue
 				}

@@ -46,7 +46,7 @@ func relu32AVX2(out, x *float32, n int)
 func sum32AVX2(x *float32, n int) float32
 
 //go:noescape
-func copyRows32AVX2(dst, src *float32, rows, width, srcStride int)
+func copyRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, width int)
 
 //go:noescape
-func addRows32AVX2(dst, src *float32, rows, width, dstStride int)
+func addRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, width int)

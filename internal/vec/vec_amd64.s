@@ -355,21 +355,24 @@ sumloop:
 	VZEROUPPER
 	RET
 
-// func copyRows32AVX2(dst, src *float32, rows, width, srcStride int)
-// Copies rows segments of width floats, srcStride floats apart in src, to
-// consecutive places in dst.
-TEXT ·copyRows32AVX2(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ rows+16(FP), R8
-	MOVQ width+24(FP), R9
-	MOVQ srcStride+32(FP), R10
+// func copyRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, width int)
+// Copies rows segments of width floats from src to dst, the segments
+// srcStride floats apart in src and dstStride floats apart in dst.
+TEXT ·copyRows32AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), R12
+	MOVQ dstStride+8(FP), R13
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), R10
+	MOVQ rows+32(FP), R8
+	MOVQ width+40(FP), R9
 	SHLQ $2, R10
+	SHLQ $2, R13
 
 crrow:
 	TESTQ R8, R8
 	JZ    crdone
 	MOVQ  SI, R11
+	MOVQ  R12, DI
 	MOVQ  R9, CX
 
 cr8:
@@ -394,6 +397,7 @@ crtail:
 
 crnext:
 	ADDQ R10, SI
+	ADDQ R13, R12
 	DECQ R8
 	JMP  crrow
 
@@ -401,21 +405,24 @@ crdone:
 	VZEROUPPER
 	RET
 
-// func addRows32AVX2(dst, src *float32, rows, width, dstStride int)
-// Adds consecutive floats of src into rows segments of width floats,
-// dstStride floats apart in dst: dst += src, element by element.
-TEXT ·addRows32AVX2(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ rows+16(FP), R8
-	MOVQ width+24(FP), R9
-	MOVQ dstStride+32(FP), R10
+// func addRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, width int)
+// Adds rows segments of width floats of src into dst (dst += src), the
+// segments srcStride floats apart in src and dstStride apart in dst.
+TEXT ·addRows32AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), R12
+	MOVQ dstStride+8(FP), R13
+	MOVQ src+16(FP), BX
+	MOVQ srcStride+24(FP), R10
+	MOVQ rows+32(FP), R8
+	MOVQ width+40(FP), R9
 	SHLQ $2, R10
+	SHLQ $2, R13
 
 arrow:
 	TESTQ R8, R8
 	JZ    ardone
-	MOVQ  DI, R11
+	MOVQ  R12, R11
+	MOVQ  BX, SI
 	MOVQ  R9, CX
 
 ar8:
@@ -441,7 +448,8 @@ artail:
 	JMP   artail
 
 arnext:
-	ADDQ R10, DI
+	ADDQ R13, R12
+	ADDQ R10, BX
 	DECQ R8
 	JMP  arrow
 

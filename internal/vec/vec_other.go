@@ -17,5 +17,5 @@ func maxPool2x2GradRows32AVX2(g0, g1, x0, x1, y, gz *float32, n int) {}
 func relu32AVX2(out, x *float32, n int)   {}
 func sum32AVX2(x *float32, n int) float32 { return 0 }
 
-func copyRows32AVX2(dst, src *float32, rows, width, srcStride int) {}
-func addRows32AVX2(dst, src *float32, rows, width, dstStride int)  {}
+func copyRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, width int) {}
+func addRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, width int)  {}
