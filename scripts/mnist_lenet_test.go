@@ -38,8 +38,8 @@ func TestMNISTLeNetShort(t *testing.T) {
 // TestAcceptMNISTLeNet trains blocks-examples' LeNet on full MNIST
 // (BLOCKS_LENET_EPOCHS epochs, default 15) and asserts the final test
 // error is below 1.2% (blocks-examples reports about 0.8% after 50
-// epochs; measured on main: 1.18% after 12 epochs, about 100 s an epoch
-// of training on 2 shared cores). Run by make accept.
+// epochs; measured on main: 1.15% after 15 epochs, about 39 s an epoch
+// of training on 2 cores). Run by make accept.
 func TestAcceptMNISTLeNet(t *testing.T) {
 	if os.Getenv("BLOCKS_ACCEPT") != "1" {
 		t.Skip("acceptance run: set BLOCKS_ACCEPT=1 (make accept)")
