@@ -19,7 +19,9 @@ func scaleShiftUint8ToFloat32(dst []float32, src []uint8, scale, shift float64) 
 //go:noescape
 func scaleShiftUint8ToFloat32AVX2(dst *float32, src *uint8, n int, scale, shift float64)
 
-// The kernels below take n, a positive multiple of 8.
+// The kernels below are in vec_amd64.s; each says there which counts it
+// takes (a positive multiple of its block), and its exported wrapper
+// passes only those, finishing the rest in Go.
 
 //go:noescape
 func biasRelu32AVX2(out, x, b *float32, n int)
