@@ -39,10 +39,10 @@ func softmaxKernel[T float](log bool, out, x []T, n int) {
 	if n == 0 {
 		return
 	}
-	if o, ok := any(out).([]float32); ok {
-		softmaxKernel32(log, o, any(x).([]float32), n)
-		return
-	}
+	// float32 takes float32's exponential (vec.Exp32, within 1 ulp;
+	// float64's costs twice as much and was a tenth of the tutorial MLP's
+	// step); the sums are float64 either way.
+	_, is32 := any(out).([]float32)
 	for r := 0; r < len(x)/n; r++ {
 		row, o := x[r*n:(r+1)*n], out[r*n:(r+1)*n]
 		m := row[0]
@@ -53,11 +53,14 @@ func softmaxKernel[T float](log bool, out, x []T, n int) {
 		}
 		s := 0.0
 		for i, v := range row {
-			e := math.Exp(float64(v - m))
-			s += e
-			if !log {
-				o[i] = T(e)
+			var e T
+			if is32 {
+				e = T(vec.Exp32(float32(v - m)))
+			} else {
+				e = T(math.Exp(float64(v - m)))
 			}
+			s += float64(e)
+			o[i] = e
 		}
 		if log {
 			ls := T(math.Log(s))
@@ -69,38 +72,6 @@ func softmaxKernel[T float](log bool, out, x []T, n int) {
 			for i := range o {
 				o[i] = T(float64(o[i]) * inv)
 			}
-		}
-	}
-}
-
-// softmaxKernel32 is softmaxKernel for float32, with float32's
-// exponential (vec.Exp32, within 1 ulp; float64's costs twice as much and
-// was a tenth of the tutorial MLP's step); sums stay in float64.
-func softmaxKernel32(log bool, out, x []float32, n int) {
-	for r := 0; r < len(x)/n; r++ {
-		row, o := x[r*n:(r+1)*n], out[r*n:(r+1)*n]
-		m := row[0]
-		for _, v := range row {
-			if v > m {
-				m = v
-			}
-		}
-		s := 0.0
-		for i, v := range row {
-			e := vec.Exp32(v - m)
-			s += float64(e)
-			o[i] = e
-		}
-		if log {
-			ls := float32(math.Log(s))
-			for i, v := range row {
-				o[i] = v - m - ls
-			}
-			continue
-		}
-		inv := 1 / s
-		for i := range o {
-			o[i] = float32(float64(o[i]) * inv)
 		}
 	}
 }
