@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <time.h>
 #include <cblas.h>
 #include "gemm_split.h"
@@ -61,6 +62,11 @@ static void run(const gemm_part *p) {
 
 static void *worker(void *arg) {
 	(void)arg;
+	// Process-directed signals (SIGINT, SIGTERM for the main loop) go to
+	// Go's threads, never to this one.
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, 0);
 	for (;;) {
 		poll(&has_job);
 		pthread_mutex_lock(&mu);
