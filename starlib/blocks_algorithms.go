@@ -173,7 +173,7 @@ func stepRuleBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		if err := unpack("step_rule", &inner, "variables", &vars); err != nil {
 			return nil, err
 		}
-		vs, err := variablesOf(thread, "Restrict: variables", vars)
+		vs, err := stepKeys(thread, "Restrict: variables", vars)
 		if err != nil {
 			return nil, err
 		}

@@ -130,19 +130,42 @@ func (s *StepRule) Attr(name string) (starlark.Value, error) {
 	if v, ok := s.attrs[name]; ok {
 		return &Variable{V: v}, nil
 	}
+	if m := stepRuleMethod(s, name); m != nil {
+		return m, nil
+	}
 	return nil, nil
 }
 
 func gradientDescent(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var cost *Variable
-	var params, rule, grads, known, constant starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None, starlark.None
+	var costV, params, rule, grads, known, constant, ups starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None, starlark.None, starlark.None, starlark.None
 	onUnused := "raise"
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cost", &cost, "parameters?", &params, "step_rule?", &rule,
-		"gradients?", &grads, "known_grads?", &known, "consider_constant?", &constant, "on_unused_sources?", &onUnused); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cost?", &costV, "parameters?", &params, "step_rule?", &rule,
+		"gradients?", &grads, "known_grads?", &known, "consider_constant?", &constant, "updates?", &ups, "on_unused_sources?", &onUnused); err != nil {
 		return nil, err
 	}
-	cfg := algorithms.GradientDescentConfig{Cost: cost.V, OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath}
+	cfg := algorithms.GradientDescentConfig{OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath}
+	switch c := costV.(type) {
+	case starlark.NoneType:
+	case *Variable:
+		cfg.Cost = c.V
+	default:
+		return nil, fmt.Errorf("GradientDescent: cost must be a variable, got %s", costV.Type())
+	}
 	var err error
+	if ups != starlark.None {
+		if cfg.Updates, err = updatesOf(thread, ups); err != nil {
+			return nil, fmt.Errorf("GradientDescent: updates: %v", err)
+		}
+	}
+	if grads != starlark.None {
+		if _, ok := grads.(*starlark.Dict); !ok {
+			pairs, err := pairsDict(grads)
+			if err != nil {
+				return nil, fmt.Errorf("GradientDescent: gradients: %v", err)
+			}
+			grads = pairs
+		}
+	}
 	if params != starlark.None {
 		if cfg.Parameters, err = variablesOf(thread, "GradientDescent: parameters", params); err != nil {
 			return nil, err
@@ -221,12 +244,17 @@ func (a *Algorithm) Freeze()               {}
 func (a *Algorithm) Truth() starlark.Bool  { return true }
 func (a *Algorithm) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: algorithm") }
 func (a *Algorithm) AttrNames() []string {
-	if a.GD == nil {
-		return []string{"add_updates"}
+	n := append([]string{"add_updates"}, algorithmAttrNames...)
+	if a.GD != nil {
+		n = append(n, "buffers", "cost", "gradients", "parameters", "step_rule", "steps", "total_gradient_norm", "total_step_norm")
 	}
-	return []string{"add_updates", "buffers", "cost", "gradients", "parameters", "step_rule", "steps", "total_gradient_norm", "total_step_norm"}
+	sort.Strings(n)
+	return n
 }
 func (a *Algorithm) Attr(name string) (starlark.Value, error) {
+	if v := algorithmAttr(a, name); v != nil {
+		return v, nil
+	}
 	if a.GD == nil && name != "add_updates" {
 		return nil, nil
 	}

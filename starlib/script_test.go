@@ -253,6 +253,16 @@ func assertContains(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 			return starlark.None, nil
 		}
 	}
+	if m, ok := x.(starlark.Mapping); ok { // a dict: its keys
+		_, found, err := m.Get(y)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			report(thread, "%s does not contain %s", x, y)
+		}
+		return starlark.None, nil
+	}
 	c, ok := x.(starlark.Container)
 	if !ok {
 		return nil, fmt.Errorf("contains: %s is not a container", x.Type())
