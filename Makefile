@@ -7,8 +7,8 @@ GO      ?= go
 BIN     := bin/blocks-repl
 SHARED  ?= $(abspath ../shared)
 
-# Debian packages: build (OpenBLAS, HDF5) and test references (numpy, h5py).
-BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev
+# Debian packages: build (OpenBLAS, HDF5, ZeroMQ, Open MPI) and test references (numpy, h5py).
+BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev libopenmpi-dev openmpi-bin
 TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil
 
 .PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel

@@ -91,6 +91,14 @@ type UpdatesAlgorithm struct {
 	warnUnused   func(string)
 	pendingWarns []string
 
+	// Microbatching, when set before Initialize with K > 1 or several
+	// processes, cuts every batch into microbatches (microbatch.go).
+	Microbatching *Microbatching
+	// cuts are the values summed over microbatches before the updates
+	// (GradientDescent's gradients); micro is the microbatched step.
+	cuts  []*core.Variable
+	micro *microStep
+
 	// finite, when set, is a scalar computed with every batch (the cost)
 	// that must be finite; see checkFinite.
 	finite     *core.Variable
@@ -191,6 +199,7 @@ func NewGradientDescent(c GradientDescentConfig) (*GradientDescent, error) {
 		}
 	}
 	g.TotalGradientNorm = l2Norm(g.Gradients, "total_gradient_norm")
+	g.cuts = g.Gradients
 
 	g.StepRule = c.StepRule
 	if g.StepRule == nil {
@@ -296,7 +305,7 @@ func (g *UpdatesAlgorithm) Updates() []core.Update { return slices.Clone(g.updat
 // They see the values from before the batch, as the parameter updates do.
 // It is an error after Initialize.
 func (g *UpdatesAlgorithm) AddUpdates(updates []core.Update) error {
-	if g.fn != nil {
+	if g.fn != nil || g.micro != nil {
 		return fmt.Errorf("add_updates after initialize would have no effect")
 	}
 	g.updates = append(g.updates, updates...)
@@ -309,7 +318,7 @@ func (g *UpdatesAlgorithm) AddUpdates(updates []core.Update) error {
 // of training data (TrainingDataMonitoring) uses it. It is an error after
 // Initialize.
 func (g *UpdatesAlgorithm) AddOutputs(outputs []*core.Variable, receive func(values []*nd.Array) error) error {
-	if g.fn != nil {
+	if g.fn != nil || g.micro != nil {
 		return fmt.Errorf("outputs added after initialize would never be computed")
 	}
 	g.hooks = append(g.hooks, outputHook{outputs: slices.Clone(outputs), receive: receive})
@@ -346,6 +355,16 @@ func (g *UpdatesAlgorithm) Initialize() error {
 	if err := CheckInputNames(inputs); err != nil {
 		return fmt.Errorf("%s: %w", g.name, err)
 	}
+	if g.Microbatching.active() {
+		if err := g.initMicro(inputs, outputs); err != nil {
+			return err
+		}
+		g.inputs = inputs
+		g.nOutputs = len(outputs)
+		g.args = make([]*nd.Array, 0, len(inputs))
+		g.warnUnused = g.warnUnusedOnce
+		return nil
+	}
 	fn, err := core.Compile(inputs, outputs, g.updates)
 	if err != nil {
 		return fmt.Errorf("%s: compiling the training function: %w", g.name, err)
@@ -367,7 +386,7 @@ func (g *UpdatesAlgorithm) Function() *core.Function { return g.fn }
 // ProcessBatch runs one training step on batch, whose sources are matched
 // to the input variables by name.
 func (g *UpdatesAlgorithm) ProcessBatch(batch map[string]*nd.Array) error {
-	if g.fn == nil {
+	if g.fn == nil && g.micro == nil {
 		return fmt.Errorf("%s: process_batch before initialize", g.name)
 	}
 	args, err := MatchSources(g.inputs, batch, g.OnUnusedSources, g.name, g.args, g.warnUnused)
@@ -375,6 +394,9 @@ func (g *UpdatesAlgorithm) ProcessBatch(batch map[string]*nd.Array) error {
 		return err
 	}
 	g.args = args
+	if g.micro != nil {
+		return g.processMicro(args)
+	}
 	call := g.fn.Call
 	if len(g.hooks) == 0 {
 		// Only the cost for the finite check: read it in place, allocate
