@@ -16,5 +16,5 @@ func initWorld(time.Duration) (*mpiComm, error) {
 	return nil, errors.New("parallel: this binary was built without MPI (cgo disabled or the nompi tag); build it with cgo and Open MPI (libopenmpi-dev)")
 }
 
-func (c *mpiComm) Stats() Stats     { return Stats{} }
+func (c *mpiComm) Stats() Stats    { return Stats{} }
 func (c *mpiComm) finalize() error { return nil }
