@@ -504,6 +504,9 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	ml.LogBackend = logBackend
 	ml.Messages = &printWriter{thread: thread}
 	RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
+	if err := configureParallel(thread, alg, ml); err != nil {
+		return nil, fmt.Errorf("MainLoop: %w", err)
+	}
 	observeMainLoop(thread, ml)
 	return &MainLoop{M: ml}, nil
 }

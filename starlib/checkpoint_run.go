@@ -94,6 +94,9 @@ func runInfo(thread *starlark.Thread) checkpoint.RunInfo {
 	if s.ckpt != nil {
 		info.Command = s.ckpt.Command
 	}
+	if s.microbatches > 1 {
+		info.Run.Microbatches = s.microbatches
+	}
 	return info
 }
 

@@ -62,6 +62,9 @@ type Options struct {
 	// Checkpoint says how this run relates to a checkpoint (resume,
 	// replay, print-config); nil for a plain run.
 	Checkpoint *CheckpointRun
+	// Parallel, when not nil, makes training data-parallel over several
+	// processes and/or microbatched (parallel_run.go).
+	Parallel *ParallelRun
 }
 
 // Thread-local keys.
@@ -94,6 +97,10 @@ type runState struct {
 	// tunables is what config(...) declared and resolved.
 	tunables *tunables
 	ckpt     *CheckpointRun
+	// parallel is Options.Parallel; microbatches the number the main
+	// loops use (for checkpoints).
+	parallel     *ParallelRun
+	microbatches int
 }
 
 func state(thread *starlark.Thread) *runState {
@@ -221,6 +228,7 @@ func NewInterp(opts Options) (*Interp, error) {
 	}
 	s.sandbox = opts.Sandbox
 	s.ckpt = opts.Checkpoint
+	s.parallel = opts.Parallel
 	in.state = s
 	thread.SetLocal(stateKey, s)
 

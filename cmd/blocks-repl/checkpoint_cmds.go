@@ -21,12 +21,15 @@ func init() {
 	checkpoint.ProjectVersion = version
 	registerCommand(command{
 		name: "resume",
-		usage: `  blocks-repl resume [--set NAME=VALUE]... [--trust] [--device DEV] CKPT.tar
+		usage: `  blocks-repl resume [--set NAME=VALUE]... [--trust] [--device DEV] [--np N] [--microbatches K] CKPT.tar
                                            continue the run a checkpoint saved: re-runs the
                                            checkpoint's own copy of the script, restores the
-                                           state and trains on (--set may extend FinishAfter)
+                                           state and trains on (--set may extend FinishAfter;
+                                           any --np: docs/distributed.md)
 `,
-		run: resumeCommand,
+		run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+			return distributed("resume", args, stdout, stderr, resumeCheckpoint)
+		},
 	})
 	registerCommand(command{
 		name: "replay",
@@ -119,7 +122,7 @@ func readForRun(path string) (*checkpoint.Checkpoint, error) {
 // execStored runs the checkpoint's own script (and only its files) in
 // the sandbox: a checkpoint is data from elsewhere, so its script writes
 // only under the working directory and has no network unless trusted.
-func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, trust bool, stdout io.Writer) error {
+func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, trust bool, stdout io.Writer, par *starlib.ParallelRun) error {
 	ov := map[string]string{}
 	for k, v := range c.Run.Overrides {
 		ov[k] = v
@@ -138,11 +141,12 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		Files:      c.Files(),
 		Checkpoint: ck,
 		Sandbox:    starlib.Sandbox{Confined: true, Trust: trust},
+		Parallel:   storedParallel(c, par),
 	})
 	return err
 }
 
-func resumeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 	path, sets, trust, ok := parseCheckpointArgsTrust("resume", args, true, stderr)
 	if !ok {
 		return 2
@@ -168,7 +172,11 @@ func resumeCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			strings.Join(changed, ", "))
 	}
 	src := &checkpoint.ResumeSource{Checkpoint: c}
-	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, trust, stdout)
+	if j != nil && j.par.Microbatches > 0 && c.Run.Microbatches > 0 && j.par.Microbatches != c.Run.Microbatches {
+		fmt.Fprintf(stderr, "blocks-repl resume: note: --microbatches %d differs from the checkpoint's %d: training continues, but not bit-identically to the uninterrupted run\n",
+			j.par.Microbatches, c.Run.Microbatches)
+	}
+	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, trust, stdout, j.parallelRun())
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1
@@ -191,7 +199,7 @@ func replayCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	target := &checkpoint.ReplayTarget{Target: c}
-	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, trust, io.Discard)
+	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, trust, io.Discard, nil)
 	if err != nil && !errors.Is(err, checkpoint.ErrReplayReached) {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1

@@ -130,8 +130,11 @@ func registerCommand(c command) {
 func init() {
 	registerCommand(command{
 		name: "run",
-		usage: `  blocks-repl run [--set NAME=VALUE]... [--print-config] [--log FILE] [--device DEV] SCRIPT.star
-                                           run an experiment script
+		usage: `  blocks-repl run [--set NAME=VALUE]... [--print-config] [--log FILE] [--device DEV]
+                  [--np N] [--microbatches K] SCRIPT.star
+                                           run an experiment script (on N processes with
+                                           mpirun, each batch cut into K microbatches:
+                                           docs/distributed.md)
 `,
 		run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return runCommand(args, stdout, stderr)
@@ -187,6 +190,11 @@ func isIdent(s string) bool {
 }
 
 func runCommand(args []string, stdout, stderr io.Writer) int {
+	return distributed("run", args, stdout, stderr, runScript)
+}
+
+// runScript is run in one process (j: its data-parallel job, or nil).
+func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	sets := overrides{}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -224,11 +232,15 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig}
+	if !j.writer() {
+		*logPath = "" // process 0 writes the log
+	}
 	err = execWithLog(script, src, starlib.Options{
 		Overrides:  sets,
 		Stdout:     stdout,
 		Context:    ctx,
 		Checkpoint: ck,
+		Parallel:   j.parallelRun(),
 	}, *logPath, stderr)
 	if *printConfig {
 		return printConfigResult(ck, err, stderr)

@@ -63,6 +63,10 @@ type CheckpointExtension struct {
 	Resume *ResumeSource
 	// Replay, when set, turns saving into comparing.
 	Replay *ReplayTarget
+	// ReadOnly captures and logs as usual but writes nothing: the
+	// processes other than 0 of a data-parallel job, whose state is the
+	// same as process 0's.
+	ReadOnly bool
 
 	lastIteration int
 	pending       error
@@ -170,6 +174,9 @@ func (e *CheckpointExtension) do(c extensions.Call) error {
 }
 
 func (e *CheckpointExtension) save(b Bindings, path, callback string) error {
+	if e.ReadOnly {
+		return nil
+	}
 	c, err := Capture(b, callback)
 	if err != nil {
 		return err

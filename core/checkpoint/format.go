@@ -80,6 +80,9 @@ type RunConfig struct {
 	DefaultSeed int               `json:"default_seed"`
 	FloatX      string            `json:"floatX"`
 	Scripts     []ScriptFile      `json:"scripts"`
+	// Microbatches is the number of microbatches each batch was cut into
+	// (docs/distributed.md); 0 or 1: none. A resume continues with it.
+	Microbatches int `json:"microbatches,omitempty"`
 }
 
 // RNGState is the state of one generator and what it belongs to.

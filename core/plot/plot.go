@@ -259,6 +259,9 @@ type Plot struct {
 	*extensions.SimpleExtension
 	Path    string
 	Options Options
+	// Off makes the extension draw nothing (the processes other than 0
+	// of a data-parallel job).
+	Off bool
 }
 
 // NewPlot returns the Plot extension.
@@ -278,6 +281,9 @@ func NewPlot(path string, o Options, triggers extensions.Triggers) (*Plot, error
 		tr[k] = v
 	}
 	se, err := extensions.NewSimpleExtension("Plot", func(c extensions.Call) error {
+		if p.Off {
+			return nil
+		}
 		return Draw(p.Path, c.MainLoop.Log, p.Options)
 	}, tr)
 	if err != nil {

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/core/parallel"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// Data-parallel runs (docs/distributed.md): run and resume take
+// --np N (start N processes with mpirun) and --microbatches K; a
+// process that mpirun or srun started joins the MPI job.
+
+// distFlags are --np and --microbatches.
+type distFlags struct {
+	np, microbatches int
+}
+
+// takeDistFlags removes --np N and --microbatches K (one or two dashes,
+// with a space or =) from args.
+func takeDistFlags(args []string) ([]string, distFlags, error) {
+	var d distFlags
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name := strings.TrimLeft(a, "-")
+		if !strings.HasPrefix(a, "-") || a == "--" {
+			rest = append(rest, a)
+			continue
+		}
+		n, v, hasValue := strings.Cut(name, "=")
+		if n != "np" && n != "microbatches" {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasValue {
+			if i+1 == len(args) {
+				return nil, d, fmt.Errorf("flag needs an argument: -%s", n)
+			}
+			i++
+			v = args[i]
+		}
+		x, err := strconv.Atoi(v)
+		if err != nil || x < 1 {
+			return nil, d, fmt.Errorf("--%s must be a positive integer, got %q", n, v)
+		}
+		if n == "np" {
+			d.np = x
+		} else {
+			d.microbatches = x
+		}
+	}
+	return rest, d, nil
+}
+
+// mpirunCommand is the command line that runs this program's command
+// cmd with args on n processes of this host.
+func mpirunCommand(n int, cmd string, args []string) ([]string, error) {
+	if !parallel.Available {
+		return nil, errors.New("--np: this blocks-repl was built without MPI (cgo off or the nompi tag)")
+	}
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		return nil, errors.New("--np: mpirun not found: install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev; make deps does it)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("--np: %w", err)
+	}
+	argv := []string{mpirun, "-np", strconv.Itoa(n), "--oversubscribe"}
+	if os.Geteuid() == 0 {
+		argv = append(argv, "--allow-run-as-root")
+	}
+	argv = append(argv, exe, cmd)
+	return append(argv, args...), nil
+}
+
+// job is this process's place in a data-parallel run.
+type job struct {
+	comm parallel.Comm
+	par  *starlib.ParallelRun
+}
+
+// distributed runs command cmd (run or resume, body) as one process of a
+// data-parallel job: with --np and outside MPI it execs mpirun; inside
+// MPI it joins the job, discards the output of the processes other than
+// 0, and at the end finalizes MPI, or aborts the whole job when this
+// process failed (so that no other process waits for it).
+func distributed(cmd string, args []string, stdout, stderr io.Writer,
+	body func(args []string, stdout, stderr io.Writer, j *job) int) (code int) {
+	args, d, err := takeDistFlags(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "blocks-repl %s: %v\n\n%s", cmd, err, usageText())
+		return 2
+	}
+	if d.np > 0 && !parallel.Launched() {
+		if d.microbatches > 0 {
+			args = append([]string{"--microbatches", strconv.Itoa(d.microbatches)}, args...)
+		}
+		argv, err := mpirunCommand(d.np, cmd, args)
+		if err != nil {
+			fmt.Fprintf(stderr, "blocks-repl %s: %v\n", cmd, err)
+			return 1
+		}
+		err = syscall.Exec(argv[0], argv, os.Environ())
+		fmt.Fprintf(stderr, "blocks-repl %s: starting %s: %v\n", cmd, argv[0], err)
+		return 1
+	}
+	if !parallel.Launched() {
+		var j *job
+		if d.microbatches > 0 {
+			j = &job{comm: parallel.Single{}, par: &starlib.ParallelRun{Comm: parallel.Single{}, Microbatches: d.microbatches}}
+		}
+		return body(args, stdout, stderr, j)
+	}
+	comm, err := parallel.World()
+	if err != nil {
+		fmt.Fprintf(stderr, "blocks-repl %s: %v\n", cmd, err)
+		return 1
+	}
+	if d.np > 0 && d.np != comm.Size() {
+		fmt.Fprintf(stderr, "blocks-repl %s: --np %d, but mpirun started %d processes\n", cmd, d.np, comm.Size())
+		comm.Abort(2)
+		return 2
+	}
+	j := &job{comm: comm, par: &starlib.ParallelRun{Comm: comm, Microbatches: d.microbatches}}
+	if comm.Rank() != 0 {
+		stdout = io.Discard
+		stderr = &prefixWriter{w: stderr, prefix: fmt.Sprintf("[process %d of %d] ", comm.Rank(), comm.Size())}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "blocks-repl: internal error: %v\n", r)
+			code = 1
+		}
+		if code != 0 && comm.Size() > 1 {
+			comm.Abort(code) // stops every process; does not return
+		}
+		if err := parallel.Finalize(comm); err != nil && code == 0 {
+			fmt.Fprintf(stderr, "blocks-repl %s: %v\n", cmd, err)
+			code = 1
+		}
+	}()
+	return body(args, stdout, stderr, j)
+}
+
+// prefixWriter prefixes what a process other than 0 writes to stderr.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix+string(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// parallelRun is the run's ParallelRun (nil for a plain run).
+func (j *job) parallelRun() *starlib.ParallelRun {
+	if j == nil {
+		return nil
+	}
+	return j.par
+}
+
+// writer reports whether this process writes files (process 0).
+func (j *job) writer() bool { return j == nil || j.comm.Rank() == 0 }
+
+// storedParallel is the ParallelRun of a resumed or replayed run: the
+// checkpoint's number of microbatches unless --microbatches says
+// otherwise, on the job's processes (one when par is nil).
+func storedParallel(c *checkpoint.Checkpoint, par *starlib.ParallelRun) *starlib.ParallelRun {
+	if par == nil {
+		if c.Run.Microbatches <= 1 {
+			return nil
+		}
+		return &starlib.ParallelRun{Comm: parallel.Single{}, Microbatches: c.Run.Microbatches}
+	}
+	if par.Microbatches == 0 && c.Run.Microbatches > 0 {
+		p := *par
+		p.Microbatches = c.Run.Microbatches
+		return &p
+	}
+	return par
+}

@@ -1,0 +1,95 @@
+package starlib
+
+import (
+	"fmt"
+	"io"
+
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/core/extensions"
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/core/parallel"
+	"github.com/blocks-go/blocks/core/plot"
+)
+
+// ParallelRun makes the main loops of a run data-parallel (docs/
+// distributed.md): every process of Comm runs the same script; the
+// algorithm cuts each batch into microbatches and sums their gradients in
+// one canonical order over the processes; only process 0 writes
+// (checkpoints, plots, printing: the caller discards the others' output).
+type ParallelRun struct {
+	// Comm is the job's processes (parallel.World()).
+	Comm parallel.Comm
+	// Microbatches is the number of microbatches of each batch; 0 means
+	// the tunable microbatches when the script declares one
+	// (config(microbatches=4)), else the number of processes.
+	Microbatches int
+}
+
+// TunableMicrobatches is the name of the script tunable that sets the
+// number of microbatches when --microbatches is not given.
+const TunableMicrobatches = "microbatches"
+
+// microbatches resolves the number of microbatches of the run: 0 when the
+// run is not microbatched at all (one process, no setting).
+func microbatches(thread *starlark.Thread) (int, parallel.Comm, error) {
+	s := state(thread)
+	if s == nil {
+		return 0, nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var comm parallel.Comm = parallel.Single{}
+	k := 0
+	if s.parallel != nil {
+		if s.parallel.Comm != nil {
+			comm = s.parallel.Comm
+		}
+		k = s.parallel.Microbatches
+	}
+	if k == 0 && s.tunables != nil {
+		if v, ok := s.tunables.values[TunableMicrobatches]; ok {
+			n, err := starlark.AsInt32(v)
+			if err != nil || n < 1 {
+				return 0, nil, fmt.Errorf("the tunable %s must be a positive int, got %s", TunableMicrobatches, v)
+			}
+			k = n
+		}
+	}
+	if k == 0 {
+		k = comm.Size()
+	}
+	s.microbatches = k
+	return k, comm, nil
+}
+
+// configureParallel prepares a main loop for a microbatched or
+// data-parallel run: the algorithm's microbatching, and on processes
+// other than 0 no writing (checkpoints are captured for the log but not
+// written, plots not drawn, the progress bar discarded, no log backend).
+func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.MainLoop) error {
+	k, comm, err := microbatches(thread)
+	if err != nil || comm == nil {
+		return err
+	}
+	if k > 1 || comm.Size() > 1 {
+		alg.UA.Microbatching = &algorithms.Microbatching{K: k, Comm: comm}
+	}
+	if comm.Rank() == 0 {
+		return nil
+	}
+	ml.LogBackend = nil
+	for _, e := range ml.Extensions {
+		switch x := e.(type) {
+		case *plot.Plot:
+			x.Off = true
+		case *checkpoint.CheckpointExtension:
+			x.ReadOnly = true
+		case *extensions.ProgressBar:
+			x.Out = io.Discard
+		}
+	}
+	return nil
+}
