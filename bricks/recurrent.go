@@ -40,6 +40,9 @@ type RecurrentApp struct {
 	Spec    RecurrentSpec
 	Step    StepFunc
 	Initial InitialStatesFunc
+	// fused, when set, iterates over whole sequences in one op
+	// (recurrent_fused.go); it may decline (nil outputs).
+	fused fusedSequenceFunc
 }
 
 // recurrentBase is embedded by bricks with recurrent applications.
@@ -200,6 +203,15 @@ func runRecurrent(b *Base, name string, ra *RecurrentApp, call *core.Application
 	if len(seqNames) == 0 {
 		return nil, fmt.Errorf("no sequence is given (it takes %s); to compute one step pass iterate=False", strings.Join(spec.Sequences, ", "))
 	}
+	if ra.fused != nil && len(spec.Contexts) == 0 {
+		outs, err := ra.fused(in, opts.Reverse)
+		if err != nil {
+			return nil, err
+		}
+		if outs != nil {
+			return withInitialStates(spec, outs, initial, opts)
+		}
+	}
 	spec2 := core.ScanSpec{Reverse: opts.Reverse, Name: fmt.Sprintf("%s_%s_scan", b.Name, name)}
 	for _, n := range seqNames {
 		spec2.Sequences = append(spec2.Sequences, in[n])
@@ -256,24 +268,33 @@ func runRecurrent(b *Base, name string, ra *RecurrentApp, call *core.Application
 	}
 	result := make([]*core.Variable, len(spec.Outputs))
 	for i, j := range stateOut {
-		s := states[i]
-		if opts.ReturnInitialStates {
-			pat := []int{-1}
-			for d := 0; d < initial[i].NDim(); d++ {
-				pat = append(pat, d)
-			}
-			first, err := core.Dimshuffle(initial[i], pat)
-			if err != nil {
-				return nil, err
-			}
-			if s, err = core.Concatenate([]*core.Variable{first, s}, 0); err != nil {
-				return nil, err
-			}
-		}
-		result[j] = s
+		result[j] = states[i]
 	}
 	for k, j := range extra {
 		result[j] = outs[k]
+	}
+	return withInitialStates(spec, result, initial, opts)
+}
+
+// withInitialStates prepends the initial states to the stacked states
+// among the outputs when asked (return_initial_states).
+func withInitialStates(spec RecurrentSpec, result, initial []*core.Variable, opts RecurrentOptions) ([]*core.Variable, error) {
+	if !opts.ReturnInitialStates {
+		return result, nil
+	}
+	for i, n := range spec.States {
+		j := slices.Index(spec.Outputs, n)
+		pat := []int{-1}
+		for d := 0; d < initial[i].NDim(); d++ {
+			pat = append(pat, d)
+		}
+		first, err := core.Dimshuffle(initial[i], pat)
+		if err != nil {
+			return nil, err
+		}
+		if result[j], err = core.Concatenate([]*core.Variable{first, result[j]}, 0); err != nil {
+			return nil, err
+		}
 	}
 	return result, nil
 }
@@ -449,6 +470,7 @@ func NewLSTM(cfg *Config, name string, dim int, activation, gateActivation Brick
 		Initial: func(ref *core.Variable, axis int) ([]*core.Variable, error) {
 			return initialRepeat(l.InitialState, l.InitialCells)(ref, axis)
 		},
+		fused: l.fusedSequence,
 	})
 	return l
 }
@@ -564,6 +586,7 @@ func NewGatedRecurrent(cfg *Config, name string, dim int, activation, gateActiva
 		Initial: func(ref *core.Variable, axis int) ([]*core.Variable, error) {
 			return initialRepeat(g.InitialState)(ref, axis)
 		},
+		fused: g.fusedSequence,
 	})
 	return g
 }

@@ -211,10 +211,20 @@ func unaryFloat[T float](k elemKind, out, x []T) {
 			out[i] = T(math.Log(float64(v)))
 		}
 	case eTanh:
+		// float32: vec.Tanh32 (rnn_kernels.go's fused steps use the same)
+		if o, ok := any(out).([]float32); ok {
+			tanhInto(o, any(x).([]float32))
+			return
+		}
 		for i, v := range x {
 			out[i] = T(math.Tanh(float64(v)))
 		}
 	case eSigmoid:
+		if o, ok := any(out).([]float32); ok {
+			copy(o, any(x).([]float32))
+			sigmoidInPlace(o)
+			return
+		}
 		for i, v := range x {
 			out[i] = T(sigmoid(float64(v)))
 		}

@@ -215,6 +215,9 @@ func (takeOp) Check(in []*nd.Array) error {
 func (takeOp) Run(out *nd.Array, in []*nd.Array) {
 	w, idx := in[0], in[1]
 	row := nd.Prod(w.Shape[1:])
+	if takeRowsFast(out, w, idx, row, false) {
+		return
+	}
 	for i, m := 0, idx.Size(); i < m; i++ {
 		j := int(idx.Flat(i))
 		copyInto(view(out, i*row, []int{row}), view(w, j*row, []int{row}))
@@ -239,6 +242,9 @@ func (takeGradOp) Run(out *nd.Array, in []*nd.Array) {
 	idx, gz := in[1], in[2]
 	zero(out)
 	row := nd.Prod(out.Shape[1:])
+	if takeRowsFast(gz, out, idx, row, true) {
+		return
+	}
 	for i, m := 0, idx.Size(); i < m; i++ {
 		j := int(idx.Flat(i))
 		addInto(view(out, j*row, []int{row}), view(gz, i*row, []int{row}))
@@ -269,6 +275,9 @@ func (o repeatOp) Shape(in [][]int) ([]int, error) {
 }
 func (o repeatOp) Run(out *nd.Array, in []*nd.Array) {
 	n := in[0].Size()
+	if repeatFast(out, in[0]) {
+		return
+	}
 	for b := 0; b < out.Shape[0]; b++ {
 		copyInto(view(out, b*n, in[0].Shape), in[0])
 	}

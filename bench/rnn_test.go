@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/bricks/initialization"
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/graph"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+// rnnConfig is one of ../shared/bench/torch_rnn.py's language models.
+type rnnConfig struct {
+	cell                         string // "lstm" or "gru"
+	vocab, emb, hidden, seq, bat int
+	lr                           float64
+}
+
+var rnnConfigs = map[string]rnnConfig{
+	"lstm-lm":  {"lstm", 64, 100, 256, 50, 32, 0.1},
+	"gru-lm":   {"gru", 64, 100, 256, 50, 32, 0.1},
+	"lstm-big": {"lstm", 64, 256, 1024, 50, 64, 0.1},
+}
+
+// rnnStep builds torch_rnn.py's model from the project's bricks:
+// LookupTable(vocab, emb) → Linear(emb, 4·hidden) → LSTM(hidden), or
+// Linear(emb, hidden) and Linear(emb, 2·hidden) → GatedRecurrent(hidden),
+// then Linear(hidden, vocab) → Softmax, categorical cross-entropy averaged
+// over every (time, batch) position, SGD; and returns one training step on
+// a fixed batch of random tokens (seq+1, batch): inputs the first seq
+// rows, targets the last seq.
+func rnnStep(tb testing.TB, name string) func() error {
+	tb.Helper()
+	c := rnnConfigs[name]
+	must := func(err error) {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	cfg := bricks.NewConfig(nd.Float32, 1)
+	lookup := bricks.NewLookupTable(cfg, "lookup", c.vocab, c.emb)
+	var inits []bricks.Brick
+	inits = append(inits, lookup)
+	x := core.NewInput("features", nd.Int64, 2)
+	y := core.NewInput("targets", nd.Int64, 2)
+	e, err := bricks.Apply(lookup, "apply", x)
+	must(err)
+	linear := func(name string, out int) *bricks.Linear {
+		l := bricks.NewLinear(cfg, name)
+		must(l.SetAttr("input_dim", c.emb))
+		must(l.SetAttr("output_dim", out))
+		inits = append(inits, l)
+		return l
+	}
+	var h *core.Variable
+	switch c.cell {
+	case "lstm":
+		fork := linear("fork", 4*c.hidden)
+		in, err := bricks.Apply(fork, "apply", e[0])
+		must(err)
+		lstm := bricks.NewLSTM(cfg, "lstm", c.hidden, nil, nil)
+		inits = append(inits, lstm)
+		outs, err := bricks.ApplyRecurrent(lstm, "apply", map[string]*core.Variable{"inputs": in[0]}, bricks.RecurrentOptions{})
+		must(err)
+		h = outs[0]
+	case "gru":
+		fin, fgate := linear("fork_inputs", c.hidden), linear("fork_gates", 2*c.hidden)
+		in, err := bricks.Apply(fin, "apply", e[0])
+		must(err)
+		gin, err := bricks.Apply(fgate, "apply", e[0])
+		must(err)
+		gru := bricks.NewGatedRecurrent(cfg, "gru", c.hidden, nil, nil)
+		inits = append(inits, gru)
+		outs, err := bricks.ApplyRecurrent(gru, "apply", map[string]*core.Variable{"inputs": in[0], "gate_inputs": gin[0]}, bricks.RecurrentOptions{})
+		must(err)
+		h = outs[0]
+	}
+	flat, err := core.Reshape(h, []int{-1, c.hidden})
+	must(err)
+	mlp, err := bricks.NewMLP(cfg, "output", []bricks.Brick{bricks.NewSoftmax(cfg, "")}, []int{c.hidden, c.vocab})
+	must(err)
+	inits = append(inits, mlp)
+	for _, br := range inits {
+		must(br.BaseBrick().SetAttr("weights_init", initialization.Uniform{Width: 0.1}))
+		if br != bricks.Brick(lookup) {
+			_ = br.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0})
+		}
+		must(bricks.Initialize(br))
+	}
+	probs, err := bricks.Apply(mlp, "apply", flat)
+	must(err)
+	yFlat, err := core.Flatten(y, 1)
+	must(err)
+	cce, err := bricks.NewCost(cfg, "CategoricalCrossEntropy", "", 1)
+	must(err)
+	costs, err := bricks.Apply(cce, "apply", yFlat, probs[0])
+	must(err)
+	cg := graph.New([]*core.Variable{costs[0]})
+	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
+		Cost: costs[0], Parameters: cg.Parameters(), StepRule: algorithms.NewScale(c.lr)})
+	must(err)
+	must(gd.Initialize())
+	rng := numpyrand.New(2)
+	xs, ys := nd.New(nd.Int64, c.seq, c.bat), nd.New(nd.Int64, c.seq, c.bat)
+	prev := make([]int64, c.bat)
+	for b := range c.bat {
+		prev[b] = rng.Randint(0, int64(c.vocab))
+	}
+	for t := range c.seq {
+		for b := range c.bat {
+			next := rng.Randint(0, int64(c.vocab))
+			xs.SetFlat(t*c.bat+b, float64(prev[b]))
+			ys.SetFlat(t*c.bat+b, float64(next))
+			prev[b] = next
+		}
+	}
+	data := map[string]*nd.Array{"features": xs, "targets": ys}
+	return func() error { return gd.ProcessBatch(data) }
+}
+
+func benchRNN(b *testing.B, name string) {
+	c := rnnConfigs[name]
+	step := rnnStep(b, name)
+	for range 3 {
+		if err := step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*c.seq*c.bat)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+// torch_rnn.py's models, one training step each (tokens/s).
+func BenchmarkLSTMLMStep(b *testing.B)  { benchRNN(b, "lstm-lm") }
+func BenchmarkGRULMStep(b *testing.B)   { benchRNN(b, "gru-lm") }
+func BenchmarkLSTMBigStep(b *testing.B) { benchRNN(b, "lstm-big") }

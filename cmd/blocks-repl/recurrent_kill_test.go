@@ -1,0 +1,131 @@
+package main
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// recurrentKillScript trains a fused LSTM and a fused GatedRecurrent
+// (core.LSTMSequence, core.GRUSequence) with a mask on shuffled random
+// sequences with Adam, checkpointing after every batch: a SIGKILL lands in
+// the middle of an epoch of sequences, and the resumed run must end with
+// the uninterrupted run's bits.
+const recurrentKillScript = `load("tensor", "tensor3", "matrix", "lmatrix", "cast")
+load("blocks.bricks", "Linear", "Softmax")
+load("blocks.bricks.recurrent", "LSTM", "GatedRecurrent")
+load("blocks.initialization", "IsotropicGaussian", "Constant")
+load("blocks.algorithms", "GradientDescent", "Adam")
+load("blocks.graph", "ComputationGraph")
+load("blocks.extensions", "FinishAfter")
+load("blocks.extensions.monitoring", "TrainingDataMonitoring")
+load("blocks.extensions.saveload", "Checkpoint")
+load("blocks.main_loop", "MainLoop")
+load("fuel.datasets", "IndexableDataset")
+load("fuel.streams", "DataStream")
+load("fuel.schemes", "ShuffledScheme")
+load("numpy", "random")
+
+rng = random.RandomState(3)
+n, length, dim = 240, 20, 8
+data = IndexableDataset({
+    "x": rng.normal(size = (n, length, 3)).astype("float32"),
+    "m": rng.randint(0, 2, size = (n, length)).astype("float32"),
+    "y": rng.randint(0, 5, size = (n, length)),
+})
+x = tensor3("x")
+m = matrix("m")
+y = lmatrix("y")
+inputs = x.dimshuffle(1, 0, 2)
+mask = m.T
+init = dict(weights_init = IsotropicGaussian(0.3), biases_init = Constant(0))
+to_lstm = Linear(3, 4 * dim, name = "to_lstm", **init)
+lstm = LSTM(dim, name = "lstm", weights_init = IsotropicGaussian(0.3))
+to_gru = Linear(dim, dim, name = "to_gru", **init)
+to_gates = Linear(dim, 2 * dim, name = "to_gates", **init)
+gru = GatedRecurrent(dim, name = "gru", weights_init = IsotropicGaussian(0.3))
+out = Linear(dim, 5, name = "out", **init)
+for b in [to_lstm, lstm, to_gru, to_gates, gru, out]:
+    b.initialize()
+h, c = lstm.apply(to_lstm.apply(inputs), mask = mask)
+g = gru.apply(inputs = to_gru.apply(h), gate_inputs = to_gates.apply(h), mask = mask)
+cost = Softmax().categorical_cross_entropy(y.T.flatten(), out.apply(g).reshape((-1, 5))).mean()
+cost.name = "cost"
+cg = ComputationGraph(cost)
+alg = GradientDescent(cost = cost, parameters = cg.parameters, step_rule = Adam(learning_rate = 0.01))
+loop = MainLoop(algorithm = alg, data_stream = DataStream(data, iteration_scheme = ShuffledScheme(n, 12)), extensions = [
+    TrainingDataMonitoring([cost], prefix = "train", after_batch = True),
+    TrainingDataMonitoring([cost], prefix = "epoch", after_epoch = True),
+    FinishAfter(after_n_epochs = 3),
+    Checkpoint("run.tar", every_n_batches = 1, keep_last = 2),
+])
+loop.run()
+print("finished", loop.status["iterations_done"])
+`
+
+// TestRecurrentKillResumeBitIdentical: a run of the fused recurrent
+// script killed (SIGKILL) at random moments and resumed from its last
+// checkpoint each time ends with the parameters, Adam's state, the
+// scheme's generator and the log of the uninterrupted run, bit for bit;
+// two uninterrupted runs agree too.
+func TestRecurrentKillResumeBitIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	bin, _ := killBinary(t)
+	write := func(dir string) {
+		if err := os.WriteFile(filepath.Join(dir, "exp.star"), []byte(recurrentKillScript), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := t.TempDir()
+	write(ref)
+	refDur := runToEnd(t, bin, ref, "run", "exp.star")
+	want, _, ok := finishedCheckpoint(t, ref)
+	if !ok || want.Log.Status.IterationsDone != 60 {
+		t.Fatalf("the reference run did not finish its 60 iterations")
+	}
+	again := t.TempDir()
+	write(again)
+	runToEnd(t, bin, again, "run", "exp.star")
+	second, _, _ := finishedCheckpoint(t, again)
+	compareRuns(t, want, second)
+
+	dir := t.TempDir()
+	write(dir)
+	r := rand.New(rand.NewSource(4))
+	kills, midEpoch := 0, 0
+	for k := 0; ; k++ {
+		c, exists, done := finishedCheckpoint(t, dir)
+		if done {
+			break
+		}
+		args := []string{"run", "exp.star"}
+		if exists {
+			args = []string{"resume", "run.tar"}
+			if c.Log.Status.EpochStarted {
+				midEpoch++
+			}
+		}
+		if k >= 3 {
+			runToEnd(t, bin, dir, args...)
+			continue
+		}
+		// Each checkpoint write pauses 15 ms (60 a run), so that a kill
+		// at a random moment lands in the middle of the training.
+		d := refDur/4 + time.Duration(r.Int63n(int64(600*time.Millisecond)))
+		killed := killAfter(t, bin, dir, []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=15ms"}, d, args...)
+		t.Logf("%v after %v: killed %v", args, d, killed)
+		if killed {
+			kills++
+		}
+	}
+	got, _, _ := finishedCheckpoint(t, dir)
+	compareRuns(t, want, got)
+	t.Logf("%d kills, %d resumes from a mid-epoch checkpoint", kills, midEpoch)
+	if kills == 0 {
+		t.Error("no kill landed before the run ended")
+	}
+}

@@ -1,0 +1,675 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Fused recurrent sequences: Blocks' LSTM and GatedRecurrent iterated over
+// a whole sequence as one op each, instead of a Scan of their step graph.
+// The forward op runs one matrix product per step for all the gates
+// (two for the GRU, whose candidate needs the reset gate first) and one
+// fused elementwise pass (rnn_kernels.go); it keeps the gates for the
+// gradient in its packed output. The gradient op runs the backward scan
+// with one product per step for the previous state's gradient (two for
+// the GRU), writes the pre-activations' gradients straight into the
+// inputs' gradient, and computes the recurrent weights' gradients after
+// the loop as one product over all the steps (Hᵀ·dA, (d × T·B)·(T·B × 4d)),
+// as cuDNN and PyTorch do. Nothing is allocated per call: every buffer,
+// scratch included, lives in the ops' outputs, which the executor reuses.
+//
+// Semantics are the bricks' (bricks/recurrent.go): Blocks' LSTM with its
+// diagonal peepholes and GatedRecurrent, Tanh and Logistic activations,
+// the mask keeping the previous state where it is 0, outputs in iteration
+// order (with Reverse, the first row is the step that read the last
+// input). The mask is not differentiated (it is data).
+
+// rnnDims are the sizes of a fused sequence: T steps, B rows, d units.
+type rnnDims struct{ T, B, d int }
+
+func (r rnnDims) n() int { return r.B * r.d }
+
+func checkRNNTypes(name string, in []*Variable, ndims []int, mask bool) (nd.DType, error) {
+	want := len(ndims)
+	if mask {
+		want++
+	}
+	if len(in) != want {
+		return 0, fmt.Errorf("%s takes %d inputs, got %d", name, want, len(in))
+	}
+	dt := in[0].dtype
+	if !dt.IsFloat() {
+		return 0, fmt.Errorf("%s: the inputs must be floats, got %s %s", name, dt, in[0])
+	}
+	for i, nd := range ndims {
+		if in[i].ndim != nd || in[i].dtype != dt {
+			return 0, fmt.Errorf("%s: input %d (%s) must be %d-d %s, got %s", name, i, in[i], nd, dt, in[i].TypeString())
+		}
+	}
+	if mask && (in[len(ndims)].ndim != 2 || in[len(ndims)].dtype != dt) {
+		return 0, fmt.Errorf("%s: the mask must be 2-d (time, batch) %s, got %s %s", name, dt, in[len(ndims)], in[len(ndims)].TypeString())
+	}
+	return dt, nil
+}
+
+// checkRNNShapes checks the shapes of a fused sequence's inputs against
+// want (-1: T, -2: B, -3: d, -4·k: k·d), d being the initial state's
+// (input h0) last dimension, and returns the sizes.
+func checkRNNShapes(name string, in [][]int, want [][]int, mask bool, h0 int) (rnnDims, error) {
+	x := in[0]
+	if len(x) != 3 || len(in[h0]) != 2 {
+		return rnnDims{}, fmt.Errorf("%s: the inputs must be (time, batch, features) and the initial state (batch, dim), got %s and %s", name, shapeStr(x), shapeStr(in[h0]))
+	}
+	r := rnnDims{T: x[0], B: x[1], d: in[h0][1]}
+	dim := func(code int) int {
+		switch code {
+		case -1:
+			return r.T
+		case -2:
+			return r.B
+		case -3:
+			return r.d
+		}
+		return -code / 4 * r.d
+	}
+	for i, w := range want {
+		ok := len(in[i]) == len(w)
+		for k := 0; ok && k < len(w); k++ {
+			ok = in[i][k] == dim(w[k])
+		}
+		if !ok {
+			exp := make([]int, len(w))
+			for k := range w {
+				exp[k] = dim(w[k])
+			}
+			return rnnDims{}, fmt.Errorf("%s: input %d has shape %s, want %s", name, i, shapeStr(in[i]), shapeStr(exp))
+		}
+	}
+	if mask {
+		if m := in[len(want)]; len(m) != 2 || m[0] != r.T || m[1] != r.B {
+			return rnnDims{}, fmt.Errorf("%s: the mask has shape %s, want (%d, %d) (time, batch)", name, shapeStr(m), r.T, r.B)
+		}
+	}
+	return r, nil
+}
+
+// LSTMSequence is Blocks' LSTM over a whole sequence, fused: x (T, B, 4d)
+// the inputs, h0 and c0 (B, d) the initial states, w (d, 4d) W_state, wci,
+// wcf, wco (d) the peepholes, mask (T, B) or nil. It returns the states
+// and cells, (T, B, d) each.
+func LSTMSequence(x, h0, c0, w, wci, wcf, wco, mask *Variable, reverse bool) (states, cells *Variable, err error) {
+	in := []*Variable{x, h0, c0, w, wci, wcf, wco}
+	if mask != nil {
+		in = append(in, mask)
+	}
+	op := &lstmSeqOp{reverse: reverse, mask: mask != nil}
+	packed, err := tryApply(op, in...)
+	if err != nil {
+		return nil, nil, err
+	}
+	packed.Name = "lstm.packed"
+	return apply(rnnOutOp{lstmKind, 0}, packed, x, h0), apply(rnnOutOp{lstmKind, 1}, packed, x, h0), nil
+}
+
+// GRUSequence is Blocks' GatedRecurrent over a whole sequence, fused: x
+// (T, B, d) the inputs, xg (T, B, 2d) the gate inputs, h0 (B, d), u (d, d)
+// state_to_state, wg (d, 2d) state_to_gates, mask (T, B) or nil. It
+// returns the states (T, B, d).
+func GRUSequence(x, xg, h0, u, wg, mask *Variable, reverse bool) (*Variable, error) {
+	in := []*Variable{x, xg, h0, u, wg}
+	if mask != nil {
+		in = append(in, mask)
+	}
+	op := &gruSeqOp{reverse: reverse, mask: mask != nil}
+	packed, err := tryApply(op, in...)
+	if err != nil {
+		return nil, err
+	}
+	packed.Name = "gru.packed"
+	return apply(rnnOutOp{gruKind, 0}, packed, x, h0), nil
+}
+
+type rnnKind int
+
+const (
+	lstmKind rnnKind = iota
+	gruKind
+)
+
+// ---- LSTM ----
+
+type lstmSeqOp struct{ reverse, mask bool }
+
+var lstmShapes = [][]int{{-1, -2, -16}, {-2, -3}, {-2, -3}, {-3, -16}, {-3}, {-3}, {-3}}
+
+func (o *lstmSeqOp) String() string {
+	if o.reverse {
+		return "LSTMSequence{reverse}"
+	}
+	return "LSTMSequence"
+}
+
+func (o *lstmSeqOp) Type(in []*Variable) (nd.DType, int, error) {
+	dt, err := checkRNNTypes("LSTM sequence", in, []int{3, 2, 2, 2, 1, 1, 1}, o.mask)
+	return dt, 1, err
+}
+
+// lstmLayout: the packed output holds [h0, H] and [c0, C] ((T+1)·B·d
+// each), the activated gates (T·B·4d) and tanh of the unmasked cells
+// (T·B·d).
+func lstmLayout(r rnnDims) (h, c, g, tc, total int) {
+	n := r.n()
+	h, c = 0, (r.T+1)*n
+	g = 2 * (r.T + 1) * n
+	tc = g + 4*r.T*n
+	return h, c, g, tc, tc + r.T*n
+}
+
+func (o *lstmSeqOp) Shape(in [][]int) ([]int, error) {
+	r, err := checkRNNShapes("LSTM sequence", in, lstmShapes, o.mask, 1)
+	if err != nil {
+		return nil, err
+	}
+	_, _, _, _, total := lstmLayout(r)
+	return []int{total}, nil
+}
+
+func (o *lstmSeqOp) Run(out *nd.Array, in []*nd.Array) {
+	if err := o.RunErr(out, in); err != nil {
+		panic(err)
+	}
+}
+
+func (o *lstmSeqOp) RunErr(out *nd.Array, in []*nd.Array) error {
+	switch out.Data.(type) {
+	case []float32:
+		return lstmForward[float32](o, out, in)
+	case []float64:
+		return lstmForward[float64](o, out, in)
+	}
+	return fmt.Errorf("LSTM sequence: %s data", out.DType())
+}
+
+func rnnData[T float32 | float64](a *nd.Array) []T {
+	if a == nil {
+		return nil
+	}
+	return a.Data.([]T)
+}
+
+// stepIndex is the input time read by iteration step s.
+func stepIndex(s, T int, reverse bool) int {
+	if reverse {
+		return T - 1 - s
+	}
+	return s
+}
+
+func lstmForward[T float32 | float64](o *lstmSeqOp, out *nd.Array, in []*nd.Array) error {
+	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[1].Shape[1]}
+	n, d, B := r.n(), r.d, r.B
+	p := out.Data.([]T)
+	hOff, cOff, gOff, tcOff, total := lstmLayout(r)
+	x, w := rnnData[T](in[0]), rnnData[T](in[3])
+	wci, wcf, wco := rnnData[T](in[4]), rnnData[T](in[5]), rnnData[T](in[6])
+	var mask []T
+	if o.mask {
+		mask = rnnData[T](in[7])
+	}
+	if len(p) < total || len(x) < r.T*4*n || len(w) < 4*d*d || len(wci) < d || len(wcf) < d || len(wco) < d || (o.mask && len(mask) < r.T*B) {
+		return fmt.Errorf("LSTM sequence: buffers smaller than the shapes say")
+	}
+	copy(p[hOff:hOff+n], rnnData[T](in[1]))
+	copy(p[cOff:cOff+n], rnnData[T](in[2]))
+	for s := range r.T {
+		t := stepIndex(s, r.T, o.reverse)
+		hp := p[hOff+s*n : hOff+(s+1)*n]
+		cp := p[cOff+s*n : cOff+(s+1)*n]
+		g := p[gOff+s*4*n : gOff+(s+1)*4*n]
+		if err := rnnGemm(false, false, B, 4*d, d, hp, w, g); err != nil {
+			return err
+		}
+		var m []T
+		if mask != nil {
+			m = mask[t*B : (t+1)*B]
+		}
+		lstmStep(g, x[t*4*n:(t+1)*4*n], cp, hp, wci, wcf, wco, m,
+			p[cOff+(s+1)*n:cOff+(s+2)*n], p[hOff+(s+1)*n:hOff+(s+2)*n], p[tcOff+s*n:tcOff+(s+1)*n], B, d)
+	}
+	return nil
+}
+
+func (o *lstmSeqOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	g := apply(&lstmSeqGradOp{o}, append(append([]*Variable(nil), in...), out, gz)...)
+	grads := make([]*Variable, len(in))
+	for k := range 7 {
+		grads[k] = apply(rnnGradPartOp{lstmKind, k}, append([]*Variable{g}, in...)...)
+	}
+	return grads
+}
+
+// lstmSeqGradOp is back-propagation through time. Inputs: the sequence's
+// inputs, its packed output and the packed gradient of (H, C). Output:
+// [dX, dh0, dc0, dW, dwci, dwcf, dwco] then scratch (dh, dc, keep: B·d
+// each).
+type lstmSeqGradOp struct{ f *lstmSeqOp }
+
+func (o *lstmSeqGradOp) String() string { return "LSTMSequenceGrad" }
+func (o *lstmSeqGradOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, 1, nil
+}
+
+func lstmGradLayout(r rnnDims) (offs [7]int, total int) {
+	n, d := r.n(), r.d
+	sizes := [7]int{r.T * 4 * n, n, n, 4 * d * d, d, d, d}
+	for k, s := range sizes {
+		offs[k] = total
+		total += s
+	}
+	return offs, total + 3*n
+}
+
+func (o *lstmSeqGradOp) Shape(in [][]int) ([]int, error) {
+	k := len(in) - 2
+	r, err := checkRNNShapes("LSTM sequence gradient", in[:k], lstmShapes, o.f.mask, 1)
+	if err != nil {
+		return nil, err
+	}
+	_, total := lstmGradLayout(r)
+	return []int{total}, nil
+}
+
+func (o *lstmSeqGradOp) Run(out *nd.Array, in []*nd.Array) {
+	if err := o.RunErr(out, in); err != nil {
+		panic(err)
+	}
+}
+
+func (o *lstmSeqGradOp) RunErr(out *nd.Array, in []*nd.Array) error {
+	switch out.Data.(type) {
+	case []float32:
+		return lstmBackward[float32](o.f, out, in)
+	case []float64:
+		return lstmBackward[float64](o.f, out, in)
+	}
+	return fmt.Errorf("LSTM sequence gradient: %s data", out.DType())
+}
+
+func lstmBackward[T float32 | float64](f *lstmSeqOp, out *nd.Array, in []*nd.Array) error {
+	k := len(in) - 2
+	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[1].Shape[1]}
+	n, d, B, nT := r.n(), r.d, r.B, r.T
+	p, gz := rnnData[T](in[k]), rnnData[T](in[k+1])
+	hOff, cOff, gOff, tcOff, total := lstmLayout(r)
+	offs, gtotal := lstmGradLayout(r)
+	o := out.Data.([]T)
+	w := rnnData[T](in[3])
+	wci, wcf, wco := rnnData[T](in[4]), rnnData[T](in[5]), rnnData[T](in[6])
+	var mask []T
+	if f.mask {
+		mask = rnnData[T](in[7])
+	}
+	if len(p) < total || len(gz) < 2*nT*n || len(o) < gtotal {
+		return fmt.Errorf("LSTM sequence gradient: buffers smaller than the shapes say")
+	}
+	dX := o[offs[0] : offs[0]+nT*4*n]
+	carryH, carryC := o[offs[1]:offs[1]+n], o[offs[2]:offs[2]+n]
+	dW := o[offs[3] : offs[3]+4*d*d]
+	sci, scf, sco := o[offs[4]:offs[4]+d], o[offs[5]:offs[5]+d], o[offs[6]:offs[6]+d]
+	scratch := o[offs[6]+d:]
+	dh, dc, keep := scratch[:n], scratch[n:2*n], scratch[2*n:3*n]
+	clear(carryH)
+	clear(carryC)
+	clear(sci)
+	clear(scf)
+	clear(sco)
+	dH, dC := gz[:nT*n], gz[nT*n:2*nT*n]
+	for s := nT - 1; s >= 0; s-- {
+		t := stepIndex(s, nT, f.reverse)
+		for j := range n {
+			dh[j] = dH[s*n+j] + carryH[j]
+			dc[j] = dC[s*n+j] + carryC[j]
+		}
+		var m []T
+		if mask != nil {
+			m = mask[t*B : (t+1)*B]
+		}
+		da := dX[s*4*n : (s+1)*4*n]
+		lstmStepGrad(da, dh, dc, p[gOff+s*4*n:gOff+(s+1)*4*n], p[cOff+(s+1)*n:cOff+(s+2)*n],
+			p[tcOff+s*n:tcOff+(s+1)*n], p[cOff+s*n:cOff+(s+1)*n], wci, wcf, wco, m, keep, carryC, sci, scf, sco, B, d)
+		if err := rnnGemm(false, true, B, d, 4*d, da, w, carryH); err != nil {
+			return err
+		}
+		if mask != nil {
+			for j := range n {
+				carryH[j] += keep[j]
+			}
+		}
+	}
+	// dW = [h0, H(0..nT-2)]ᵀ · dA over all the steps at once.
+	if err := rnnGemm(true, false, d, 4*d, nT*B, p[hOff:hOff+nT*n], dX, dW); err != nil {
+		return err
+	}
+	reverseSteps(dX, nT, 4*n, f.reverse)
+	return nil
+}
+
+// reverseSteps puts per-step blocks computed in iteration order back in
+// time order when the iteration ran backwards.
+func reverseSteps[T float32 | float64](x []T, steps, size int, reverse bool) {
+	if !reverse {
+		return
+	}
+	for s := range steps / 2 {
+		a := x[s*size : (s+1)*size]
+		b := x[(steps-1-s)*size : (steps-s)*size]
+		for j := range a {
+			a[j], b[j] = b[j], a[j]
+		}
+	}
+}
+
+func (o *lstmSeqGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return make([]*Variable, len(in))
+}
+
+// ---- GRU ----
+
+type gruSeqOp struct{ reverse, mask bool }
+
+var gruShapes = [][]int{{-1, -2, -3}, {-1, -2, -8}, {-2, -3}, {-3, -3}, {-3, -8}}
+
+func (o *gruSeqOp) String() string {
+	if o.reverse {
+		return "GRUSequence{reverse}"
+	}
+	return "GRUSequence"
+}
+
+func (o *gruSeqOp) Type(in []*Variable) (nd.DType, int, error) {
+	dt, err := checkRNNTypes("GRU sequence", in, []int{3, 3, 2, 2, 2}, o.mask)
+	return dt, 1, err
+}
+
+// gruLayout: the packed output holds [h0, H] ((T+1)·B·d), the activated
+// gates (T·B·2d), the candidates n (T·B·d) and h(t-1)·r (T·B·d).
+func gruLayout(r rnnDims) (h, g, nn, hr, total int) {
+	n := r.n()
+	g = (r.T + 1) * n
+	nn = g + 2*r.T*n
+	hr = nn + r.T*n
+	return 0, g, nn, hr, hr + r.T*n
+}
+
+func (o *gruSeqOp) Shape(in [][]int) ([]int, error) {
+	r, err := checkRNNShapes("GRU sequence", in, gruShapes, o.mask, 2)
+	if err != nil {
+		return nil, err
+	}
+	_, _, _, _, total := gruLayout(r)
+	return []int{total}, nil
+}
+
+func (o *gruSeqOp) Run(out *nd.Array, in []*nd.Array) {
+	if err := o.RunErr(out, in); err != nil {
+		panic(err)
+	}
+}
+
+func (o *gruSeqOp) RunErr(out *nd.Array, in []*nd.Array) error {
+	switch out.Data.(type) {
+	case []float32:
+		return gruForward[float32](o, out, in)
+	case []float64:
+		return gruForward[float64](o, out, in)
+	}
+	return fmt.Errorf("GRU sequence: %s data", out.DType())
+}
+
+func gruForward[T float32 | float64](o *gruSeqOp, out *nd.Array, in []*nd.Array) error {
+	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[2].Shape[1]}
+	n, d, B := r.n(), r.d, r.B
+	p := out.Data.([]T)
+	hOff, gOff, nOff, hrOff, total := gruLayout(r)
+	x, xg, u, wg := rnnData[T](in[0]), rnnData[T](in[1]), rnnData[T](in[3]), rnnData[T](in[4])
+	var mask []T
+	if o.mask {
+		mask = rnnData[T](in[5])
+	}
+	if len(p) < total || len(x) < r.T*n || len(xg) < 2*r.T*n {
+		return fmt.Errorf("GRU sequence: buffers smaller than the shapes say")
+	}
+	copy(p[hOff:hOff+n], rnnData[T](in[2]))
+	for s := range r.T {
+		t := stepIndex(s, r.T, o.reverse)
+		hp := p[hOff+s*n : hOff+(s+1)*n]
+		g := p[gOff+s*2*n : gOff+(s+1)*2*n]
+		hr := p[hrOff+s*n : hrOff+(s+1)*n]
+		nn := p[nOff+s*n : nOff+(s+1)*n]
+		if err := rnnGemm(false, false, B, 2*d, d, hp, wg, g); err != nil {
+			return err
+		}
+		gruGates(g, xg[t*2*n:(t+1)*2*n], hp, hr, B, d)
+		if err := rnnGemm(false, false, B, d, d, hr, u, nn); err != nil {
+			return err
+		}
+		var m []T
+		if mask != nil {
+			m = mask[t*B : (t+1)*B]
+		}
+		gruStep(nn, x[t*n:(t+1)*n], g, hp, m, p[hOff+(s+1)*n:hOff+(s+2)*n], B, d)
+	}
+	return nil
+}
+
+func (o *gruSeqOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	g := apply(&gruSeqGradOp{o}, append(append([]*Variable(nil), in...), out, gz)...)
+	grads := make([]*Variable, len(in))
+	for k := range 5 {
+		grads[k] = apply(rnnGradPartOp{gruKind, k}, append([]*Variable{g}, in...)...)
+	}
+	return grads
+}
+
+// gruSeqGradOp: output [dX, dXG, dh0, dU, dWg] then scratch (dh, dhr,
+// tmp: B·d each).
+type gruSeqGradOp struct{ f *gruSeqOp }
+
+func (o *gruSeqGradOp) String() string { return "GRUSequenceGrad" }
+func (o *gruSeqGradOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[0].dtype, 1, nil
+}
+
+func gruGradLayout(r rnnDims) (offs [5]int, total int) {
+	n, d := r.n(), r.d
+	sizes := [5]int{r.T * n, r.T * 2 * n, n, d * d, 2 * d * d}
+	for k, s := range sizes {
+		offs[k] = total
+		total += s
+	}
+	return offs, total + 3*n
+}
+
+func (o *gruSeqGradOp) Shape(in [][]int) ([]int, error) {
+	k := len(in) - 2
+	r, err := checkRNNShapes("GRU sequence gradient", in[:k], gruShapes, o.f.mask, 2)
+	if err != nil {
+		return nil, err
+	}
+	_, total := gruGradLayout(r)
+	return []int{total}, nil
+}
+
+func (o *gruSeqGradOp) Run(out *nd.Array, in []*nd.Array) {
+	if err := o.RunErr(out, in); err != nil {
+		panic(err)
+	}
+}
+
+func (o *gruSeqGradOp) RunErr(out *nd.Array, in []*nd.Array) error {
+	switch out.Data.(type) {
+	case []float32:
+		return gruBackward[float32](o.f, out, in)
+	case []float64:
+		return gruBackward[float64](o.f, out, in)
+	}
+	return fmt.Errorf("GRU sequence gradient: %s data", out.DType())
+}
+
+func gruBackward[T float32 | float64](f *gruSeqOp, out *nd.Array, in []*nd.Array) error {
+	k := len(in) - 2
+	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[2].Shape[1]}
+	n, d, B, nT := r.n(), r.d, r.B, r.T
+	p, gz := rnnData[T](in[k]), rnnData[T](in[k+1])
+	hOff, gOff, nOff, hrOff, total := gruLayout(r)
+	offs, gtotal := gruGradLayout(r)
+	o := out.Data.([]T)
+	u, wg := rnnData[T](in[3]), rnnData[T](in[4])
+	var mask []T
+	if f.mask {
+		mask = rnnData[T](in[5])
+	}
+	if len(p) < total || len(gz) < nT*n || len(o) < gtotal {
+		return fmt.Errorf("GRU sequence gradient: buffers smaller than the shapes say")
+	}
+	dX := o[offs[0] : offs[0]+nT*n]
+	dXG := o[offs[1] : offs[1]+2*nT*n]
+	carry := o[offs[2] : offs[2]+n]
+	dU := o[offs[3] : offs[3]+d*d]
+	dWg := o[offs[4] : offs[4]+2*d*d]
+	scratch := o[offs[4]+2*d*d:]
+	dh, dhr, tmp := scratch[:n], scratch[n:2*n], scratch[2*n:3*n]
+	clear(carry)
+	for s := nT - 1; s >= 0; s-- {
+		t := stepIndex(s, nT, f.reverse)
+		for j := range n {
+			dh[j] = gz[s*n+j] + carry[j]
+		}
+		var m []T
+		if mask != nil {
+			m = mask[t*B : (t+1)*B]
+		}
+		g := p[gOff+s*2*n : gOff+(s+1)*2*n]
+		hp := p[hOff+s*n : hOff+(s+1)*n]
+		dan := dX[s*n : (s+1)*n]
+		dg := dXG[s*2*n : (s+1)*2*n]
+		gruStepGradN(dan, dg, dh, g, p[nOff+s*n:nOff+(s+1)*n], hp, m, carry, B, d)
+		if err := rnnGemm(false, true, B, d, d, dan, u, dhr); err != nil {
+			return err
+		}
+		gruStepGradR(dg, dhr, g, hp, carry, B, d)
+		if err := rnnGemm(false, true, B, d, 2*d, dg, wg, tmp); err != nil {
+			return err
+		}
+		for j := range n {
+			carry[j] += tmp[j]
+		}
+	}
+	// dU = (h·r)ᵀ·dA_n and dW_g = [h0, H(0..nT-2)]ᵀ·dA_g over all the steps.
+	if err := rnnGemm(true, false, d, d, nT*B, p[hrOff:hrOff+nT*n], dX, dU); err != nil {
+		return err
+	}
+	if err := rnnGemm(true, false, d, 2*d, nT*B, p[hOff:hOff+nT*n], dXG, dWg); err != nil {
+		return err
+	}
+	reverseSteps(dX, nT, n, f.reverse)
+	reverseSteps(dXG, nT, 2*n, f.reverse)
+	return nil
+}
+
+func (o *gruSeqGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return make([]*Variable, len(in))
+}
+
+// ---- outputs and gradient parts ----
+
+// rnnOutOp views output k of a fused sequence's packed buffer (LSTM: 0
+// the states, 1 the cells; GRU: 0 the states). Inputs: the packed buffer,
+// the input sequence and the initial state (for the sizes).
+type rnnOutOp struct {
+	kind rnnKind
+	k    int
+}
+
+func (o rnnOutOp) String() string {
+	return [][]string{{"LSTMStates", "LSTMCells"}, {"GRUStates"}}[o.kind][o.k]
+}
+func (o rnnOutOp) Type(in []*Variable) (nd.DType, int, error) { return in[0].dtype, 3, nil }
+func (o rnnOutOp) Shape(in [][]int) ([]int, error) {
+	return []int{in[1][0], in[1][1], in[2][1]}, nil
+}
+func (o rnnOutOp) IsView(in [][]int, out []int) bool { return true }
+func (o rnnOutOp) Run(out *nd.Array, in []*nd.Array) {
+	T, n := in[1].Shape[0], in[2].Size()
+	off := (o.k*(T+1) + 1) * n
+	out.Data = sliceData(in[0].Data, off, off+T*n)
+}
+func (o rnnOutOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(rnnOutGradOp(o), gz, in[1], in[2]), nil, nil}
+}
+
+// rnnOutGradOp is the packed gradient of the sequence's outputs: (dH, dC)
+// for the LSTM, with zeros for the one not used (the executor sums the
+// two when both are), dH for the GRU (a view).
+type rnnOutGradOp rnnOutOp
+
+func (o rnnOutGradOp) parts() int {
+	if o.kind == lstmKind {
+		return 2
+	}
+	return 1
+}
+func (o rnnOutGradOp) String() string                             { return rnnOutOp(o).String() + "Grad" }
+func (o rnnOutGradOp) Type(in []*Variable) (nd.DType, int, error) { return in[0].dtype, 1, nil }
+func (o rnnOutGradOp) Shape(in [][]int) ([]int, error) {
+	return []int{o.parts() * nd.Prod(in[0])}, nil
+}
+func (o rnnOutGradOp) IsView(in [][]int, out []int) bool { return o.parts() == 1 }
+func (o rnnOutGradOp) Run(out *nd.Array, in []*nd.Array) {
+	if o.parts() == 1 {
+		out.Data = in[0].Data
+		return
+	}
+	zero(out)
+	n := in[0].Size()
+	copyInto(view(out, o.k*n, in[0].Shape), in[0])
+}
+func (o rnnOutGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return make([]*Variable, len(in))
+}
+
+// rnnGradPartOp views the gradient of input k in a fused sequence's packed
+// gradient. Inputs: the packed gradient and the sequence's inputs.
+type rnnGradPartOp struct {
+	kind rnnKind
+	k    int
+}
+
+func (o rnnGradPartOp) String() string { return fmt.Sprintf("RNNGradPart{%d}", o.k) }
+func (o rnnGradPartOp) Type(in []*Variable) (nd.DType, int, error) {
+	return in[1+o.k].dtype, in[1+o.k].ndim, nil
+}
+func (o rnnGradPartOp) Shape(in [][]int) ([]int, error)   { return in[1+o.k], nil }
+func (o rnnGradPartOp) IsView(in [][]int, out []int) bool { return true }
+func (o rnnGradPartOp) Run(out *nd.Array, in []*nd.Array) {
+	var off int
+	if o.kind == lstmKind {
+		r := rnnDims{T: in[1].Shape[0], B: in[1].Shape[1], d: in[2].Shape[1]}
+		offs, _ := lstmGradLayout(r)
+		off = offs[o.k]
+	} else {
+		r := rnnDims{T: in[1].Shape[0], B: in[1].Shape[1], d: in[3].Shape[1]}
+		offs, _ := gruGradLayout(r)
+		off = offs[o.k]
+	}
+	out.Data = sliceData(in[0].Data, off, off+nd.Prod(out.Shape))
+}
+func (o rnnGradPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return make([]*Variable, len(in))
+}
+
+// FusionEnabled says whether fusions are on (they are unless the
+// environment sets BLOCKS_NOFUSE=1, for comparisons): the executor's
+// planning-time fusions and the bricks' fused recurrent sequences.
+func FusionEnabled() bool { return !noFuse }

@@ -1,0 +1,254 @@
+package core
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/blocks-go/blocks/internal/vec"
+)
+
+// Per-step kernels of the fused LSTM and GRU sequences (rnn.go): the
+// elementwise work of one time step over the whole batch in one pass per
+// row, and its gradient. The nonlinearities are the Tanh and Sigmoid ops'
+// own (elemwise.go: vec.Tanh32 and vec.Sigmoid32 in float32, math.Tanh and
+// sigmoid in float64) and every forward expression is evaluated in the
+// order the unfused step graph evaluates it, so the fused forward pass
+// gives the same bits as the generic scan of the bricks' step
+// (TestFusedLSTMMatchesScan). The kernels are plain Go: the only version,
+// the same on every architecture.
+
+// sigmoidInPlace applies the logistic function to s.
+func sigmoidInPlace[T float32 | float64](s []T) {
+	switch v := any(s).(type) {
+	case []float32:
+		for i, x := range v {
+			v[i] = vec.Sigmoid32(x)
+		}
+	case []float64:
+		for i, x := range v {
+			v[i] = sigmoid(x)
+		}
+	}
+}
+
+// tanhInto is dst = tanh(src).
+func tanhInto[T float32 | float64](dst, src []T) {
+	switch d := any(dst).(type) {
+	case []float32:
+		s := any(src).([]float32)
+		s = s[:len(d)]
+		for i, x := range s {
+			d[i] = vec.Tanh32(x)
+		}
+	case []float64:
+		s := any(src).([]float64)
+		s = s[:len(d)]
+		for i, x := range s {
+			d[i] = math.Tanh(x)
+		}
+	}
+}
+
+// lstmStep finishes one LSTM step for a batch of rows. On entry g (rows ×
+// 4d) holds h(t-1)·W; x (rows × 4d) is the step's input, cp (rows × d)
+// c(t-1), hp h(t-1). On return g holds the activated gates [i f c̃ o], c
+// and h the new cell and state, tc tanh(c) (before the mask), all rows ×
+// d. m, when not nil, is the mask per row.
+func lstmStep[T float32 | float64](g, x, cp, hp, wci, wcf, wco, m, c, h, tc []T, rows, d int) {
+	for b := range rows {
+		gr := g[b*4*d : (b+1)*4*d]
+		xr := x[b*4*d : (b+1)*4*d]
+		cpr := cp[b*d : (b+1)*d]
+		for j := range gr {
+			gr[j] += xr[j] // act = h·W + x
+		}
+		for j := range d {
+			gr[j] += cpr[j] * wci[j]
+			gr[d+j] += cpr[j] * wcf[j]
+		}
+		sigmoidInPlace(gr[:2*d])
+		tanhInto(gr[2*d:3*d], gr[2*d:3*d])
+		cr := c[b*d : (b+1)*d]
+		for j := range d {
+			cr[j] = gr[d+j]*cpr[j] + gr[j]*gr[2*d+j]
+			gr[3*d+j] += cr[j] * wco[j]
+		}
+		sigmoidInPlace(gr[3*d:])
+		tcr := tc[b*d : (b+1)*d]
+		tanhInto(tcr, cr)
+		hr := h[b*d : (b+1)*d]
+		for j := range d {
+			hr[j] = gr[3*d+j] * tcr[j]
+		}
+		if m != nil {
+			mb := m[b]
+			hpr := hp[b*d : (b+1)*d]
+			for j := range d {
+				hr[j] = mb*hr[j] + (1-mb)*hpr[j]
+				cr[j] = mb*cr[j] + (1-mb)*cpr[j]
+			}
+		}
+	}
+}
+
+// lstmStepGrad is the gradient of one LSTM step. dh and dc are the
+// gradients of the step's (masked) outputs; g, c, tc, cp the forward
+// step's gates, new cell (masked), tanh of the unmasked cell and previous
+// cell. It writes the gradient of the pre-activations (h(t-1)·W + x) to
+// da (rows × 4d), adds the part of the previous state's gradient that
+// does not go through W to dhp ((1-m)·dh; dhp is overwritten), the
+// previous cell's gradient to dcp, and accumulates the peepholes'
+// gradients into sci, scf, sco.
+func lstmStepGrad[T float32 | float64](da, dh, dc, g, c, tc, cp, wci, wcf, wco, m, dhp, dcp, sci, scf, sco []T, rows, d int) {
+	for b := range rows {
+		gr := g[b*4*d : (b+1)*4*d]
+		dar := da[b*4*d : (b+1)*4*d]
+		dhr, dcr := dh[b*d:(b+1)*d], dc[b*d:(b+1)*d]
+		cr, tcr, cpr := c[b*d:(b+1)*d], tc[b*d:(b+1)*d], cp[b*d:(b+1)*d]
+		dhpr, dcpr := dhp[b*d:(b+1)*d], dcp[b*d:(b+1)*d]
+		var mb T = 1
+		if m != nil {
+			mb = m[b]
+		}
+		for j := range d {
+			dhn, dcn := dhr[j], dcr[j]
+			var keepH, keepC T
+			cn := cr[j]
+			if m != nil {
+				keepH, keepC = (1-mb)*dhn, (1-mb)*dcn
+				dhn, dcn = mb*dhn, mb*dcn
+				if mb != 1 {
+					// the unmasked cell: c = m·cn + (1-m)·cp
+					cn = gr[d+j]*cpr[j] + gr[j]*gr[2*d+j]
+				}
+			}
+			i, f, cc, o := gr[j], gr[d+j], gr[2*d+j], gr[3*d+j]
+			t := tcr[j]
+			do := dhn * t
+			dct := dcn + dhn*o*(1-t*t)
+			dao := do * o * (1 - o)
+			dct += dao * wco[j]
+			dai := dct * cc * i * (1 - i)
+			daf := dct * cpr[j] * f * (1 - f)
+			dag := dct * i * (1 - cc*cc)
+			dar[j], dar[d+j], dar[2*d+j], dar[3*d+j] = dai, daf, dag, dao
+			dcpr[j] = dct*f + dai*wci[j] + daf*wcf[j] + keepC
+			dhpr[j] = keepH
+			sci[j] += dai * cpr[j]
+			scf[j] += daf * cpr[j]
+			sco[j] += dao * cn
+		}
+	}
+}
+
+// gruGates finishes the first half of a GRU step: on entry g (rows × 2d)
+// holds h(t-1)·W_g; it adds the gate inputs xg and applies the sigmoid
+// (update, reset), then writes hr = h(t-1)·r.
+func gruGates[T float32 | float64](g, xg, hp, hr []T, rows, d int) {
+	for j := range g[:rows*2*d] {
+		g[j] += xg[j]
+	}
+	sigmoidInPlace(g[:rows*2*d])
+	for b := range rows {
+		r := g[b*2*d+d : (b+1)*2*d]
+		hpr, hrr := hp[b*d:(b+1)*d], hr[b*d:(b+1)*d]
+		for j := range d {
+			hrr[j] = hpr[j] * r[j]
+		}
+	}
+}
+
+// gruStep finishes a GRU step: on entry n holds (h(t-1)·r)·U; it adds the
+// inputs x, applies tanh, and writes the new state h = n·u + h(t-1)·(1-u),
+// masked.
+func gruStep[T float32 | float64](n, x, g, hp, m, h []T, rows, d int) {
+	for j := range n[:rows*d] {
+		n[j] += x[j]
+	}
+	tanhInto(n[:rows*d], n[:rows*d])
+	for b := range rows {
+		u := g[b*2*d : b*2*d+d]
+		nr, hpr, hr := n[b*d:(b+1)*d], hp[b*d:(b+1)*d], h[b*d:(b+1)*d]
+		for j := range d {
+			hr[j] = nr[j]*u[j] + hpr[j]*(1-u[j])
+		}
+		if m != nil {
+			mb := m[b]
+			for j := range d {
+				hr[j] = mb*hr[j] + (1-mb)*hpr[j]
+			}
+		}
+	}
+}
+
+// gruStepGradN is the first half of a GRU step's gradient: from dh (the
+// masked new state's gradient) it writes the gradient of n's
+// pre-activation to dan, the update gate's gradient (before its sigmoid)
+// to the first half of dg's rows, and the direct part of the previous
+// state's gradient to dhp.
+func gruStepGradN[T float32 | float64](dan, dg, dh, g, n, hp, m, dhp []T, rows, d int) {
+	for b := range rows {
+		u := g[b*2*d : b*2*d+d]
+		dgr := dg[b*2*d : b*2*d+d]
+		dhr, nr, hpr := dh[b*d:(b+1)*d], n[b*d:(b+1)*d], hp[b*d:(b+1)*d]
+		danr, dhpr := dan[b*d:(b+1)*d], dhp[b*d:(b+1)*d]
+		var mb T = 1
+		if m != nil {
+			mb = m[b]
+		}
+		for j := range d {
+			dn := dhr[j]
+			var keep T
+			if m != nil {
+				keep = (1 - mb) * dn
+				dn = mb * dn
+			}
+			uj := u[j]
+			danr[j] = dn * uj * (1 - nr[j]*nr[j])
+			dgr[j] = (dn*nr[j] - dn*hpr[j]) * uj * (1 - uj)
+			dhpr[j] = dn*(1-uj) + keep
+		}
+	}
+}
+
+// gruStepGradR is the second half: dhr is the gradient of h(t-1)·r; it
+// adds its share to dhp and writes the reset gate's gradient (before its
+// sigmoid) to the second half of dg's rows.
+func gruStepGradR[T float32 | float64](dg, dhr, g, hp, dhp []T, rows, d int) {
+	for b := range rows {
+		r := g[b*2*d+d : (b+1)*2*d]
+		dgr := dg[b*2*d+d : (b+1)*2*d]
+		dr, hpr, dhpr := dhr[b*d:(b+1)*d], hp[b*d:(b+1)*d], dhp[b*d:(b+1)*d]
+		for j := range d {
+			rj := r[j]
+			dhpr[j] += dr[j] * rj
+			dgr[j] = dr[j] * hpr[j] * rj * (1 - rj)
+		}
+	}
+}
+
+// rnnGemm is c = op(a)·op(b) (m×n) through the Dot op's code path (split
+// across the cores when large), after checking that every buffer holds
+// what the dimensions say: a bad shape is an error, never a read outside
+// a buffer in C.
+func rnnGemm[T float32 | float64](tA, tB bool, m, n, k int, a, b, c []T) error {
+	if m < 0 || n < 0 || k < 0 || len(a) < m*k || len(b) < k*n || len(c) < m*n {
+		return fmt.Errorf("recurrent product (%d×%d)·(%d×%d) with buffers of %d, %d and %d elements", m, k, k, n, len(a), len(b), len(c))
+	}
+	if m == 0 || n == 0 {
+		return nil
+	}
+	if k == 0 {
+		clear(c[:m*n])
+		return nil
+	}
+	lda, ldb := k, n
+	if tA {
+		lda = m
+	}
+	if tB {
+		ldb = k
+	}
+	splitGemm(tA, tB, m, n, k, a[:m*k], lda, b[:k*n], ldb, c[:m*n])
+	return nil
+}
