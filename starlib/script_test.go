@@ -23,7 +23,7 @@ import (
 // "---", each run on its own; a comment ### "regexp" on a line says that
 // the chunk fails at that line with an error matching regexp (a chunk may
 // have one such line); scripts check values with the assert module
-// (assert.eq, ne, true, fails, close, contains). Lines "# option:floatX=float64" and
+// (assert.eq, ne, true, fails, close, contains, array_equal). Lines "# option:floatX=float64" and
 // "# option:set NAME=VALUE" in a chunk set the run's floatX and overrides.
 // Files loaded by the chunks live in subdirectories of testdata.
 func TestScripts(t *testing.T) {
@@ -194,6 +194,8 @@ var assertFuncs = &starlarkstruct.Module{
 		"fails":    starlark.NewBuiltin("fails", assertFails),
 		"close":    starlark.NewBuiltin("close", assertClose),
 		"contains": starlark.NewBuiltin("contains", assertContains),
+		// array_equal is numpy.testing.assert_equal: see assertArrayEqual.
+		"array_equal": starlark.NewBuiltin("array_equal", assertArrayEqual),
 	},
 }
 
@@ -288,6 +290,12 @@ func assertFails(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		return nil, err
 	}
 	_, err = starlark.Call(thread, fn, nil, nil)
+	if err != nil {
+		// A stream error met inside a for loop or list() cancels the
+		// thread (Starlark iterators cannot return errors); the failure
+		// is caught here, as Python's try/except would catch it.
+		thread.Uncancel()
+	}
 	switch {
 	case err == nil:
 		report(thread, "evaluation succeeded unexpectedly (want error matching %q)", pattern)
@@ -333,4 +341,80 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// assertArrayEqual is numpy.testing.assert_equal(actual, desired), as
+// Fuel's and Blocks' tests use it: dicts key by key, lists and tuples
+// (either kind) element by element, an ndarray as its nested lists
+// (tolist), numbers by value (1 == 1.0; nan equals nan), anything else
+// with ==. It lets a port compare a batch of arrays with the plain
+// values a Python test writes.
+func assertArrayEqual(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, y starlark.Value
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &x, &y); err != nil {
+		return nil, err
+	}
+	if msg := valuesDiffer(x, y, ""); msg != "" {
+		report(thread, "not equal: %s\n actual: %s\ndesired: %s", msg, x, y)
+	}
+	return starlark.None, nil
+}
+
+// valuesDiffer says where x and y differ ("" when they are equal in
+// numpy.testing.assert_equal's sense); path locates the difference.
+func valuesDiffer(x, y starlark.Value, path string) string {
+	if a, ok := x.(*Array); ok {
+		x = toList(a.A, 0, 0)
+	}
+	if a, ok := y.(*Array); ok {
+		y = toList(a.A, 0, 0)
+	}
+	if dx, ok := x.(*starlark.Dict); ok {
+		dy, ok := y.(*starlark.Dict)
+		if !ok {
+			return fmt.Sprintf("%s: dict vs %s", path, y.Type())
+		}
+		if dx.Len() != dy.Len() {
+			return fmt.Sprintf("%s: %d keys vs %d", path, dx.Len(), dy.Len())
+		}
+		for _, kv := range dx.Items() {
+			v, found, err := dy.Get(kv[0])
+			if err != nil || !found {
+				return fmt.Sprintf("%s: key %s missing", path, kv[0])
+			}
+			if msg := valuesDiffer(kv[1], v, fmt.Sprintf("%s[%s]", path, kv[0])); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	}
+	sx, okx := x.(starlark.Indexable)
+	sy, oky := y.(starlark.Indexable)
+	_, strx := x.(starlark.String)
+	_, stry := y.(starlark.String)
+	if okx && oky && !strx && !stry {
+		if sx.Len() != sy.Len() {
+			return fmt.Sprintf("%s: length %d vs %d", path, sx.Len(), sy.Len())
+		}
+		for i := 0; i < sx.Len(); i++ {
+			if msg := valuesDiffer(sx.Index(i), sy.Index(i), fmt.Sprintf("%s[%d]", path, i)); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	}
+	if fx, ok := starlark.AsFloat(x); ok {
+		if _, isBool := x.(starlark.Bool); !isBool {
+			if fy, ok := starlark.AsFloat(y); ok {
+				if fx == fy || fx != fx && fy != fy {
+					return ""
+				}
+				return fmt.Sprintf("%s: %s vs %s", path, x, y)
+			}
+		}
+	}
+	if eq, err := starlark.Equal(x, y); err != nil || !eq {
+		return fmt.Sprintf("%s: %s vs %s", path, x, y)
+	}
+	return ""
 }
