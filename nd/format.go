@@ -24,6 +24,9 @@ func (a *Array) formatElem(i int) string {
 		}
 		return "array(" + objs[i].String() + ", dtype=" + objs[i].DType().String() + ")"
 	}
+	if strs, ok := a.Data.([]string); ok {
+		return strconv.Quote(strs[i])
+	}
 	v := a.Flat(i)
 	switch a.DType() {
 	case Float32, Float64:
@@ -91,7 +94,7 @@ func (a *Array) format(b *strings.Builder, axis, off int, summarise bool) {
 // Summary is one line for people: dtype, shape and, for non-empty arrays,
 // min, max and mean.
 func (a *Array) Summary() string {
-	if a.Size() == 0 || a.DType() == Object {
+	if a.Size() == 0 || a.DType() == Object || a.DType() == Str {
 		return fmt.Sprintf("array(%s, shape=%v)", a.DType(), a.Shape)
 	}
 	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0

@@ -9,6 +9,7 @@ package nd
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -31,9 +32,12 @@ const (
 	// sources: a 1-D array whose elements are arrays ([]*Array), each with
 	// its own shape.
 	Object
+	// Str is numpy's str dtype as Fuel's tests use it for examples that
+	// are strings: Data is a []string (see str.go).
+	Str
 )
 
-var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "int16", "uint16", "object"}
+var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "int16", "uint16", "object", "str"}
 
 func (d DType) String() string {
 	if d < 0 || int(d) >= len(dtypeNames) {
@@ -59,6 +63,8 @@ func (d DType) Size() int {
 		return 2
 	case Object:
 		return 8
+	case Str:
+		return 16
 	}
 	return 1
 }
@@ -129,6 +135,8 @@ func New(dt DType, shape ...int) *Array {
 		data = make([]uint16, n)
 	case Object:
 		data = make([]*Array, n)
+	case Str:
+		data = make([]string, n)
 	default:
 		panic(fmt.Sprintf("nd.New: bad dtype %d", dt))
 	}
@@ -184,6 +192,8 @@ func (a *Array) DType() DType {
 		return Uint16
 	case []*Array:
 		return Object
+	case []string:
+		return Str
 	}
 	panic(fmt.Sprintf("nd: array holds %T", a.Data))
 }
@@ -306,6 +316,8 @@ func copyData(dst, src any) {
 		copy(d, src.([]int16))
 	case []uint16:
 		copy(d, src.([]uint16))
+	case []string:
+		copy(d, src.([]string))
 	case []*Array:
 		for i, e := range src.([]*Array) {
 			if e != nil {
@@ -459,6 +471,8 @@ func sliceData(d any, i, j int) any {
 		return d[i:j:j]
 	case []*Array:
 		return d[i:j:j]
+	case []string:
+		return d[i:j:j]
 	}
 	panic("unreachable")
 }
@@ -509,6 +523,9 @@ func Equal(a, b *Array) bool {
 			}
 		}
 		return true
+	}
+	if x, ok := a.Data.([]string); ok {
+		return slices.Equal(x, b.Data.([]string))
 	}
 	for i, n := 0, a.Size(); i < n; i++ {
 		x, y := a.Flat(i), b.Flat(i)

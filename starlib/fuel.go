@@ -3,6 +3,7 @@ package starlib
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -308,35 +309,17 @@ func (d *Dataset) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "num_examples":
 		return starlark.MakeInt(d.D.NumExamples()), nil
-	case "sources", "provides_sources":
+	case "sources":
+		return strTuple(d.D.Sources()), nil
+	case "provides_sources":
+		if p, ok := d.D.(interface{ ProvidesSources() []string }); ok {
+			return strTuple(p.ProvidesSources()), nil
+		}
 		return strTuple(d.D.Sources()), nil
 	case "axis_labels":
-		return labelsDict(d.D.AxisLabels()), nil
-	case "get_data":
-		return starlark.NewBuiltin("get_data", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var state, request starlark.Value = starlark.None, starlark.None
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "state?", &state, "request?", &request); err != nil {
-				return nil, err
-			}
-			var req fuel.Request
-			var i int
-			if starlark.AsInt(request, &i) == nil {
-				req = fuel.Request{Indices: []int{i}, Single: true}
-			} else {
-				is, err := AsInts(request)
-				if err != nil {
-					return nil, fmt.Errorf("get_data: request must be an index or a list of indices, got %s", request.Type())
-				}
-				req = fuel.Request{Indices: is}
-			}
-			arrays, err := d.D.GetData(req)
-			if err != nil {
-				return nil, err
-			}
-			return arrayTuple(arrays), nil
-		}).BindReceiver(d), nil
+		return labelsValue(d.D.AxisLabels()), nil
 	}
-	return nil, nil
+	return d.protocolAttr(name)
 }
 
 func strTuple(ss []string) starlark.Tuple {
@@ -403,7 +386,7 @@ func schemeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	var n int
 	if starlark.AsInt(examples, &n) == nil {
 		ex = schemes.Range(n)
-	} else if is, err := AsInts(examples); err == nil {
+	} else if is, err := indexList(examples); err == nil {
 		ex = schemes.List(is)
 	} else {
 		return nil, fmt.Errorf("%s: examples must be a number of examples or a list of indices, got %s", b.Name(), examples.Type())
@@ -460,9 +443,28 @@ func (c *dataStreamClass) CallInternal(thread *starlark.Thread, args starlark.Tu
 
 func makeStream(name string, args starlark.Tuple, kwargs []starlark.Tuple, defaults bool) (starlark.Value, error) {
 	var dataset starlark.Value
-	var scheme starlark.Value = starlark.None
-	if err := starlark.UnpackArgs(name, args, kwargs, "dataset", &dataset, "iteration_scheme?", &scheme); err != nil {
+	var scheme, labels starlark.Value = starlark.None, starlark.None
+	if err := starlark.UnpackArgs(name, args, kwargs, "dataset", &dataset, "iteration_scheme?", &scheme, "axis_labels?", &labels); err != nil {
 		return nil, err
+	}
+	if labels != starlark.None {
+		v, err := makeStream(name, starlark.Tuple{dataset, scheme}, nil, defaults)
+		if err != nil {
+			return nil, err
+		}
+		st := v.(*Stream)
+		if err := st.SetField("axis_labels", labels); err != nil {
+			return nil, err
+		}
+		if o := st.S.(*streamOverride); o.ProducesExamples() {
+			// As Fuel's DataStream: an example has no batch axis.
+			for k, l := range o.labels {
+				if l != nil {
+					o.labels[k] = slices.DeleteFunc(slices.Clone(l), func(x string) bool { return x == "batch" })
+				}
+			}
+		}
+		return st, nil
 	}
 	if it, ok := dataset.(*IterableDatasetValue); ok {
 		// TextFile and other datasets read in order: a stream of their
@@ -499,6 +501,8 @@ func makeStream(name string, args starlark.Tuple, kwargs []starlark.Tuple, defau
 type Stream struct {
 	S    fuel.Stream
 	name string
+	// last is the latest epoch iterator made (Cache's cache is its).
+	last *EpochIterator
 }
 
 var _ starlark.HasAttrs = (*Stream)(nil)
@@ -522,7 +526,7 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 	case "sources":
 		return strTuple(s.S.Sources()), nil
 	case "axis_labels":
-		return labelsDict(s.S.AxisLabels()), nil
+		return labelsValue(s.S.AxisLabels()), nil
 	case "produces_examples":
 		return starlark.Bool(s.S.ProducesExamples()), nil
 	case "get_epoch_iterator":
@@ -535,8 +539,15 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &EpochIterator{it: it, sources: s.S.Sources(), asDict: asDict, thread: thread}, nil
+			s.last = &EpochIterator{it: it, sources: s.S.Sources(), asDict: asDict, thread: thread}
+			return s.last, nil
 		}).BindReceiver(s), nil
+	}
+	switch name {
+	case "get_data":
+		return s.streamGetData(), nil
+	case "cache":
+		return s.cacheAttr()
 	}
 	if m := s.streamMethod(name); m != nil {
 		return m, nil

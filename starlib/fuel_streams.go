@@ -24,9 +24,6 @@ import (
 // .sequences); docs/fuel-streams.md is their reference.
 
 func init() {
-	Extend("fuel.datasets", starlark.StringDict{
-		"IterableDataset": NewBuiltin("IterableDataset", iterableDataset),
-	})
 	Extend("fuel.schemes", starlark.StringDict{
 		"ConstantScheme":     NewBuiltin("ConstantScheme", constantScheme),
 		"ConcatenatedScheme": NewBuiltin("ConcatenatedScheme", concatenatedScheme),
@@ -183,43 +180,6 @@ func schemeName(s schemes.Scheme) string {
 		return "ConcatenatedScheme"
 	}
 	return "IterationScheme"
-}
-
-// dataValue is a stream item's array for Starlark: an object array (a
-// ragged batch) becomes a list of arrays.
-func dataValue(a *nd.Array) starlark.Value {
-	if p, ok := a.Data.([]*nd.Array); ok {
-		l := make([]starlark.Value, len(p))
-		for i, x := range p {
-			l[i] = dataValue(x)
-		}
-		return starlark.NewList(l)
-	}
-	return FromArray(a)
-}
-
-// valueData converts what a mapping returned for one source: an array, a
-// number, nested lists, or a list of differently shaped arrays (a ragged
-// batch).
-func valueData(v starlark.Value) (*nd.Array, error) {
-	a, err := ToArray(v, nil)
-	if err == nil {
-		return a, nil
-	}
-	seq, ok := v.(starlark.Indexable)
-	if !ok {
-		return nil, err
-	}
-	parts := make([]*nd.Array, seq.Len())
-	for i := range parts {
-		if parts[i], err = valueData(seq.Index(i)); err != nil {
-			return nil, err
-		}
-	}
-	if len(parts) == 0 {
-		return nd.Objects(nil), nil
-	}
-	return nd.Stack(parts)
 }
 
 // callThread is a thread for calling a script's function from a stream
@@ -646,7 +606,8 @@ func (it *epochsIter) Next(p *starlark.Value) bool {
 		}
 		return false
 	}
-	*p = &EpochIterator{it: ei, sources: it.e.s.S.Sources(), asDict: it.e.asDict, thread: it.e.thread}
+	it.e.s.last = &EpochIterator{it: ei, sources: it.e.s.S.Sources(), asDict: it.e.asDict, thread: it.e.thread}
+	*p = it.e.s.last
 	return true
 }
 func (it *epochsIter) Done()      {}
@@ -730,56 +691,12 @@ func (e *EpochIterator) iteratorMethod(name string) starlark.Value {
 	return nil
 }
 
-// iterableDataset is IterableDataset(iterables, sources=None,
-// axis_labels=None): iterables a dict of source name to a list of
-// examples (arrays, numbers or nested lists; shapes may differ).
-func iterableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var its *starlark.Dict
-	var sources, labels starlark.Value = starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "iterables", &its, "sources?", &sources, "axis_labels?", &labels); err != nil {
-		return nil, err
-	}
-	var srcs []datasets.IterableSource
-	for _, kv := range its.Items() {
-		name, ok := starlark.AsString(kv[0])
-		if !ok {
-			return nil, fmt.Errorf("IterableDataset: source names must be strings, got %s", kv[0].Type())
-		}
-		seq, ok := kv[1].(starlark.Indexable)
-		if !ok {
-			return nil, fmt.Errorf("IterableDataset: source %s: want a list of examples, got %s", name, kv[1].Type())
-		}
-		src := datasets.IterableSource{Name: name}
-		for i := 0; i < seq.Len(); i++ {
-			a, err := valueData(seq.Index(i))
-			if err != nil {
-				return nil, fmt.Errorf("IterableDataset: source %s, example %d: %v", name, i, err)
-			}
-			if a.DType() == nd.Float64 && !hasFloat64(seq.Index(i)) {
-				a = a.Astype(FloatX(thread))
-			}
-			src.Examples = append(src.Examples, a)
-		}
-		srcs = append(srcs, src)
-	}
-	ss, err := stringList("IterableDataset: sources", sources)
-	if err != nil {
-		return nil, err
-	}
-	lab, err := axisLabelsArg("IterableDataset", labels)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := datasets.NewIterableDataset(srcs, ss, lab)
-	if err != nil {
-		return nil, err
-	}
-	return &Dataset{D: ds, name: "IterableDataset"}, nil
-}
-
 // structureAttr is a stream's data_stream (the stream a transformer
 // wraps), dataset and iteration_scheme (a DataStream's), or None.
 func (s *Stream) structureAttr(name string) starlark.Value {
+	if o, ok := s.S.(*streamOverride); ok {
+		return (&Stream{S: o.Stream, name: s.name}).structureAttr(name)
+	}
 	switch name {
 	case "data_stream":
 		if t, ok := s.S.(interface{ DataStream() fuel.Stream }); ok {

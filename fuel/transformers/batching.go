@@ -460,6 +460,10 @@ func (it *cacheIter) Next() ([]*nd.Array, error) {
 	return out, nil
 }
 
+// Cached is the cache: per source, the examples read and not yet served
+// (Fuel's Cache.cache). The slices are the iterator's: do not change them.
+func (it *cacheIter) Cached() [][]*nd.Array { return it.cache }
+
 // CacheSize is the number of examples in the cache.
 func (it *cacheIter) CacheSize() int { return len(it.cache[0]) }
 
