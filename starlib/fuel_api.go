@@ -510,11 +510,13 @@ var (
 	_ Nexter            = (*requestIterator)(nil)
 )
 
-func (r *requestIterator) String() string        { return "<request iterator>" }
-func (r *requestIterator) Type() string          { return "request_iterator" }
-func (r *requestIterator) Freeze()               {}
-func (r *requestIterator) Truth() starlark.Bool  { return true }
-func (r *requestIterator) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: request iterator") }
+func (r *requestIterator) String() string       { return "<request iterator>" }
+func (r *requestIterator) Type() string         { return "request_iterator" }
+func (r *requestIterator) Freeze()              {}
+func (r *requestIterator) Truth() starlark.Bool { return true }
+func (r *requestIterator) Hash() (uint32, error) {
+	return 0, fmt.Errorf("unhashable: request iterator")
+}
 
 // NextBatch is the next request, or io.EOF.
 func (r *requestIterator) NextBatch() (starlark.Value, error) { return r.next() }
