@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev libopenmpi-dev openmpi-bin
 TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil
 
-.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel
+.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser
 
 all: build
 
@@ -50,6 +50,20 @@ vet:
 
 test: test-deps vet
 	BLOCKS_SHARED=$(SHARED) $(GO) test -count=1 -timeout 20m ./...
+
+# The dashboard in headless Chromium while a real run trains (Debian's
+# chromium and chromium-driver, installed when missing); .ci/run calls it.
+# BLOCKS_DASHBOARD_SCREENSHOT=docs/dashboard.png also saves a screenshot.
+BROWSER_PKGS := chromium chromium-driver
+test-browser: deps
+	@missing=""; for p in $(BROWSER_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	BLOCKS_SHARED=$(SHARED) BLOCKS_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./cmd/blocks-repl/
 
 # Long acceptance runs (kept out of make test).
 # Every TestAccept... of the project (training to published accuracies,

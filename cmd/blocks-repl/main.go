@@ -51,6 +51,10 @@ run:
   --device DEV       where graphs run: cpu (the default; also BLOCKS_DEVICE),
                      cuda or cuda:N. This build has the CPU backend only and
                      refuses cuda at once, saying so.
+  --dashboard        serve the live dashboard (blocks-repl dashboard) of this run on
+                     127.0.0.1:8765 (--dashboard-port N; a free port if taken) while
+                     it trains; the log goes to --log FILE.sqlite, default
+                     SCRIPT.sqlite in the current directory
   --log FILE         write the training log of the script's main loop to FILE:
                      JSON lines (.jsonl, .json), CSV (.csv) or an SQLite log
                      database (.sqlite, .db; written as training goes, every
@@ -130,7 +134,7 @@ func registerCommand(c command) {
 func init() {
 	registerCommand(command{
 		name: "run",
-		usage: `  blocks-repl run [--set NAME=VALUE]... [--print-config] [--log FILE] [--device DEV]
+		usage: `  blocks-repl run [--set NAME=VALUE]... [--print-config] [--log FILE] [--dashboard] [--device DEV]
                   [--np N] [--microbatches K] SCRIPT.star
                                            run an experiment script (on N processes with
                                            mpirun, each batch cut into K microbatches:
@@ -202,6 +206,8 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	printConfig := fs.Bool("print-config", false, "print the resolved config(...) and stop")
 	logPath := fs.String("log", "", "write the training log to FILE (.jsonl, .csv or .sqlite)")
 	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
+	dash := fs.Bool("dashboard", false, "serve the live dashboard while the script runs")
+	dashPort := fs.Int("dashboard-port", defaultDashboardPort, "the dashboard's port")
 	usageError := func(err error) int {
 		fmt.Fprintf(stderr, "blocks-repl run: %v\n\n%s", err, usageText())
 		return 2
@@ -231,6 +237,14 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *dash && !*printConfig && j.writer() { // process 0 serves it
+		d, err := runDashboard(ctx, script, logPath, *dashPort, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "blocks-repl run: %v\n", err)
+			return 1
+		}
+		defer d.close()
+	}
 	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig}
 	if !j.writer() {
 		*logPath = "" // process 0 writes the log

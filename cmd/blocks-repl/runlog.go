@@ -9,6 +9,7 @@ import (
 
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/internal/dashboard"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -25,15 +26,19 @@ func execWithLog(script string, src []byte, opts starlib.Options, logPath string
 	var loops []*mainloop.MainLoop
 	ext := strings.ToLower(filepath.Ext(logPath))
 	sqlite := ext == ".sqlite" || ext == ".sqlite3" || ext == ".db"
-	if logPath != "" {
-		starlib.SetMainLoopObserver(in.Thread, func(m *mainloop.MainLoop) {
-			loops = append(loops, m)
-			if sqlite {
-				// Opened at the first sync, closed when run() returns.
-				m.LogBackend = &sqlitelog.Lazy{Path: logPath}
-			}
-		})
-	}
+	starlib.SetMainLoopObserver(in.Thread, func(m *mainloop.MainLoop) {
+		loops = append(loops, m)
+		if sqlite {
+			// Opened at the first sync, closed when run() returns.
+			m.LogBackend = &sqlitelog.Lazy{Path: logPath}
+		}
+		// An SQLite log (--log, or MainLoop(log_backend="sqlite")) gets
+		// the dashboard's agent: wall times, a heartbeat, stop requests.
+		if lz, ok := m.LogBackend.(*sqlitelog.Lazy); ok {
+			m.LogBackend = &dashboard.Agent{Backend: lz, Path: lz.Path, Messages: stderr,
+				Info: dashboard.RunInfo{ScriptPath: absPath(script), Script: src, Overrides: opts.Overrides, Command: os.Args}}
+		}
+	})
 	_, err = in.ExecFile(script, src)
 	if err == nil {
 		err = in.CheckOverrides()
@@ -79,4 +84,12 @@ func writeLogFile(path, ext string, l *mainloop.TrainingLog) error {
 		return fmt.Errorf("writing the log %s: %w", path, err)
 	}
 	return nil
+}
+
+// absPath is p made absolute (p itself when that fails).
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -50,8 +51,11 @@ type DB struct {
 }
 
 // Open opens (creating when missing) the SQLite log database at path.
+// Another process may write the same database (a second run, a
+// dashboard's stop request): a write waits up to 10 s for the other
+// writer instead of failing at once.
 func Open(path string) (*DB, error) {
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open("sqlite", BusyDSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("opening the log database %s: %w", path, err)
 	}
@@ -61,6 +65,15 @@ func Open(path string) (*DB, error) {
 		return nil, fmt.Errorf("creating the log tables in %s: %w", path, err)
 	}
 	return &DB{db: db, synced: map[string]int{}}, nil
+}
+
+// BusyDSN is the data source name that opens path with a busy timeout
+// of 10 s (a path holding '?' is given as a file: URI).
+func BusyDSN(path string) string {
+	if strings.ContainsAny(path, "?#") {
+		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?_pragma=busy_timeout(10000)"
+	}
+	return path + "?_pragma=busy_timeout(10000)"
 }
 
 // Close closes the database.

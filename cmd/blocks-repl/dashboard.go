@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/blocks-go/blocks/internal/dashboard"
+)
+
+// defaultDashboardPort is the dashboard's port unless --port says
+// otherwise.
+const defaultDashboardPort = 8765
+
+const dashboardUsage = `  blocks-repl dashboard [--port N] [--addr HOST] [--token T] [LOG.sqlite | DIR]...
+                                           a live dashboard in the browser: curves, config,
+                                           script, checkpoints of runs; stop a running one
+`
+
+const dashboardHelp = `dashboard:
+  LOG.sqlite, DIR    SQLite logs (run --log FILE.sqlite) and directories searched
+                     (two levels) for logs and checkpoints (.tar); default: .
+                     New files and new rows appear while the server runs.
+  --port N           the port (default 8765; 0: any free port)
+  --addr HOST        the address to bind (default 127.0.0.1, loopback only);
+                     another address makes every request need the token
+  --token T          the access token (default: BLOCKS_DASHBOARD_TOKEN, else a
+                     random one). Stopping a run always needs it; the URL
+                     printed at start carries it (?token=...).
+`
+
+func init() {
+	registerCommand(command{
+		name:  "dashboard",
+		usage: dashboardUsage,
+		run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+			return dashboardCommand(args, stdout, stderr)
+		},
+	})
+}
+
+func dashboardCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	port := fs.Int("port", defaultDashboardPort, "")
+	addr := fs.String("addr", "127.0.0.1", "")
+	token := fs.String("token", os.Getenv("BLOCKS_DASHBOARD_TOKEN"), "")
+	usageError := func(err error) int {
+		fmt.Fprintf(stderr, "blocks-repl dashboard: %v\n\nusage:\n%s\n%s", err, dashboardUsage, dashboardHelp)
+		return 2
+	}
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintf(stdout, "usage:\n%s\n%s", dashboardUsage, dashboardHelp)
+		return 0
+	}
+	// Paths and flags in any order.
+	var paths []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return usageError(err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if *port < 0 || *port > 65535 {
+		return usageError(fmt.Errorf("--port must be in 0..65535, got %d", *port))
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil && !isSQLiteName(p) {
+			fmt.Fprintf(stderr, "blocks-repl dashboard: %v\n", err)
+			return 1
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	d, err := startDashboard(ctx, paths, *addr, *port, *token, false, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "blocks-repl dashboard: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "dashboard: %s (Ctrl-C stops it)\n", d.url)
+	<-ctx.Done()
+	d.close()
+	return 0
+}
+
+func isSQLiteName(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".sqlite", ".sqlite3", ".db":
+		return true
+	}
+	return false
+}
+
+// runningDashboard is a dashboard server started by this process.
+type runningDashboard struct {
+	url    string
+	srv    *http.Server
+	ds     *dashboard.Server
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startDashboard serves the dashboard on addr:port (fallback: when
+// fallback is set and the port is taken, any free port).
+func startDashboard(ctx context.Context, paths []string, addr string, port int, token string, fallback bool, stderr io.Writer) (*runningDashboard, error) {
+	loopback := addr == "localhost" || net.ParseIP(addr) != nil && net.ParseIP(addr).IsLoopback()
+	ds, err := dashboard.New(dashboard.Options{Paths: paths, Token: token, TokenForReads: !loopback, Loopback: loopback})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(port)))
+	if err != nil && fallback {
+		ln, err = net.Listen("tcp", net.JoinHostPort(addr, "0"))
+	}
+	if err != nil {
+		ds.Close()
+		return nil, fmt.Errorf("listening on %s: %w", net.JoinHostPort(addr, strconv.Itoa(port)), err)
+	}
+	if !loopback {
+		fmt.Fprintf(stderr, "blocks-repl dashboard: serving on %s, not loopback: every request needs the token\n", addr)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	srv := &http.Server{Handler: ds, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return cctx }}
+	d := &runningDashboard{srv: srv, ds: ds, cancel: cancel, done: make(chan struct{})}
+	host := addr
+	if loopback && addr != "localhost" {
+		host = "127.0.0.1"
+		if ip := net.ParseIP(addr); ip != nil && ip.To4() == nil {
+			host = "[::1]"
+		}
+	}
+	d.url = fmt.Sprintf("http://%s:%d/?token=%s", host, ln.Addr().(*net.TCPAddr).Port, ds.Token())
+	go ds.Run(cctx)
+	go func() {
+		defer close(d.done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(stderr, "blocks-repl dashboard: %v\n", err)
+		}
+	}()
+	return d, nil
+}
+
+func (d *runningDashboard) close() {
+	d.cancel() // ends the event streams
+	sctx, c := context.WithTimeout(context.Background(), 2*time.Second)
+	defer c()
+	_ = d.srv.Shutdown(sctx)
+	<-d.done
+	d.ds.Close()
+}
+
+// runDashboard starts the dashboard beside run --dashboard: the run's log
+// must be SQLite (*logPath; when empty, SCRIPT.sqlite in the current
+// directory).
+func runDashboard(ctx context.Context, script string, logPath *string, port int, stderr io.Writer) (*runningDashboard, error) {
+	if *logPath == "" {
+		*logPath = strings.TrimSuffix(filepath.Base(script), filepath.Ext(script)) + ".sqlite"
+		fmt.Fprintf(stderr, "blocks-repl run: --dashboard: the log goes to %s\n", *logPath)
+	} else if !isSQLiteName(*logPath) {
+		return nil, fmt.Errorf("--dashboard reads the log as training writes it: give an SQLite log (--log FILE.sqlite), not %s", *logPath)
+	}
+	if port < 0 || port > 65535 {
+		return nil, fmt.Errorf("--dashboard-port must be in 0..65535, got %d", port)
+	}
+	d, err := startDashboard(ctx, []string{*logPath}, "127.0.0.1", port, os.Getenv("BLOCKS_DASHBOARD_TOKEN"), true, stderr)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "blocks-repl run: dashboard: %s (it stops with the run; afterwards: blocks-repl dashboard %s)\n", d.url, *logPath)
+	return d, nil
+}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/blocks-go/blocks/core/checkpoint"
+)
+
+// dashScript trains a small MLP on random labels (the cost falls as it
+// memorizes them), logging the cost of every batch and, per epoch, the
+// cost and error rate; it checkpoints after every epoch and after
+// training.
+const dashScript = `load("tensor", "matrix", "lmatrix")
+load("blocks.config", "config")
+load("blocks.bricks", "MLP", "Tanh", "Softmax")
+load("blocks.bricks.cost", "CategoricalCrossEntropy", "MisclassificationRate")
+load("blocks.initialization", "IsotropicGaussian", "Constant")
+load("blocks.graph", "ComputationGraph")
+load("fuel.datasets", "IndexableDataset")
+load("fuel.streams", "DataStream")
+load("fuel.schemes", "ShuffledScheme")
+load("blocks.algorithms", "GradientDescent", "Adam")
+load("blocks.extensions.monitoring", "TrainingDataMonitoring")
+load("blocks.extensions.saveload", "Checkpoint")
+load("blocks.extensions", "FinishAfter")
+load("blocks.main_loop", "MainLoop")
+load("numpy", "random")
+
+cfg = config(epochs = 20, batch_size = 20, examples = 400, learning_rate = 0.01, hidden = 64)
+rng = random.RandomState(5)
+feats = rng.normal(size = (cfg.examples, 20)).astype("float32")
+targs = rng.randint(0, 4, size = (cfg.examples, 1))
+data = IndexableDataset({"features": feats, "targets": targs})
+x = matrix("features")
+y = lmatrix("targets")
+mlp = MLP(activations = [Tanh(), Softmax()], dims = [20, cfg.hidden, 4],
+          weights_init = IsotropicGaussian(0.1), biases_init = Constant(0))
+mlp.initialize()
+p = mlp.apply(x)
+cost = CategoricalCrossEntropy().apply(y.flatten(), p)
+cost.name = "cost"
+err = MisclassificationRate().apply(y.flatten(), p)
+err.name = "error_rate"
+stream = DataStream(data, iteration_scheme = ShuffledScheme(cfg.examples, batch_size = cfg.batch_size))
+alg = GradientDescent(cost = cost, parameters = ComputationGraph(cost).parameters,
+                      step_rule = Adam(learning_rate = cfg.learning_rate))
+loop = MainLoop(algorithm = alg, data_stream = stream, extensions = [
+    TrainingDataMonitoring([cost], prefix = "train", after_batch = True),
+    TrainingDataMonitoring([cost, err], prefix = "epoch", after_epoch = True),
+    FinishAfter(after_n_epochs = cfg.epochs),
+    Checkpoint("exp.tar", every_n_epochs = 1),
+])
+loop.run()
+print("finished", loop.status["iterations_done"])
+`
+
+type apiRun struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Live   bool   `json:"live"`
+}
+
+func dashRuns(t *testing.T, base string) []apiRun {
+	t.Helper()
+	resp, err := http.Get(base + "/api/runs")
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var body struct{ Runs []apiRun }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Runs
+}
+
+// TestBrowserDashboard drives the dashboard in headless Chromium while a
+// real run trains: the run appears, its curves grow, it overlays a
+// finished run, the page survives a restart of the server, and the stop
+// button stops the run, which saves its checkpoint and exits 0. Run by
+// make test-browser (BLOCKS_BROWSER=1), which installs Chromium and
+// chromedriver; BLOCKS_DASHBOARD_SCREENSHOT=FILE.png saves a screenshot.
+func TestBrowserDashboard(t *testing.T) {
+	if os.Getenv("BLOCKS_BROWSER") != "1" {
+		t.Skip("the browser test runs in make test-browser (BLOCKS_BROWSER=1)")
+	}
+	start := time.Now()
+	bin, _ := killBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "exp.star"), []byte(dashScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A finished run to compare with.
+	runToEnd(t, bin, dir, "run", "--log", "runs.sqlite", "--set", "epochs=40", "--set", "learning_rate=0.003", "exp.star")
+
+	port := freePort(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	startDash := func() *child {
+		d := startChild(t, bin, dir, nil, "dashboard", "--port", strconv.Itoa(port), "--token", "tok", ".")
+		deadline := time.Now().Add(15 * time.Second)
+		for dashRuns(t, base) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("the dashboard did not start:\n%s", d.stderr)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return d
+	}
+	dash := startDash()
+	defer func() { _ = dash.cmd.Process.Kill() }()
+
+	run := startChild(t, bin, dir, nil, "run", "--log", "runs.sqlite", "--set", "epochs=100000", "exp.star")
+	defer func() { _ = run.cmd.Process.Kill() }()
+	var live apiRun
+	deadline := time.Now().Add(20 * time.Second)
+	for live.ID == "" {
+		for _, r := range dashRuns(t, base) {
+			if r.Live {
+				live = r
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never became live:\n%s", run.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var finished apiRun
+	for _, r := range dashRuns(t, base) {
+		if r.Status == "finished" {
+			finished = r
+		}
+	}
+	if finished.ID == "" {
+		t.Fatal("the finished run is not listed")
+	}
+
+	w := startBrowser(t, 1280, 1700)
+	w.navigate(base + "/?token=tok")
+	w.waitFor("the two runs listed", 15*time.Second, `return document.querySelectorAll("#runs input[type=checkbox]").length === 2 && document.getElementById("conn").textContent === "live"`)
+	// points(name) is the number of points the train_cost chart shows for
+	// a run (from the chart's text description).
+	points := func(name string) int {
+		q, _ := json.Marshal(name + ": ")
+		var n int
+		w.eval(`const c = document.querySelector('figure[data-channel="train_cost"] .chart');
+			const l = c ? c.getAttribute("aria-label") || "" : "";
+			const i = l.indexOf(`+string(q)+`);
+			return i < 0 ? 0 : parseInt(l.slice(i + `+strconv.Itoa(len(name)+2)+`), 10);`, &n)
+		return n
+	}
+	w.waitFor("the live run's curve", 15*time.Second, `return !!document.querySelector('figure[data-channel="train_cost"] .chart')`)
+	n1 := points(live.Name)
+	deadline = time.Now().Add(10 * time.Second)
+	for points(live.Name) <= n1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the curve did not grow from %d points", n1)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// Both runs overlaid, each a series of the legend.
+	if n := points(finished.Name); n != 800 {
+		t.Errorf("the finished run shows %d points of train_cost, want 800 (40 epochs of 20 batches)", n)
+	}
+	var legend []string
+	w.eval(`return [...document.querySelectorAll('figure[data-channel="train_cost"] .u-legend .u-series .u-label')].map(e => e.textContent)`, &legend)
+	if len(legend) != 3 || !strings.Contains(strings.Join(legend, "|"), live.Name) || !strings.Contains(strings.Join(legend, "|"), finished.Name) {
+		t.Errorf("legend %q, want the x axis and both runs", legend)
+	}
+	// The keyboard: the space bar on a run's checkbox hides and shows it.
+	cb := w.find(`#runs input[data-run="` + finished.ID + `"]`)
+	w.keys(cb, "\ue00d")
+	w.waitFor("the finished run hidden", 5*time.Second, `return document.querySelectorAll('figure[data-channel="train_cost"] .u-legend .u-series').length === 2`)
+	w.keys(w.find(`#runs input[data-run="`+finished.ID+`"]`), "\ue00d")
+	w.waitFor("the finished run shown again", 5*time.Second, `return document.querySelectorAll('figure[data-channel="train_cost"] .u-legend .u-series').length === 3`)
+
+	// The server restarts: the page reconnects and keeps growing.
+	_ = dash.cmd.Process.Signal(syscall.SIGTERM)
+	<-dash.done
+	w.waitFor("the page noticing the server went away", 10*time.Second, `return document.getElementById("conn").textContent !== "live"`)
+	n2 := points(live.Name)
+	dash = startDash()
+	w.waitFor("the page reconnecting", 15*time.Second, `return document.getElementById("conn").textContent === "live"`)
+	deadline = time.Now().Add(10 * time.Second)
+	for points(live.Name) <= n2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the curve did not grow after the restart (%d points)", n2)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if shot := os.Getenv("BLOCKS_DASHBOARD_SCREENSHOT"); shot != "" {
+		w.eval(`document.querySelectorAll("details").forEach(d => d.open = false); window.scrollTo(0, 0); return true`, nil)
+		time.Sleep(1500 * time.Millisecond)
+		if err := os.WriteFile(shot, w.screenshot(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The stop button: the run finishes its batch, checkpoints, exits 0.
+	stop := w.find(`button[data-stop="` + live.ID + `"]`)
+	if stop == "" {
+		t.Fatal("no stop button for the live run")
+	}
+	w.click(stop)
+	select {
+	case err := <-run.done:
+		if err != nil {
+			t.Fatalf("the stopped run exited with %v:\n%s", err, run.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the run did not stop:\n%s", run.stderr)
+	}
+	if !strings.Contains(run.stderr.String(), "the dashboard requested a stop") {
+		t.Errorf("stderr does not say why it stopped:\n%s", run.stderr)
+	}
+	c, err := checkpoint.Read(filepath.Join(dir, "exp.tar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Log.UUID != live.ID || !c.Log.Status.BatchInterruptReceived || c.Iteration.Callback != "after_training" {
+		t.Errorf("checkpoint: run %s (want %s), batch interrupt %v, callback %s", c.Log.UUID, live.ID, c.Log.Status.BatchInterruptReceived, c.Iteration.Callback)
+	}
+	w.waitFor("the run shown as stopped", 10*time.Second, `return [...document.querySelectorAll("#runs .status")].some(e => e.textContent === "stopped")`)
+	t.Logf("browser test: %.1f s (the stopped run made %d iterations)", time.Since(start).Seconds(), c.Log.Status.IterationsDone)
+}
