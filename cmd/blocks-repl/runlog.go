@@ -34,7 +34,10 @@ func execWithLog(script string, src []byte, opts starlib.Options, logPath string
 		}
 		// An SQLite log (--log, or MainLoop(log_backend="sqlite")) gets
 		// the dashboard's agent: wall times, a heartbeat, stop requests.
-		if lz, ok := m.LogBackend.(*sqlitelog.Lazy); ok {
+		// Not in a data-parallel job: a stop seen by one process alone
+		// would leave the others waiting in the next reduction.
+		single := opts.Parallel == nil || opts.Parallel.Comm == nil || opts.Parallel.Comm.Size() == 1
+		if lz, ok := m.LogBackend.(*sqlitelog.Lazy); ok && single {
 			m.LogBackend = &dashboard.Agent{Backend: lz, Path: lz.Path, Messages: stderr,
 				Info: dashboard.RunInfo{ScriptPath: absPath(script), Script: src, Overrides: opts.Overrides, Command: os.Args}}
 		}
