@@ -200,19 +200,14 @@ func indexableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlar
 			if !ok {
 				return nil, fmt.Errorf("IndexableDataset: source names must be strings, got %s", kv[0].Type())
 			}
-			a, err := ToArray(kv[1], nil)
+			a, err := indexableSource(thread, kv[1])
 			if err != nil {
-				// A list of differently shaped examples (sequences).
-				if a, err = raggedSource(thread, kv[1]); err != nil {
-					return nil, fmt.Errorf("IndexableDataset: source %s: %v", name, err)
-				}
-			} else if a.DType() == nd.Float64 && !hasFloat64(kv[1]) {
-				a = a.Astype(FloatX(thread))
+				return nil, fmt.Errorf("IndexableDataset: source %s: %v", name, err)
 			}
 			srcs = append(srcs, datasets.Source{Name: name, Data: a})
 		}
 	default:
-		a, err := ToArray(indexables, nil)
+		a, err := indexableSource(thread, indexables)
 		if err != nil {
 			return nil, fmt.Errorf("IndexableDataset: %v", err)
 		}

@@ -2,6 +2,7 @@ package starlib
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 
@@ -693,3 +694,102 @@ func (s *Stream) cacheAttr() (starlark.Value, error) {
 	}
 	return starlark.NewList(out), nil
 }
+
+// concatSizesValue is a ConcatenatedScheme of ConstantSchemes: the batch
+// sizes of each in turn.
+type concatSizesValue struct{ parts []*schemes.Constant }
+
+func (c *concatSizesValue) String() string        { return "<ConcatenatedScheme>" }
+func (c *concatSizesValue) Type() string          { return "ConcatenatedScheme" }
+func (c *concatSizesValue) Freeze()               {}
+func (c *concatSizesValue) Truth() starlark.Bool  { return true }
+func (c *concatSizesValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: scheme") }
+func (c *concatSizesValue) AttrNames() []string {
+	return []string{"get_request_iterator", "requests_examples"}
+}
+func (c *concatSizesValue) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "requests_examples":
+		return starlark.False, nil
+	case "get_request_iterator":
+		return NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+				return nil, err
+			}
+			k := 0
+			var cur schemes.BatchSizeIterator
+			return &requestIterator{next: func() (starlark.Value, error) {
+				for k < len(c.parts) {
+					if cur == nil {
+						var err error
+						if cur, err = c.parts[k].GetBatchSizeIterator(); err != nil {
+							return nil, err
+						}
+					}
+					n, err := cur.Next()
+					if err == nil {
+						return starlark.MakeInt(n), nil
+					}
+					if err != io.EOF {
+						return nil, err
+					}
+					k, cur = k+1, nil
+				}
+				return nil, io.EOF
+			}}, nil
+		}), nil
+	}
+	return nil, nil
+}
+
+// foldsValue is what cross_validation returns: Fuel's generator of folds
+// (next(folds)), which is also a list (len, folds[i], iteration).
+type foldsValue struct {
+	folds []starlark.Value
+	err   error // the error of the first next()
+	next  int
+}
+
+var (
+	_ starlark.Indexable = (*foldsValue)(nil)
+	_ starlark.Iterable  = (*foldsValue)(nil)
+	_ Nexter             = (*foldsValue)(nil)
+)
+
+func (f *foldsValue) String() string        { return fmt.Sprintf("<cross_validation: %d folds>", len(f.folds)) }
+func (f *foldsValue) Type() string          { return "generator" }
+func (f *foldsValue) Freeze()               {}
+func (f *foldsValue) Truth() starlark.Bool  { return true }
+func (f *foldsValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: generator") }
+func (f *foldsValue) Len() int              { return len(f.folds) }
+func (f *foldsValue) Index(i int) starlark.Value {
+	return f.folds[i]
+}
+func (f *foldsValue) Iterate() starlark.Iterator { return &foldsIter{f: f} }
+
+// NextBatch is the next fold (io.EOF after the last).
+func (f *foldsValue) NextBatch() (starlark.Value, error) {
+	if f.err != nil {
+		return nil, fmt.Errorf("cross_validation: %w", f.err)
+	}
+	if f.next >= len(f.folds) {
+		return nil, io.EOF
+	}
+	f.next++
+	return f.folds[f.next-1], nil
+}
+
+type foldsIter struct {
+	f *foldsValue
+	i int
+}
+
+func (it *foldsIter) Next(p *starlark.Value) bool {
+	if it.i >= len(it.f.folds) {
+		return false
+	}
+	*p = it.f.folds[it.i]
+	it.i++
+	return true
+}
+func (it *foldsIter) Done() {}

@@ -92,15 +92,31 @@ func concatenatedScheme(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, err
 	}
 	var ss []schemes.Scheme
+	var sizes []*schemes.Constant
 	it := list.Iterate()
 	defer it.Done()
 	var v starlark.Value
 	for it.Next(&v) {
-		sv, ok := v.(*SchemeValue)
-		if !ok {
+		switch sv := v.(type) {
+		case *SchemeValue:
+			ss = append(ss, sv.S)
+		case *ConstantSchemeValue:
+			sizes = append(sizes, sv.S)
+		default:
 			return nil, fmt.Errorf("%s: schemes must be schemes from fuel.schemes, got %s", b.Name(), v.Type())
 		}
-		ss = append(ss, sv.S)
+	}
+	if len(sizes) > 0 {
+		// Batch-size schemes request batches: none may request examples.
+		for _, s := range ss {
+			if s.RequestsExamples() {
+				return nil, fmt.Errorf("%s: all schemes must produce the same type of requests (batches or examples): a ConstantScheme with %s", b.Name(), schemeName(s))
+			}
+		}
+		if len(ss) > 0 {
+			return nil, fmt.Errorf("%s: a ConcatenatedScheme of ConstantSchemes takes only ConstantSchemes", b.Name())
+		}
+		return &concatSizesValue{parts: sizes}, nil
 	}
 	s, err := schemes.ConcatenatedScheme(ss)
 	if err != nil {
@@ -153,7 +169,9 @@ func crossValidation(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	}
 	folds, err := schemes.CrossValidation(mk, n, k, strict)
 	if err != nil {
-		return nil, err
+		// Fuel's cross_validation is a generator: the error comes with
+		// the first next().
+		return &foldsValue{err: err}, nil
 	}
 	out := make([]starlark.Value, len(folds))
 	for i, f := range folds {
@@ -163,7 +181,7 @@ func crossValidation(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		}
 		out[i] = t
 	}
-	return starlark.NewList(out), nil
+	return &foldsValue{folds: out}, nil
 }
 
 func schemeName(s schemes.Scheme) string {
@@ -333,19 +351,32 @@ func filterBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 
 func batchBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var st *Stream
-	var scheme *ConstantSchemeValue
+	var schemeV starlark.Value
 	strictness := 0
 	var t *transformers.Transformer
 	var err error
 	if b.Name() == "Batch" {
-		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "iteration_scheme", &scheme, "strictness?", &strictness); err != nil {
-			return nil, err
-		}
+		err = starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "iteration_scheme", &schemeV, "strictness?", &strictness)
+	} else {
+		err = starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "iteration_scheme", &schemeV)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// As Fuel, the stream's kind is checked first, then the scheme's.
+	if b.Name() == "Batch" && !st.S.ProducesExamples() {
+		return nil, fmt.Errorf("Batch: the stream must produce examples, not batches")
+	}
+	if b.Name() == "Cache" && st.S.ProducesExamples() {
+		return nil, fmt.Errorf("Cache: the stream must produce batches, not examples")
+	}
+	scheme, ok := schemeV.(*ConstantSchemeValue)
+	if !ok {
+		return nil, fmt.Errorf("%s: iteration_scheme must be a batch-size scheme (ConstantScheme), got %s", b.Name(), schemeV.Type())
+	}
+	if b.Name() == "Batch" {
 		t, err = transformers.Batch(st.S, scheme.S, strictness)
 	} else {
-		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "iteration_scheme", &scheme); err != nil {
-			return nil, err
-		}
 		t, err = transformers.Cache(st.S, scheme.S)
 	}
 	if err != nil {

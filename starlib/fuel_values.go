@@ -99,3 +99,20 @@ func valueDataDepth(v starlark.Value, depth int) (*nd.Array, error) {
 	}
 	return nd.Stack(parts)
 }
+
+// indexableSource is one source of an IndexableDataset: an array, nested
+// lists of numbers (Python floats in floatX), a list of strings, or a
+// list of differently shaped examples (sequences: an object array).
+func indexableSource(thread *starlark.Thread, v starlark.Value) (*nd.Array, error) {
+	a, err := ToArray(v, nil)
+	if err == nil {
+		if a.DType() == nd.Float64 && !hasFloat64(v) {
+			a = a.Astype(FloatX(thread))
+		}
+		return a, nil
+	}
+	if s, err := valueData(v); err == nil && s.DType() == nd.Str && len(s.Shape) > 0 {
+		return s, nil
+	}
+	return raggedSource(thread, v)
+}
