@@ -756,7 +756,9 @@ var (
 	_ Nexter             = (*foldsValue)(nil)
 )
 
-func (f *foldsValue) String() string        { return fmt.Sprintf("<cross_validation: %d folds>", len(f.folds)) }
+func (f *foldsValue) String() string {
+	return fmt.Sprintf("<cross_validation: %d folds>", len(f.folds))
+}
 func (f *foldsValue) Type() string          { return "generator" }
 func (f *foldsValue) Freeze()               {}
 func (f *foldsValue) Truth() starlark.Bool  { return true }
