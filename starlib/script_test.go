@@ -23,7 +23,7 @@ import (
 // "---", each run on its own; a comment ### "regexp" on a line says that
 // the chunk fails at that line with an error matching regexp (a chunk may
 // have one such line); scripts check values with the assert module
-// (assert.eq, ne, true, fails, close, contains, array_equal). Lines "# option:floatX=float64" and
+// (assert.eq, ne, true, fails, close, contains, array_equal, warns). Lines "# option:floatX=float64" and
 // "# option:set NAME=VALUE" in a chunk set the run's floatX and overrides.
 // Files loaded by the chunks live in subdirectories of testdata.
 func TestScripts(t *testing.T) {
@@ -196,6 +196,7 @@ var assertFuncs = &starlarkstruct.Module{
 		"contains": starlark.NewBuiltin("contains", assertContains),
 		// array_equal is numpy.testing.assert_equal: see assertArrayEqual.
 		"array_equal": starlark.NewBuiltin("array_equal", assertArrayEqual),
+		"warns":       starlark.NewBuiltin("warns", assertWarns),
 	},
 }
 
@@ -301,6 +302,33 @@ func assertFails(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		report(thread, "evaluation succeeded unexpectedly (want error matching %q)", pattern)
 	case !re.MatchString(err.Error()):
 		report(thread, "error %q does not match %q", err.Error(), pattern)
+	}
+	return starlark.None, nil
+}
+
+// assertWarns calls fn and checks that what it prints (Blocks' warnings
+// are printed lines "WARNING: ...") matches pattern; the printed text is
+// not passed on.
+func assertWarns(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var fn starlark.Callable
+	var pattern string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &fn, &pattern); err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	print := thread.Print
+	var printed strings.Builder
+	thread.Print = func(_ *starlark.Thread, msg string) { printed.WriteString(msg + "\n") }
+	_, err = starlark.Call(thread, fn, nil, nil)
+	thread.Print = print
+	if err != nil {
+		return nil, err
+	}
+	if !re.MatchString(printed.String()) {
+		report(thread, "printed %q, want a warning matching %q", printed.String(), pattern)
 	}
 	return starlark.None, nil
 }
