@@ -100,6 +100,10 @@ type Base struct {
 	Children   []Brick
 	Parents    []Brick
 	Parameters []*core.Variable
+	// AuxiliaryVariables are the brick's own auxiliary variables (Blocks'
+	// brick-level add_auxiliary_variable, e.g. Linear's W_norm), made at
+	// allocation; a ComputationGraph that meets the brick lists them.
+	AuxiliaryVariables []*core.Variable
 
 	Allocated, Initialized                             bool
 	AllocationConfigPushed, InitializationConfigPushed bool

@@ -37,9 +37,12 @@ func (l *Linear) AllocateHook() error {
 	in, _ := l.Int("input_dim")
 	out, _ := l.Int("output_dim")
 	l.W = l.newParameter("W", core.Weight, in, out)
+	l.AuxiliaryVariables = nil
+	l.addAuxiliaryVariable(norm2(l.W), "W_norm")
 	l.B = nil
 	if l.Bool("use_bias", true) {
 		l.B = l.newParameter("b", core.Bias, out)
+		l.addAuxiliaryVariable(norm2(l.B), "b_norm")
 	}
 	return nil
 }

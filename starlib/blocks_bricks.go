@@ -628,6 +628,13 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 	base := a.Brick.BaseBrick()
 	fname := base.Name + "." + a.App
 	defer recoverInternal(fname, &err)
+	if callID, rest, ok := popCallID(kwargs); ok {
+		v, err := a.CallInternal(thread, args, rest)
+		if err != nil {
+			return nil, err
+		}
+		return v, setCallID(v, callID)
+	}
 	if ka, ok := a.Brick.(bricks.KeywordApplier); ok { // recurrent bricks: blocks_recurrent.go
 		return callKeywordApplication(thread, a, ka, args, kwargs)
 	}

@@ -82,7 +82,9 @@ func newVariableFilter(thread *starlark.Thread, b *starlark.Builtin, args starla
 			}
 		}
 	}
-	if callID != starlark.None {
+	if s, ok := callID.(starlark.String); ok {
+		f.CallIDValue = string(s)
+	} else if callID != starlark.None {
 		if err := starlark.AsInt(callID, &f.CallID); err != nil {
 			return nil, fmt.Errorf("VariableFilter: call_id: %v", err)
 		}

@@ -2,6 +2,7 @@ package starlib
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -77,11 +78,17 @@ func (g *ComputationGraph) Hash() (uint32, error) {
 
 // AttrNames lists the graph's attributes.
 func (g *ComputationGraph) AttrNames() []string {
-	return []string{"auxiliary_variables", "dict_of_inputs", "inputs", "intermediary_variables", "outputs", "parameters", "replace", "shared_variables", "summary", "to_dot", "variables"}
+	n := []string{"auxiliary_variables", "dict_of_inputs", "inputs", "intermediary_variables", "outputs", "parameters", "replace", "shared_variables", "summary", "to_dot", "variables"}
+	n = append(n, graphMoreAttrNames...)
+	sort.Strings(n)
+	return n
 }
 
 // Attr returns an attribute.
 func (g *ComputationGraph) Attr(name string) (starlark.Value, error) {
+	if v := graphMoreAttr(g, name); v != nil {
+		return v, nil
+	}
 	switch name {
 	case "inputs":
 		return variableList(nil, g.G.Inputs()), nil

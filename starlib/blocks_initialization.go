@@ -7,6 +7,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/bricks/initialization"
+	"github.com/blocks-go/blocks/nd"
 )
 
 // Module blocks.initialization: Blocks' parameter initialization schemes.
@@ -23,11 +24,19 @@ import (
 func init() {
 	Register("blocks.initialization", &starlarkstruct.Module{Name: "blocks.initialization", Members: starlark.StringDict{
 		"Constant": NewBuiltin("Constant", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var c FloatArg
+			var c starlark.Value
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "constant", &c); err != nil {
 				return nil, err
 			}
-			return &Scheme{initialization.Constant{Value: float64(c)}}, nil
+			if f, ok := starlark.AsFloat(c); ok {
+				return &Scheme{initialization.Constant{Value: f}}, nil
+			}
+			f64 := nd.Float64
+			a, err := ToArray(c, &f64)
+			if err != nil {
+				return nil, fmt.Errorf("Constant: constant: %v", err)
+			}
+			return &Scheme{initialization.ConstantArray{Value: a}}, nil
 		}),
 		"IsotropicGaussian": NewBuiltin("IsotropicGaussian", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			std, mean := FloatArg(1), FloatArg(0)
@@ -85,6 +94,7 @@ func init() {
 			}
 			return &Scheme{s}, nil
 		}),
+		"SparseND": NewBuiltin("SparseND", newSparseND),
 	}})
 }
 
@@ -104,7 +114,7 @@ type Scheme struct{ S initialization.Scheme }
 
 var _ starlark.Value = (*Scheme)(nil)
 
-func (s *Scheme) String() string        { return s.S.String() }
+func (s *Scheme) String() string        { return schemeRepr(s.S) }
 func (s *Scheme) Type() string          { return "Initialization" }
 func (s *Scheme) Freeze()               {}
 func (s *Scheme) Truth() starlark.Bool  { return true }

@@ -158,10 +158,14 @@ func Cancelled(thread *starlark.Thread) error {
 // such as x[slice(1, 3), 0]; next(iterator[, default]), Python's next, for
 // iterators that keep their position (stream.get_epoch_iterator()).
 func Predeclared() starlark.StringDict {
-	return starlark.StringDict{
+	d := starlark.StringDict{
 		"slice": starlark.NewBuiltin("slice", sliceBuiltin),
 		"next":  NewBuiltin("next", nextBuiltin),
 	}
+	for k, v := range numericBuiltins() {
+		d[k] = v
+	}
+	return d
 }
 
 // Interp runs scripts on one thread with one loader cache: ExecFile for

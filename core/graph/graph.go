@@ -29,11 +29,17 @@ func New(outputs []*core.Variable) *ComputationGraph {
 	g := &ComputationGraph{Outputs: append([]*core.Variable(nil), outputs...)}
 	roots := append([]*core.Variable(nil), outputs...)
 	seenCall := map[*core.ApplicationCall]bool{}
+	seenBrick := map[core.Annotation]bool{}
+	var brickAux []*core.Variable
 	for {
 		vars := core.Ancestors(roots)
 		added := false
 		for _, v := range vars {
 			for _, a := range v.Tag.Annotations {
+				if br, ok := a.(brickAuxiliaries); ok && !seenBrick[a] {
+					seenBrick[a] = true
+					brickAux = append(brickAux, br.BrickAuxiliaryVariables()...)
+				}
 				call, ok := a.(*core.ApplicationCall)
 				if !ok || seenCall[call] {
 					continue
@@ -46,10 +52,30 @@ func New(outputs []*core.Variable) *ComputationGraph {
 			}
 		}
 		if !added {
+			// A brick's own auxiliary variables join the list, but not
+			// what they are computed from (as in Blocks, whose graph
+			// does not walk them): Linear's W_norm is listed, its W only
+			// where the graph uses it.
+			in := map[*core.Variable]bool{}
+			for _, v := range vars {
+				in[v] = true
+			}
+			for _, v := range brickAux {
+				if !in[v] {
+					in[v] = true
+					vars = append(vars, v)
+				}
+			}
 			g.Variables = vars
 			return g
 		}
 	}
+}
+
+// brickAuxiliaries is a brick annotation with auxiliary variables of its
+// own (Blocks' brick-level add_auxiliary_variable: Linear's W_norm).
+type brickAuxiliaries interface {
+	BrickAuxiliaryVariables() []*core.Variable
 }
 
 // Inputs are the data inputs (Theano's non-shared, non-constant leaves).
@@ -237,6 +263,9 @@ type VariableFilter struct {
 	Applications []ApplicationSelector
 	// CallID: the application call's id.
 	CallID int64
+	// CallIDValue: the call_id given to the application call (Blocks'
+	// metadata['call_id'], a string here).
+	CallIDValue string
 }
 
 // BrickOf returns the first brick annotating v (Blocks' get_brick).
@@ -302,12 +331,15 @@ func (f *VariableFilter) keep(v *core.Variable, nameRe, theanoRe *regexp.Regexp)
 	if theanoRe != nil && (v.Name == "" || !theanoRe.MatchString(v.Name)) {
 		return false
 	}
-	if len(f.Applications) > 0 || f.CallID != 0 {
+	if len(f.Applications) > 0 || f.CallID != 0 || f.CallIDValue != "" {
 		call := v.Tag.ApplicationCall
 		if call == nil {
 			return false
 		}
 		if f.CallID != 0 && call.ID != f.CallID {
+			return false
+		}
+		if f.CallIDValue != "" && call.Metadata["call_id"] != f.CallIDValue {
 			return false
 		}
 		if len(f.Applications) > 0 {
