@@ -112,4 +112,3 @@ func schemeRepr(s initialization.Scheme) string {
 	}
 	return fmt.Sprintf("<blocks.initialization.%s object: %s>", class, strings.Join(attrs, ", "))
 }
-
