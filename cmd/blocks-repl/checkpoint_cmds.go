@@ -21,7 +21,8 @@ func init() {
 	checkpoint.ProjectVersion = version
 	registerCommand(command{
 		name: "resume",
-		usage: `  blocks-repl resume [--set NAME=VALUE]... [--trust] [--device DEV] [--np N] [--microbatches K] CKPT.tar
+		usage: `  blocks-repl resume [--set NAME=VALUE]... [--trust] [--device DEV] [--np N] [--microbatches K]
+                     [--log FILE.sqlite] [--dashboard] CKPT.tar
                                            continue the run a checkpoint saved: re-runs the
                                            checkpoint's own copy of the script, restores the
                                            state and trains on (--set may extend FinishAfter;
@@ -122,7 +123,9 @@ func readForRun(path string) (*checkpoint.Checkpoint, error) {
 // execStored runs the checkpoint's own script (and only its files) in
 // the sandbox: a checkpoint is data from elsewhere, so its script writes
 // only under the working directory and has no network unless trusted.
-func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, trust bool, stdout io.Writer, par *starlib.ParallelRun) error {
+// logPath, when set, is an SQLite log the resumed run writes (with the
+// dashboard's agent).
+func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, trust bool, stdout io.Writer, par *starlib.ParallelRun, logPath string) error {
 	ov := map[string]string{}
 	for k, v := range c.Run.Overrides {
 		ov[k] = v
@@ -133,7 +136,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	main := c.MainScript()
-	_, err := starlib.ExecFile(main.Path, main.Source, starlib.Options{
+	opts := starlib.Options{
 		Overrides:  ov,
 		Stdout:     stdout,
 		Context:    ctx,
@@ -142,11 +145,26 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		Checkpoint: ck,
 		Sandbox:    starlib.Sandbox{Confined: true, Trust: trust},
 		Parallel:   storedParallel(c, par),
-	})
-	return err
+	}
+	in, err := starlib.NewInterp(opts)
+	if err != nil {
+		return err
+	}
+	if ck.Replay == nil {
+		observeLogs(in, logPath, main.Path, main.Source, opts, os.Stderr)
+	}
+	if _, err := in.ExecFile(main.Path, main.Source); err != nil {
+		return err
+	}
+	return in.CheckOverrides()
 }
 
 func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
+	args, logPath, dash, err := takeLogFlags(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "blocks-repl resume: %v\n\n%s", err, usageText())
+		return 2
+	}
 	path, sets, trust, ok := parseCheckpointArgsTrust("resume", args, true, stderr)
 	if !ok {
 		return 2
@@ -155,6 +173,22 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl resume: %v\n", err)
 		return 1
+	}
+	if dash && logPath == "" {
+		logPath = commandLog(c.Manifest.Command) // the log the run wrote
+	}
+	if dash && j.writer() { // process 0 serves it
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		d, err := runDashboard(ctx, path, &logPath, defaultDashboardPort, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "blocks-repl resume: %v\n", err)
+			return 1
+		}
+		defer d.finish(ctx, stderr)
+	}
+	if !j.writer() {
+		logPath = "" // process 0 writes the log
 	}
 	if finished(c) && len(sets) == 0 {
 		fmt.Fprintf(stderr, "blocks-repl resume: the run in %s has finished (iteration %d, epoch %d); to train on, extend it with --set (e.g. the tunable FinishAfter reads)\n",
@@ -176,7 +210,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		fmt.Fprintf(stderr, "blocks-repl resume: note: --microbatches %d differs from the checkpoint's %d: training continues, but not bit-identically to the uninterrupted run\n",
 			j.par.Microbatches, c.Run.Microbatches)
 	}
-	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, trust, stdout, j.parallelRun())
+	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, trust, stdout, j.parallelRun(), logPath)
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1
@@ -199,7 +233,7 @@ func replayCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	target := &checkpoint.ReplayTarget{Target: c}
-	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, trust, io.Discard, nil)
+	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, trust, io.Discard, nil, "")
 	if err != nil && !errors.Is(err, checkpoint.ErrReplayReached) {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/blocks-go/blocks/internal/dashboard"
 )
 
@@ -188,4 +190,65 @@ func runDashboard(ctx context.Context, script string, logPath *string, port int,
 	}
 	fmt.Fprintf(stderr, "blocks-repl run: dashboard: %s (it stops with the run; afterwards: blocks-repl dashboard %s)\n", d.url, *logPath)
 	return d, nil
+}
+
+// takeLogFlags removes resume's --log FILE.sqlite and --dashboard from
+// args (the other flags are the checkpoint commands').
+func takeLogFlags(args []string) (rest []string, logPath string, dash bool, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+			rest = append(rest, a)
+			continue
+		}
+		switch name {
+		case "log":
+			if !hasVal {
+				if i+1 == len(args) {
+					return nil, "", false, errors.New("--log needs a file")
+				}
+				i++
+				val = args[i]
+			}
+			if !isSQLiteName(val) {
+				return nil, "", false, fmt.Errorf("resume --log takes an SQLite log (.sqlite, .sqlite3, .db), got %s", val)
+			}
+			logPath = val
+		case "dashboard":
+			dash = !hasVal || val == "true"
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, logPath, dash, nil
+}
+
+// commandLog is the SQLite log named by --log in a command line (a
+// checkpoint's), or "".
+func commandLog(cmd []string) string {
+	for i, a := range cmd {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "log" {
+			continue
+		}
+		if !hasVal && i+1 < len(cmd) {
+			val = cmd[i+1]
+		}
+		if isSQLiteName(val) {
+			return val
+		}
+	}
+	return ""
+}
+
+// finish ends the dashboard of run --dashboard: at a terminal it keeps
+// serving the finished run until Ctrl-C (the page would otherwise vanish
+// with a short run); elsewhere (scripts, batch jobs) it stops at once.
+func (d *runningDashboard) finish(ctx context.Context, stderr io.Writer) {
+	if term.IsTerminal(int(os.Stdin.Fd())) && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "blocks-repl: the run has ended; the dashboard stays at %s until Ctrl-C\n", d.url)
+		<-ctx.Done()
+	}
+	d.close()
 }

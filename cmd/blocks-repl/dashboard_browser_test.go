@@ -230,5 +230,60 @@ func TestBrowserDashboard(t *testing.T) {
 		t.Errorf("checkpoint: run %s (want %s), batch interrupt %v, callback %s", c.Log.UUID, live.ID, c.Log.Status.BatchInterruptReceived, c.Iteration.Callback)
 	}
 	w.waitFor("the run shown as stopped", 10*time.Second, `return [...document.querySelectorAll("#runs .status")].some(e => e.textContent === "stopped")`)
+	stoppedAt := c.Log.Status.IterationsDone
+	nStopped := points(live.Name)
+
+	// Resumed into the same log, the run continues its curve (the
+	// resumed_from chain): the new run shows the old points and more.
+	res := startChild(t, bin, dir, nil, "resume", "--log", "runs.sqlite", "exp.tar")
+	defer func() { _ = res.cmd.Process.Kill() }()
+	var resumed apiRun
+	deadline = time.Now().Add(20 * time.Second)
+	for resumed.ID == "" {
+		for _, r := range dashRuns(t, base) {
+			if r.Live && r.ID != live.ID {
+				resumed = r
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the resumed run never became live:\n%s", res.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	w.waitFor("the resumed run's curve beyond the stopped one", 15*time.Second, `const c = document.querySelector('figure[data-channel="train_cost"] .chart');
+		return !!c && (c.getAttribute("aria-label") || "").includes(`+jsString(resumed.Name+": ")+`)`)
+	deadline = time.Now().Add(10 * time.Second)
+	for points(resumed.Name) <= nStopped {
+		if time.Now().After(deadline) {
+			t.Fatalf("the resumed run shows %d points, the stopped one %d: the chain does not continue", points(resumed.Name), nStopped)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var resumedFrom string
+	w.eval(`return [...document.querySelectorAll("#runs li")].map(l => l.textContent).join("\n")`, &resumedFrom)
+	if !strings.Contains(resumedFrom, "resumed from "+live.ID[:8]) {
+		t.Errorf("the run list does not show the chain:\n%s", resumedFrom)
+	}
+	w.click(w.find(`button[data-stop="` + resumed.ID + `"]`))
+	select {
+	case err := <-res.done:
+		if err != nil {
+			t.Fatalf("the stopped resumed run exited with %v:\n%s", err, res.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the resumed run did not stop:\n%s", res.stderr)
+	}
+	c2, err := checkpoint.Read(filepath.Join(dir, "exp.tar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.Log.UUID != resumed.ID || c2.Log.Status.ResumedFrom != live.ID || c2.Log.Status.IterationsDone <= stoppedAt {
+		t.Errorf("resumed checkpoint: run %s resumed from %s at iteration %d (stopped at %d)", c2.Log.UUID, c2.Log.Status.ResumedFrom, c2.Log.Status.IterationsDone, stoppedAt)
+	}
 	t.Logf("browser test: %.1f s (the stopped run made %d iterations)", time.Since(start).Seconds(), c.Log.Status.IterationsDone)
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -243,7 +243,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 			fmt.Fprintf(stderr, "blocks-repl run: %v\n", err)
 			return 1
 		}
-		defer d.close()
+		defer d.finish(ctx, stderr)
 	}
 	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig}
 	if !j.writer() {

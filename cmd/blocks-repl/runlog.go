@@ -23,25 +23,9 @@ func execWithLog(script string, src []byte, opts starlib.Options, logPath string
 	if err != nil {
 		return err
 	}
-	var loops []*mainloop.MainLoop
 	ext := strings.ToLower(filepath.Ext(logPath))
 	sqlite := ext == ".sqlite" || ext == ".sqlite3" || ext == ".db"
-	starlib.SetMainLoopObserver(in.Thread, func(m *mainloop.MainLoop) {
-		loops = append(loops, m)
-		if sqlite {
-			// Opened at the first sync, closed when run() returns.
-			m.LogBackend = &sqlitelog.Lazy{Path: logPath}
-		}
-		// An SQLite log (--log, or MainLoop(log_backend="sqlite")) gets
-		// the dashboard's agent: wall times, a heartbeat, stop requests.
-		// Not in a data-parallel job: a stop seen by one process alone
-		// would leave the others waiting in the next reduction.
-		single := opts.Parallel == nil || opts.Parallel.Comm == nil || opts.Parallel.Comm.Size() == 1
-		if lz, ok := m.LogBackend.(*sqlitelog.Lazy); ok && single {
-			m.LogBackend = &dashboard.Agent{Backend: lz, Path: lz.Path, Messages: stderr,
-				Info: dashboard.RunInfo{ScriptPath: absPath(script), Script: src, Overrides: opts.Overrides, Command: os.Args}}
-		}
-	})
+	loops := observeLogs(in, logPath, script, src, opts, stderr)
 	_, err = in.ExecFile(script, src)
 	if err == nil {
 		err = in.CheckOverrides()
@@ -49,11 +33,11 @@ func execWithLog(script string, src []byte, opts starlib.Options, logPath string
 	if logPath == "" || sqlite {
 		return err
 	}
-	if len(loops) == 0 {
+	if len(*loops) == 0 {
 		fmt.Fprintf(stderr, "blocks-repl: --log %s: the script made no main loop; no log written\n", logPath)
 		return err
 	}
-	if werr := writeLogFile(logPath, ext, loops[len(loops)-1].Log); werr != nil {
+	if werr := writeLogFile(logPath, ext, (*loops)[len(*loops)-1].Log); werr != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", werr)
 		if err == nil {
 			err = werr
@@ -95,4 +79,29 @@ func absPath(p string) string {
 		return a
 	}
 	return p
+}
+
+// observeLogs watches the main loops a script on in makes: an SQLite
+// logPath becomes their log backend, and every SQLite log backend
+// (logPath, or MainLoop(log_backend="sqlite")) gets the dashboard's agent
+// (wall times, a heartbeat, stop requests), except in a data-parallel job:
+// a stop seen by one process alone would leave the others waiting in the
+// next reduction. It returns the main loops seen.
+func observeLogs(in *starlib.Interp, logPath, script string, src []byte, opts starlib.Options, stderr io.Writer) *[]*mainloop.MainLoop {
+	loops := &[]*mainloop.MainLoop{}
+	ext := strings.ToLower(filepath.Ext(logPath))
+	sqlite := ext == ".sqlite" || ext == ".sqlite3" || ext == ".db"
+	single := opts.Parallel == nil || opts.Parallel.Comm == nil || opts.Parallel.Comm.Size() == 1
+	starlib.SetMainLoopObserver(in.Thread, func(m *mainloop.MainLoop) {
+		*loops = append(*loops, m)
+		if sqlite {
+			// Opened at the first sync, closed when run() returns.
+			m.LogBackend = &sqlitelog.Lazy{Path: logPath}
+		}
+		if lz, ok := m.LogBackend.(*sqlitelog.Lazy); ok && single {
+			m.LogBackend = &dashboard.Agent{Backend: lz, Path: lz.Path, Messages: stderr,
+				Info: dashboard.RunInfo{ScriptPath: absPath(script), Script: src, Overrides: opts.Overrides, Command: os.Args}}
+		}
+	})
+	return loops
 }

@@ -14,6 +14,7 @@
     runs: [],            // from /api/runs
     colors: new Map(),   // run id -> color
     selected: new Set(),
+    known: new Set(),    // run ids seen
     userTouched: false,  // the user changed the selection
     data: new Map(),     // run id -> {channels: Map(name -> Map(it -> v)), epochEnds, times: Map(it -> t), next}
     details: new Map(),  // run id -> detail
@@ -80,9 +81,20 @@
     state.runs = body.runs || [];
     const ids = new Set(state.runs.map((r) => r.id));
     for (const id of [...state.selected]) if (!ids.has(id)) state.selected.delete(id);
-    if (!state.userTouched) {
-      // By default: every run no other run continues (chain heads).
-      for (const r of state.runs) if (!(r.continued_by && r.continued_by.length)) state.selected.add(r.id);
+    for (const r of state.runs) {
+      const isNew = !state.known.has(r.id);
+      state.known.add(r.id);
+      if (!isNew) continue;
+      const parent = r.chain && r.chain.length > 1 ? r.chain[1] : null;
+      if (parent && state.selected.has(parent)) {
+        // A run resumed from a shown one takes its place (its curves
+        // continue the parent's).
+        state.selected.delete(parent);
+        state.selected.add(r.id);
+      } else if (!state.userTouched && !(r.continued_by && r.continued_by.length)) {
+        // By default: every run no other run continues (chain heads).
+        state.selected.add(r.id);
+      }
     }
     for (const r of state.runs) colorOf(r.id);
     renderRuns();
