@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/blocks-go/blocks/nd"
 )
@@ -56,6 +57,12 @@ func (o dotOp) Shape(in [][]int) ([]int, error) {
 	if k != k2 {
 		return nil, fmt.Errorf("dot: shapes %s and %s are not aligned: %d (dim %d) != %d (dim 0)",
 			shapeStr(in[0]), shapeStr(in[1]), k, len(in[0])-1, k2)
+	}
+	for _, d := range []int{m, k, n} {
+		if d > math.MaxInt32 {
+			return nil, fmt.Errorf("dot: shapes %s and %s: dimension %d exceeds the 32-bit limit of BLAS (%d)",
+				shapeStr(in[0]), shapeStr(in[1]), d, math.MaxInt32)
+		}
 	}
 	var out []int
 	if len(in[0]) == 2 {
@@ -271,6 +278,7 @@ func gemmParts(m, n, k int) int {
 // another split runs, or when the product is small, the parts run here one
 // after the other; the partition, and so every result bit, is the same.
 func splitGemm[T float32 | float64](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T) {
+	checkGemm(tA, tB, m, n, k, lda, ldb, n, len(a), len(b), len(c))
 	j := gemmJob[T]{tA, tB, m, n, k, a, lda, b, ldb, c}
 	parts := gemmParts(m, n, k)
 	if parts != 2 || !lockParts(parts) {

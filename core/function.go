@@ -29,6 +29,11 @@ type Function struct {
 	index map[*Variable]int // position in nodes
 	argOf []int             // node -> input argument index, or -1
 
+	// maxBytes bounds each value the function computes (0: the machine's
+	// memory); SetMemoryLimit.
+	maxBytes uint64
+	maxWhat  string
+
 	mu    sync.Mutex
 	plans map[string]*plan
 	outs  []*nd.Array // CallView's result, reused
@@ -67,6 +72,13 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string { return e.Msg }
+
+// SetMemoryLimit makes the function refuse, before allocating, a value
+// larger than bytes (0: the machine's memory); what names the limit in
+// the error. Call it before the first Call.
+func (f *Function) SetMemoryLimit(bytes uint64, what string) {
+	f.maxBytes, f.maxWhat = bytes, what
+}
 
 // Compile plans a function computing outputs from inputs and applying
 // updates. Every data input the outputs and updates depend on must be
@@ -320,8 +332,11 @@ func (f *Function) plan(args []*nd.Array) (*plan, error) {
 	return p, nil
 }
 
+// appendInt appends all 64 bits of d: shapes that differ only above bit
+// 31 must not share a plan (its buffers are sized for one of them).
 func appendInt(b []byte, d int) []byte {
-	return append(b, byte(d), byte(d>>8), byte(d>>16), byte(d>>24), ',')
+	u := uint64(d)
+	return append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56), ',')
 }
 
 func (f *Function) makePlan(args []*nd.Array) (*plan, error) {
@@ -335,6 +350,9 @@ func (f *Function) makePlan(args []*nd.Array) (*plan, error) {
 		switch {
 		case f.argOf[i] >= 0:
 			a := args[f.argOf[i]]
+			if err := a.Consistent(); err != nil {
+				return nil, fmt.Errorf("argument %d: %w", f.argOf[i], err)
+			}
 			shapes[i] = a.Shape
 			if a.DType() != v.dtype {
 				p.inCast[f.argOf[i]] = nd.New(v.dtype, a.Shape...)
@@ -349,6 +367,11 @@ func (f *Function) makePlan(args []*nd.Array) (*plan, error) {
 				inShapes[k] = shapes[ins[k]]
 			}
 			s, err := v.op.Shape(inShapes)
+			if err == nil {
+				// A shape that overflows, or that no machine could hold,
+				// is refused here, before anything is allocated.
+				err = nd.CheckAlloc(v.dtype, s, f.maxBytes, f.maxWhat)
+			}
 			if err != nil {
 				return nil, f.nodeError(i, err)
 			}

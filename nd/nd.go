@@ -113,8 +113,15 @@ type Numeric interface {
 }
 
 // New returns a zero-filled array of the given dtype and shape.
+//
+// It panics when the element count overflows an int (a programmer error:
+// shapes from scripts, files and the network are checked first, with
+// CheckAlloc or NewChecked).
 func New(dt DType, shape ...int) *Array {
-	n := Prod(shape)
+	n, ok := ProdChecked(shape)
+	if !ok {
+		panic(&SizeError{Shape: append([]int(nil), shape...), DType: dt})
+	}
 	var data any
 	switch dt {
 	case Float32:
@@ -421,6 +428,8 @@ func ResolveShape(size int, shape []int) ([]int, error) {
 			infer = i
 		case s < 0:
 			return nil, fmt.Errorf("nd: bad shape %v", shape)
+		case s != 0 && known > math.MaxInt/s:
+			return nil, fmt.Errorf("nd: shape %v: %w", shape, &SizeError{Shape: shape})
 		default:
 			known *= s
 		}

@@ -164,7 +164,7 @@ func (a *Array) Get(key starlark.Value) (v starlark.Value, found bool, err error
 		}
 		return numberValue(a.A.DType(), a.A.Flat(off)), true, nil
 	}
-	r, err := computeArray(func() (*core.Variable, error) {
+	r, err := computeArray(nil, func() (*core.Variable, error) {
 		return core.Subtensor(core.NewConstant(a.A), idx)
 	})
 	if err != nil {
@@ -267,7 +267,7 @@ func (a *Array) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (v
 		return nil, err
 	}
 	x := core.NewConstant(a.A)
-	r, err := computeArray(func() (*core.Variable, error) {
+	r, err := computeArray(nil, func() (*core.Variable, error) {
 		if side == starlark.Left {
 			return f(x, other), nil
 		}
@@ -293,7 +293,7 @@ func (a *Array) Unary(op syntax.Token) (starlark.Value, error) {
 	case syntax.PLUS:
 		return a, nil
 	case syntax.MINUS:
-		r, err := computeArray(func() (*core.Variable, error) { return core.Neg(core.NewConstant(a.A)), nil })
+		r, err := computeArray(nil, func() (*core.Variable, error) { return core.Neg(core.NewConstant(a.A)), nil })
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +304,10 @@ func (a *Array) Unary(op syntax.Token) (starlark.Value, error) {
 
 // computeArray evaluates a graph of constants: the array operations reuse
 // the symbolic layer's kernels, so arrays and variables compute alike.
-func computeArray(build func() (*core.Variable, error)) (*nd.Array, error) {
+//
+// thread, when not nil, gives the run's memory budget (an operator
+// method, which has no thread, is bounded by the machine's memory).
+func computeArray(thread *starlark.Thread, build func() (*core.Variable, error)) (*nd.Array, error) {
 	out, err := build()
 	if err != nil {
 		return nil, err
@@ -312,6 +315,9 @@ func computeArray(build func() (*core.Variable, error)) (*nd.Array, error) {
 	f, err := core.Compile(nil, []*core.Variable{out}, nil)
 	if err != nil {
 		return nil, err
+	}
+	if thread != nil {
+		f.SetMemoryLimit(memoryLimit(thread))
 	}
 	res, err := f.Call(nil)
 	if err != nil {
@@ -353,7 +359,7 @@ func (a *Array) Attr(name string) (starlark.Value, error) {
 	case "size":
 		return starlark.MakeInt(a.A.Size()), nil
 	case "T":
-		r, err := computeArray(func() (*core.Variable, error) { return core.Transpose(core.NewConstant(a.A)), nil })
+		r, err := computeArray(nil, func() (*core.Variable, error) { return core.Transpose(core.NewConstant(a.A)), nil })
 		if err != nil {
 			return nil, err
 		}
@@ -429,7 +435,7 @@ func arrayReduce(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 // reduceArray is numpy's a.sum/mean/max/min/prod/std: a Starlark number
 // for a reduction over every axis without keepdims, else an array.
 func reduceArray(name string, a *nd.Array, axes []int, keepdims bool, ddof int) (starlark.Value, error) {
-	r, err := computeArray(func() (*core.Variable, error) {
+	r, err := computeArray(nil, func() (*core.Variable, error) {
 		x := core.NewConstant(a)
 		switch name {
 		case "sum":
@@ -489,7 +495,7 @@ func arrayArg(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 }
 
 func argArray(name string, a *nd.Array, axis *int) (starlark.Value, error) {
-	r, err := computeArray(func() (*core.Variable, error) {
+	r, err := computeArray(nil, func() (*core.Variable, error) {
 		if name == "argmax" {
 			return core.Argmax(core.NewConstant(a), axis, false)
 		}

@@ -161,6 +161,9 @@ func (s *ShapeArg) Unpack(v starlark.Value) error {
 			return fmt.Errorf("negative dimensions are not allowed: %v", s.Shape)
 		}
 	}
+	if _, ok := nd.ProdChecked(s.Shape); !ok {
+		return &nd.SizeError{Shape: s.Shape}
+	}
 	return nil
 }
 
@@ -175,18 +178,25 @@ func npFill(c float64) BuiltinFunc {
 		if p := dt.Get(thread); p != nil {
 			d = *p
 		}
-		return FromArray(filled(d, shape.Shape, c)), nil
+		a, err := filled(thread, d, shape.Shape, c)
+		if err != nil {
+			return nil, err
+		}
+		return FromArray(a), nil
 	}
 }
 
-func filled(dt nd.DType, shape []int, c float64) *nd.Array {
-	a := nd.New(dt, shape...)
+func filled(thread *starlark.Thread, dt nd.DType, shape []int, c float64) (*nd.Array, error) {
+	a, err := newArray(thread, dt, shape)
+	if err != nil {
+		return nil, err
+	}
 	if c != 0 {
 		for i, n := 0, a.Size(); i < n; i++ {
 			a.SetFlat(i, c)
 		}
 	}
-	return a
+	return a, nil
 }
 
 func npFillLike(c float64) BuiltinFunc {
@@ -204,7 +214,11 @@ func npFillLike(c float64) BuiltinFunc {
 		if p := dt.Get(thread); p != nil {
 			d = *p
 		}
-		return FromArray(filled(d, a.Shape, c)), nil
+		r, err := filled(thread, d, a.Shape, c)
+		if err != nil {
+			return nil, err
+		}
+		return FromArray(r), nil
 	}
 }
 
@@ -232,8 +246,11 @@ func npArange(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if v[2] == 0 {
 		return nil, fmt.Errorf("arange: step must not be zero")
 	}
-	n := int(math.Ceil((v[1] - v[0]) / v[2]))
-	n = max(n, 0)
+	count := math.Ceil((v[1] - v[0]) / v[2])
+	if math.IsNaN(count) || count > math.MaxInt32*float64(1<<20) {
+		return nil, fmt.Errorf("arange: (%v - %v) / %v elements are more than an array can hold", v[1], v[0], v[2])
+	}
+	n := max(int(count), 0)
 	d := nd.Int64
 	if isFloat {
 		d = nd.Float64
@@ -241,7 +258,10 @@ func npArange(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if p := dt.Get(thread); p != nil {
 		d = *p
 	}
-	a := nd.New(d, n)
+	a, err := newArray(thread, d, []int{n})
+	if err != nil {
+		return nil, err
+	}
 	for i := 0; i < n; i++ {
 		a.SetFlat(i, v[0]+float64(i)*v[2])
 	}
@@ -263,7 +283,10 @@ func npLinspace(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if endpoint {
 		div = num - 1
 	}
-	a := nd.New(nd.Float64, num)
+	a, err := newArray(thread, nd.Float64, []int{num})
+	if err != nil {
+		return nil, err
+	}
 	x := a.F64()
 	step := (float64(stop) - float64(start)) / float64(max(div, 1))
 	for i := range x {
@@ -364,7 +387,7 @@ func npBinary(name string, f func(a, b *core.Variable) *core.Variable) *starlark
 		if err != nil {
 			return nil, err
 		}
-		r, err := computeArray(func() (*core.Variable, error) {
+		r, err := computeArray(thread, func() (*core.Variable, error) {
 			return f(core.NewConstant(a), core.NewConstant(c)), nil
 		})
 		if err != nil {
@@ -387,7 +410,7 @@ func npDot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	if err != nil {
 		return nil, err
 	}
-	r, err := computeArray(func() (*core.Variable, error) {
+	r, err := computeArray(thread, func() (*core.Variable, error) {
 		return core.Dot(core.NewConstant(a), core.NewConstant(c))
 	})
 	if err != nil {
@@ -514,7 +537,7 @@ func allClose(x, y starlark.Value, rtol, atol float64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	r, err := computeArray(func() (*core.Variable, error) {
+	r, err := computeArray(nil, func() (*core.Variable, error) {
 		av, bv := core.NewConstant(a), core.NewConstant(c)
 		tol := core.Add(core.Const(nd.Float64, atol), core.Mul(core.Const(nd.Float64, rtol), core.Abs(bv)))
 		return core.LE(core.Abs(core.Sub(av, bv)), tol), nil
@@ -680,15 +703,18 @@ func (s *SizeArg) Unpack(v starlark.Value) error {
 }
 
 // draw makes one number (nil shape) or an array of shape filled by f.
-func draw(shape []int, dt nd.DType, f func() float64) starlark.Value {
+func draw(thread *starlark.Thread, b *starlark.Builtin, shape []int, dt nd.DType, f func() float64) (starlark.Value, error) {
 	if shape == nil {
-		return numberValue(dt, f())
+		return numberValue(dt, f()), nil
 	}
-	a := nd.New(dt, shape...)
+	a, err := newArray(thread, dt, shape)
+	if err != nil {
+		return nil, err
+	}
 	for i, n := 0, a.Size(); i < n; i++ {
 		a.SetFlat(i, f())
 	}
-	return FromArray(a)
+	return FromArray(a), nil
 }
 
 func rsSample(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -701,7 +727,7 @@ func rsSample(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if b.Name() == "standard_normal" {
 		f = r.StandardNormal
 	}
-	return draw(size.Shape, nd.Float64, f), nil
+	return draw(thread, b, size.Shape, nd.Float64, f)
 }
 
 func rsShaped(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -720,7 +746,7 @@ func rsShaped(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if b.Name() == "randn" {
 		f = r.StandardNormal
 	}
-	return draw(shape, nd.Float64, f), nil
+	return draw(thread, b, shape, nd.Float64, f)
 }
 
 func rsUniform(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -733,7 +759,7 @@ func rsUniform(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		return nil, fmt.Errorf("uniform: high - low is not finite")
 	}
 	r := rng(b)
-	return draw(size.Shape, nd.Float64, func() float64 { return r.Uniform(float64(low), float64(high)) }), nil
+	return draw(thread, b, size.Shape, nd.Float64, func() float64 { return r.Uniform(float64(low), float64(high)) })
 }
 
 func rsNormal(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -746,7 +772,7 @@ func rsNormal(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 		return nil, fmt.Errorf("normal: scale < 0")
 	}
 	r := rng(b)
-	return draw(size.Shape, nd.Float64, func() float64 { return r.Normal(float64(loc), float64(scale)) }), nil
+	return draw(thread, b, size.Shape, nd.Float64, func() float64 { return r.Normal(float64(loc), float64(scale)) })
 }
 
 func rsRandint(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -766,7 +792,7 @@ func rsRandint(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		return nil, fmt.Errorf("randint: low >= high (%d >= %d)", low, high)
 	}
 	r := rng(b)
-	return draw(size.Shape, nd.Int64, func() float64 { return float64(r.Randint(low, high)) }), nil
+	return draw(thread, b, size.Shape, nd.Int64, func() float64 { return float64(r.Randint(low, high)) })
 }
 
 func rsBinomial(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -780,7 +806,7 @@ func rsBinomial(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		return nil, fmt.Errorf("binomial: want n >= 0 and 0 <= p <= 1, got n=%d, p=%v", n, float64(p))
 	}
 	r := rng(b)
-	return draw(size.Shape, nd.Int64, func() float64 { return float64(r.Binomial(n, float64(p))) }), nil
+	return draw(thread, b, size.Shape, nd.Int64, func() float64 { return float64(r.Binomial(n, float64(p))) })
 }
 
 func rsPermutation(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -65,6 +65,8 @@ type Options struct {
 	// Parallel, when not nil, makes training data-parallel over several
 	// processes and/or microbatched (parallel_run.go).
 	Parallel *ParallelRun
+	// Limits bound the steps and memory the script may use.
+	Limits Limits
 }
 
 // Thread-local keys.
@@ -91,6 +93,7 @@ type runState struct {
 	training   atomic.Int32
 
 	sandbox Sandbox
+	limits  Limits
 	// scripts are the main script and the loaded files, with their
 	// sources, in the order they were read (for checkpoints).
 	scripts []scriptSource
@@ -231,6 +234,10 @@ func NewInterp(opts Options) (*Interp, error) {
 		s.raw[name] = lit
 	}
 	s.sandbox = opts.Sandbox
+	s.limits = opts.Limits
+	if opts.Limits.MaxSteps > 0 {
+		thread.SetMaxExecutionSteps(opts.Limits.MaxSteps)
+	}
 	s.ckpt = opts.Checkpoint
 	s.parallel = opts.Parallel
 	in.state = s
@@ -243,6 +250,9 @@ func NewInterp(opts Options) (*Interp, error) {
 	in.setContext(ctx)
 
 	in.predeclared = Predeclared()
+	for k, v := range boundedIterableBuiltins() {
+		in.predeclared[k] = v
+	}
 	for k, v := range opts.Predeclared {
 		in.predeclared[k] = v
 	}

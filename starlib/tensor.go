@@ -569,6 +569,7 @@ func tensorFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err != nil {
 		return nil, fmt.Errorf("function: %v", err)
 	}
+	f.SetMemoryLimit(memoryLimit(thread))
 	return &Function{F: f, single: single}, nil
 }
 

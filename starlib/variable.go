@@ -450,6 +450,7 @@ func varEval(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if err != nil {
 		return nil, fmt.Errorf("eval: %v", err)
 	}
+	f.SetMemoryLimit(memoryLimit(thread))
 	out, err := f.Call(vals)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %v", err)

@@ -1,0 +1,73 @@
+package starlib
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Limits bound what a script may consume, so that a runaway or hostile
+// script (a resumed checkpoint's) ends with an error that names its line
+// instead of exhausting the machine.
+type Limits struct {
+	// MaxSteps is the most Starlark execution steps (bytecode
+	// instructions) the script may run; 0: no limit. Training inside a
+	// builtin (MainLoop.run) is not counted.
+	MaxSteps uint64
+	// MaxMemory is the most bytes one array or one list a builtin builds
+	// may take; 0: the machine's memory.
+	MaxMemory uint64
+}
+
+// memoryLimit is the budget of the run on thread and the words naming it.
+func memoryLimit(thread *starlark.Thread) (uint64, string) {
+	if s := state(thread); s != nil && s.limits.MaxMemory > 0 {
+		return s.limits.MaxMemory, "the run's memory budget (--max-memory)"
+	}
+	return nd.PhysicalMemory(), "the machine's memory"
+}
+
+// checkAlloc returns an error when an array of dt and shape does not fit
+// the run's memory budget (or its size overflows).
+func checkAlloc(thread *starlark.Thread, dt nd.DType, shape []int) error {
+	limit, what := memoryLimit(thread)
+	return nd.CheckAlloc(dt, shape, limit, what)
+}
+
+// newArray is nd.New for a shape a script gave: an error instead of an
+// overflowing or impossible allocation.
+func newArray(thread *starlark.Thread, dt nd.DType, shape []int) (*nd.Array, error) {
+	if err := checkAlloc(thread, dt, shape); err != nil {
+		return nil, err
+	}
+	return nd.New(dt, shape...), nil
+}
+
+// valueBytes is what one element of a Starlark list costs at least (an
+// interface value).
+const valueBytes = 16
+
+// boundedIterableBuiltins wrap the universe's builtins that allocate the
+// length of their argument at once (list(range(1 << 40)) asks for 16 TiB
+// before the first element): they refuse an argument longer than the
+// run's memory budget allows.
+func boundedIterableBuiltins() starlark.StringDict {
+	out := starlark.StringDict{}
+	for _, name := range []string{"list", "tuple", "sorted", "reversed", "dict", "enumerate", "zip"} {
+		orig := starlark.Universe[name].(*starlark.Builtin)
+		out[name] = starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			limit, what := memoryLimit(thread)
+			for _, a := range args {
+				n := starlark.Len(a)
+				if n > 0 && uint64(n) > limit/valueBytes {
+					return nil, fmt.Errorf("an argument of %d elements does not fit in %s (%s holds at most %d elements)",
+						n, what, nd.FormatBytes(limit), limit/valueBytes)
+				}
+			}
+			return orig.CallInternal(thread, args, kwargs)
+		})
+	}
+	return out
+}
