@@ -229,6 +229,11 @@ func corrupt(format string, args ...any) error {
 func Decode(data []byte) (*Checkpoint, error) {
 	tr := tar.NewReader(bytes.NewReader(data))
 	var members []member
+	// No member is read before its size is known to be possible: at most
+	// what the file holds, and, once the manifest is read, exactly what
+	// the manifest says. A bomb (a sparse member declaring gigabytes of
+	// holes, a header claiming more than the file) is refused unread.
+	var mp *Manifest
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
@@ -240,11 +245,37 @@ func Decode(data []byte) (*Checkpoint, error) {
 		if hdr.Typeflag != tar.TypeReg {
 			return nil, corrupt("member %q is not a regular file", hdr.Name)
 		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
+		for k := range hdr.PAXRecords {
+			if strings.HasPrefix(k, "GNU.sparse.") {
+				return nil, corrupt("member %q is a sparse file (a checkpoint has none)", hdr.Name)
+			}
+		}
+		if hdr.Size < 0 || hdr.Size > int64(len(data)) {
+			return nil, corrupt("member %q declares %d bytes, more than the whole file holds (%d): the file is truncated or forged", hdr.Name, hdr.Size, len(data))
+		}
+		if mp != nil && hdr.Name != MemberChecksum {
+			i := len(members) - 1 // the manifest is members[0]
+			if i >= len(mp.Members) {
+				return nil, corrupt("member %q is not in the manifest (it lists %d members)", hdr.Name, len(mp.Members))
+			}
+			if want := mp.Members[i]; hdr.Name != want.Name || hdr.Size != want.Size {
+				return nil, corrupt("member %d is %q of %d bytes, the manifest says %q of %d", i+1, hdr.Name, hdr.Size, want.Name, want.Size)
+			}
+		}
+		if mp != nil && hdr.Name == MemberChecksum && hdr.Size > 1024 {
+			return nil, corrupt("member %s has %d bytes (a checksum has 64)", hdr.Name, hdr.Size)
+		}
+		b := make([]byte, hdr.Size)
+		if _, err := io.ReadFull(tr, b); err != nil {
 			return nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
 		}
 		members = append(members, member{hdr.Name, b})
+		if len(members) == 1 && hdr.Name == MemberManifest {
+			mp = new(Manifest)
+			if err := json.Unmarshal(b, mp); err != nil {
+				return nil, corrupt("the manifest is not valid JSON: %v", err)
+			}
+		}
 	}
 	if len(members) == 0 {
 		return nil, corrupt("the file holds no tar members (empty or truncated)")
@@ -330,6 +361,9 @@ func Decode(data []byte) (*Checkpoint, error) {
 		return nil, err
 	}
 	if err := json.Unmarshal(b, &c.Iteration); err != nil {
+		return nil, corrupt("%s: %v", MemberIterationState, err)
+	}
+	if err := checkKeyLengths(b); err != nil {
 		return nil, corrupt("%s: %v", MemberIterationState, err)
 	}
 	for _, r := range append(append([]RNGState{}, c.Iteration.StreamRNGs...), c.Iteration.RandomOps...) {
@@ -509,4 +543,39 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// checkKeyLengths refuses a generator whose key does not have the 624
+// words of the Mersenne Twister's state: JSON would fill a shorter key
+// with zeros (a different generator) without a word.
+func checkKeyLengths(iterationState []byte) error {
+	var st struct {
+		StreamRNGs []struct {
+			Owner string `json:"owner"`
+			State struct {
+				Key []json.RawMessage `json:"Key"`
+			} `json:"state"`
+		} `json:"stream_rngs"`
+		RandomOps []struct {
+			Owner string `json:"owner"`
+			State struct {
+				Key []json.RawMessage `json:"Key"`
+			} `json:"state"`
+		} `json:"random_ops"`
+	}
+	if err := json.Unmarshal(iterationState, &st); err != nil {
+		return err
+	}
+	want := len(numpyrand.State{}.Key)
+	for _, r := range st.StreamRNGs {
+		if len(r.State.Key) != want {
+			return fmt.Errorf("generator %s has a key of %d words, not %d", r.Owner, len(r.State.Key), want)
+		}
+	}
+	for _, r := range st.RandomOps {
+		if len(r.State.Key) != want {
+			return fmt.Errorf("generator %s has a key of %d words, not %d", r.Owner, len(r.State.Key), want)
+		}
+	}
+	return nil
 }

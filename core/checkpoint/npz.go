@@ -178,7 +178,7 @@ func DecodeNPZ(data []byte) ([]Named, error) {
 		if err != nil {
 			return nil, fmt.Errorf("npz: %s: %w", name, err)
 		}
-		b, err := io.ReadAll(rc)
+		b, err := readNPY(rc, f.UncompressedSize64)
 		rc.Close()
 		if err != nil {
 			return nil, fmt.Errorf("npz: %s: %w", name, err)
@@ -190,6 +190,67 @@ func DecodeNPZ(data []byte) ([]Named, error) {
 		out = append(out, Named{name, a})
 	}
 	return out, nil
+}
+
+// maxNPYHeader bounds an .npy header (numpy writes under 4 KiB).
+const maxNPYHeader = 1 << 20
+
+// readNPY reads one .npy member, decompressing no more than its header
+// says the array holds: a deflate bomb (a few kilobytes inflating to
+// gigabytes) is refused after reading one byte past the declared size,
+// and so is a header declaring more than the member's stated size or than
+// the machine could hold.
+func readNPY(r io.Reader, declared uint64) ([]byte, error) {
+	pre := make([]byte, 12)
+	n, err := io.ReadFull(r, pre[:10])
+	if err != nil {
+		return nil, fmt.Errorf("not an .npy array (%d bytes)", n)
+	}
+	var hlen, start int
+	switch {
+	case string(pre[:6]) != "\x93NUMPY":
+		return nil, fmt.Errorf("not an .npy array")
+	case pre[6] == 1:
+		hlen, start = int(binary.LittleEndian.Uint16(pre[8:])), 10
+	case pre[6] == 2 || pre[6] == 3:
+		if _, err := io.ReadFull(r, pre[10:12]); err != nil {
+			return nil, fmt.Errorf("truncated .npy header")
+		}
+		hlen, start = int(binary.LittleEndian.Uint32(pre[8:])), 12
+	default:
+		return nil, fmt.Errorf(".npy format version %d is not supported", pre[6])
+	}
+	if hlen > maxNPYHeader {
+		return nil, fmt.Errorf(".npy header of %d bytes (at most %d)", hlen, maxNPYHeader)
+	}
+	buf := make([]byte, start+hlen)
+	copy(buf, pre[:start])
+	if _, err := io.ReadFull(r, buf[start:]); err != nil {
+		return nil, fmt.Errorf("truncated .npy header")
+	}
+	dt, shape, err := parseNPYHeader(string(buf[start:]))
+	if err != nil {
+		return nil, err
+	}
+	if err := nd.CheckAlloc(dt, shape, 0, ""); err != nil {
+		return nil, err
+	}
+	size, _ := nd.Bytes(dt, shape)
+	if total := uint64(start+hlen) + size; declared != 0 && total != declared {
+		return nil, fmt.Errorf("the header says %d bytes of data (a %s array of shape %v), the archive says the member has %d", size, dt, shape, declared-uint64(start+hlen))
+	}
+	// Read as the data comes (a header may lie about a size the stream
+	// does not hold), and one byte more than declared at most.
+	var out bytes.Buffer
+	out.Write(buf)
+	k, err := out.ReadFrom(io.LimitReader(r, int64(size)+1))
+	if err != nil {
+		return nil, err
+	}
+	if uint64(k) != size {
+		return nil, fmt.Errorf("%d bytes of data for a %s array of shape %v (want %d)", k, dt, shape, size)
+	}
+	return out.Bytes(), nil
 }
 
 func decodeNPY(b []byte) (*nd.Array, error) {
@@ -211,10 +272,19 @@ func decodeNPY(b []byte) (*nd.Array, error) {
 	if start+hlen > len(b) {
 		return nil, fmt.Errorf("truncated .npy header")
 	}
-	hdr := string(b[start : start+hlen])
+	dt, shape, err := parseNPYHeader(string(b[start : start+hlen]))
+	if err != nil {
+		return nil, err
+	}
+	return arrayFromBytes(dt, shape, b[start+hlen:])
+}
+
+// parseNPYHeader reads the dtype and shape of an .npy header (a Python
+// dict literal).
+func parseNPYHeader(hdr string) (nd.DType, []int, error) {
 	m := reDescr.FindStringSubmatch(hdr)
 	if m == nil {
-		return nil, fmt.Errorf("no descr in the .npy header %q", hdr)
+		return 0, nil, fmt.Errorf("no descr in the .npy header %q", hdr)
 	}
 	var dt nd.DType = -1
 	for d, s := range npyDescr {
@@ -223,14 +293,14 @@ func decodeNPY(b []byte) (*nd.Array, error) {
 		}
 	}
 	if dt < 0 {
-		return nil, fmt.Errorf("unsupported dtype %q", m[1])
+		return 0, nil, fmt.Errorf("unsupported dtype %q", m[1])
 	}
 	if o := reOrder.FindStringSubmatch(hdr); o == nil || o[1] != "False" {
-		return nil, fmt.Errorf("only C-order arrays are supported")
+		return 0, nil, fmt.Errorf("only C-order arrays are supported")
 	}
 	sm := reShape.FindStringSubmatch(hdr)
 	if sm == nil {
-		return nil, fmt.Errorf("no shape in the .npy header %q", hdr)
+		return 0, nil, fmt.Errorf("no shape in the .npy header %q", hdr)
 	}
 	var shape []int
 	for _, f := range strings.Split(sm[1], ",") {
@@ -240,9 +310,9 @@ func decodeNPY(b []byte) (*nd.Array, error) {
 		}
 		d, err := strconv.Atoi(strings.TrimSuffix(f, "L"))
 		if err != nil || d < 0 {
-			return nil, fmt.Errorf("bad shape %q", sm[1])
+			return 0, nil, fmt.Errorf("bad shape %q", sm[1])
 		}
 		shape = append(shape, d)
 	}
-	return arrayFromBytes(dt, shape, b[start+hlen:])
+	return dt, shape, nil
 }
