@@ -3,7 +3,10 @@ package nd
 import (
 	"fmt"
 	"math"
+	"os"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -78,6 +81,27 @@ func PhysicalMemory() uint64 {
 		physMem = uint64(si.Totalram) * uint64(si.Unit)
 	})
 	return physMem
+}
+
+// AvailableMemory is the memory the kernel says can be allocated without
+// swapping now (MemAvailable in /proc/meminfo), or PhysicalMemory when it
+// cannot be read.
+func AvailableMemory() uint64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return PhysicalMemory()
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				if kb, err := strconv.ParseUint(f[0], 10, 64); err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return PhysicalMemory()
 }
 
 // Bytes is the size of an array of dtype dt and the given shape, with ok

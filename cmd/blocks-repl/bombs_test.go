@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -217,4 +218,84 @@ func TestCheckpointBombsRefused(t *testing.T) {
 			t.Errorf("status %d on a valid checkpoint: %s", code, stderr)
 		}
 	})
+}
+
+// pyEmptyH5 makes an HDF5 file whose one source, features, declares the
+// given shape of uint8 and is never written (a few KiB on disk), with
+// Fuel's split attribute covering all of its rows.
+const pyEmptyH5 = `
+import sys, h5py, numpy
+path, shape = sys.argv[1], tuple(int(x) for x in sys.argv[2:])
+f = h5py.File(path, 'w')
+f.create_dataset('features', shape, dtype='uint8', chunks=tuple([1] * (len(shape) - 1) + [min(shape[-1], 4)]))
+split = numpy.empty(1, dtype=[('split', 'a5'), ('source', 'a8'), ('start', numpy.int64), ('stop', numpy.int64),
+    ('indices', h5py.special_dtype(ref=h5py.Reference)), ('available', numpy.bool_), ('comment', 'a1')])
+split[0]['split'] = b'train'; split[0]['source'] = b'features'; split[0]['start'] = 0; split[0]['stop'] = shape[0]
+split[0]['indices'] = h5py.Reference(); split[0]['available'] = True; split[0]['comment'] = b'.'
+f.attrs['split'] = split
+f.close()
+`
+
+// TestDataFileBombsRefused: a 6 KB HDF5 file declaring (1e9, 4) uint8
+// loaded in memory died with "fatal error: out of memory"; (1e12, 784)
+// gave "internal error … makeslice"; (3, 2^62+1, 4) was accepted. A
+// gzipped idx file declaring more data than it can inflate to was read
+// until memory ran out. Each is now an error naming the file, before
+// anything is allocated.
+func TestDataFileBombsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
+		t.Skipf("%s with h5py is needed: %v", py, err)
+	}
+	for _, c := range []struct {
+		shape []string
+		want  string
+	}{
+		{[]string{"1000000000", "4"}, "the file stores 0 bytes of it"},
+		{[]string{"1000000000000", "784"}, "the file stores 0 bytes of it"},
+		{[]string{"3", "4611686018427387905", "4"}, "whose size overflows"},
+	} {
+		h5 := filepath.Join(t.TempDir(), "bomb.hdf5")
+		if out, err := exec.Command(py, append([]string{"-c", pyEmptyH5, h5}, c.shape...)...).CombinedOutput(); err != nil {
+			t.Fatalf("h5py: %v\n%s", err, out)
+		}
+		for _, inMemory := range []string{"True", "False"} {
+			t.Run(strings.Join(c.shape, "x")+"-"+inMemory, func(t *testing.T) {
+				src := fmt.Sprintf("load(\"fuel.datasets\", \"H5PYDataset\")\nd = H5PYDataset(%q, which_sets = (\"train\",), load_in_memory = %s)\nprint(d.get_data(None, [0, 1])[0].shape)\n", h5, inMemory)
+				runScriptExpectError(t, src, "2:", c.want, h5)
+			})
+		}
+	}
+	t.Run("idx-gzip", func(t *testing.T) {
+		// The header declares 2^28 float64 (2 GiB); the gzip stream of a
+		// few KiB cannot inflate to that.
+		dir := t.TempDir()
+		var buf bytes.Buffer
+		gz := gzipBytes(append([]byte{0, 0, 0x0e, 1, 0x10, 0, 0, 0}, make([]byte, 4<<20)...))
+		buf.Write(gz)
+		for _, name := range []string{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"} {
+			if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, _, stderr := runBinary(t, "", "fuel", "convert", "mnist", "-d", dir, "-o", t.TempDir())
+		noGoTrace(t, stderr)
+		if code == 0 || !strings.Contains(stderr, "more than a gzip file of") || !strings.Contains(stderr, "train-images-idx3-ubyte.gz") {
+			t.Errorf("status %d, stderr:\n%s", code, stderr)
+		}
+		if strings.Contains(stderr, "ReadIDXFile") {
+			t.Errorf("the error names a Go function:\n%s", stderr)
+		}
+	})
+}
+
+func gzipBytes(b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return buf.Bytes()
 }

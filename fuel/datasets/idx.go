@@ -40,12 +40,23 @@ var idxTypes = map[byte]nd.DType{
 // allocates more than the input holds plus the header's claim, which is
 // bounded.
 func ReadIDX(r io.Reader) (*nd.Array, error) {
+	return readIDX(r, -1, "")
+}
+
+// maxInflation is how many bytes one byte of gzip may expand to at most
+// (deflate's limit is about 1032:1).
+const maxInflation = 1100
+
+// readIDX is ReadIDX with a bound: the data may not exceed maxData bytes
+// (-1: no bound beyond memory), what the input can hold; from names the
+// input in that error.
+func readIDX(r io.Reader, maxData int64, from string) (*nd.Array, error) {
 	var magic [4]byte
 	if _, err := io.ReadFull(r, magic[:]); err != nil {
 		return nil, fmt.Errorf("idx: reading the magic number: %w", truncated(err))
 	}
 	if magic[0] != 0 || magic[1] != 0 {
-		return nil, fmt.Errorf("idx: bad magic number %#02x%02x%02x%02x: an idx file starts with two zero bytes (a gzip file starts with 1f8b: use ReadIDXFile)", magic[0], magic[1], magic[2], magic[3])
+		return nil, fmt.Errorf("idx: bad magic number %#02x%02x%02x%02x: an idx file starts with two zero bytes (a gzip file starts with 1f8b, which is read as gzip)", magic[0], magic[1], magic[2], magic[3])
 	}
 	dt, ok := idxTypes[magic[2]]
 	if !ok {
@@ -70,6 +81,15 @@ func ReadIDX(r io.Reader) (*nd.Array, error) {
 		n *= int(d)
 	}
 	size := n * dt.Size()
+	if maxData >= 0 && int64(size) > maxData {
+		return nil, fmt.Errorf("idx: the header declares %s%v, %s of data, more than %s can hold (%s at most)",
+			dt, shape, nd.FormatBytes(uint64(size)), from, nd.FormatBytes(uint64(maxData)))
+	}
+	// The data is read once into a buffer and once into the array.
+	if avail := nd.AvailableMemory(); uint64(2*size) > avail {
+		return nil, fmt.Errorf("idx: the header declares %s%v, %s of data; reading it needs twice that, more than the memory available (%s)",
+			dt, shape, nd.FormatBytes(uint64(size)), nd.FormatBytes(avail))
+	}
 	// Read what is there, up to one byte more than declared, growing the
 	// buffer as data arrives rather than trusting the header's size.
 	var body bytes.Buffer
@@ -122,6 +142,13 @@ func truncated(err error) error {
 // ReadIDXGzipOrPlain reads an idx array from r, undoing gzip compression
 // when the input starts with gzip's magic bytes.
 func ReadIDXGzipOrPlain(r io.Reader) (*nd.Array, error) {
+	return readIDXGzipOrPlain(r, -1)
+}
+
+// readIDXGzipOrPlain is ReadIDXGzipOrPlain for an input of inputSize
+// bytes (-1: unknown): the header may not declare more data than that
+// input can hold, plain or gzipped.
+func readIDXGzipOrPlain(r io.Reader, inputSize int64) (*nd.Array, error) {
 	br := bufio.NewReader(r)
 	head, err := br.Peek(2)
 	if err == nil && head[0] == 0x1f && head[1] == 0x8b {
@@ -129,7 +156,11 @@ func ReadIDXGzipOrPlain(r io.Reader) (*nd.Array, error) {
 		if err != nil {
 			return nil, fmt.Errorf("idx: gzip: %w", err)
 		}
-		a, err := ReadIDX(zr)
+		limit, from := int64(-1), ""
+		if inputSize >= 0 {
+			limit, from = inputSize*maxInflation, fmt.Sprintf("a gzip file of %d bytes", inputSize)
+		}
+		a, err := readIDX(zr, limit, from)
 		if err != nil {
 			return nil, err
 		}
@@ -138,6 +169,9 @@ func ReadIDXGzipOrPlain(r io.Reader) (*nd.Array, error) {
 			return nil, fmt.Errorf("idx: gzip: %w", err)
 		}
 		return a, nil
+	}
+	if inputSize >= 0 {
+		return readIDX(br, inputSize, fmt.Sprintf("a file of %d bytes", inputSize))
 	}
 	return ReadIDX(br)
 }
@@ -150,7 +184,11 @@ func ReadIDXFile(path string) (*nd.Array, error) {
 		return nil, err
 	}
 	defer f.Close()
-	a, err := ReadIDXGzipOrPlain(f)
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	a, err := readIDXGzipOrPlain(f, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -144,3 +144,38 @@ func TestReadIDXMNISTFiles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIDXHeader feeds idx headers (type code, rank, dimensions) with a
+// body and an input size: readIDXGzipOrPlain must refuse a header that
+// declares more data than the input can hold, gzipped or plain, before
+// reading it, and otherwise return an array of exactly the declared
+// shape.
+func FuzzIDXHeader(f *testing.F) {
+	f.Add(byte(0x0e), byte(1), uint32(1<<28), uint32(0), uint32(0), uint16(64), true)
+	f.Add(byte(0x08), byte(3), uint32(2), uint32(2), uint32(2), uint16(8), false)
+	f.Add(byte(0x0d), byte(2), uint32(1<<31-1), uint32(1<<31-1), uint32(0), uint16(0), true)
+	f.Fuzz(func(t *testing.T, code, rank byte, d0, d1, d2 uint32, body uint16, gz bool) {
+		hdr := []byte{0, 0, code, rank}
+		for _, d := range []uint32{d0, d1, d2}[:min(int(rank), 3)] {
+			hdr = binary.BigEndian.AppendUint32(hdr, d)
+		}
+		data := append(hdr, make([]byte, body)...)
+		if gz {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(data)
+			zw.Close()
+			data = buf.Bytes()
+		}
+		a, err := readIDXGzipOrPlain(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		if err := a.Consistent(); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := nd.Bytes(a.DType(), a.Shape); b > uint64(len(data))*maxInflation {
+			t.Fatalf("%d bytes of data from a %d-byte input", b, len(data))
+		}
+	})
+}

@@ -198,6 +198,11 @@ func (d *H5PYDataset) open() error {
 		return nil
 	}
 	for _, s := range d.srcs {
+		if !s.vlen {
+			if err := checkLoadable(s.dtype, s.rows.len(), s.shape[1:]); err != nil {
+				return fmt.Errorf("source %q: %w", s.name, err)
+			}
+		}
 		req := request{start: s.rows.start, stop: s.rows.stop}
 		if s.rows.isList {
 			req = request{isList: true, list: s.rows.list}
@@ -313,6 +318,11 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 		}
 	} else if et.vlen {
 		return nil, fmt.Errorf("a vlen dataset without a shapes dimension scale is not a Fuel source")
+	}
+	if !s.vlen {
+		if err := checkDeclared(s.dtype, s.shape, storageSize(ds)); err != nil {
+			return nil, err
+		}
 	}
 	if s.rows, err = sourceRows(d.split, d.whichSets, name, s.shape[0]); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unsafe"
 
@@ -91,9 +92,18 @@ func datasetShape(ds hid) ([]int, error) {
 	}
 	shape := make([]int, n)
 	for i, d := range dims {
+		if uint64(d) > math.MaxInt64 {
+			return nil, fmt.Errorf("the dataset's dimension %d is %d, beyond what any array can hold", i, uint64(d))
+		}
 		shape[i] = int(d)
 	}
 	return shape, nil
+}
+
+// storageSize is the bytes a dataset's data takes in the file (0 when
+// none is allocated: a dataset never written, all fill value).
+func storageSize(ds hid) uint64 {
+	return uint64(C.H5Dget_storage_size(ds))
 }
 
 // elemType describes a dataset's element type: the nd dtype it is read
