@@ -150,13 +150,19 @@ func NewChecked(dt DType, shape ...int) (*Array, error) {
 
 // Consistent returns an error when a's data does not hold exactly the
 // elements its shape says (an array built by hand with an overflowing
-// shape). Code handing an array's buffer to C checks it first.
+// shape). An array without data (a shape for planning) passes when its
+// shape's element count fits an int. Code handing an array's buffer to C
+// checks it first.
 func (a *Array) Consistent() error {
 	n, ok := ProdChecked(a.Shape)
 	if !ok {
 		return &SizeError{Shape: append([]int(nil), a.Shape...), DType: a.DType()}
 	}
-	if l := dataLen(a.Data); l != n {
+	l := dataLen(a.Data)
+	if l <= 0 {
+		return nil // a shape alone, for planning (its data is bound later)
+	}
+	if l != n {
 		return fmt.Errorf("nd: array of shape %s holds %d elements, not %d", shapeText(a.Shape), l, n)
 	}
 	return nil
