@@ -77,6 +77,11 @@ func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.Mai
 	if k > 1 || comm.Size() > 1 {
 		alg.UA.Microbatching = &algorithms.Microbatching{K: k, Comm: comm}
 	}
+	for _, e := range ml.Extensions {
+		if d, ok := e.(*extensions.DataStreamMonitoring); ok {
+			d.Evaluator.SetComm(comm)
+		}
+	}
 	if comm.Rank() == 0 {
 		return nil
 	}

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc64"
-	"unsafe"
+	"slices"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/parallel"
@@ -222,10 +222,17 @@ func (g *UpdatesAlgorithm) initMicro(inputs, outputs []*core.Variable) error {
 		return fmt.Errorf("%s: compiling the update function: %w", g.name, err)
 	}
 	// Every process must start from the same state: compare a hash of
-	// the updated shared variables (parameters, step-rule state).
+	// the shared variables of the step (parameters, step-rule state,
+	// hyperparameters such as the learning rate).
 	h := crc64.New(crc64.MakeTable(crc64.ECMA))
+	roots := slices.Clone(outputs)
 	for _, u := range g.updates {
-		hashArray(h, u.Shared.Value())
+		roots = append(roots, u.Shared, u.Value)
+	}
+	for _, v := range core.Ancestors(roots) {
+		if v.IsShared() {
+			hashArray(h, v.Value())
+		}
 	}
 	if err := agree(comm, h.Sum64(), "initial parameters and algorithm state",
 		"every process must run the same script with the same overrides, seed and configuration"); err != nil {
@@ -244,54 +251,7 @@ func hashArray(h interface{ Write([]byte) (int, error) }, a *nd.Array) {
 		binary.LittleEndian.PutUint64(b[:], uint64(d))
 		h.Write(b[:])
 	}
-	h.Write(rawBytes(a))
-}
-
-// rawBytes is the memory of a numeric array.
-func rawBytes(a *nd.Array) []byte {
-	view := func(p unsafe.Pointer, n, size int) []byte {
-		if n == 0 {
-			return nil
-		}
-		return unsafe.Slice((*byte)(p), n*size)
-	}
-	switch d := a.Data.(type) {
-	case []float32:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 4)
-		}
-	case []float64:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 8)
-		}
-	case []int64:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 8)
-		}
-	case []int32:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 4)
-		}
-	case []uint8:
-		return d
-	case []int16:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 2)
-		}
-	case []uint16:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 2)
-		}
-	case []bool:
-		out := make([]byte, len(d))
-		for i, x := range d {
-			if x {
-				out[i] = 1
-			}
-		}
-		return out
-	}
-	return nil
+	h.Write(parallel.RawBytes(a))
 }
 
 // agree checks that every process has the same hash of what.

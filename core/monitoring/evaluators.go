@@ -9,6 +9,7 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/nd"
@@ -242,6 +243,7 @@ type DatasetEvaluator struct {
 	inputs  []*core.Variable
 	fn      *core.Function
 	args    []*nd.Array
+	comm    parallel.Comm // see SetComm
 }
 
 // NewDatasetEvaluator compiles the evaluation of variables (named, with
@@ -310,6 +312,9 @@ func (e *DatasetEvaluator) GetAggregatedValues() (map[string]*nd.Array, error) {
 // their values by name. When nothing depends on data the stream is not
 // read.
 func (e *DatasetEvaluator) Evaluate(stream fuel.Stream) (map[string]*nd.Array, error) {
+	if e.split() {
+		return e.evaluateSplit(stream)
+	}
 	e.InitializeAggregators()
 	if e.fn != nil {
 		it, err := stream.GetEpochIterator()
