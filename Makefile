@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev libopenmpi-dev openmpi-bin
 TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil
 
-.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser
+.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed
 
 all: build
 
@@ -105,6 +105,11 @@ bench-server: test-deps
 bench-fuel: test-deps
 	@BLOCKS_SHARED=$(SHARED) ./scripts/bench_fuel.sh
 	BLOCKS_SHARED=$(SHARED) $(GO) test -run X -bench 'MNISTStream|MultiProcessing' -benchtime 15x ./fuel/streams ./fuel/transformers
+
+# Data-parallel training at 1, 2 and 4 processes on this host: ms per
+# step, bytes sent, time in collectives (docs/distributed.md).
+bench-distributed: test-deps build
+	@BLOCKS_SHARED=$(SHARED) ./scripts/bench_distributed.sh
 
 clean:
 	rm -rf bin

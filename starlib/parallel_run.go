@@ -3,6 +3,8 @@ package starlib
 import (
 	"fmt"
 	"io"
+	"sync"
+	"time"
 
 	"go.starlark.net/starlark"
 
@@ -26,6 +28,24 @@ type ParallelRun struct {
 	// the tunable microbatches when the script declares one
 	// (config(microbatches=4)), else the number of processes.
 	Microbatches int
+
+	mu    sync.Mutex
+	loops []*mainloop.MainLoop
+}
+
+// Training sums, over the run's main loops, the training steps done in
+// this process, the time they took (Profile.Train: the steps'
+// computation and exchanges) and the time spent reading their batches
+// (Profile.ReadData).
+func (p *ParallelRun) Training() (steps int, train, read time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.loops {
+		steps += m.Log.Status.IterationsDone
+		train += m.Profile.Train
+		read += m.Profile.ReadData
+	}
+	return steps, train, read
 }
 
 // TunableMicrobatches is the name of the script tunable that sets the
@@ -73,6 +93,11 @@ func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.Mai
 	k, comm, err := microbatches(thread)
 	if err != nil || comm == nil {
 		return err
+	}
+	if s := state(thread); s != nil && s.parallel != nil {
+		s.parallel.mu.Lock()
+		s.parallel.loops = append(s.parallel.loops, ml)
+		s.parallel.mu.Unlock()
 	}
 	if k > 1 || comm.Size() > 1 {
 		alg.UA.Microbatching = &algorithms.Microbatching{K: k, Comm: comm}

@@ -116,10 +116,12 @@ func distributed(cmd string, args []string, stdout, stderr io.Writer,
 	}
 	if !parallel.Launched() {
 		var j *job
-		if d.microbatches > 0 {
+		if d.microbatches > 0 || os.Getenv("BLOCKS_MPI_STATS") != "" {
 			j = &job{comm: parallel.Single{}, par: &starlib.ParallelRun{Comm: parallel.Single{}, Microbatches: d.microbatches}}
 		}
-		return body(args, stdout, stderr, j)
+		code := body(args, stdout, stderr, j)
+		j.printStats(stderr)
+		return code
 	}
 	comm, err := parallel.World()
 	if err != nil {
@@ -144,6 +146,7 @@ func distributed(cmd string, args []string, stdout, stderr io.Writer,
 		if code != 0 && comm.Size() > 1 {
 			comm.Abort(code) // stops every process; does not return
 		}
+		j.printStats(stderr)
 		if err := parallel.Finalize(comm); err != nil && code == 0 {
 			fmt.Fprintf(stderr, "blocks-repl %s: %v\n", cmd, err)
 			code = 1
@@ -187,9 +190,27 @@ func storedParallel(c *checkpoint.Checkpoint, par *starlib.ParallelRun) *starlib
 		return &starlib.ParallelRun{Comm: parallel.Single{}, Microbatches: c.Run.Microbatches}
 	}
 	if par.Microbatches == 0 && c.Run.Microbatches > 0 {
-		p := *par
-		p.Microbatches = c.Run.Microbatches
-		return &p
+		par.Microbatches = c.Run.Microbatches
 	}
 	return par
+}
+
+// printStats writes, when BLOCKS_MPI_STATS is set, this process's
+// training steps, their mean time and its collectives (docs/distributed.md
+// has the measurements made with it).
+func (j *job) printStats(w io.Writer) {
+	if j == nil || os.Getenv("BLOCKS_MPI_STATS") == "" {
+		return
+	}
+	steps, d, read := j.par.Training()
+	st := parallel.CommStats(j.comm)
+	per := func(x float64) float64 {
+		if steps == 0 {
+			return 0
+		}
+		return x / float64(steps)
+	}
+	fmt.Fprintf(w, "mpi stats: process %d of %d: %d steps, %.3f ms/step (+ %.3f ms/step reading data); %d collectives, %d bytes sent (%.0f per step), %.3f ms/step in collectives\n",
+		j.comm.Rank(), j.comm.Size(), steps, per(float64(d.Microseconds())/1000), per(float64(read.Microseconds())/1000),
+		st.Collectives, st.BytesSent, per(float64(st.BytesSent)), per(float64(st.Time.Microseconds())/1000))
 }

@@ -289,3 +289,64 @@ func TestDistributedAdamEarlyStopping(t *testing.T) {
 		sameState(t, np+" processes", ref, c, true)
 	}
 }
+
+// TestDistributedLSTM: a recurrent model (scripts/distributed_lstm_lm.star,
+// a scan over the sequence) gives the same parameters on 1 and 2
+// processes with 4 microbatches.
+func TestDistributedLSTM(t *testing.T) {
+	needMPI(t)
+	src, err := os.ReadFile("../../scripts/distributed_lstm_lm.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(src), "extensions = [FinishAfter(", `extensions = [Checkpoint("ck.tar"), FinishAfter(`, 1)
+	s = strings.Replace(s, "\nmain_loop = MainLoop(", "\nload(\"blocks.extensions.saveload\", \"Checkpoint\")\nmain_loop = MainLoop(", 1)
+	if !strings.Contains(s, "Checkpoint(") {
+		t.Fatal("the script changed: update the test's edit")
+	}
+	script := writeScript(t, "lstm.star", s)
+	set := []string{"--set", "steps=3", "--set", "batch_size=8", "--set", "length=10", "--set", "dim=32", "--set", "embed=16", script}
+	ck := func(name string, args ...string) *checkpoint.Checkpoint {
+		d := newDir(t, name)
+		runIn(t, d, append(args, set...)...)
+		return readCkpt(t, filepath.Join(d, "ck.tar"))
+	}
+	one := ck("one", "run", "--microbatches", "4")
+	sameState(t, "2 processes", one, ck("two", "run", "--np", "2", "--microbatches", "4"), true)
+	plain := ck("plain", "run")
+	if bytes.Equal(rawBytesOf(t, one.Parameters[0]), rawBytesOf(t, plain.Parameters[0])) &&
+		bytes.Equal(rawBytesOf(t, one.Parameters[2]), rawBytesOf(t, plain.Parameters[2])) {
+		t.Fatal("4 microbatches and 1 gave the same parameters: the test cannot tell")
+	}
+}
+
+// TestDistributedMismatch: processes that run the script with different
+// settings stop at the start with an error that says so.
+func TestDistributedMismatch(t *testing.T) {
+	needMPI(t)
+	mpirun, _ := exec.LookPath("mpirun")
+	script, _ := filepath.Abs("../../scripts/demo.star")
+	args := []string{"--oversubscribe"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--allow-run-as-root")
+	}
+	for _, lr := range []string{"0.5", "0.25"} {
+		if lr == "0.25" {
+			args = append(args, ":")
+		}
+		args = append(args, "-np", "1", binary(t), "run", "--microbatches", "2", "--set", "epochs=1", "--set", "learning_rate="+lr, script)
+	}
+	cmd := exec.Command(mpirun, args...)
+	cmd.Dir = t.TempDir()
+	t0 := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the job ran:\n%s", out)
+	}
+	if !strings.Contains(string(out), "has other initial parameters and algorithm state") || !strings.Contains(string(out), "same script with the same overrides") {
+		t.Fatalf("no clear error:\n%s", out)
+	}
+	if d := time.Since(t0); d > time.Minute {
+		t.Fatalf("the job took %v to stop", d)
+	}
+}
