@@ -192,12 +192,13 @@ func makeBrick(thread *starlark.Thread, class string, args starlark.Tuple, kwarg
 	case "Bias":
 		b = bricks.NewBias(cfg, name)
 	case "MLP":
-		acts, err := brickList(class+": activations", a["activations"], true)
+		acts, err := brickList(class+": activations", activationBricks(a["activations"]), true)
 		if err != nil {
 			return nil, err
 		}
-		if p, ok := a["prototype"]; ok && p != starlark.None {
-			return nil, fmt.Errorf("MLP: only the default prototype (Linear) is supported")
+		proto, err := mlpPrototype(a["prototype"])
+		if err != nil {
+			return nil, err
 		}
 		delete(a, "prototype")
 		delete(a, "activations")
@@ -210,6 +211,9 @@ func makeBrick(thread *starlark.Thread, class string, args starlark.Tuple, kwarg
 		delete(a, "dims")
 		m, err := bricks.NewMLP(cfg, name, acts, dims)
 		if err != nil {
+			return nil, err
+		}
+		if err := applyPrototype(m, proto); err != nil {
 			return nil, err
 		}
 		b = m
@@ -568,6 +572,9 @@ func (b *Brick) SetField(name string, v starlark.Value) error {
 			return fmt.Errorf("seed: %v", err)
 		}
 		return base.SetSeed(s)
+	}
+	if ok, err := setBrickFieldMore(b, name, v); ok {
+		return err
 	}
 	return setBrickAttr(b.B, name, v)
 }

@@ -611,7 +611,7 @@ func (l *Log) Attr(name string) (starlark.Value, error) {
 		}
 		return rowDict(r), nil
 	case "status":
-		return statusDict(&l.L.Status), nil
+		return &statusView{s: &l.L.Status}, nil
 	}
 	return nil, nil
 }
