@@ -171,8 +171,16 @@ func userExtension(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, err
 	}
-	return &Extension{E: ext}, nil
+	return &Extension{E: scriptExtension{ext}}, nil
 }
+
+// scriptExtension is a SimpleExtension whose do is the script's: it may
+// request the end of training, so a main loop that has one always runs
+// (mainloop.Finisher).
+type scriptExtension struct{ *extensions.SimpleExtension }
+
+// FinishPending is always true.
+func (scriptExtension) FinishPending(*mainloop.TrainingLog) bool { return true }
 
 // chooseBestOf reads choose_best: min, max or a callable returning the
 // better of (current, best).

@@ -528,6 +528,8 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 		return &Log{L: m.M.Log}, nil
 	case "status":
 		return statusDict(&m.M.Log.Status), nil
+	case "extensions":
+		return extensionList(m.M), nil
 	case "run":
 		return starlark.NewBuiltin("run", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
@@ -539,7 +541,7 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 					err = cerr
 				}
 			}
-			if err != nil {
+			if err = nothingToTrain(thread, m.M, err); err != nil {
 				return nil, err
 			}
 			return starlark.None, nil

@@ -39,7 +39,35 @@ func runMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
 		m.Signals = ch
 		defer func() { m.Signals = saved }()
 	}
+	continued := m.Paused()
 	s.training.Add(1)
+	s.trainingRuns.Add(1)
 	defer s.training.Add(-1)
-	return m.Run()
+	err := m.Run()
+	s.mu.Lock()
+	s.loopRuns = append(s.loopRuns, LoopRun{Continued: continued, Paused: m.Paused(), Iteration: m.Log.Status.IterationsDone})
+	s.mu.Unlock()
+	return err
 }
+
+// A LoopRun is one main_loop.run() a script made: whether it continued a
+// loop that an interrupt had paused (SetInterrupts, mainloop.Pause), and
+// whether it ended paused, at which iteration.
+type LoopRun struct {
+	Continued, Paused bool
+	Iteration         int
+}
+
+// TakeLoopRuns returns the main_loop.run() calls made since the last
+// call, in order.
+func (in *Interp) TakeLoopRuns() []LoopRun {
+	in.state.mu.Lock()
+	defer in.state.mu.Unlock()
+	r := in.state.loopRuns
+	in.state.loopRuns = nil
+	return r
+}
+
+// TrainingRuns counts the main_loop.run() calls started so far (safe from
+// any goroutine): a signal handler tells one run from the next with it.
+func (in *Interp) TrainingRuns() int64 { return in.state.trainingRuns.Load() }

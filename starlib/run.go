@@ -91,6 +91,10 @@ type runState struct {
 	// (SetInterrupts); training counts the main loops running.
 	interrupts <-chan os.Signal
 	training   atomic.Int32
+	// trainingRuns counts the runs started, loopRuns records them
+	// (interrupt.go).
+	trainingRuns atomic.Int64
+	loopRuns     []LoopRun
 
 	sandbox Sandbox
 	limits  Limits

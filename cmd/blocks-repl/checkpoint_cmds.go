@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
 
@@ -133,13 +131,10 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 	for k, v := range sets {
 		ov[k] = v
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	main := c.MainScript()
 	opts := starlib.Options{
 		Overrides:  ov,
 		Stdout:     stdout,
-		Context:    ctx,
 		FloatX:     c.Run.FloatX,
 		Files:      c.Files(),
 		Checkpoint: ck,
@@ -150,6 +145,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 	if err != nil {
 		return err
 	}
+	defer scriptInterrupts(in, os.Stderr)()
 	if ck.Replay == nil {
 		observeLogs(in, logPath, main.Path, main.Source, opts, os.Stderr)
 	}
@@ -211,6 +207,10 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 			j.par.Microbatches, c.Run.Microbatches)
 	}
 	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, trust, stdout, j.parallelRun(), logPath)
+	if nothing := nothingToResume(err); nothing != "" {
+		fmt.Fprintf(stderr, "blocks-repl resume: %s: %s; nothing was written (to train on, resume with a later target, e.g. a larger --set for the tunable FinishAfter reads)\n", path, nothing)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1

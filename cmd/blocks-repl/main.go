@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -235,7 +234,9 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C is the main loop's (scriptInterrupts): the dashboard lives
+	// as long as the run.
+	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	if *dash && !*printConfig && j.writer() { // process 0 serves it
 		d, err := runDashboard(ctx, script, logPath, *dashPort, stderr)
@@ -252,7 +253,6 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	err = execWithLog(script, src, starlib.Options{
 		Overrides:  sets,
 		Stdout:     stdout,
-		Context:    ctx,
 		Checkpoint: ck,
 		Parallel:   j.parallelRun(),
 	}, *logPath, stderr)

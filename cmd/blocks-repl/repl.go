@@ -10,11 +10,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/chzyer/readline"
 	"go.starlark.net/starlark"
 
+	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -74,6 +74,9 @@ type session struct {
 	out      io.Writer
 	errw     io.Writer
 	accepted []string
+	// runs are the main_loop.run() calls of each accepted input, by
+	// index (repl_save.go).
+	runs map[int][]starlib.LoopRun
 
 	sigint      chan os.Signal // the process's SIGINT, for the whole session
 	loopSignals chan os.Signal // what main loops started at the prompt listen to
@@ -96,6 +99,7 @@ func (s *session) reset() error {
 	interp.SetInterrupts(s.loopSignals)
 	s.interp = interp
 	s.accepted = nil
+	s.runs = nil
 	return nil
 }
 
@@ -158,7 +162,9 @@ func repl(in io.Reader, out, errw io.Writer, interactive bool, file string) int 
 			continue
 		}
 		if s.exec(chunk, true) {
-			s.accepted = append(s.accepted, chunk)
+			s.accept(chunk)
+		} else {
+			s.interp.TakeLoopRuns()
 		}
 	}
 }
@@ -246,10 +252,10 @@ func (s *session) forwardInterrupts(done <-chan struct{}) {
 		case <-s.sigint:
 			if s.interp.Training() {
 				select {
-				case s.loopSignals <- syscall.SIGTERM:
+				case s.loopSignals <- mainloop.Pause:
 				default:
 				}
-				fmt.Fprintln(s.errw, "\nKeyboardInterrupt: training stops after this batch; main_loop.run() continues it.")
+				fmt.Fprintln(s.errw, "\nKeyboardInterrupt: training pauses after this batch, everything kept; main_loop.run() continues it.")
 			} else {
 				s.interp.Cancel("interrupted (Ctrl-C)")
 			}
@@ -265,10 +271,11 @@ func (s *session) load(file string) bool {
 		return false
 	}
 	if !s.exec(string(src), false) {
+		s.interp.TakeLoopRuns()
 		return false
 	}
 	abs, _ := filepath.Abs(file)
-	s.accepted = append(s.accepted, fmt.Sprintf("# :load %s\n%s", abs, strings.TrimRight(string(src), "\n")+"\n"))
+	s.accept(fmt.Sprintf("# :load %s\n%s", abs, strings.TrimRight(string(src), "\n")+"\n"))
 	return true
 }
 

@@ -183,8 +183,8 @@ func (s *session) save(path string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Saved from a blocks-repl session on %s.\n", time.Now().UTC().Format(time.RFC3339))
 	b.WriteString("# The inputs that ran without error, in order; run with: blocks-repl run FILE\n\n")
-	for _, c := range s.accepted {
-		b.WriteString(strings.TrimRight(c, "\n"))
+	for i, c := range s.accepted {
+		b.WriteString(strings.TrimRight(s.savedInput(i, c), "\n"))
 		b.WriteString("\n")
 	}
 	dir := filepath.Dir(path)
@@ -202,6 +202,11 @@ func (s *session) save(path string) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		return err
+	}
+	// CreateTemp makes 0600; a script is an ordinary output (0644, less
+	// the umask, as os.Create would make it).
+	if err := os.Chmod(tmp.Name(), os.FileMode(0o644&^umask())); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)

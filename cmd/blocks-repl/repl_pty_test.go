@@ -240,7 +240,7 @@ func TestTerminalCtrlCStopsTrainingAndRunContinues(t *testing.T) {
 	tm.line("main_loop.run()")
 	tm.expect("iterations_done: 20")
 	tm.send("\x03")
-	tm.expect("training stops after this batch")
+	tm.expect("training pauses after this batch")
 	tm.expect(">>> ")
 	tm.line(`print("STOPPED AT", main_loop.status["iterations_done"])`)
 	tm.expect("STOPPED AT ")

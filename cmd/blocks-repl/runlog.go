@@ -23,6 +23,7 @@ func execWithLog(script string, src []byte, opts starlib.Options, logPath string
 	if err != nil {
 		return err
 	}
+	defer scriptInterrupts(in, stderr)()
 	ext := strings.ToLower(filepath.Ext(logPath))
 	sqlite := ext == ".sqlite" || ext == ".sqlite3" || ext == ".db"
 	loops := observeLogs(in, logPath, script, src, opts, stderr)

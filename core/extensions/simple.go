@@ -116,6 +116,10 @@ type condition struct {
 	callback  mainloop.Callback
 	predicate Predicate
 	args      []any
+	// trigger and n name an integer trigger (after_n_epochs, 2); empty
+	// for the others (finish.go reads them).
+	trigger string
+	n       int
 }
 
 // SimpleExtension is Blocks' SimpleExtension: Do runs in the callbacks
@@ -170,7 +174,7 @@ func (e *SimpleExtension) SetConditions(triggers Triggers) error {
 		if !on {
 			continue
 		}
-		c := condition{callback: triggerCallback[k], predicate: alwaysTrue}
+		c := condition{callback: triggerCallback[k], predicate: alwaysTrue, trigger: k}
 		if k == TriggerBeforeFirstEpoch {
 			c.predicate = hasDoneNoEpochs
 		}
@@ -198,7 +202,7 @@ func (e *SimpleExtension) SetConditions(triggers Triggers) error {
 		} else {
 			p = BatchesPredicate(every, n)
 		}
-		conds = append(conds, condition{callback: triggerCallback[k], predicate: p})
+		conds = append(conds, condition{callback: triggerCallback[k], predicate: p, trigger: k, n: n})
 	}
 	e.conditions = conds
 	return nil

@@ -73,6 +73,9 @@ type MainLoop struct {
 	sigs        <-chan os.Signal
 	stopSignals func()
 	interrupted bool
+	// pauseRequested is set by Pause; paused reports that the last Run
+	// stopped on it (finish.go).
+	pauseRequested, paused bool
 }
 
 var errTrainingFinish = errors.New("training finish")
@@ -176,6 +179,9 @@ func (m *MainLoop) Run() error {
 	defer m.restoreSignals()
 
 	finished, err := m.run()
+	if IsNothingToTrain(err) {
+		return err // nothing ran, nothing was written
+	}
 	if err != nil {
 		m.restoreSignals()
 		m.Log.CurrentRow()[RecordGotException] = err.Error()
@@ -212,6 +218,10 @@ func (m *MainLoop) run() (finished bool, err error) {
 	for _, ext := range m.Extensions {
 		ext.SetMainLoop(m)
 	}
+	// After SetMainLoop: a resumed run has restored its checkpoint there.
+	if err := m.nothingToTrain(); err != nil {
+		return false, err
+	}
 	if !st.TrainingStarted {
 		if err := m.runExtensions(BeforeTraining, nil); err != nil {
 			return false, err
@@ -238,6 +248,10 @@ func (m *MainLoop) run() (finished bool, err error) {
 		more, err := m.runEpoch()
 		if errors.Is(err, errTrainingFinish) {
 			return true, nil
+		}
+		if errors.Is(err, errPaused) {
+			m.paused = true
+			return false, nil
 		}
 		if err != nil || !more {
 			return false, err
@@ -369,6 +383,9 @@ func (e *ExtensionError) Unwrap() error { return e.Err }
 func (m *MainLoop) checkFinishTraining(batchLevel bool) error {
 	m.pollSignals()
 	st := &m.Log.Status
+	if m.pauseRequested {
+		return errPaused
+	}
 	if Truthy(m.Log.CurrentRow()[RecordTrainingFinishRequested]) || st.BatchInterruptReceived {
 		return errTrainingFinish
 	}
@@ -380,6 +397,7 @@ func (m *MainLoop) checkFinishTraining(batchLevel bool) error {
 
 func (m *MainLoop) installSignals() {
 	m.interrupted = false
+	m.pauseRequested, m.paused = false, false
 	if m.Signals != nil {
 		m.sigs = m.Signals
 		m.stopSignals = nil
@@ -421,6 +439,10 @@ func (m *MainLoop) pollSignals() {
 
 func (m *MainLoop) handleSignal(s os.Signal) {
 	st := &m.Log.Status
+	if s == Pause {
+		m.pauseRequested = true
+		return
+	}
 	if s == syscall.SIGTERM || m.interrupted {
 		m.restoreSignals()
 		m.warn(batchInterruptMessage)
