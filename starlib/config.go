@@ -22,8 +22,10 @@ func init() {
 //	    string, so --set name=mnist works unquoted. The override must fit
 //	    the default: an int may stand for a float default, a string
 //	    default takes the text as it was written, None accepts anything;
-//	    any other mismatch is an error. A --set the script never reads
-//	    with get is an error at the end of the run.
+//	    any other mismatch is an error. A --set the script has not read
+//	    with get (nor declared with config) by its first main_loop.run()
+//	    or compiled function is an error there, before anything trains
+//	    (config_settings.go).
 //	config - Blocks' config object, and the place a script declares its
 //	    tunables: cfg = config(learning_rate=0.1, batch_size=256, epochs=1)
 //	    returns a struct (cfg.learning_rate) whose values --set overrides,
@@ -57,9 +59,14 @@ func configGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	raw := s.raw[name]
 	s.mu.Unlock()
 	if !ok {
+		s.recordSetting(name, def, false)
 		return def, nil
 	}
-	return fitOverride(name, raw, v, def)
+	fit, err := fitOverride(name, raw, v, def)
+	if err == nil {
+		s.recordSetting(name, fit, true)
+	}
+	return fit, err
 }
 
 // fitOverride checks an override against the default it replaces.

@@ -101,23 +101,6 @@ func (c *Config) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwar
 			s.mu.Unlock()
 			return nil, fmt.Errorf("the tunables are already declared (call config(...) once)")
 		}
-		var unknown []string
-		for name := range s.overrides {
-			if _, ok := t.values[name]; !ok && !s.asked[name] {
-				unknown = append(unknown, name)
-			}
-		}
-		sort.Strings(unknown)
-		if len(unknown) > 0 {
-			s.mu.Unlock()
-			msg := fmt.Sprintf("--set %s: not a tunable of this script; its tunables are: %s", strings.Join(unknown, ", "), list)
-			for _, u := range unknown {
-				if c := closest(u, declared); c != "" {
-					msg += fmt.Sprintf(" (did you mean %s?)", c)
-				}
-			}
-			return nil, fmt.Errorf("%s", msg)
-		}
 		for _, name := range t.order {
 			v, ok := s.overrides[name]
 			if !ok {
@@ -134,13 +117,7 @@ func (c *Config) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwar
 			t.overridden[name] = true
 		}
 		s.tunables = t
-		ck := s.ckpt
 		s.mu.Unlock()
-		if ck != nil && ck.PrintConfig {
-			thread.Print(thread, formatTunables(t))
-			ck.Printed = true
-			return nil, ErrConfigPrinted
-		}
 	}
 	members := starlark.StringDict{}
 	for _, name := range t.order {

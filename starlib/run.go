@@ -108,6 +108,11 @@ type runState struct {
 	// loops use (for checkpoints).
 	parallel     *ParallelRun
 	microbatches int
+	// settings are the config.get reads, in order (config_settings.go);
+	// settingsChecked is set once the overrides have been checked.
+	settings        []setting
+	settingsChecked bool
+	stdout          io.Writer
 }
 
 func state(thread *starlark.Thread) *runState {
@@ -209,6 +214,10 @@ func NewInterp(opts Options) (*Interp, error) {
 		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(stdout, msg) },
 		Load:  in.load,
 	}
+	if opts.Checkpoint != nil && opts.Checkpoint.PrintConfig {
+		// --print-config prints the settings and nothing else.
+		thread.Print = func(*starlark.Thread, string) {}
+	}
 	in.Thread = thread
 	in.modules = newModuleCache(thread)
 
@@ -244,6 +253,7 @@ func NewInterp(opts Options) (*Interp, error) {
 	}
 	s.ckpt = opts.Checkpoint
 	s.parallel = opts.Parallel
+	s.stdout = stdout
 	in.state = s
 	thread.SetLocal(stateKey, s)
 
@@ -358,13 +368,23 @@ func (in *Interp) ExecREPL(ctx context.Context, src string) (starlark.Value, err
 	return starlark.None, nil
 }
 
-// CheckOverrides reports overrides the run never read with config.get.
+// CheckOverrides is the settings checkpoint at the end of a script
+// (config_settings.go): overrides the script never read are an error and
+// --print-config prints the settings, unless an earlier checkpoint (the
+// first main loop or compiled function) did.
 func (in *Interp) CheckOverrides() error {
-	in.state.mu.Lock()
-	defer in.state.mu.Unlock()
+	return settingsCheckpoint(in.Thread)
+}
+
+// unknownOverrides reports the overrides neither config.get read nor
+// config(...) declared. Called with s.mu held.
+func (s *runState) unknownOverrides() error {
+	if s.tunables != nil {
+		return s.unknownTunables()
+	}
 	var unused []string
-	for name := range in.state.overrides {
-		if !in.state.asked[name] {
+	for name := range s.overrides {
+		if !s.asked[name] {
 			unused = append(unused, name)
 		}
 	}
@@ -372,8 +392,8 @@ func (in *Interp) CheckOverrides() error {
 		return nil
 	}
 	sort.Strings(unused)
-	asked := make([]string, 0, len(in.state.asked))
-	for n := range in.state.asked {
+	asked := make([]string, 0, len(s.asked))
+	for n := range s.asked {
 		asked = append(asked, n)
 	}
 	sort.Strings(asked)

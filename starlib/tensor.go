@@ -540,6 +540,9 @@ func tensorGrad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 }
 
 func tensorFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := settingsCheckpoint(thread); err != nil {
+		return nil, err
+	}
 	var insV, outsV starlark.Value
 	var upV starlark.Value = starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "inputs", &insV, "outputs", &outsV, "updates?", &upV); err != nil {

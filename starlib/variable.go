@@ -426,6 +426,9 @@ func varUnary(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 // varEval compiles and runs the variable: eval(inputs_dict=None) with a
 // dict mapping input variables to arrays or lists.
 func varEval(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := settingsCheckpoint(thread); err != nil {
+		return nil, err
+	}
 	var d *starlark.Dict
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "inputs_dict??", &d); err != nil {
 		return nil, err

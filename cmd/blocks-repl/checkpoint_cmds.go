@@ -55,7 +55,7 @@ func printConfigResult(ck *starlib.CheckpointRun, err error, stderr io.Writer) i
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1
 	}
-	fmt.Fprintln(stderr, "blocks-repl: the script declares no tunables (declare them with load(\"blocks.config\", \"config\"); cfg = config(name=default, ...))")
+	fmt.Fprintln(stderr, "blocks-repl: the script reads no settings before its first main loop or compiled function (declare them with load(\"blocks.config\", \"config\"); cfg = config(name=default, ...))")
 	return 1
 }
 

@@ -43,10 +43,11 @@ run:
                      (or reads with config.get(NAME, default)).
                      VALUE is a Starlark literal (0.05, 200, True, "adam",
                      [200, 100]); other text is taken as a string. Repeatable.
-                     Setting a name the script never reads is an error.
-  --print-config     print the tunables the script declares with
-                     cfg = config(name=default, ...), as resolved with the
-                     --set overrides, and stop there.
+                     A name the script has not read by its first main loop
+                     or compiled function is an error there, before training.
+  --print-config     print the settings the script reads (config(...) and
+                     config.get), as resolved with the --set overrides, and
+                     stop at its first main loop or compiled function.
   --device DEV       where graphs run: cpu (the default; also BLOCKS_DEVICE),
                      cuda or cuda:N. This build has the CPU backend only and
                      refuses cuda at once, saying so.
