@@ -29,6 +29,14 @@ type CheckpointRun struct {
 	PrintConfig bool
 	// Printed is set once config(...) printed.
 	Printed bool
+	// Probe, when set, receives the state the script builds before its
+	// first main loop, which then stops the script with ErrProbed
+	// (resume_probe.go).
+	Probe *Probe
+	// Expect, when set, is compared with the state the script builds
+	// before the first main loop restores the checkpoint: a difference is
+	// an OverrideRefusedError.
+	Expect *Probe
 }
 
 // ErrConfigPrinted stops a --print-config run after config(...).

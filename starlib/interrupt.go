@@ -31,6 +31,9 @@ func runMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
 	if err := settingsCheckpoint(thread); err != nil {
 		return err
 	}
+	if err := probeMainLoop(thread, m); err != nil {
+		return err
+	}
 	s := state(thread)
 	if s == nil {
 		return m.Run()

@@ -199,16 +199,37 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 			changed = append(changed, k)
 		}
 	}
+	var expect *starlib.Probe
 	if len(changed) > 0 {
-		fmt.Fprintf(stderr, "blocks-repl resume: note: --set %s changes what the script builds (e.g. FinishAfter), not the restored state: parameters, step-rule buffers and hyperparameters (learning_rate, ...) come from the checkpoint; an override that changes the model is refused\n",
-			strings.Join(changed, ", "))
+		// What the script builds with the checkpoint's own overrides, to
+		// compare with what it builds with the new ones (resume_probe.go).
+		expect = &starlib.Probe{}
+		perr := execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Probe: expect}, trust, io.Discard, nil, "")
+		if !errors.Is(perr, starlib.ErrProbed) {
+			if perr == nil {
+				perr = errors.New("the script never started a main loop with a Checkpoint extension")
+			}
+			fmt.Fprintf(stderr, "blocks-repl resume: re-running the checkpoint's script with its own overrides (to check --set %s): %s\n",
+				strings.Join(changed, ", "), starlib.Backtrace(perr))
+			return 1
+		}
 	}
 	src := &checkpoint.ResumeSource{Checkpoint: c}
 	if j != nil && j.par.Microbatches > 0 && c.Run.Microbatches > 0 && j.par.Microbatches != c.Run.Microbatches {
 		fmt.Fprintf(stderr, "blocks-repl resume: note: --microbatches %d differs from the checkpoint's %d: training continues, but not bit-identically to the uninterrupted run\n",
 			j.par.Microbatches, c.Run.Microbatches)
 	}
-	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src}, trust, stdout, j.parallelRun(), logPath)
+	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src, Expect: expect}, trust, stdout, j.parallelRun(), logPath)
+	var refused *starlib.OverrideRefusedError
+	if errors.As(err, &refused) {
+		var kv []string
+		for _, k := range changed {
+			kv = append(kv, k+"="+sets[k])
+		}
+		fmt.Fprintf(stderr, "blocks-repl resume: --set %s refused: it changes what the checkpoint restores or the training graph (%s), so resume could not apply it and would record a value training never used. Nothing trained and nothing was written. Resume applies the overrides that leave the restored state as it was: FinishAfter's targets, printing, a schedule that starts later (docs/checkpoints.md, \"Overrides on resume\")\n",
+			strings.Join(kv, " "), strings.Join(refused.Diffs, "; "))
+		return 1
+	}
 	if nothing := nothingToResume(err); nothing != "" {
 		fmt.Fprintf(stderr, "blocks-repl resume: %s: %s; nothing was written (to train on, resume with a later target, e.g. a larger --set for the tunable FinishAfter reads)\n", path, nothing)
 		return 1
