@@ -10,7 +10,8 @@ import (
 // Per-step kernels of the fused LSTM and GRU sequences (rnn.go): the
 // elementwise work of one time step over the whole batch in one pass per
 // row, and its gradient. The nonlinearities are the Tanh and Sigmoid ops'
-// own (elemwise.go: vec.Tanh32 and vec.Sigmoid32 in float32, math.Tanh and
+// own (elemwise.go: vec.TanhSlice32 and vec.SigmoidSlice32, AVX2 kernels
+// with the bits of vec.Tanh32 and vec.Sigmoid32, in float32; math.Tanh and
 // sigmoid in float64) and every forward expression is evaluated in the
 // order the unfused step graph evaluates it, so the fused forward pass
 // gives the same bits as the generic scan of the bricks' step
@@ -21,9 +22,7 @@ import (
 func sigmoidInPlace[T float32 | float64](s []T) {
 	switch v := any(s).(type) {
 	case []float32:
-		for i, x := range v {
-			v[i] = vec.Sigmoid32(x)
-		}
+		vec.SigmoidSlice32(v, v)
 	case []float64:
 		for i, x := range v {
 			v[i] = sigmoid(x)
@@ -35,11 +34,7 @@ func sigmoidInPlace[T float32 | float64](s []T) {
 func tanhInto[T float32 | float64](dst, src []T) {
 	switch d := any(dst).(type) {
 	case []float32:
-		s := any(src).([]float32)
-		s = s[:len(d)]
-		for i, x := range s {
-			d[i] = vec.Tanh32(x)
-		}
+		vec.TanhSlice32(d, any(src).([]float32))
 	case []float64:
 		s := any(src).([]float64)
 		s = s[:len(d)]

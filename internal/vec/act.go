@@ -43,3 +43,29 @@ func Tanh32(x float32) float32 {
 	p = float32(p*z) - 3.33332819422e-1
 	return float32(float32(p*z)*x) + x
 }
+
+// SigmoidSlice32 sets dst[i] = Sigmoid32(src[i]) (dst may be src).
+func SigmoidSlice32(dst, src []float32) {
+	src = src[:len(dst)]
+	done := 0
+	if useAVX2 && len(dst) >= 8 {
+		done = len(dst) &^ 7
+		sigmoid32AVX2(&dst[0], &src[0], done)
+	}
+	for i := done; i < len(dst); i++ {
+		dst[i] = Sigmoid32(src[i])
+	}
+}
+
+// TanhSlice32 sets dst[i] = Tanh32(src[i]) (dst may be src).
+func TanhSlice32(dst, src []float32) {
+	src = src[:len(dst)]
+	done := 0
+	if useAVX2 && len(dst) >= 8 {
+		done = len(dst) &^ 7
+		tanh32AVX2(&dst[0], &src[0], done)
+	}
+	for i := done; i < len(dst); i++ {
+		dst[i] = Tanh32(src[i])
+	}
+}

@@ -54,3 +54,71 @@ func TestSigmoidTanh32(t *testing.T) {
 		t.Fatal("limits not reached")
 	}
 }
+
+// TestSigmoidTanhSlices: the AVX2 kernels give the scalar functions' bits
+// (any NaN for a NaN) on random values of every magnitude, the branch
+// boundaries, the clamps, infinities and NaN, at every length's tail.
+func TestSigmoidTanhSlices(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	special := []float32{0, float32(math.Copysign(0, -1)), 0.625, -0.625, 0.62499994, 44, 44.000004, -44.000004,
+		43.99, 88.72284, 88.72285, -87.33654, -87.33655, 1e-40, -1e-40, 1e-20, 127, 200, -200, 1e38, -1e38,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 44.36, 44.37, 0.3125, 0.15625}
+	var xs []float32
+	for _, s := range special {
+		xs = append(xs, s, -s)
+	}
+	for range 100000 {
+		e := r.IntN(16) - 8
+		xs = append(xs, float32(r.NormFloat64()*math.Pow(2, float64(e))))
+		xs = append(xs, math.Float32frombits(r.Uint32()))
+	}
+	same := func(a, b float32) bool { return a == b && math.Signbit(float64(a)) == math.Signbit(float64(b)) || a != a && b != b }
+	for _, n := range []int{len(xs), 7, 8, 9, 17, 31} {
+		in := xs[len(xs)-n:]
+		sg, th := make([]float32, n), make([]float32, n)
+		SigmoidSlice32(sg, in)
+		TanhSlice32(th, in)
+		for i, x := range in {
+			if w := Sigmoid32(x); !same(sg[i], w) {
+				t.Fatalf("sigmoid(%v [%#x]): kernel %v [%#x], scalar %v [%#x] (AVX2 %v)", x, math.Float32bits(x), sg[i], math.Float32bits(sg[i]), w, math.Float32bits(w), useAVX2)
+			}
+			if w := Tanh32(x); !same(th[i], w) {
+				t.Fatalf("tanh(%v [%#x]): kernel %v [%#x], scalar %v [%#x] (AVX2 %v)", x, math.Float32bits(x), th[i], math.Float32bits(th[i]), w, math.Float32bits(w), useAVX2)
+			}
+		}
+	}
+	// In place.
+	c := append([]float32(nil), xs[:100]...)
+	TanhSlice32(c, c)
+	for i, x := range xs[:100] {
+		if !same(c[i], Tanh32(x)) {
+			t.Fatalf("in place: tanh(%v) = %v", x, c[i])
+		}
+	}
+}
+
+func BenchmarkSigmoidSlice32(b *testing.B) {
+	x := make([]float32, 4096)
+	for i := range x {
+		x[i] = float32(i%200-100) * 0.05
+	}
+	d := make([]float32, len(x))
+	b.SetBytes(int64(4 * len(x)))
+	for range b.N {
+		SigmoidSlice32(d, x)
+	}
+}
+
+func BenchmarkSigmoidScalar32(b *testing.B) {
+	x := make([]float32, 4096)
+	for i := range x {
+		x[i] = float32(i%200-100) * 0.05
+	}
+	d := make([]float32, len(x))
+	b.SetBytes(int64(4 * len(x)))
+	for range b.N {
+		for i, v := range x {
+			d[i] = Sigmoid32(v)
+		}
+	}
+}

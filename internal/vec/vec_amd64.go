@@ -52,3 +52,9 @@ func copyRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, 
 
 //go:noescape
 func addRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, width int)
+
+//go:noescape
+func sigmoid32AVX2(dst, src *float32, n int)
+
+//go:noescape
+func tanh32AVX2(dst, src *float32, n int)

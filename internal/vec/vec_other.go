@@ -19,3 +19,6 @@ func sum32AVX2(x *float32, n int) float32 { return 0 }
 
 func copyRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, width int) {}
 func addRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, width int)  {}
+
+func sigmoid32AVX2(dst, src *float32, n int) {}
+func tanh32AVX2(dst, src *float32, n int)    {}
