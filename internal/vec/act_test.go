@@ -72,7 +72,9 @@ func TestSigmoidTanhSlices(t *testing.T) {
 		xs = append(xs, float32(r.NormFloat64()*math.Pow(2, float64(e))))
 		xs = append(xs, math.Float32frombits(r.Uint32()))
 	}
-	same := func(a, b float32) bool { return a == b && math.Signbit(float64(a)) == math.Signbit(float64(b)) || a != a && b != b }
+	same := func(a, b float32) bool {
+		return a == b && math.Signbit(float64(a)) == math.Signbit(float64(b)) || a != a && b != b
+	}
 	for _, n := range []int{len(xs), 7, 8, 9, 17, 31} {
 		in := xs[len(xs)-n:]
 		sg, th := make([]float32, n), make([]float32, n)
