@@ -144,3 +144,25 @@ func benchRNN(b *testing.B, name string) {
 func BenchmarkLSTMLMStep(b *testing.B)  { benchRNN(b, "lstm-lm") }
 func BenchmarkGRULMStep(b *testing.B)   { benchRNN(b, "gru-lm") }
 func BenchmarkLSTMBigStep(b *testing.B) { benchRNN(b, "lstm-big") }
+
+// TestRecurrentStepDoesNotAllocate: after the first steps, a training
+// step of the LSTM and GRU language models allocates nothing (the fused
+// sequences keep every buffer, scratch included, in the executor's
+// reused outputs).
+func TestRecurrentStepDoesNotAllocate(t *testing.T) {
+	for _, name := range []string{"lstm-lm", "gru-lm"} {
+		step := rnnStep(t, name)
+		for range 2 {
+			if err := step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := testing.AllocsPerRun(3, func() {
+			if err := step(); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations per step, want 0", name, n)
+		}
+	}
+}

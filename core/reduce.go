@@ -2,8 +2,8 @@ package core
 
 import (
 	"fmt"
-
 	"slices"
+	"sync"
 
 	"github.com/blocks-go/blocks/nd"
 )
@@ -101,6 +101,10 @@ func (o reduceOp) Run(out *nd.Array, in []*nd.Array) {
 	}
 }
 
+// accPool holds the float64 accumulators of sums with more than 16
+// results, so that a training step allocates none.
+var accPool = sync.Pool{New: func() any { return new([]float64) }}
+
 func reduceKernel[T nd.Numeric](k reduceKind, out []T, kept []int, x []T, xshape []int, count int) {
 	switch k {
 	case rSum, rMean:
@@ -111,7 +115,14 @@ func reduceKernel[T nd.Numeric](k reduceKind, out []T, kept []int, x []T, xshape
 		if len(out) <= len(small) {
 			acc = small[:len(out)]
 		} else {
-			acc = make([]float64, len(out))
+			// larger ones (an initial state's gradient) borrow a buffer
+			p := accPool.Get().(*[]float64)
+			defer accPool.Put(p)
+			if cap(*p) < len(out) {
+				*p = make([]float64, len(out))
+			}
+			acc = (*p)[:len(out)]
+			clear(acc)
 		}
 		forBroadcast(xshape, [][]int{kept}, func(o int, offs, st rowOffsets, inner int) {
 			row := x[o : o+inner]

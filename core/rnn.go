@@ -347,7 +347,7 @@ func lstmBackward[T float32 | float64](f *lstmSeqOp, out *nd.Array, in []*nd.Arr
 			}
 		}
 	}
-	// dW = [h0, H(0..nT-2)]ᵀ · dA over all the steps at once.
+	// dW = [h0, H(0..T-2)]ᵀ · dA over all the steps at once.
 	if err := rnnGemm(true, false, d, 4*d, nT*B, p[hOff:hOff+nT*n], dX, dW); err != nil {
 		return err
 	}
@@ -566,7 +566,7 @@ func gruBackward[T float32 | float64](f *gruSeqOp, out *nd.Array, in []*nd.Array
 			carry[j] += tmp[j]
 		}
 	}
-	// dU = (h·r)ᵀ·dA_n and dW_g = [h0, H(0..nT-2)]ᵀ·dA_g over all the steps.
+	// dU = (h·r)ᵀ·dA_n and dW_g = [h0, H(0..T-2)]ᵀ·dA_g over all the steps.
 	if err := rnnGemm(true, false, d, d, nT*B, p[hrOff:hrOff+nT*n], dX, dU); err != nil {
 		return err
 	}
@@ -603,7 +603,7 @@ func (o rnnOutOp) IsView(in [][]int, out []int) bool { return true }
 func (o rnnOutOp) Run(out *nd.Array, in []*nd.Array) {
 	T, n := in[1].Shape[0], in[2].Size()
 	off := (o.k*(T+1) + 1) * n
-	out.Data = sliceData(in[0].Data, off, off+T*n)
+	setView(out, in[0].Data, off, off+T*n)
 }
 func (o rnnOutOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return []*Variable{apply(rnnOutGradOp(o), gz, in[1], in[2]), nil, nil}
@@ -633,6 +633,18 @@ func (o rnnOutGradOp) Run(out *nd.Array, in []*nd.Array) {
 	}
 	zero(out)
 	n := in[0].Size()
+	switch d := out.Data.(type) {
+	case []float32:
+		if g, ok := in[0].Data.([]float32); ok {
+			copy(d[o.k*n:(o.k+1)*n], g)
+			return
+		}
+	case []float64:
+		if g, ok := in[0].Data.([]float64); ok {
+			copy(d[o.k*n:(o.k+1)*n], g)
+			return
+		}
+	}
 	copyInto(view(out, o.k*n, in[0].Shape), in[0])
 }
 func (o rnnOutGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
@@ -663,7 +675,7 @@ func (o rnnGradPartOp) Run(out *nd.Array, in []*nd.Array) {
 		offs, _ := gruGradLayout(r)
 		off = offs[o.k]
 	}
-	out.Data = sliceData(in[0].Data, off, off+nd.Prod(out.Shape))
+	setView(out, in[0].Data, off, off+nd.Prod(out.Shape))
 }
 func (o rnnGradPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
@@ -673,3 +685,20 @@ func (o rnnGradPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 // environment sets BLOCKS_NOFUSE=1, for comparisons): the executor's
 // planning-time fusions and the bricks' fused recurrent sequences.
 func FusionEnabled() bool { return !noFuse }
+
+// setView points out at data[lo:hi], unless it already does: the executor
+// reuses its arrays from call to call, so after the first call a view op
+// allocates nothing (a new slice in an interface would).
+func setView(out *nd.Array, data any, lo, hi int) {
+	switch d := data.(type) {
+	case []float32:
+		if o, ok := out.Data.([]float32); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
+			return
+		}
+	case []float64:
+		if o, ok := out.Data.([]float64); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
+			return
+		}
+	}
+	out.Data = sliceData(data, lo, hi)
+}

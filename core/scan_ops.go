@@ -43,7 +43,20 @@ func (dotNDOp) Run(out *nd.Array, in []*nd.Array) {
 	} else {
 		m = nd.Prod(x.Shape[:len(x.Shape)-1])
 	}
-	dotOp{}.Run(&nd.Array{Shape: []int{m, w.Shape[1]}, Data: out.Data},
+	n := w.Shape[1]
+	// float data: the product straight on the buffers (no 2-d views to
+	// allocate each call)
+	switch c := out.Data.(type) {
+	case []float32:
+		if a, ok := x.Data.([]float32); ok && rnnGemm(false, false, m, n, k, a, w.F32(), c) == nil {
+			return
+		}
+	case []float64:
+		if a, ok := x.Data.([]float64); ok && rnnGemm(false, false, m, n, k, a, w.F64(), c) == nil {
+			return
+		}
+	}
+	dotOp{}.Run(&nd.Array{Shape: []int{m, n}, Data: out.Data},
 		[]*nd.Array{{Shape: []int{m, k}, Data: x.Data}, w})
 }
 func (dotNDOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
