@@ -1,7 +1,10 @@
 package bench
 
 import (
+	"fmt"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
@@ -33,6 +36,29 @@ var rnnConfigs = map[string]rnnConfig{
 // a fixed batch of random tokens (seq+1, batch): inputs the first seq
 // rows, targets the last seq.
 func rnnStep(tb testing.TB, name string) func() error {
+	tb.Helper()
+	m := buildRNN(tb, name)
+	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
+		Cost: m.cost, Parameters: m.params, StepRule: algorithms.NewScale(rnnConfigs[name].lr)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := gd.Initialize(); err != nil {
+		tb.Fatal(err)
+	}
+	return func() error { return gd.ProcessBatch(m.data) }
+}
+
+// rnnModel is one of torch_rnn.py's models built from bricks, with a
+// fixed batch.
+type rnnModel struct {
+	x, y   *core.Variable
+	cost   *core.Variable
+	params []*core.Variable
+	data   map[string]*nd.Array
+}
+
+func buildRNN(tb testing.TB, name string) rnnModel {
 	tb.Helper()
 	c := rnnConfigs[name]
 	must := func(err error) {
@@ -100,10 +126,6 @@ func rnnStep(tb testing.TB, name string) func() error {
 	costs, err := bricks.Apply(cce, "apply", yFlat, probs[0])
 	must(err)
 	cg := graph.New([]*core.Variable{costs[0]})
-	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
-		Cost: costs[0], Parameters: cg.Parameters(), StepRule: algorithms.NewScale(c.lr)})
-	must(err)
-	must(gd.Initialize())
 	rng := numpyrand.New(2)
 	xs, ys := nd.New(nd.Int64, c.seq, c.bat), nd.New(nd.Int64, c.seq, c.bat)
 	prev := make([]int64, c.bat)
@@ -119,7 +141,7 @@ func rnnStep(tb testing.TB, name string) func() error {
 		}
 	}
 	data := map[string]*nd.Array{"features": xs, "targets": ys}
-	return func() error { return gd.ProcessBatch(data) }
+	return rnnModel{x: x, y: y, cost: costs[0], params: cg.Parameters(), data: data}
 }
 
 func benchRNN(b *testing.B, name string) {
@@ -164,5 +186,40 @@ func TestRecurrentStepDoesNotAllocate(t *testing.T) {
 		}); n != 0 {
 			t.Errorf("%s: %v allocations per step, want 0", name, n)
 		}
+	}
+}
+
+// TestRecurrentProfile prints where a training step's time goes, op by op
+// (the cost and its gradients; BLOCKS_PRINT_PROFILE=lstm-lm, gru-lm or
+// lstm-big; BLOCKS_NOFUSE=1 for the Scan of the step graph).
+func TestRecurrentProfile(t *testing.T) {
+	name := os.Getenv("BLOCKS_PRINT_PROFILE")
+	if name == "" {
+		t.Skip("set BLOCKS_PRINT_PROFILE=MODEL")
+	}
+	m := buildRNN(t, name)
+	grads, err := core.Grad(m.cost, m.params, core.GradOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := core.Compile([]*core.Variable{m.x, m.y}, append([]*core.Variable{m.cost}, grads...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []*nd.Array{m.data["features"], m.data["targets"]}
+	ops, err := f.ProfileOps(args, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total time.Duration
+	for _, o := range ops {
+		total += o.Time
+	}
+	fmt.Printf("%s: %.1f ms a step (cost and gradients, median load %s)\n", name, total.Seconds()*1e3, loadavg())
+	for _, o := range ops {
+		if o.Time*200 < total {
+			continue
+		}
+		fmt.Printf("%6.1f ms %5.1f%%  %3d× %s\n", o.Time.Seconds()*1e3, 100*o.Time.Seconds()/total.Seconds(), o.Calls, o.Op)
 	}
 }
