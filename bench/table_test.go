@@ -39,6 +39,33 @@ type benchModel struct {
 	// Steps, when positive, is the number of steps timed per round on
 	// both sides (run-torch.sh --steps) instead of one epoch.
 	Steps int
+	// Unit is what Batch counts ("examples" when empty, "tokens" for the
+	// recurrent language models: sequence length × batch); PyTorch's
+	// RESULT line gives ex_per_s or tokens_per_s accordingly.
+	Unit string
+}
+
+func (m benchModel) unit() string {
+	if m.Unit == "" {
+		return "examples"
+	}
+	return m.Unit
+}
+
+// torchField is the RESULT field of PyTorch's rate in m's unit.
+func (m benchModel) torchField() string {
+	if m.Unit == "tokens" {
+		return "tokens_per_s"
+	}
+	return "ex_per_s"
+}
+
+// rnnRow is a row of torch_rnn.py's language models: Steps steps a round
+// on both sides, in tokens/s.
+func rnnRow(name, label string, steps int) benchModel {
+	c := rnnConfigs[name]
+	return benchModel{Name: label, Torch: name, Batch: c.seq * c.bat, Steps: steps, Unit: "tokens",
+		Build: func(tb testing.TB) func() error { return rnnStep(tb, name) }}
 }
 
 type product struct {
@@ -74,6 +101,9 @@ var benchModels = []benchModel{
 	mlpModel("MLP 784-100-10 (tutorial), batch 256", "mlp-tutorial", 100, 256),
 	mlpModel("MLP 784-500-10, batch 128", "mlp-500", 500, 128),
 	{Name: "LeNet (PyTorch baseline's), batch 64", Torch: "lenet", Batch: 64, Build: lenetStep, Steps: 200},
+	rnnRow("lstm-lm", "lstm-lm: LSTM(256) LM, seq 50, batch 32 (tokens/s)", 40),
+	rnnRow("gru-lm", "gru-lm: GRU(256) LM, seq 50, batch 32 (tokens/s)", 40),
+	rnnRow("lstm-big", "lstm-big: LSTM(1024), seq 50, batch 64 (tokens/s)", 20),
 }
 
 // stepRate runs step for steps steps after a 3-step warm-up and returns
@@ -191,12 +221,17 @@ func sharedDir() string {
 // torchRate runs run-torch.sh MODEL [ARGS] (one epoch over MNIST, or
 // --steps N) and returns its examples per second.
 func torchRate(model string, args ...string) (float64, error) {
+	return torchRateField(model, "ex_per_s", args...)
+}
+
+// torchRateField is torchRate reading the RESULT line's field key.
+func torchRateField(model, key string, args ...string) (float64, error) {
 	out, err := exec.Command(filepath.Join(sharedDir(), "bench", "run-torch.sh"), append([]string{model}, args...)...).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("run-torch.sh %s: %v\n%s", model, err, out)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
-		if f := field(line, "ex_per_s"); strings.HasPrefix(line, "RESULT") && f != "" {
+		if f := field(line, key); strings.HasPrefix(line, "RESULT") && f != "" {
 			return strconv.ParseFloat(f, 64)
 		}
 	}
@@ -249,15 +284,27 @@ func TestBenchTable(t *testing.T) {
 		t.Skip("set BLOCKS_BENCH=1 (make bench)")
 	}
 	n := runs()
+	models := selectedModels()
 	type row struct{ ours, torch, ratio, allocs, limit, gflops, share []float64 }
-	rows := make([]row, len(benchModels))
-	steps := make([]func() error, len(benchModels))
-	for i, m := range benchModels {
+	rows := make([]row, len(models))
+	steps := make([]func() error, len(models))
+	for i, m := range models {
+		t0 := time.Now()
 		steps[i] = m.Build(t)
+		if m.Unit == "tokens" {
+			// warm-up: building the model, compiling its training step,
+			// and the first 5 steps (plans, buffers)
+			for range 5 {
+				if err := steps[i](); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fmt.Printf("%s: warm-up (build, compile, 5 steps) %.2f s\n", m.Torch, time.Since(t0).Seconds())
+		}
 	}
 	fmt.Printf("load average before: %s\n", loadavg())
 	for r := range n {
-		for i, m := range benchModels {
+		for i, m := range models {
 			epoch := 60000 / m.Batch
 			var torchArgs []string
 			if m.Steps > 0 {
@@ -268,7 +315,7 @@ func TestBenchTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr, err := torchRate(m.Torch, torchArgs...)
+			tr, err := torchRateField(m.Torch, m.torchField(), torchArgs...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,7 +323,8 @@ func TestBenchTable(t *testing.T) {
 			rows[i].torch = append(rows[i].torch, tr)
 			rows[i].allocs = append(rows[i].allocs, al)
 			rows[i].ratio = append(rows[i].ratio, ex/tr)
-			line := fmt.Sprintf("run %d %-40s here %8.0f ex/s  torch %8.0f ex/s", r+1, m.Name, ex, tr)
+			u := map[string]string{"examples": "ex/s", "tokens": "tokens/s"}[m.unit()]
+			line := fmt.Sprintf("run %d %-40s here %8.0f %s  torch %8.0f %s  (load %s)", r+1, m.Name, ex, u, tr, u, loadavg())
 			if m.Products != nil {
 				rows[i].limit = append(rows[i].limit, sps*float64(m.Batch))
 				rows[i].gflops = append(rows[i].gflops, gf)
@@ -292,7 +340,7 @@ func TestBenchTable(t *testing.T) {
 	fmt.Fprintf(&b, "ratio: median of the rounds' ratios; share of limit: median over chunks of 4 steps of (products alone / steps), each pair back to back\n\n")
 	fmt.Fprintf(&b, "| model | examples/s here | examples/s PyTorch | ratio | allocs/step | matmul limit (examples/s, sgemm GFLOP/s) | share of limit |\n")
 	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|\n")
-	for i, m := range benchModels {
+	for i, m := range models {
 		o, tr := median(rows[i].ours), median(rows[i].torch)
 		lim, share := "–", "–"
 		if rows[i].limit != nil {
@@ -304,6 +352,22 @@ func TestBenchTable(t *testing.T) {
 	}
 	fmt.Print(b.String())
 	writeOut(t, "BENCH_TABLE_OUT", b.String())
+}
+
+// selectedModels are the table's rows, or those whose PyTorch names
+// BENCH_MODELS lists (comma-separated, e.g. lstm-lm,gru-lm).
+func selectedModels() []benchModel {
+	sel := os.Getenv("BENCH_MODELS")
+	if sel == "" {
+		return benchModels
+	}
+	var out []benchModel
+	for _, m := range benchModels {
+		if slices.Contains(strings.Split(sel, ","), m.Torch) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func blasThreads() string {
