@@ -699,6 +699,14 @@ func setView(out *nd.Array, data any, lo, hi int) {
 		if o, ok := out.Data.([]float64); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
 			return
 		}
+	case []int64:
+		if o, ok := out.Data.([]int64); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
+			return
+		}
+	case []int32:
+		if o, ok := out.Data.([]int32); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
+			return
+		}
 	}
 	out.Data = sliceData(data, lo, hi)
 }

@@ -60,6 +60,7 @@ type scanInfo struct {
 	gradErr                     error
 	gradWrt                     []int // placeholder index per grad output
 	mu                          sync.Mutex
+	run                         sync.Mutex // one loop at a time (the layouts' views)
 	layouts                     map[string]*scanLayout
 	outNames                    []string
 	stateNDim, seqNDim, outNDim []int
@@ -72,6 +73,12 @@ type scanLayout struct {
 	total      int
 	// inShapes are the per-step input shapes (slices of sequences).
 	inShapes [][]int
+	// The per-step views of the loops (forward, backward) and the
+	// backward loop's state gradients, made on the first call with these
+	// shapes and pointed again at each call's buffers (scan_views.go):
+	// the loops allocate nothing per step. Guarded by scanInfo.run.
+	fwdViews, bwdViews viewCache
+	carry, gstate      []*nd.Array
 }
 
 // Scan builds the loop. It returns the states after each step and the extra
@@ -401,6 +408,8 @@ func (o *scanOp) RunErr(out *nd.Array, in []*nd.Array) error {
 	if err != nil {
 		return err
 	}
+	s.run.Lock()
+	defer s.run.Unlock()
 	args := make([]*nd.Array, len(in))
 	copy(args, in)
 	for step := 0; step < l.T; step++ {
@@ -410,12 +419,12 @@ func (o *scanOp) RunErr(out *nd.Array, in []*nd.Array) error {
 		}
 		for i := 0; i < s.nSeq; i++ {
 			n := nd.Prod(l.inShapes[i])
-			args[i] = view(in[i], t*n, l.inShapes[i])
+			args[i] = l.fwdViews.at(l.T, step, i, len(in), in[i], t*n, l.inShapes[i])
 		}
 		if step > 0 {
 			for k := 0; k < s.nState; k++ {
 				n := nd.Prod(l.stepShapes[k])
-				args[s.nSeq+k] = view(out, l.offsets[k]+(step-1)*n, l.stepShapes[k])
+				args[s.nSeq+k] = l.fwdViews.at(l.T, step, s.nSeq+k, len(in), out, l.offsets[k]+(step-1)*n, l.stepShapes[k])
 			}
 		}
 		res, err := s.step.callNoCopy(args)
@@ -424,7 +433,7 @@ func (o *scanOp) RunErr(out *nd.Array, in []*nd.Array) error {
 		}
 		for k, r := range res {
 			n := nd.Prod(l.stepShapes[k])
-			copyInto(view(out, l.offsets[k]+step*n, l.stepShapes[k]), r)
+			copyAt(out, l.offsets[k]+step*n, r)
 		}
 	}
 	return nil
@@ -603,17 +612,24 @@ func (o *scanGradOp) RunErr(out *nd.Array, in []*nd.Array) error {
 		return err
 	}
 	goff, _ := gradLayout(shapes)
+	s.run.Lock()
+	defer s.run.Unlock()
 	zero(out)
 	// carry: the gradient with respect to the states entering the step
 	// being processed, from the step after it.
-	carry := make([]*nd.Array, s.nState)
-	gstate := make([]*nd.Array, s.nState)
-	for k := range carry {
-		carry[k] = nd.New(s.dtype, l.stepShapes[k]...)
-		gstate[k] = nd.New(s.dtype, l.stepShapes[k]...)
+	if l.carry == nil {
+		for k := 0; k < s.nState; k++ {
+			l.carry = append(l.carry, nd.New(s.dtype, l.stepShapes[k]...))
+			l.gstate = append(l.gstate, nd.New(s.dtype, l.stepShapes[k]...))
+		}
+	}
+	carry, gstate := l.carry, l.gstate
+	for _, c := range carry {
+		zero(c)
 	}
 	args := make([]*nd.Array, n+s.nOut)
 	copy(args, xs)
+	slots := n + s.nOut
 	for step := l.T - 1; step >= 0; step-- {
 		t := step
 		if s.reverse {
@@ -621,25 +637,24 @@ func (o *scanGradOp) RunErr(out *nd.Array, in []*nd.Array) error {
 		}
 		for i := 0; i < s.nSeq; i++ {
 			m := nd.Prod(l.inShapes[i])
-			args[i] = view(xs[i], t*m, l.inShapes[i])
+			args[i] = l.bwdViews.at(l.T, step, i, slots, xs[i], t*m, l.inShapes[i])
 		}
 		for k := 0; k < s.nState; k++ {
 			if step > 0 {
 				m := nd.Prod(l.stepShapes[k])
-				args[s.nSeq+k] = view(packed, l.offsets[k]+(step-1)*m, l.stepShapes[k])
+				args[s.nSeq+k] = l.bwdViews.at(l.T, step, s.nSeq+k, slots, packed, l.offsets[k]+(step-1)*m, l.stepShapes[k])
 			} else {
 				args[s.nSeq+k] = xs[s.nSeq+k]
 			}
 		}
 		for k := 0; k < s.nOut; k++ {
 			m := nd.Prod(l.stepShapes[k])
-			g := view(gz, l.offsets[k]+step*m, l.stepShapes[k])
 			if k < s.nState {
-				copyInto(gstate[k], g)
-				addInto(gstate[k], carry[k])
-				g = gstate[k]
+				sumAt(gstate[k], gz, l.offsets[k]+step*m, carry[k])
+				args[n+k] = gstate[k]
+				continue
 			}
-			args[n+k] = g
+			args[n+k] = l.bwdViews.at(l.T, step, n+k, slots, gz, l.offsets[k]+step*m, l.stepShapes[k])
 		}
 		res, err := gf.callNoCopy(args)
 		if err != nil {
@@ -650,18 +665,18 @@ func (o *scanGradOp) RunErr(out *nd.Array, in []*nd.Array) error {
 			switch {
 			case i < s.nSeq:
 				m := nd.Prod(l.inShapes[i])
-				copyInto(view(out, goff[i]+t*m, l.inShapes[i]), r)
+				copyAt(out, goff[i]+t*m, r)
 			case i < s.nSeq+s.nState:
 				copyInto(carry[i-s.nSeq], r)
 			default:
-				addInto(view(out, goff[i], shapes[i]), r)
+				addAt(out, goff[i], r)
 			}
 		}
 	}
 	for k := 0; k < s.nState; k++ {
 		i := s.nSeq + k
 		if xs[i].DType().IsFloat() {
-			copyInto(view(out, goff[i], shapes[i]), carry[k])
+			copyAt(out, goff[i], carry[k])
 		}
 	}
 	return nil
@@ -747,9 +762,10 @@ func (f *Function) callNoCopy(args []*nd.Array) ([]*nd.Array, error) {
 		}
 		s.op.Run(out, ins)
 	}
-	outs := make([]*nd.Array, len(f.outputs))
-	for k, o := range f.outputs {
-		outs[k] = p.vals[f.index[o]]
+	outs := f.outs[:0] // a loop's step function: only callNoCopy runs it
+	for _, o := range f.outputs {
+		outs = append(outs, p.vals[f.index[o]])
 	}
+	f.outs = outs
 	return outs, nil
 }

@@ -353,7 +353,11 @@ func (o sliceLastOp) Run(out *nd.Array, in []*nd.Array) {
 	x := in[0]
 	m := x.Shape[len(x.Shape)-1]
 	n := o.stop - o.start
-	for r, rows := 0, nd.Prod(x.Shape[:len(x.Shape)-1]); r < rows; r++ {
+	rows := nd.Prod(x.Shape[:len(x.Shape)-1])
+	if sliceRows(out.Data, 0, n, x.Data, o.start, m, rows, n) {
+		return
+	}
+	for r := 0; r < rows; r++ {
 		copyInto(view(out, r*n, []int{n}), view(x, r*m+o.start, []int{n}))
 	}
 }
@@ -376,7 +380,11 @@ func (o sliceLastGradOp) Run(out *nd.Array, in []*nd.Array) {
 	zero(out)
 	m := out.Shape[len(out.Shape)-1]
 	n := o.s.stop - o.s.start
-	for r, rows := 0, nd.Prod(out.Shape[:len(out.Shape)-1]); r < rows; r++ {
+	rows := nd.Prod(out.Shape[:len(out.Shape)-1])
+	if sliceRows(out.Data, o.s.start, m, in[1].Data, 0, n, rows, n) {
+		return
+	}
+	for r := 0; r < rows; r++ {
 		copyInto(view(out, r*m+o.s.start, []int{n}), view(in[1], r*n, []int{n}))
 	}
 }
