@@ -42,6 +42,13 @@ func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 		var rest []int  // sources the fused pass does not cover
 		scaled := false // whether one of them needs the ScaleAndShift
 		for i, a := range data {
+			if spec.sel[i] || castSel[i] {
+				if err := numeric(a); err != nil {
+					return nil, fmt.Errorf("source %q: %w", sources[i], err)
+				}
+			}
+		}
+		for i, a := range data {
 			x, isU8 := a.Data.([]uint8)
 			if !spec.sel[i] || !castSel[i] || !isU8 {
 				rest = append(rest, i)

@@ -187,17 +187,17 @@ func sourcewise(name string, child fuel.Stream, whichSources []string, axisLabel
 				if !sel[i] {
 					continue
 				}
-				if !example && a.DType() == nd.Object {
-					// A ragged batch: each example on its own, as numpy
-					// applies arithmetic to an object array's elements.
-					b, err := eachPart(a, func(p *nd.Array) (*nd.Array, error) { return fn(p, sources[i], true) })
-					if err != nil {
-						return nil, fmt.Errorf("source %q: %w", sources[i], err)
+				// A ragged batch (or an example that is itself a list of
+				// differently shaped arrays): each element on its own, as
+				// numpy applies arithmetic to an object array's elements.
+				var apply func(a *nd.Array, example bool) (*nd.Array, error)
+				apply = func(a *nd.Array, example bool) (*nd.Array, error) {
+					if a.DType() == nd.Object {
+						return eachPart(a, func(p *nd.Array) (*nd.Array, error) { return apply(p, true) })
 					}
-					out[i] = b
-					continue
+					return fn(a, sources[i], example)
 				}
-				b, err := fn(a, sources[i], example)
+				b, err := apply(a, example)
 				if err != nil {
 					return nil, fmt.Errorf("source %q: %w", sources[i], err)
 				}

@@ -81,6 +81,9 @@ func ScaleAndShift(stream fuel.Stream, scale, shift float64, whichSources []stri
 		return nil, fmt.Errorf("transformers: ScaleAndShift: no data stream")
 	}
 	t, err := sourcewise("ScaleAndShift", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, _ bool) (*nd.Array, error) {
+		if err := numeric(a); err != nil {
+			return nil, err
+		}
 		return scaleShift(a, scale, shift), nil
 	})
 	if err != nil {
@@ -147,6 +150,12 @@ func Cast(stream fuel.Stream, dtype string, whichSources []string) (*Transformer
 		return nil, fmt.Errorf("transformers: Cast: %w", err)
 	}
 	t, err := sourcewise("Cast", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, _ bool) (*nd.Array, error) {
+		if err := numeric(a); err != nil {
+			return nil, err
+		}
+		if dt == nd.Str || dt == nd.Object {
+			return nil, fmt.Errorf("cannot cast to %s", dt)
+		}
 		return astype(a, dt), nil
 	})
 	if err != nil {
@@ -357,4 +366,22 @@ func Rename(stream fuel.Stream, names map[string]string, onNonExistent string) (
 		numChildSources:  len(in),
 		transform:        func(data []*nd.Array) ([]*nd.Array, error) { return data, nil },
 	}, nil
+}
+
+// numeric refuses an array of strings (or a ragged batch holding some):
+// arithmetic and casts are defined on numbers only.
+func numeric(a *nd.Array) error {
+	switch d := a.Data.(type) {
+	case []string:
+		return fmt.Errorf("the examples are strings, not numbers")
+	case []*nd.Array:
+		for _, p := range d {
+			if p != nil {
+				if err := numeric(p); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

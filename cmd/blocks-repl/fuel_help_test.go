@@ -1,0 +1,42 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/blocks-go/blocks/docs"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// TestHelpForEveryFuelName checks that :help answers for every name
+// registered under fuel.* (its entry in docs/fuel-*.md).
+func TestHelpForEveryFuelName(t *testing.T) {
+	n := 0
+	for _, mod := range starlib.Modules() {
+		if mod != "fuel" && !strings.HasPrefix(mod, "fuel.") {
+			continue
+		}
+		m, ok := starlib.Lookup(mod)
+		if !ok {
+			continue
+		}
+		for name := range m.Members {
+			if _, sub := starlib.Lookup(mod + "." + name); sub {
+				continue // a child module, documented by its members
+			}
+			n++
+			found := false
+			for _, sec := range docs.Lookup(mod + "." + name) {
+				if strings.Contains(sec.Text, "`"+name) || strings.Contains(sec.Text, "."+name+"(") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf(":help %s.%s: no documentation entry names it", mod, name)
+			}
+		}
+	}
+	if n < 40 {
+		t.Errorf("only %d fuel names checked", n)
+	}
+}
