@@ -332,7 +332,7 @@ func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, er
 	in.recordScript(filename, src)
 	g, err := starlark.ExecFileOptions(FileOptions, in.Thread, filename, src, in.predeclared)
 	if err != nil {
-		return g, normalizeError(err)
+		return g, normalizeError(Hint(err, src, nil))
 	}
 	return g, nil
 }
@@ -342,28 +342,35 @@ func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, er
 // that is a single expression is evaluated and its value returned (and
 // stored in _); otherwise the result is None. ctx cancels this chunk only.
 func (in *Interp) ExecREPL(ctx context.Context, src string) (starlark.Value, error) {
+	return in.ExecREPLFile(ctx, "<stdin>", src)
+}
+
+// ExecREPLFile is ExecREPL for a chunk read from filename (the REPL's
+// :load and repl FILE): errors name the file, and load() of a relative
+// .star path starts from its directory.
+func (in *Interp) ExecREPLFile(ctx context.Context, filename, src string) (starlark.Value, error) {
 	// setContext clears an old cancellation before it watches ctx; clearing
 	// again here could undo a ctx that was already cancelled (its watcher
 	// fires at once, on another goroutine).
 	in.setContext(ctx)
 	opts := *FileOptions
 	opts.LoadBindsGlobally = true
-	f, err := opts.Parse("<stdin>", src, 0)
+	f, err := opts.Parse(filename, src, 0)
 	if err != nil {
-		return nil, err
+		return nil, Hint(err, []byte(src), in.Globals)
 	}
 	if len(f.Stmts) == 1 {
 		if e, ok := f.Stmts[0].(*syntax.ExprStmt); ok {
 			v, err := starlark.EvalExprOptions(&opts, in.Thread, e.X, in.Globals)
 			if err != nil {
-				return nil, normalizeError(err)
+				return nil, normalizeError(Hint(err, []byte(src), in.Globals))
 			}
 			in.Globals["_"] = v
 			return v, nil
 		}
 	}
 	if err := starlark.ExecREPLChunk(f, in.Thread, in.Globals); err != nil {
-		return nil, normalizeError(err)
+		return nil, normalizeError(Hint(err, []byte(src), in.Globals))
 	}
 	return starlark.None, nil
 }
@@ -498,6 +505,7 @@ func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringD
 	// Same thread: thread locals carry over and a backtrace goes through
 	// the load statement into the loaded file.
 	g, err := starlark.ExecFileOptions(FileOptions, thread, path, src, in.predeclared)
+	err = Hint(err, src, nil)
 	in.cache[abs] = &loadEntry{g, err}
 	return g, err
 }

@@ -200,7 +200,7 @@ func (s *session) readChunk(r lineReader) (string, error) {
 		return "", errInterrupt
 	}
 	if err != nil && readErr != io.EOF {
-		return "", err
+		return "", starlib.Hint(err, []byte(strings.Join(lines, "\n")+"\n"), s.interp.Globals)
 	}
 	return strings.Join(lines, "\n") + "\n", nil
 }
@@ -210,7 +210,12 @@ func (s *session) readChunk(r lineReader) (string, error) {
 // while it runs stops a training main loop at the end of its batch, and
 // anything else at once.
 func (s *session) exec(chunk string, echo bool) (ok bool) {
-	v, err := s.eval(chunk)
+	return s.execFile("<stdin>", chunk, echo)
+}
+
+// execFile is exec for a chunk read from filename (errors name it).
+func (s *session) execFile(filename, chunk string, echo bool) (ok bool) {
+	v, err := s.eval(filename, chunk)
 	if err != nil {
 		fmt.Fprintln(s.errw, starlib.Backtrace(err))
 		return false
@@ -223,7 +228,7 @@ func (s *session) exec(chunk string, echo bool) (ok bool) {
 
 // eval runs a chunk and returns its value (None unless it is one
 // expression).
-func (s *session) eval(chunk string) (v starlark.Value, err error) {
+func (s *session) eval(filename, chunk string) (v starlark.Value, err error) {
 	for len(s.loopSignals) > 0 { // interrupts left from an earlier run
 		<-s.loopSignals
 	}
@@ -238,7 +243,7 @@ func (s *session) eval(chunk string) (v starlark.Value, err error) {
 			err = fmt.Errorf("internal error: %v (a bug in blocks-repl; please report it)", r)
 		}
 	}()
-	return s.interp.ExecREPL(context.Background(), chunk)
+	return s.interp.ExecREPLFile(context.Background(), filename, chunk)
 }
 
 // forwardInterrupts turns each Ctrl-C received while a chunk runs into a
@@ -270,7 +275,7 @@ func (s *session) load(file string) bool {
 		fmt.Fprintf(s.errw, "blocks-repl: %v\n", err)
 		return false
 	}
-	if !s.exec(string(src), false) {
+	if !s.execFile(file, string(src), false) {
 		s.interp.TakeLoopRuns()
 		return false
 	}

@@ -74,7 +74,7 @@ func (s *session) command(line string) (quit bool) {
 
 // value evaluates an expression for :type, :shape and :info.
 func (s *session) value(expr string) (starlark.Value, bool) {
-	v, err := s.eval(expr + "\n")
+	v, err := s.eval("<stdin>", expr+"\n")
 	if err != nil {
 		fmt.Fprintln(s.errw, starlib.Backtrace(err))
 		return nil, false
