@@ -80,7 +80,7 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 	trust := fs.Bool("trust", false, "let the checkpoint's script write outside the run directory and use the network")
 	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
 	bad := func(err error) (string, overrides, bool, bool) {
-		fmt.Fprintf(stderr, "blocks-repl %s: %v\n\n%s", name, err, usageText())
+		badUsage(stderr, name, err)
 		return "", nil, false, false
 	}
 	if err := fs.Parse(args); err != nil {
@@ -160,8 +160,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 	args, logPath, dash, err := takeLogFlags(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "blocks-repl resume: %v\n\n%s", err, usageText())
-		return 2
+		return badUsage(stderr, "resume", err)
 	}
 	path, sets, trust, ok := parseCheckpointArgsTrust("resume", args, true, stderr)
 	if !ok {

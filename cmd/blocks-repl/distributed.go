@@ -98,7 +98,7 @@ func distributed(cmd string, args []string, stdout, stderr io.Writer,
 	body func(args []string, stdout, stderr io.Writer, j *job) int) (code int) {
 	args, d, err := takeDistFlags(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "blocks-repl %s: %v\n\n%s", cmd, err, usageText())
+		badUsage(stderr, cmd, err)
 		return 2
 	}
 	if d.np > 0 && !parallel.Launched() {

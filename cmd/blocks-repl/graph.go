@@ -60,7 +60,7 @@ func graphCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	varName := fs.String("var", "cg", "the global holding a ComputationGraph, Model, variable or brick")
 	dot := fs.String("dot", "", "write Graphviz DOT to this file")
 	usageError := func(err error) int {
-		fmt.Fprintf(stderr, "blocks-repl graph: %v\n\n%s", err, usageText())
+		badUsage(stderr, "graph", err)
 		return 2
 	}
 	if err := fs.Parse(args); err != nil {

@@ -34,11 +34,8 @@ import (
 // -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-const usageTail = `  blocks-repl version                      print the version
-  blocks-repl help                         print this help
-
-run:
-  --set NAME=VALUE   override the setting NAME, which the script declares with
+// runOptions are run's options (usage.go prints them for run --help).
+const runOptions = `  --set NAME=VALUE   override the setting NAME, which the script declares with
                      load("blocks.config", "config"); cfg = config(NAME=default, ...)
                      (or reads with config.get(NAME, default)).
                      VALUE is a Starlark literal (0.05, 200, True, "adam",
@@ -59,7 +56,15 @@ run:
                      JSON lines (.jsonl, .json), CSV (.csv) or an SQLite log
                      database (.sqlite, .db; written as training goes, every
                      main loop of the script, resumed runs chained).
+`
 
+const usageTail = `  blocks-repl version                      print the version
+  blocks-repl help                         print this help
+
+run:
+` + runOptions + `
+resume, replay:
+` + trustOption + `
 The script's print() goes to stdout; errors, with the Starlark backtrace,
 to stderr. Exit status: 0 on success, 1 when the script fails, 2 for a
 usage error.
@@ -95,6 +100,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return repl(stdin, stdout, stderr, isTerminal(stdin), "")
 	}
 	if c, ok := commands[args[0]]; ok {
+		if !commandHelpOwn[c.name] && isHelpArg(args[1:]) {
+			fmt.Fprint(stdout, commandUsage(c.name, true))
+			return 0
+		}
 		return c.run(args[1:], stdin, stdout, stderr)
 	}
 	switch args[0] {
@@ -109,7 +118,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if strings.HasSuffix(args[0], ".star") {
 		msg += fmt.Sprintf(" (to run a script: blocks-repl run %s)", args[0])
 	}
-	fmt.Fprintf(stderr, "%s\n\n%s", msg, usageText())
+	fmt.Fprintf(stderr, "%s\n(blocks-repl help lists the commands)\n", msg)
 	return 2
 }
 
@@ -209,8 +218,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	dash := fs.Bool("dashboard", false, "serve the live dashboard while the script runs")
 	dashPort := fs.Int("dashboard-port", defaultDashboardPort, "the dashboard's port")
 	usageError := func(err error) int {
-		fmt.Fprintf(stderr, "blocks-repl run: %v\n\n%s", err, usageText())
-		return 2
+		return badUsage(stderr, "run", err)
 	}
 	// Flags may come before or after the script.
 	if err := fs.Parse(args); err != nil {
