@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -160,10 +161,10 @@ func TestBrowserDashboard(t *testing.T) {
 	}
 	w.waitFor("the live run's curve", 15*time.Second, `return !!document.querySelector('figure[data-channel="train_cost"] .chart')`)
 	n1 := points(live.Name)
-	deadline = time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(20 * time.Second)
 	for points(live.Name) <= n1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the curve did not grow from %d points", n1)
+			w.fail(fmt.Sprintf("the curve did not grow from %d points (the server has %s)", n1, dashRunsText(base)))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -183,6 +184,72 @@ func TestBrowserDashboard(t *testing.T) {
 	w.keys(w.find(`#runs input[data-run="`+finished.ID+`"]`), "\ue00d")
 	w.waitFor("the finished run shown again", 5*time.Second, `return document.querySelectorAll('figure[data-channel="train_cost"] .u-legend .u-series').length === 3`)
 
+	// Zoom from the keyboard: + halves the x range, 0 resets it.
+	xrange := func() float64 {
+		var r float64
+		w.eval(`const f = document.querySelector('figure[data-channel="epoch_cost"]'); return f.dataset.xmax - f.dataset.xmin`, &r)
+		return r
+	}
+	chart := w.find(`figure[data-channel="epoch_cost"] .chart`)
+	full := xrange()
+	w.keys(chart, "+")
+	// (The live run grows meanwhile: half of a range a little longer.)
+	if r := xrange(); r < 0.45*full || r > 0.65*full {
+		t.Errorf("+ on the chart: x range %g, want about half of %g", r, full)
+	}
+	w.keys(chart, "0")
+	if r := xrange(); r < full {
+		t.Errorf("0 on the chart: x range %g, want at least %g", r, full)
+	}
+	// Hover: the legend shows the values under the pointer.
+	w.call("POST", w.session+"/actions", map[string]any{"actions": []any{map[string]any{"type": "pointer", "id": "mouse",
+		"parameters": map[string]any{"pointerType": "mouse"}, "actions": []any{map[string]any{"type": "pointerMove", "duration": 0,
+			"origin": map[string]string{elementKey: w.find(`figure[data-channel="epoch_cost"] .u-over`)}, "x": 0, "y": 0}}}}}, nil)
+	var values []string
+	w.eval(`return [...document.querySelectorAll('figure[data-channel="epoch_cost"] .u-legend .u-value')].map(e => e.textContent)`, &values)
+	if len(values) != 3 || values[0] == "--" || values[1] == "--" && values[2] == "--" {
+		t.Errorf("legend values under the pointer: %q", values)
+	}
+	// The x axis: epochs, then time since the start (from the run's
+	// recorded times); the smoothing slider.
+	setControl := func(id, value, event string) {
+		w.eval(`const e = document.getElementById("`+id+`"); e.value = "`+value+`"; e.dispatchEvent(new Event("`+event+`")); return true`, nil)
+	}
+	setControl("xaxis", "epochs", "change")
+	w.waitFor("the x axis in epochs", 5*time.Second, `const f = document.querySelector('figure[data-channel="epoch_cost"]');
+		return !!f && f.querySelector(".u-legend .u-label").textContent === "epochs" && +f.dataset.xmax > 1 && +f.dataset.xmax < 1000`)
+	setControl("xaxis", "elapsed", "change")
+	w.waitFor("the x axis in seconds", 5*time.Second, `const f = document.querySelector('figure[data-channel="train_cost"]');
+		return !!f && f.querySelector(".u-legend .u-label").textContent === "seconds since the start" && +f.dataset.xmax > 0 && +f.dataset.xmax < 600`)
+	if n := points(live.Name); n == 0 {
+		t.Error("no points of the live run against time")
+	}
+	setControl("xaxis", "iterations", "change")
+	setControl("smoothing", "0.9", "input")
+	w.waitFor("the smoothed value described", 5*time.Second, `const c = document.querySelector('figure[data-channel="train_cost"] .chart'); return !!c && c.getAttribute("aria-label").includes("smoothed")`)
+	setControl("smoothing", "0", "input")
+	// Light and dark: the theme button cycles system, light, dark.
+	theme := w.find("#theme")
+	w.click(theme)
+	w.click(theme)
+	var bg, fg string
+	w.eval(`return getComputedStyle(document.body).backgroundColor`, &bg)
+	w.eval(`return getComputedStyle(document.body).color`, &fg)
+	if bg != "rgb(13, 17, 23)" || fg != "rgb(230, 237, 243)" {
+		t.Errorf("dark theme: background %s, text %s", bg, fg)
+	}
+	if shot := os.Getenv("BLOCKS_DASHBOARD_SCREENSHOT"); shot != "" {
+		time.Sleep(500 * time.Millisecond)
+		if err := os.WriteFile(strings.TrimSuffix(shot, ".png")+"-dark.png", w.screenshot(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.click(theme)
+	w.eval(`return getComputedStyle(document.body).backgroundColor`, &bg)
+	if bg != "rgb(255, 255, 255)" {
+		t.Errorf("system (light) theme: background %s", bg)
+	}
+
 	// The server restarts: the page reconnects and keeps growing.
 	_ = dash.cmd.Process.Signal(syscall.SIGTERM)
 	<-dash.done
@@ -190,10 +257,10 @@ func TestBrowserDashboard(t *testing.T) {
 	n2 := points(live.Name)
 	dash = startDash()
 	w.waitFor("the page reconnecting", 15*time.Second, `return document.getElementById("conn").textContent === "live"`)
-	deadline = time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(20 * time.Second)
 	for points(live.Name) <= n2 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the curve did not grow after the restart (%d points)", n2)
+			w.fail(fmt.Sprintf("the curve did not grow after the restart (%d points; the server has %s)", n2, dashRunsText(base)))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -285,5 +352,15 @@ func TestBrowserDashboard(t *testing.T) {
 
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func dashRunsText(base string) string {
+	resp, err := http.Get(base + "/api/runs")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
 	return string(b)
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -24,6 +25,10 @@ type webDriver struct {
 }
 
 const elementKey = "element-6066-11e4-a52e-4f735466cecf"
+
+// webDriverClient bounds each command: a browser starved by a loaded
+// machine fails the test instead of hanging it.
+var webDriverClient = &http.Client{Timeout: 90 * time.Second}
 
 // startBrowser starts chromedriver and a headless Chromium session.
 func startBrowser(t *testing.T, width, height int) *webDriver {
@@ -107,7 +112,7 @@ func (w *webDriver) try(method, path string, body any, out any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := webDriverClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("webdriver %s %s: %w", method, path, err)
 	}
@@ -178,10 +183,18 @@ func (w *webDriver) waitFor(what string, timeout time.Duration, script string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			var body string
-			w.eval("return document.body.innerText.slice(0, 2000)", &body)
-			w.t.Fatalf("browser: %s did not happen within %s; the page says:\n%s", what, timeout, body)
+			w.fail(fmt.Sprintf("%s did not happen within %s", what, timeout))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// fail ends the test with a screenshot and what the page shows.
+func (w *webDriver) fail(msg string) {
+	w.t.Helper()
+	var body string
+	w.eval(`return location.href + " (" + document.readyState + ", " + document.querySelectorAll("*").length + " elements):\n" + document.body.innerText.slice(0, 2000)`, &body)
+	shot := filepath.Join(os.TempDir(), "blocks-browser-failure.png")
+	_ = os.WriteFile(shot, w.screenshot(), 0o644)
+	w.t.Fatalf("browser: %s (screenshot: %s); the page, at %s", msg, shot, body)
 }

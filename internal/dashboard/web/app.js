@@ -283,6 +283,8 @@
       })),
       hooks: {
         setSelect: [(u) => { const e = entry(); if (e && u.select.width > 0) e.zoomed = true; }],
+        // The x range shown, for tools and tests.
+        setScale: [(u, key) => { if (key === "x") { fig.dataset.xmin = u.scales.x.min; fig.dataset.xmax = u.scales.x.max; } }],
       },
     };
     const u = new uPlot(opts, data, holder);
@@ -302,15 +304,20 @@
     u.setScale("x", { min: mid - span * factor / 2, max: mid + span * factor / 2 });
   }
 
-  function describe(channel, ids) {
+  // describe is the chart's text alternative: per run, the points drawn
+  // and the last value.
+  function describe(channel, ids, drawnOf) {
     const parts = [];
     for (const id of ids) {
       const s = state.data.get(id) && state.data.get(id).channels.get(channel);
-      if (!s || !s.size) continue;
+      const drawn = drawnOf.get(id);
+      if (!s || !s.size || !drawn) continue;
       const its = [...s.keys()].sort((a, b) => a - b);
       const last = its[its.length - 1];
       const r = runById(id);
-      parts.push((r ? r.name : id) + ": " + its.length + " points, last " + fmt(s.get(last)) + " at iteration " + last);
+      let text = (r ? r.name : id) + ": " + drawn[0].length + " points, last " + fmt(s.get(last)) + " at iteration " + last;
+      if (state.smoothing > 0) text += " (smoothed " + fmt(drawn[1][drawn[1].length - 1]) + ")";
+      parts.push(text);
     }
     return "Chart of " + channel + " against " + axisLabel() + ". " + parts.join("; ");
   }
@@ -334,9 +341,10 @@
     for (const ch of wanted) {
       const tables = [];
       const present = [];
+      const drawnOf = new Map();
       for (const id of ids) {
         const s = series(id, ch);
-        if (s) { tables.push(s); present.push(id); }
+        if (s) { tables.push(s); present.push(id); drawnOf.set(id, s); }
       }
       let e = state.charts.get(ch);
       const data = tables.length ? uPlot.join(tables) : [[]];
@@ -361,7 +369,7 @@
       } else {
         e.u.setData(data, !e.zoomed);
       }
-      e.holder.setAttribute("aria-label", describe(ch, present));
+      e.holder.setAttribute("aria-label", describe(ch, present, drawnOf));
     }
   }
 
