@@ -148,7 +148,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		return err
 	}
 	defer scriptInterrupts(in, os.Stderr)()
-	if ck.Replay == nil {
+	if ck.Replay == nil && ck.Probe == nil { // a run that trains
 		observeLogs(in, logPath, main.Path, main.Source, opts, os.Stderr)
 	}
 	if _, err := in.ExecFile(main.Path, main.Source); err != nil {
