@@ -350,3 +350,49 @@ func TestDistributedMismatch(t *testing.T) {
 		t.Fatalf("the job took %v to stop", d)
 	}
 }
+
+// TestDistributedTimeout: a process that stops answering (SIGSTOP) makes
+// the others' exchange time out (BLOCKS_MPI_TIMEOUT=2) and the job stop
+// with an error that says so.
+func TestDistributedTimeout(t *testing.T) {
+	needMPI(t)
+	script, _ := filepath.Abs("../../scripts/demo.star")
+	dir := t.TempDir()
+	cmd := startIn(t, dir, "run", "--np", "2", "--set", "epochs=1000", script)
+	cmd.Env = append(cmd.Env, "BLOCKS_MPI_TIMEOUT=2")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	rank1 := mpiRank(t, cmd.Process.Pid, 1)
+	// Once process 0 prints, freeze process 1.
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "BEFORE FIRST EPOCH") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("training did not start:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(rank1, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatalf("the job ended well:\n%s", out.String())
+		}
+		t.Logf("the job stopped %v after process 1 froze:\n%s", time.Since(t0).Round(time.Millisecond), out.String())
+	case <-time.After(30 * time.Second):
+		syscall.Kill(rank1, syscall.SIGKILL)
+		cmd.Process.Kill()
+		t.Fatalf("the job still runs 30 s after process 1 froze:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "did not complete in time") {
+		t.Fatalf("no timeout error:\n%s", out.String())
+	}
+}
