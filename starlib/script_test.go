@@ -23,8 +23,11 @@ import (
 // "---", each run on its own; a comment ### "regexp" on a line says that
 // the chunk fails at that line with an error matching regexp (a chunk may
 // have one such line); scripts check values with the assert module
-// (assert.eq, ne, true, fails, close, contains, array_equal, warns). Lines "# option:floatX=float64" and
-// "# option:set NAME=VALUE" in a chunk set the run's floatX and overrides.
+// (assert.eq, ne, true, fails, close, contains, array_equal, warns). Lines
+// "# option:floatX=float64", "# option:set NAME=VALUE" and "# option:env NAME=VALUE"
+// in a chunk set the run's floatX, overrides and an environment variable ($VARS in
+// VALUE expanded: Fuel's dataset tests find their data with
+// env FUEL_DATA_PATH=$BLOCKS_SHARED/data).
 // Files loaded by the chunks live in subdirectories of testdata.
 func TestScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.star")
@@ -47,6 +50,7 @@ type chunk struct {
 	wants     map[int]*regexp.Regexp // line -> expected error
 	floatX    string
 	overrides map[string]string
+	env       map[string]string // environment variables set for the chunk
 }
 
 var wantRE = regexp.MustCompile(`###\s*(.*)$`)
@@ -89,6 +93,12 @@ func readChunks(t *testing.T, file string) []*chunk {
 				case strings.HasPrefix(opt, "set "):
 					k, v, _ := strings.Cut(strings.TrimPrefix(opt, "set "), "=")
 					c.overrides[k] = v
+				case strings.HasPrefix(opt, "env "):
+					k, v, _ := strings.Cut(strings.TrimPrefix(opt, "env "), "=")
+					if c.env == nil {
+						c.env = map[string]string{}
+					}
+					c.env[k] = v
 				default:
 					t.Fatalf("%s:%d: unknown option %q", file, i+1, opt)
 				}
@@ -109,6 +119,9 @@ func readChunks(t *testing.T, file string) []*chunk {
 
 // runChunk runs one chunk and checks its error against its wants.
 func runChunk(t *testing.T, c *chunk) {
+	for k, v := range c.env {
+		t.Setenv(k, os.ExpandEnv(v))
+	}
 	var out bytes.Buffer
 	opts := Options{
 		Stdout:    &out,
