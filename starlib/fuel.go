@@ -479,6 +479,10 @@ func makeStream(name string, args starlark.Tuple, kwargs []starlark.Tuple, defau
 	} else if scheme != starlark.None {
 		return nil, fmt.Errorf("%s: iteration_scheme must be a scheme from fuel.schemes, got %s", name, scheme.Type())
 	}
+	if s != nil && ds.isIterable() {
+		// Fuel makes the stream and refuses the requests when it is read.
+		return &Stream{S: &schemedIterable{d: ds.D, s: s}, name: "DataStream"}, nil
+	}
 	var st fuel.Stream
 	var err error
 	if defaults {

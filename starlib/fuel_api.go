@@ -795,3 +795,18 @@ func (it *foldsIter) Next(p *starlark.Value) bool {
 	return true
 }
 func (it *foldsIter) Done() {}
+
+// schemedIterable is DataStream(iterable_dataset, iteration_scheme=...):
+// Fuel makes it (produces_examples follows the scheme) and fails when it
+// is read, since an IterableDataset's get_data takes no request.
+type schemedIterable struct {
+	d fuel.IndexableDataset
+	s schemes.Scheme
+}
+
+func (s *schemedIterable) Sources() []string               { return s.d.Sources() }
+func (s *schemedIterable) AxisLabels() map[string][]string { return s.d.AxisLabels() }
+func (s *schemedIterable) ProducesExamples() bool          { return s.s.RequestsExamples() }
+func (s *schemedIterable) GetEpochIterator() (fuel.EpochIterator, error) {
+	return nil, fmt.Errorf("DataStream: an IterableDataset takes no request: its examples come in order (make the stream without an iteration scheme)")
+}

@@ -2,6 +2,7 @@ package starlib
 
 import (
 	"fmt"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -27,6 +28,10 @@ import (
 //	find_in_data_path(filename)   the first file of that name in the data path
 //	    (FUEL_DATA_PATH or ~/.fuelrc's data_path), an error when there is none
 //
+//	fuel.config_parser:
+//	extra_downloader_converter(value)   the module names of a configuration value: a
+//	    string of names separated by white space, or a list of them
+//
 //	fuel.config:
 //	config   the configuration Fuel reads from ~/.fuelrc (FUEL_CONFIG) and the
 //	    environment, read when the module is loaded: data_path (a string, the
@@ -40,6 +45,33 @@ func init() {
 	Register("fuel.config", &starlarkstruct.Module{Name: "fuel.config", Members: starlark.StringDict{
 		"config": configValue{},
 	}})
+	Register("fuel.config_parser", &starlarkstruct.Module{Name: "fuel.config_parser", Members: starlark.StringDict{
+		"extra_downloader_converter": NewBuiltin("extra_downloader_converter", extraDownloaderConverter),
+	}})
+}
+
+// extraDownloaderConverter is Fuel's extra_downloader_converter(value):
+// the list of module names of a configuration value, a string of names
+// separated by white space or a list of them.
+func extraDownloaderConverter(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var v starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "value", &v); err != nil {
+		return nil, err
+	}
+	var names []string
+	if s, ok := starlark.AsString(v); ok {
+		names = strings.Fields(s)
+	} else {
+		var err error
+		if names, err = stringList(b.Name(), v); err != nil {
+			return nil, err
+		}
+	}
+	l := make([]starlark.Value, len(names))
+	for i, n := range names {
+		l[i] = starlark.String(n)
+	}
+	return starlark.NewList(l), nil
 }
 
 func findInDataPath(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
