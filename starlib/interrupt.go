@@ -1,6 +1,7 @@
 package starlib
 
 import (
+	"errors"
 	"os"
 
 	"go.starlark.net/starlark"
@@ -35,6 +36,9 @@ func runMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
 		return err
 	}
 	s := state(thread)
+	if s != nil && s.noTrain.Load() {
+		return ErrNoTrain
+	}
 	if s == nil {
 		return m.Run()
 	}
@@ -78,3 +82,11 @@ func (in *Interp) TakeLoopRuns() []LoopRun {
 // TrainingRuns counts the main_loop.run() calls started so far (safe from
 // any goroutine): a signal handler tells one run from the next with it.
 func (in *Interp) TrainingRuns() int64 { return in.state.trainingRuns.Load() }
+
+// ErrNoTrain is what main_loop.run() returns, training nothing, while
+// SetNoTrain is on (blocks-repl repl --no-train FILE).
+var ErrNoTrain = errors.New("main_loop.run() not run (--no-train)")
+
+// SetNoTrain makes main_loop.run() stop the script with ErrNoTrain
+// instead of training, until it is turned off (safe from any goroutine).
+func (in *Interp) SetNoTrain(on bool) { in.state.noTrain.Store(on) }

@@ -94,6 +94,7 @@ type runState struct {
 	// trainingRuns counts the runs started, loopRuns records them
 	// (interrupt.go).
 	trainingRuns atomic.Int64
+	noTrain      atomic.Bool
 	loopRuns     []LoopRun
 
 	sandbox Sandbox

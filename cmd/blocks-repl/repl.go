@@ -41,18 +41,25 @@ main_loop.run() continues it); Ctrl-D leaves.
 func init() {
 	registerCommand(command{
 		name: "repl",
-		usage: `  blocks-repl repl [FILE]                  an interactive session, after running FILE
+		usage: `  blocks-repl repl [--no-train] [FILE]     an interactive session, after running FILE (with
+                                           --no-train, FILE up to its first main_loop.run())
 `,
 		run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-			if len(args) > 1 {
-				fmt.Fprintf(stderr, "blocks-repl repl: want at most one FILE, got %s\n", strings.Join(args, " "))
-				return 2
+			noTrain := len(args) > 0 && args[0] == "--no-train"
+			if noTrain {
+				args = args[1:]
+			}
+			if len(args) > 1 || (len(args) == 1 && strings.HasPrefix(args[0], "-")) {
+				return badUsage(stderr, "repl", fmt.Errorf("want [--no-train] and at most one FILE, got %s", strings.Join(args, " ")))
+			}
+			if noTrain && len(args) == 0 {
+				return badUsage(stderr, "repl", fmt.Errorf("--no-train needs a FILE"))
 			}
 			file := ""
 			if len(args) == 1 {
 				file = args[0]
 			}
-			return repl(stdin, stdout, stderr, isTerminal(stdin), file)
+			return replSession(stdin, stdout, stderr, isTerminal(stdin), file, noTrain)
 		},
 	})
 }
@@ -109,6 +116,12 @@ func (s *session) reset() error {
 // history file and completes names; otherwise it reads plain lines and
 // prints no prompts.
 func repl(in io.Reader, out, errw io.Writer, interactive bool, file string) int {
+	return replSession(in, out, errw, interactive, file, false)
+}
+
+// replSession is repl; with noTrain, FILE runs up to its first
+// main_loop.run() only (starlib's SetNoTrain).
+func replSession(in io.Reader, out, errw io.Writer, interactive bool, file string, noTrain bool) int {
 	s, err := newSession(out, errw)
 	if err != nil {
 		fmt.Fprintf(errw, "blocks-repl: %v\n", err)
@@ -135,7 +148,9 @@ func repl(in io.Reader, out, errw io.Writer, interactive bool, file string) int 
 	defer r.Close()
 
 	if file != "" {
+		s.interp.SetNoTrain(noTrain)
 		s.load(file)
+		s.interp.SetNoTrain(false)
 	}
 	for {
 		chunk, err := s.readChunk(r)
@@ -275,8 +290,13 @@ func (s *session) load(file string) bool {
 		fmt.Fprintf(s.errw, "blocks-repl: %v\n", err)
 		return false
 	}
-	if !s.execFile(file, string(src), false) {
+	if _, err := s.eval(file, string(src)); err != nil {
 		s.interp.TakeLoopRuns()
+		if errors.Is(err, starlib.ErrNoTrain) {
+			fmt.Fprintf(s.errw, "%s: stopped at its first main_loop.run() (--no-train): the globals it defined are kept; main_loop.run() trains. (:save does not record a file stopped this way.)\n", file)
+		} else {
+			fmt.Fprintln(s.errw, starlib.Backtrace(err))
+		}
 		return false
 	}
 	abs, _ := filepath.Abs(file)

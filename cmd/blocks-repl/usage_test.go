@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,5 +28,24 @@ func TestCommandHelpAndUsageErrors(t *testing.T) {
 		if code != 2 || strings.Count(errs, "\n") > 10 || strings.Contains(errs, "flag: help requested") {
 			t.Errorf("%v: exit %d, %d lines of stderr:\n%s", args, code, strings.Count(errs, "\n"), errs)
 		}
+	}
+}
+
+// repl --no-train FILE runs FILE up to its first main_loop.run(), keeping
+// its globals, and trains nothing; run() at the prompt then trains.
+func TestTerminalReplNoTrain(t *testing.T) {
+	script := writeScript(t, "train.star", fmt.Sprintf(trainingScript, 40)+"main_loop.run()\nprint(\"AFTER RUN\")\n")
+	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", "--no-train", script)
+	tm.expect("stopped at its first main_loop.run() (--no-train)")
+	tm.expect(">>> ")
+	tm.line(`print("IT", main_loop.status["iterations_done"])`)
+	tm.expect("IT 0")
+	tm.line("main_loop.run()")
+	tm.expect(">>> ")
+	tm.line(`print("IT", main_loop.status["iterations_done"])`)
+	tm.expect("IT 40")
+	tm.exit()
+	if strings.Contains(tm.screen(), "AFTER RUN") {
+		t.Error("--no-train ran the file past its main_loop.run()")
 	}
 }
