@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
 
@@ -175,7 +174,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		logPath = commandLog(c.Manifest.Command) // the log the run wrote
 	}
 	if dash && j.writer() { // process 0 serves it
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		ctx, stop := context.WithCancel(context.Background()) // it lives as long as the run
 		defer stop()
 		d, err := runDashboard(ctx, path, &logPath, defaultDashboardPort, stderr)
 		if err != nil {

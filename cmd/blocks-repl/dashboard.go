@@ -177,7 +177,7 @@ func (d *runningDashboard) close() {
 func runDashboard(ctx context.Context, script string, logPath *string, port int, stderr io.Writer) (*runningDashboard, error) {
 	if *logPath == "" {
 		*logPath = strings.TrimSuffix(filepath.Base(script), filepath.Ext(script)) + ".sqlite"
-		fmt.Fprintf(stderr, "blocks-repl run: --dashboard: the log goes to %s\n", *logPath)
+		fmt.Fprintf(stderr, "blocks-repl: --dashboard: the log goes to %s\n", *logPath)
 	} else if !isSQLiteName(*logPath) {
 		return nil, fmt.Errorf("--dashboard reads the log as training writes it: give an SQLite log (--log FILE.sqlite), not %s", *logPath)
 	}
@@ -188,7 +188,7 @@ func runDashboard(ctx context.Context, script string, logPath *string, port int,
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "blocks-repl run: dashboard: %s (it stops with the run; afterwards: blocks-repl dashboard %s)\n", d.url, *logPath)
+	fmt.Fprintf(stderr, "blocks-repl: dashboard: %s (after the run: blocks-repl dashboard %s)\n", d.url, *logPath)
 	return d, nil
 }
 
@@ -247,8 +247,17 @@ func commandLog(cmd []string) string {
 // with a short run); elsewhere (scripts, batch jobs) it stops at once.
 func (d *runningDashboard) finish(ctx context.Context, stderr io.Writer) {
 	if term.IsTerminal(int(os.Stdin.Fd())) && ctx.Err() == nil {
+		sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		fmt.Fprintf(stderr, "blocks-repl: the run has ended; the dashboard stays at %s until Ctrl-C\n", d.url)
-		<-ctx.Done()
+		<-sig.Done()
+		stop()
 	}
 	d.close()
 }
+
+// resumeLogOptions are resume's options for the dashboard.
+const resumeLogOptions = `  --log FILE.sqlite  write the resumed run's log into this SQLite log (the run's
+                     own log: its curves continue, resumed_from chained)
+  --dashboard        serve the live dashboard beside it, as run --dashboard
+                     (without --log: the SQLite log the checkpoint's command named)
+`

@@ -50,7 +50,7 @@ func commandUsage(name string, details bool) string {
 // commandDetails are the options of the commands that have some.
 var commandDetails = map[string]string{
 	"run":    runOptions,
-	"resume": trustOption + deviceOption,
+	"resume": trustOption + deviceOption + resumeLogOptions,
 	"replay": trustOption,
 	"graph":  "  --set NAME=VALUE, --device DEV as for run.\n",
 }
