@@ -19,6 +19,23 @@ import (
 // --np N (start N processes with mpirun) and --microbatches K; a
 // process that mpirun or srun started joins the MPI job.
 
+// parallelOptions are run's and resume's data-parallel options (their
+// --help).
+const parallelOptions = `  --np N             train on N processes: execs mpirun -np N --oversubscribe
+                     with this command line (Open MPI; docs/distributed.md).
+                     Under mpirun or srun, a process joins the job by itself.
+  --microbatches K   cut each batch into K microbatches whose gradients are
+                     summed in one fixed order: the same K gives the same bits
+                     on any number of processes (default: the script's tunable
+                     microbatches, else the number of processes; resume: the
+                     checkpoint's).
+`
+
+func init() {
+	commandDetails["run"] += parallelOptions
+	commandDetails["resume"] += parallelOptions
+}
+
 // distFlags are --np and --microbatches.
 type distFlags struct {
 	np, microbatches int
