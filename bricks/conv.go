@@ -123,6 +123,12 @@ func (c *Convolutional) AllocateHook() error {
 	}
 	nf, _ := c.Int("num_filters")
 	nc, _ := c.Int("num_channels")
+	if c.transpose {
+		// Blocks sets original_image_size when allocating.
+		if o, err := c.originalImageSize(); err == nil {
+			c.attrs["original_image_size"] = o
+		}
+	}
 	c.W = c.newParameter("W", core.Filter, nf, nc, fs[0], fs[1])
 	c.B = nil
 	if c.Bool("use_bias", true) {
@@ -134,7 +140,7 @@ func (c *Convolutional) AllocateHook() error {
 				return err
 			}
 			if !out.Known() {
-				return fmt.Errorf("%s: cannot infer the bias size without image_size; with variable image sizes use tied_biases=True", c.AnnotationName())
+				return fmt.Errorf("%s: Cannot infer bias size without image_size specified. If you use variable image_size, you should use tied_biases=True", c.AnnotationName())
 			}
 			c.B = c.newParameter("b", core.Bias, out...)
 		}
@@ -405,10 +411,9 @@ func NewConvolutionalSequence(cfg *Config, name string, layers []AppRef) *Convol
 // PushAllocationConfigHook walks the layers, giving each its input shape
 // and reading its output shape for the next.
 func (s *ConvolutionalSequence) PushAllocationConfigHook() error {
-	nc, ok := s.Int("num_channels")
-	if !ok {
-		return fmt.Errorf("%s: allocation argument num_channels is not set", s.AnnotationName())
-	}
+	// Without num_channels (Blocks allows it) the layers get the
+	// sequence's settings but no input shape: allocation needs it later.
+	nc, haveNC := s.Int("num_channels")
 	im := slices.Clone(s.size("image_size", 2))
 	for _, l := range s.Layers {
 		lb := l.BaseBrick()
@@ -438,6 +443,15 @@ func (s *ConvolutionalSequence) PushAllocationConfigHook() error {
 			if _, has := lb.Spec("use_bias"); has {
 				lb.attrs["use_bias"] = ub
 			}
+		}
+		if !haveNC {
+			if err := PushAllocationConfig(l); err != nil {
+				return err
+			}
+			if c, ok := layer.NumOutputChannels(); ok {
+				nc, haveNC = c, true
+			}
+			continue
 		}
 		layer.setInputShape(nc, im)
 		if err := PushAllocationConfig(l); err != nil {
