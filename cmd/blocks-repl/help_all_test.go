@@ -1,0 +1,44 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/blocks-go/blocks/docs"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// TestHelpForEveryName checks that :help answers for every name a script
+// can load outside fuel.* (TestHelpForEveryFuelName checks those): an
+// entry that names it in code, with its signature when it is callable
+// (docs/reference.md's complete API, or a section of another docs file).
+func TestHelpForEveryName(t *testing.T) {
+	n := 0
+	for _, mod := range starlib.Modules() {
+		if mod == "fuel" || strings.HasPrefix(mod, "fuel.") {
+			continue
+		}
+		m, ok := starlib.Lookup(mod)
+		if !ok {
+			continue
+		}
+		for name := range m.Members {
+			if _, sub := starlib.Lookup(mod + "." + name); sub {
+				continue // a child module, documented by its members
+			}
+			n++
+			found := false
+			for _, sec := range docs.Lookup(mod + "." + name) {
+				if strings.Contains(sec.Text, "`"+name) || strings.Contains(sec.Text, "."+name+"(") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf(":help %s.%s: no documentation entry names it", mod, name)
+			}
+		}
+	}
+	if n < 300 {
+		t.Errorf("only %d names checked", n)
+	}
+}
