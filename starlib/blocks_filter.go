@@ -110,6 +110,9 @@ func (f *VariableFilter) CallInternal(thread *starlark.Thread, args starlark.Tup
 	if err := starlark.UnpackArgs("VariableFilter", args, kwargs, "variables", &vars); err != nil {
 		return nil, err
 	}
+	if g, ok := vars.(*ComputationGraph); ok { // Blocks filters a graph's variables
+		vars = variableList(nil, g.G.Variables)
+	}
 	vs, err := variablesOf(thread, "VariableFilter: variables", vars)
 	if err != nil {
 		return nil, err

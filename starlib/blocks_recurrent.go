@@ -294,12 +294,16 @@ func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bri
 	if app == nil {
 		return nil, fmt.Errorf("%s has no application %s", base.AnnotationName(), a.App)
 	}
-	if len(args) > len(app.Inputs) {
-		return nil, fmt.Errorf("%s takes at most %d positional inputs (%s), got %d", fname, len(app.Inputs), strings.Join(app.Inputs, ", "), len(args))
+	positional := app.Inputs
+	if order, ok := recurrentPositional[base.Class()+"."+a.App]; ok {
+		positional = order
+	}
+	if len(args) > len(positional) {
+		return nil, fmt.Errorf("%s takes at most %d positional inputs (%s), got %d", fname, len(positional), strings.Join(positional, ", "), len(args))
 	}
 	vals := map[string]starlark.Value{}
 	for i, x := range args {
-		vals[app.Inputs[i]] = x
+		vals[positional[i]] = x
 	}
 	opts := bricks.RecurrentOptions{}
 	for _, kv := range kwargs {
@@ -401,4 +405,15 @@ func extraBrickAttr(b *Brick, name string) (starlark.Value, bool) {
 		}), true
 	}
 	return nil, false
+}
+
+// recurrentPositional is the order in which Blocks' @recurrent binds
+// positional arguments: the Python signature of the application (the
+// sequences, states and contexts in the order the method lists them),
+// not sequences-then-states. Checked against Blocks' signatures in
+// blocks_recurrent_test.go.
+var recurrentPositional = map[string][]string{
+	"SimpleRecurrent.apply": {"inputs", "states", "mask"},
+	"LSTM.apply":            {"inputs", "states", "cells", "mask"},
+	"GatedRecurrent.apply":  {"inputs", "gate_inputs", "states", "mask"},
 }
