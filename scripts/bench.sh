@@ -8,9 +8,13 @@
 #  2. The scaling table and plot (TestBenchScaling): the MLP over batch
 #     sizes 32-1024 and hidden sizes 100-2000, here and in PyTorch; the plot
 #     is written to docs/bench_scaling.png (BENCH_PLOT overrides).
+#     The recurrent rows (lstm-lm, gru-lm, lstm-big: torch_rnn.py's models)
+#     print their warm-up first; BENCH_MODELS=lstm-lm,gru-lm selects rows.
 #  3. End to end (BENCH_EPOCH=0 skips): the tutorial script, one epoch over
-#     full MNIST through blocks-repl, data pipeline included, beside
-#     run-torch.sh mlp-tutorial.
+#     full MNIST through blocks-repl, data pipeline included (prefetched
+#     by MultiProcessing, and not), beside run-torch.sh mlp-tutorial; then
+#     reverse_words.star's attention model (training tokens/s, beam search
+#     words/s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${BLOCKS_SHARED:-$(cd .. && pwd)/shared}
@@ -26,19 +30,33 @@ BLOCKS_BENCH=1 BENCH_RUNS=$runs BENCH_PLOT=${BENCH_PLOT:-$PWD/docs/bench_scaling
 [ "${BENCH_EPOCH:-1}" = 0 ] && exit 0
 echo
 echo "== end to end: the tutorial script, one epoch of full MNIST through blocks-repl (data pipeline included)"
+echo "   (prefetched: --set prefetch=True, Fuel's MultiProcessing prepares the next batch while the step runs)"
+exps() { awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}'; }
 ours=()
+plain=()
 theirs=()
 for i in $(seq "$runs"); do
-  ex=$(FUEL_DATA_PATH="$shared/data/mnist" ./bin/blocks-repl run scripts/bench_mlp_tutorial.star | awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}')
+  ex=$(FUEL_DATA_PATH="$shared/data/mnist" ./bin/blocks-repl run --set prefetch=True scripts/bench_mlp_tutorial.star | exps)
   ours+=("$ex")
-  th=$("$shared/bench/run-torch.sh" mlp-tutorial | awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}')
+  th=$("$shared/bench/run-torch.sh" mlp-tutorial | exps)
   theirs+=("$th")
-  echo "run $i: blocks-go $ex examples/s, torch $th examples/s"
+  pl=$(FUEL_DATA_PATH="$shared/data/mnist" ./bin/blocks-repl run scripts/bench_mlp_tutorial.star | exps)
+  plain+=("$pl")
+  echo "run $i: blocks-go $ex examples/s prefetched, $pl not prefetched; torch $th examples/s (compute only); load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 m_ours=$(median "${ours[@]}")
+m_plain=$(median "${plain[@]}")
 m_theirs=$(median "${theirs[@]}")
-echo "median examples/s: blocks-go $m_ours, torch $m_theirs, ratio $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x"
+echo "median examples/s: blocks-go $m_ours prefetched ($m_plain not), torch $m_theirs, ratio $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x ($(awk -v a="$m_plain" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x not prefetched)"
+
+# reverse_words.star's attention model: training tokens/s of one epoch and
+# beam search words/s (PyTorch has no ready twin: our own figures).
+echo
+echo "== reverse_words.star (attention model): training tokens/s, beam search words/s"
+for i in $(seq "$runs"); do
+  BLOCKS_BENCH=1 go test -count=1 -run TestBenchReverseWords -v ./scripts/ | grep '^RESULT'
+done
 
 # The benchmark LeNet (PyTorch baseline's: valid 5x5 convolutions of 20 and
 # 50 filters, 2x2 max pooling, 800-500-10, batch 64, SGD 0.05), one epoch
