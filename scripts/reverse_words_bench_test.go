@@ -3,6 +3,7 @@ package scripts
 import (
 	"fmt"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,16 +16,18 @@ import (
 // reverse_words.star's attention model: training tokens/s (the targets'
 // tokens of one epoch over the time of the epoch) and beam search words/s
 // (the script's search of its 200 held-out words, beam 3, timed here).
-// BENCH_RW_EPOCHS (default 1) epochs are trained first.
+// Each also in CPU seconds (getrusage: user + system), which the
+// machine's load inflates much less than the wall clock: the script is
+// run for 1 and for 2 epochs, and the difference is one epoch's CPU time.
 func TestBenchReverseWords(t *testing.T) {
 	if os.Getenv("BLOCKS_BENCH") == "" {
 		t.Skip("set BLOCKS_BENCH=1 (make bench)")
 	}
-	epochs := os.Getenv("BENCH_RW_EPOCHS")
-	if epochs == "" {
-		epochs = "1"
-	}
-	g, _ := run(t, "reverse_words.star", map[string]string{"epochs": epochs, "verbose": "False", "num_test": "1"})
+	c0 := cpuSeconds()
+	run(t, "reverse_words.star", map[string]string{"epochs": "1", "verbose": "False", "num_test": "1"})
+	c1 := cpuSeconds()
+	g, _ := run(t, "reverse_words.star", map[string]string{"epochs": "2", "verbose": "False", "num_test": "1"})
+	epochCPU := (cpuSeconds() - c1) - (c1 - c0)
 	ml := g["main_loop"].(*starlib.MainLoop)
 	secs, ok := starlark.AsFloat(starlibValue(ml.M.Log.CurrentRow()["time_train_this_epoch"]))
 	if !ok || secs <= 0 {
@@ -44,10 +47,8 @@ func TestBenchReverseWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := g["rng"]
 	randomWord := g["random_word"]
 	encode := g["encode"]
-	_ = rng
 	var words []starlark.Value
 	for len(words) < 200 {
 		w, err := starlark.Call(th, randomWord, nil, nil)
@@ -56,7 +57,7 @@ func TestBenchReverseWords(t *testing.T) {
 		}
 		words = append(words, w)
 	}
-	start := time.Now()
+	start, startCPU := time.Now(), cpuSeconds()
 	for _, w := range words {
 		code, err := starlark.Call(th, encode, starlark.Tuple{w}, nil)
 		if err != nil {
@@ -77,8 +78,18 @@ func TestBenchReverseWords(t *testing.T) {
 		}
 	}
 	ws := float64(len(words)) / time.Since(start).Seconds()
-	fmt.Printf("RESULT impl=blocks-go model=reverse_words train_tokens_per_s=%.0f beam_words_per_s=%.1f (load %s)\n",
-		float64(tokens)/secs, ws, loadavg())
+	wsCPU := float64(len(words)) / (cpuSeconds() - startCPU)
+	fmt.Printf("RESULT impl=blocks-go model=reverse_words train_tokens_per_s=%.0f beam_words_per_s=%.1f train_tokens_per_cpu_s=%.0f beam_words_per_cpu_s=%.1f (load %s)\n",
+		float64(tokens)/secs, ws, float64(tokens)/epochCPU, wsCPU, loadavg())
+}
+
+// cpuSeconds is the process's user and system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func loadavg() string {
