@@ -42,9 +42,9 @@ func checkRNNTypes(name string, in []*Variable, ndims []int, mask bool) (nd.DTyp
 	if !dt.IsFloat() {
 		return 0, fmt.Errorf("%s: the inputs must be floats, got %s %s", name, dt, in[0])
 	}
-	for i, nd := range ndims {
-		if in[i].ndim != nd || in[i].dtype != dt {
-			return 0, fmt.Errorf("%s: input %d (%s) must be %d-d %s, got %s", name, i, in[i], nd, dt, in[i].TypeString())
+	for i, n := range ndims {
+		if in[i].ndim != n || in[i].dtype != dt {
+			return 0, fmt.Errorf("%s: input %d (%s) must be %d-d %s, got %s", name, i, in[i], n, dt, in[i].TypeString())
 		}
 	}
 	if mask && (in[len(ndims)].ndim != 2 || in[len(ndims)].dtype != dt) {

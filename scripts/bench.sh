@@ -11,8 +11,8 @@
 #     The recurrent rows (lstm-lm, gru-lm, lstm-big: torch_rnn.py's models)
 #     print their warm-up first; BENCH_MODELS=lstm-lm,gru-lm selects rows.
 #  3. End to end (BENCH_EPOCH=0 skips): the tutorial script, one epoch over
-#     full MNIST through blocks-repl, data pipeline included (prefetched
-#     by MultiProcessing, and not), beside run-torch.sh mlp-tutorial; then
+#     full MNIST through blocks-repl, data pipeline included (and with
+#     MultiProcessing's prefetch), beside run-torch.sh mlp-tutorial; then
 #     reverse_words.star's attention model (training tokens/s, beam search
 #     words/s).
 set -euo pipefail
@@ -30,7 +30,7 @@ BLOCKS_BENCH=1 BENCH_RUNS=$runs BENCH_PLOT=${BENCH_PLOT:-$PWD/docs/bench_scaling
 [ "${BENCH_EPOCH:-1}" = 0 ] && exit 0
 echo
 echo "== end to end: the tutorial script, one epoch of full MNIST through blocks-repl (data pipeline included)"
-echo "   (prefetched: --set prefetch=True, Fuel's MultiProcessing prepares the next batch while the step runs)"
+echo "   (also --set prefetch=True: Fuel's MultiProcessing prepares the next batch on a goroutine while the step runs)"
 exps() { awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}'; }
 ours=()
 plain=()
@@ -42,13 +42,13 @@ for i in $(seq "$runs"); do
   theirs+=("$th")
   pl=$(FUEL_DATA_PATH="$shared/data/mnist" ./bin/blocks-repl run scripts/bench_mlp_tutorial.star | exps)
   plain+=("$pl")
-  echo "run $i: blocks-go $ex examples/s prefetched, $pl not prefetched; torch $th examples/s (compute only); load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "run $i: blocks-go $pl examples/s ($ex prefetched); torch $th examples/s (compute only); load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 m_ours=$(median "${ours[@]}")
 m_plain=$(median "${plain[@]}")
 m_theirs=$(median "${theirs[@]}")
-echo "median examples/s: blocks-go $m_ours prefetched ($m_plain not), torch $m_theirs, ratio $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x ($(awk -v a="$m_plain" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x not prefetched)"
+echo "median examples/s: blocks-go $m_plain ($m_ours prefetched), torch $m_theirs, ratio $(awk -v a="$m_plain" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x ($(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x prefetched)"
 
 # reverse_words.star's attention model: training tokens/s of one epoch and
 # beam search words/s (PyTorch has no ready twin: our own figures).
