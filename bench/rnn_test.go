@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"os"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -221,5 +223,48 @@ func TestRecurrentProfile(t *testing.T) {
 			continue
 		}
 		fmt.Printf("%6.1f ms %5.1f%%  %3d× %s\n", o.Time.Seconds()*1e3, 100*o.Time.Seconds()/total.Seconds(), o.Calls, o.Op)
+	}
+}
+
+// TestRecurrentWarmup (BLOCKS_BENCH=1; BENCH_MODELS picks the models,
+// default lstm-big) prints the warm-up of a recurrent model: building the
+// bricks and compiling the training step, the first step (plans,
+// buffers), the next four, and a steady step, in wall-clock and CPU
+// seconds.
+func TestRecurrentWarmup(t *testing.T) {
+	if os.Getenv("BLOCKS_BENCH") == "" {
+		t.Skip("set BLOCKS_BENCH=1")
+	}
+	names := strings.Split(os.Getenv("BENCH_MODELS"), ",")
+	if names[0] == "" {
+		names = []string{"lstm-big"}
+	}
+	for _, name := range names {
+		type mark struct{ wall, cpu float64 }
+		now := func() mark {
+			var ru syscall.Rusage
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+			return mark{float64(time.Now().UnixNano()) / 1e9, float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9}
+		}
+		m0 := now()
+		step := rnnStep(t, name)
+		m1 := now()
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+		m2 := now()
+		for range 4 {
+			if err := step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m3 := now()
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+		m4 := now()
+		d := func(a, b mark) string { return fmt.Sprintf("%.2f s (%.2f s CPU)", b.wall-a.wall, b.cpu-a.cpu) }
+		fmt.Printf("%s warm-up: build and compile %s, first step %s, next 4 %s; a steady step %s; load %s\n",
+			name, d(m0, m1), d(m1, m2), d(m2, m3), d(m3, m4), loadavg())
 	}
 }
