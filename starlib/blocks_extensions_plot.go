@@ -71,7 +71,8 @@ func plotExtension(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		}
 		p = s
 	}
-	if err := CheckWrite(thread, p); err != nil {
+	p, err = WritePath(thread, p)
+	if err != nil {
 		return nil, fmt.Errorf("Plot: %w", err)
 	}
 	h := 0

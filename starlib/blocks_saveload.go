@@ -55,7 +55,8 @@ func newCheckpoint(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		"use_cpickle?", &useCPickle); err != nil {
 		return nil, err
 	}
-	if err := CheckWrite(thread, path); err != nil {
+	path, err = checkpointPath(thread, path)
+	if err != nil {
 		return nil, fmt.Errorf("Checkpoint: %w", err)
 	}
 	var ps []*core.Variable
@@ -104,9 +105,50 @@ func newLoad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if err := starlark.UnpackArgs(b.Name(), args, rest, "path", &path, "load_iteration_state?", &iterState, "load_log?", &loadLog); err != nil {
 		return nil, err
 	}
+	if err := CheckRead(thread, path); err != nil {
+		return nil, fmt.Errorf("Load: %w", err)
+	}
 	e, err := checkpoint.NewLoadExtension(path, iterState, loadLog, checkpoint.Bindings{Namer: parameterPath}, tr)
 	if err != nil {
 		return nil, err
 	}
 	return &Extension{E: e}, nil
+}
+
+// checkpointPath is where a Checkpoint extension built now writes, checked
+// before training starts: the directory exists, the sandbox allows it, no
+// other run holds it (the lock is taken now, for the process's life), and
+// what is there is a checkpoint it may replace. In a resumed run, the
+// Checkpoint given the path that wrote the resumed checkpoint (the first
+// one, when that path is unknown) writes to the checkpoint that was
+// resumed instead, wherever that is. A replay writes nothing (it compares), so nothing is
+// checked or locked.
+func checkpointPath(thread *starlark.Thread, path string) (string, error) {
+	ck := checkpointRun(thread)
+	if ck != nil && (ck.Replay != nil || ck.PrintConfig) {
+		return path, nil
+	}
+	if ck != nil && ck.Resume != nil && ck.Resume.Path != "" {
+		if s := state(thread); s != nil {
+			s.mu.Lock()
+			mine := !s.resumeRouted && (ck.Resume.ScriptPath == "" || ck.Resume.ScriptPath == path)
+			if mine {
+				s.resumeRouted = true
+			}
+			s.mu.Unlock()
+			if mine {
+				path = ck.Resume.Path
+			}
+		}
+	}
+	if err := CheckWrite(thread, path); err != nil {
+		return "", err
+	}
+	if err := checkpoint.Lock(path); err != nil {
+		return "", err
+	}
+	if err := checkpoint.CheckReplaceable(path); err != nil {
+		return "", err
+	}
+	return path, nil
 }

@@ -479,7 +479,11 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	switch backend {
 	case starlark.None, starlark.String("python"):
 	case starlark.String("sqlite"):
-		logBackend = &sqlitelog.Lazy{Path: sqliteDatabase()}
+		p, err := WritePath(thread, sqliteDatabase())
+		if err != nil {
+			return nil, fmt.Errorf("MainLoop: log_backend=\"sqlite\": %w", err)
+		}
+		logBackend = &sqlitelog.Lazy{Path: p}
 	default:
 		return nil, fmt.Errorf("MainLoop: log_backend must be \"python\" or \"sqlite\", got %s", backend)
 	}

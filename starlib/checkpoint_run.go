@@ -37,6 +37,9 @@ type CheckpointRun struct {
 	// before the first main loop restores the checkpoint: a difference is
 	// an OverrideRefusedError.
 	Expect *Probe
+	// Scratch, for a replay, is the directory that receives what the
+	// script writes (removed by the caller afterwards).
+	Scratch string
 }
 
 // ErrConfigPrinted stops a --print-config run after config(...).

@@ -271,6 +271,9 @@ func h5pyDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 			opts.Subset = h5.Range(*s.Start, *s.Stop)
 		}
 	}
+	if err := CheckRead(thread, path); err != nil {
+		return nil, fmt.Errorf("H5PYDataset: %w", err)
+	}
 	ds, err := h5.Open(path, ws, opts)
 	if err != nil {
 		return nil, err

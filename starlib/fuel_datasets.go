@@ -207,7 +207,8 @@ func fillHDF5File(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path, "data", &data, "axis_labels?", &labels, "attributes?", &attrs); err != nil {
 		return nil, err
 	}
-	if err := CheckWrite(thread, path); err != nil {
+	path, err := WritePath(thread, path)
+	if err != nil {
 		return nil, fmt.Errorf("fill_hdf5_file: %w", err)
 	}
 	var entries []h5.SplitData

@@ -152,6 +152,11 @@ func textFileBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 			return nil, fmt.Errorf("TextFile: encoding %s: only UTF-8 text is read", encoding)
 		}
 	}
+	for _, p := range paths {
+		if err := CheckRead(thread, p); err != nil {
+			return nil, fmt.Errorf("TextFile: %w", err)
+		}
+	}
 	ds, err := datasets.NewTextFile(paths, dictionary, opts)
 	if err != nil {
 		return nil, err

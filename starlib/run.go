@@ -99,6 +99,9 @@ type runState struct {
 
 	sandbox Sandbox
 	limits  Limits
+	// resumeRouted is set once a Checkpoint extension took the resumed
+	// checkpoint's path.
+	resumeRouted bool
 	// scripts are the main script and the loaded files, with their
 	// sources, in the order they were read (for checkpoints).
 	scripts []scriptSource

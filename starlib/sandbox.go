@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/fuel/config"
 )
 
 // Sandbox is what a script may touch besides computing. Scripts have no
@@ -26,6 +28,21 @@ type Sandbox struct {
 	RunDir   string // where a confined run may write; empty: the working directory
 	Confined bool
 	Trust    bool
+	// LoadRoots are more directories load() may read .star files under
+	// (a project's shared helpers above the script's directory); a
+	// confined run may also read data files there.
+	LoadRoots []string
+	// ReadDirs are more directories a confined run may read data files
+	// under, besides the run directory and the data path
+	// (FUEL_DATA_PATH): the resumed checkpoint's directory.
+	ReadDirs []string
+	// WriteFiles are files a confined run may write although they lie
+	// outside the run directory: the checkpoint being resumed.
+	WriteFiles []string
+	// Scratch, when set (replay), receives every file the run writes,
+	// under its own name: the caller removes it afterwards, so that the
+	// run leaves nothing behind.
+	Scratch string
 }
 
 // SandboxError is an action the sandbox refused.
@@ -73,6 +90,11 @@ func (s Sandbox) checkLoad(module, abs string) error {
 		return nil
 	}
 	root := realPath(s.RootDir)
+	for _, r := range s.LoadRoots {
+		if within(realPath(abs), realPath(r)) {
+			return nil
+		}
+	}
 	if !within(realPath(abs), root) {
 		return &SandboxError{fmt.Sprintf("load(%q): %s is outside the script's directory %s (a script loads modules, the standard library and .star files under its own directory)", module, abs, root)}
 	}
@@ -82,10 +104,18 @@ func (s Sandbox) checkLoad(module, abs string) error {
 // CheckWrite returns an error when the script running on thread may not
 // write path: a confined run writes only under its run directory unless
 // trusted. Extensions and builtins that write files call it first.
+//
+// Writers call WritePath instead, which also sends a replay's files to
+// its scratch directory.
 func CheckWrite(thread *starlark.Thread, path string) error {
 	s := sandboxOf(thread)
 	if !s.Confined || s.Trust {
 		return nil
+	}
+	for _, f := range s.WriteFiles {
+		if realPath(f) == realPath(path) {
+			return nil
+		}
 	}
 	dir := s.RunDir
 	if dir == "" {
@@ -107,4 +137,64 @@ func CheckNetwork(thread *starlark.Thread, addr string) error {
 		return nil
 	}
 	return &SandboxError{fmt.Sprintf("connecting to %s: this checkpoint's script has no network access; resume it with --trust to let it reach the data server it names", addr)}
+}
+
+// WritePath is the one way a builtin or extension gets a file to write:
+// the path it must open, after the sandbox's check. A replay's writes go
+// to its scratch directory (same name, under it); a confined run's writes
+// outside its run directory are refused.
+func WritePath(thread *starlark.Thread, path string) (string, error) {
+	s := sandboxOf(thread)
+	if s.Scratch != "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return "", err
+		}
+		p := filepath.Join(s.Scratch, abs)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return "", err
+		}
+		return p, nil
+	}
+	if err := CheckWrite(thread, path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// CheckRead returns an error when a confined run may not read path: it
+// reads data only under the run directory, the data path
+// (FUEL_DATA_PATH), the load roots and the directories given (ReadDirs:
+// the resumed checkpoint's), unless trusted. Not the directory the stored
+// script names: that path is part of the checkpoint, chosen by whoever
+// made it. Builtins that open a
+// file a script names (datasets, TextFile, Load) call it first.
+func CheckRead(thread *starlark.Thread, path string) error {
+	s := sandboxOf(thread)
+	if !s.Confined || s.Trust {
+		return nil
+	}
+	rp := realPath(path)
+	for _, d := range s.readRoots() {
+		if d != "" && within(rp, realPath(d)) {
+			return nil
+		}
+	}
+	return &SandboxError{fmt.Sprintf("reading %s: outside the directories this checkpoint's script may read (%s); resume it with --trust to let it read there",
+		path, strings.Join(s.readRoots(), ", "))}
+}
+
+// readRoots are the directories a confined run reads under.
+func (s Sandbox) readRoots() []string {
+	run := s.RunDir
+	if run == "" {
+		run, _ = os.Getwd()
+	}
+	// Not RootDir: a stored script's directory is whatever the
+	// checkpoint says (it could say /).
+	roots := []string{run}
+	roots = append(roots, config.DataPath()...)
+	roots = append(roots, s.LoadRoots...)
+	roots = append(roots, s.ReadDirs...)
+	return roots
 }

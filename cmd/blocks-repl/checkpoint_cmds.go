@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -133,13 +134,23 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		ov[k] = v
 	}
 	main := c.MainScript()
+	if ck.Replay != nil {
+		// A replay leaves nothing behind: what the script writes (plots,
+		// logs, converted files) goes to a directory removed at the end.
+		scratch, err := os.MkdirTemp("", "blocks-replay-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(scratch)
+		ck.Scratch = scratch
+	}
 	opts := starlib.Options{
 		Overrides:  ov,
 		Stdout:     stdout,
 		FloatX:     c.Run.FloatX,
 		Files:      c.Files(),
 		Checkpoint: ck,
-		Sandbox:    starlib.Sandbox{Confined: true, Trust: trust},
+		Sandbox:    storedSandbox(ck, trust),
 		Parallel:   storedParallel(c, par),
 	}
 	in, err := starlib.NewInterp(opts)
@@ -212,7 +223,14 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 			return 1
 		}
 	}
-	src := &checkpoint.ResumeSource{Checkpoint: c}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	src := &checkpoint.ResumeSource{Checkpoint: c, Path: abs, ScriptPath: c.SavedTo()}
+	if j.writer() {
+		fmt.Fprintf(stderr, "blocks-repl resume: training continues from %s; this run's checkpoints replace it (a copy resumed is the copy written)\n", path)
+	}
 	if j != nil && j.par.Microbatches > 0 && c.Run.Microbatches > 0 && j.par.Microbatches != c.Run.Microbatches {
 		fmt.Fprintf(stderr, "blocks-repl resume: note: --microbatches %d differs from the checkpoint's %d: training continues, but not bit-identically to the uninterrupted run\n",
 			j.par.Microbatches, c.Run.Microbatches)
@@ -418,4 +436,18 @@ func finished(c *checkpoint.Checkpoint) bool {
 		}
 	}
 	return false
+}
+
+// storedSandbox confines a checkpoint's script: it writes under the
+// working directory (and the checkpoint it resumes, wherever that is),
+// reads under the working directory, the data path and the resumed
+// checkpoint's directory, and has no network, unless trusted. A replay
+// writes only to its scratch directory.
+func storedSandbox(ck *starlib.CheckpointRun, trust bool) starlib.Sandbox {
+	sb := starlib.Sandbox{Confined: true, Trust: trust, Scratch: ck.Scratch}
+	if ck.Resume != nil && ck.Resume.Path != "" {
+		sb.WriteFiles = []string{ck.Resume.Path}
+		sb.ReadDirs = []string{filepath.Dir(ck.Resume.Path)}
+	}
+	return sb
 }

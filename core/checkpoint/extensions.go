@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/blocks-go/blocks/core/extensions"
@@ -39,6 +40,13 @@ type ReplayTarget struct {
 // by the run; the first Checkpoint extension to start claims it.
 type ResumeSource struct {
 	Checkpoint *Checkpoint
+	// Path is the file it was read from: a resumed run writes its
+	// checkpoints there, whatever path the script names.
+	Path string
+	// ScriptPath is the path the script gave the Checkpoint that wrote
+	// it (SavedTo): the Checkpoint given that path is the one redirected
+	// to Path.
+	ScriptPath string
 	// Claimed is set by the extension that restored it.
 	Claimed bool
 }
@@ -69,7 +77,10 @@ type CheckpointExtension struct {
 	ReadOnly bool
 
 	lastIteration int
-	pending       error
+	// owned are the older checkpoints this run (and the runs it resumed)
+	// kept: the only ones it prunes.
+	owned   []string
+	pending error
 	// applyExt restores the extensions' states at on_resumption.
 	applyExt func() error
 }
@@ -127,6 +138,7 @@ func (e *CheckpointExtension) SetMainLoop(m *mainloop.MainLoop) {
 	}
 	e.applyExt = applyExt
 	e.lastIteration = c.Manifest.IterationsDone
+	e.owned = slices.Clone(c.Manifest.Kept)
 	// The main loop now runs before_training (extensions set themselves
 	// up: TrainingDataMonitoring adds its outputs) and initializes the
 	// algorithm, as Blocks does after its Load extension.
@@ -191,16 +203,36 @@ func (e *CheckpointExtension) save(b Bindings, path, callback string) error {
 		// A Go program: nothing to re-run, but the state is whole.
 		c.Run.Scripts = []ScriptFile{{Path: "<go>", Source: []byte{}}}
 	}
-	data, err := c.Encode()
-	if err != nil {
+	if err := Lock(path); err != nil {
+		return err
+	}
+	if err := CheckReplaceable(path); err != nil {
 		return err
 	}
 	if e.lastIteration < 0 {
 		if old, err := Read(path); err == nil {
 			e.lastIteration = old.Manifest.IterationsDone
+			e.owned = slices.Clone(old.Manifest.Kept)
 		}
 	}
-	if err := Write(path, data, e.KeepLast, e.lastIteration); err != nil {
+	// The manifest lists the kept files as they will be after this write.
+	kept := slices.Clone(e.owned)
+	if e.KeepLast > 1 && e.lastIteration >= 0 {
+		if _, err := os.Stat(path); err == nil {
+			if k := filepath.Base(KeptName(path, e.lastIteration)); !slices.Contains(kept, k) {
+				kept = append(kept, k)
+			}
+		}
+	}
+	if n := e.KeepLast - 1; len(kept) > n {
+		kept = kept[len(kept)-n:]
+	}
+	c.Manifest.Kept = kept
+	data, err := c.Encode()
+	if err != nil {
+		return err
+	}
+	if err := WriteOwned(path, data, e.KeepLast, e.lastIteration, &e.owned); err != nil {
 		return err
 	}
 	e.lastIteration = c.Manifest.IterationsDone
@@ -301,4 +333,28 @@ func ParametersOf(c *Checkpoint) map[string]*Named {
 		m[c.Parameters[i].Name] = &c.Parameters[i]
 	}
 	return m
+}
+
+// SavedTo is the path the run that wrote c named for it: the last
+// saved_to record of its log ("" when none is found). A resumed run
+// writes to the file resumed instead of this path.
+func (c *Checkpoint) SavedTo() string {
+	for i := len(c.Log.Rows) - 1; i >= 0; i-- {
+		v, ok := c.Log.Rows[i].Records[RecordSavedTo]
+		if !ok {
+			continue
+		}
+		d, err := v.Decode()
+		if err != nil {
+			continue
+		}
+		if l, ok := d.([]any); ok {
+			for j := len(l) - 1; j >= 0; j-- {
+				if s, ok := l[j].(string); ok {
+					return s
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,6 +62,9 @@ type Manifest struct {
 	IterationsDone int      `json:"iterations_done"`
 	EpochsDone     int      `json:"epochs_done"`
 	Members        []Member `json:"members"`
+	// Kept are the older checkpoints (base names, beside this one, oldest
+	// first) the run wrote with keep_last: the only files it may prune.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // ScriptFile is a script or a file it loaded, with the absolute path it
@@ -420,18 +424,32 @@ var writeSecondHalf = (*os.File).Write
 // link, or a copy where links are not supported) and only the newest
 // keepLast-1 of those are kept. Stale temporary files of an interrupted
 // write are removed.
+//
+// Temporary files are named .NAME.tmp-PID-*: only those of processes that
+// no longer run are removed, never one another live process is writing.
 func Write(path string, data []byte, keepLast, prevIteration int) error {
+	return WriteOwned(path, data, keepLast, prevIteration, nil)
+}
+
+// WriteOwned is Write for a run that records the older checkpoints it
+// kept: with owned not nil, only the files it lists (base names, oldest
+// first) are pruned or replaced, and the one kept now is appended to it;
+// a file of a kept name that the run did not write is never touched (an
+// error says so).
+func WriteOwned(path string, data []byte, keepLast, prevIteration int, owned *[]string) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	tmpPrefix := "." + base + ".tmp-"
-	if old, _ := filepath.Glob(filepath.Join(dir, tmpPrefix+"*")); len(old) > 0 {
+	prefix := tmpPrefix(base)
+	if old, _ := filepath.Glob(filepath.Join(dir, prefix+"*")); len(old) > 0 {
 		for _, o := range old {
-			_ = os.Remove(o)
+			if staleTemp(strings.TrimPrefix(filepath.Base(o), prefix)) {
+				_ = os.Remove(o)
+			}
 		}
 	}
-	f, err := os.CreateTemp(dir, tmpPrefix+"*")
+	f, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*", prefix, os.Getpid()))
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -463,12 +481,21 @@ func Write(path string, data []byte, keepLast, prevIteration int) error {
 	if keepLast > 1 && prevIteration >= 0 {
 		if _, err := os.Stat(path); err == nil {
 			kept := KeptName(path, prevIteration)
+			if owned != nil && !slices.Contains(*owned, filepath.Base(kept)) {
+				if _, err := os.Lstat(kept); err == nil {
+					os.Remove(tmp)
+					return fmt.Errorf("checkpoint: keeping the previous checkpoint as %s: a file of that name exists that this run did not write; refusing to replace it", kept)
+				}
+			}
 			_ = os.Remove(kept)
 			if err := os.Link(path, kept); err != nil {
 				if err := copyFile(path, kept); err != nil {
 					os.Remove(tmp)
 					return fmt.Errorf("checkpoint: keeping %s: %w", kept, err)
 				}
+			}
+			if owned != nil && !slices.Contains(*owned, filepath.Base(kept)) {
+				*owned = append(*owned, filepath.Base(kept))
 			}
 		}
 	}
@@ -481,9 +508,22 @@ func Write(path string, data []byte, keepLast, prevIteration int) error {
 		d.Close()
 	}
 	if keepLast > 0 {
-		pruneKept(path, keepLast-1)
+		if owned != nil {
+			pruneOwned(dir, owned, keepLast-1)
+		} else {
+			pruneKept(path, keepLast-1)
+		}
 	}
 	return nil
+}
+
+// pruneOwned removes the oldest of the kept files the run wrote until n
+// are left.
+func pruneOwned(dir string, owned *[]string, n int) {
+	for len(*owned) > n {
+		_ = os.Remove(filepath.Join(dir, (*owned)[0]))
+		*owned = (*owned)[1:]
+	}
 }
 
 // KeptName is the name an older checkpoint of path is kept under:

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -216,6 +217,9 @@ func Draw(path string, l *mainloop.TrainingLog, o Options) error {
 		return fmt.Errorf("plot: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file 0600; an image is as readable as any
+	// other output (0644, less the umask's bits).
+	_ = tmp.Chmod(0o644 &^ umask())
 	_, err = tmp.Write(b.Bytes())
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -291,4 +295,21 @@ func NewPlot(path string, o Options, triggers extensions.Triggers) (*Plot, error
 	}
 	p.SimpleExtension = se
 	return p, nil
+}
+
+// umask is the process's file mode creation mask, read from
+// /proc/self/status (setting it to read it would race with files other
+// goroutines create); 022 when it cannot be read.
+func umask() os.FileMode {
+	b, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					return os.FileMode(m)
+				}
+			}
+		}
+	}
+	return 0o022
 }
