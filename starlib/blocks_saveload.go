@@ -136,13 +136,18 @@ func checkpointPath(thread *starlark.Thread, path string) (string, error) {
 				s.resumeRouted = true
 			}
 			s.mu.Unlock()
-			if mine {
+			// The script's own path when it names the resumed file (the
+			// log then records the same path as an uninterrupted run).
+			if mine && realPath(path) != realPath(ck.Resume.Path) {
 				path = ck.Resume.Path
 			}
 		}
 	}
 	if err := CheckWrite(thread, path); err != nil {
 		return "", err
+	}
+	if s := state(thread); s != nil && s.parallel != nil && s.parallel.Comm != nil && s.parallel.Comm.Rank() != 0 {
+		return path, nil // only process 0 writes (and locks)
 	}
 	if err := checkpoint.Lock(path); err != nil {
 		return "", err

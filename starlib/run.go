@@ -17,6 +17,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/blocks-go/blocks/fuel/config"
+	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/stdlib"
 )
@@ -215,7 +216,9 @@ func NewInterp(opts Options) (*Interp, error) {
 	}
 	thread := &starlark.Thread{
 		Name:  "main",
-		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(stdout, msg) },
+		// print() output is escaped: a script (a checkpoint's) must not
+		// drive the terminal (erase lines, set the title or clipboard).
+		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(stdout, termsafe.Escape(msg)) },
 		Load:  in.load,
 	}
 	if opts.Checkpoint != nil && opts.Checkpoint.PrintConfig {
@@ -583,10 +586,38 @@ func normalizeError(err error) error {
 
 // Backtrace formats an error for people: a Starlark traceback with the
 // script positions for an evaluation error, the error itself otherwise.
+//
+// What it returns is safe for a terminal: control characters in the
+// message (a script's text) are escaped (termsafe), and a frame repeated
+// more than three times in a row is elided as Python does ("[Previous
+// line repeated N more times]"), so that runaway recursion prints a
+// few lines, not a hundred thousand.
 func Backtrace(err error) string {
 	var ev *starlark.EvalError
 	if errors.As(err, &ev) {
-		return normalizeError(ev).(*starlark.EvalError).Backtrace()
+		return termsafe.Escape(elideRepeatedFrames(normalizeError(ev).(*starlark.EvalError).Backtrace()))
 	}
-	return err.Error()
+	return termsafe.Escape(err.Error())
+}
+
+// elideRepeatedFrames keeps three of each run of identical lines and
+// replaces the rest by one line saying how many were left out.
+func elideRepeatedFrames(tb string) string {
+	lines := strings.Split(tb, "\n")
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && lines[j] == lines[i] {
+			j++
+		}
+		n := j - i
+		for k := 0; k < min(n, 3); k++ {
+			out = append(out, lines[i])
+		}
+		if n > 3 {
+			out = append(out, fmt.Sprintf("  [Previous line repeated %d more times]", n-3))
+		}
+		i = j
+	}
+	return strings.Join(out, "\n")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/fuel/config"
+	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -78,6 +79,10 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 		fs.Var(sets, "set", "override a setting: NAME=VALUE")
 	}
 	trust := fs.Bool("trust", false, "let the checkpoint's script write outside the run directory and use the network")
+	var expect string
+	if name != "inspect" {
+		fs.StringVar(&expect, "expect-sha256", "", "refuse the checkpoint unless its scripts have this SHA-256 (inspect prints it)")
+	}
 	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
 	bad := func(err error) (string, overrides, bool, bool) {
 		badUsage(stderr, name, err)
@@ -100,7 +105,25 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 		fmt.Fprintf(stderr, "blocks-repl %s: %v\n", name, err)
 		return "", nil, false, false
 	}
+	expectSHA[name] = strings.ToLower(strings.TrimSpace(expect))
 	return path, sets, *trust, true
+}
+
+// expectSHA is the --expect-sha256 of the command being run (resume,
+// replay), by command name.
+var expectSHA = map[string]string{}
+
+// checkExpected refuses a checkpoint whose scripts are not the ones the
+// user approved (--expect-sha256, the hash inspect prints).
+func checkExpected(name string, c *checkpoint.Checkpoint) error {
+	want := expectSHA[name]
+	if want == "" {
+		return nil
+	}
+	if got := c.ScriptsSHA256(); got != want {
+		return fmt.Errorf("the checkpoint's scripts have SHA-256 %s, not the %s you approved (--expect-sha256): they changed since you inspected them; inspect it again before running it", got, want)
+	}
+	return nil
 }
 
 // readForRun reads a checkpoint and checks that this machine's settings
@@ -177,6 +200,9 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		return 2
 	}
 	c, err := readForRun(path)
+	if err == nil {
+		err = checkExpected("resume", c)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl resume: %v\n", err)
 		return 1
@@ -223,11 +249,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 			return 1
 		}
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	src := &checkpoint.ResumeSource{Checkpoint: c, Path: abs, ScriptPath: c.SavedTo()}
+	src := &checkpoint.ResumeSource{Checkpoint: c, Path: path, ScriptPath: c.SavedTo()}
 	if j.writer() {
 		fmt.Fprintf(stderr, "blocks-repl resume: training continues from %s; this run's checkpoints replace it (a copy resumed is the copy written)\n", path)
 	}
@@ -267,6 +289,9 @@ func replayCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	c, err := readForRun(path)
+	if err == nil {
+		err = checkExpected("replay", c)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl replay: %v\n", err)
 		return 1
@@ -309,7 +334,12 @@ func inspectCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blocks-repl inspect: %v\n", err)
 		return 1
 	}
-	w := stdout
+	// Everything shown comes from the file: it is escaped as a whole, so
+	// that no control sequence in the script, manifest or log reaches
+	// the terminal (a comment that erases the line under it).
+	var buf strings.Builder
+	w := &buf
+	defer func() { io.WriteString(stdout, termsafe.Escape(buf.String())) }()
 	m := c.Manifest
 	fmt.Fprintf(w, "== manifest\nformat:          %s, version %d\nwritten by:      blocks-repl %s\ncreated:         %s\ncommand:         %s\nscript:          %s\niterations_done: %d\nepochs_done:     %d\n",
 		m.Format, m.FormatVersion, m.ProjectVersion, m.Created, strings.Join(m.Command, " "), m.Script, m.IterationsDone, m.EpochsDone)
@@ -351,6 +381,8 @@ func inspectCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(w, "\n== generators: %d in the data stream, %d in random ops; position in the epoch: %v\n",
 		len(c.Iteration.StreamRNGs), len(c.Iteration.RandomOps), c.Iteration.EpochIterator != nil)
+	fmt.Fprintf(w, "\n== scripts sha256 %s\n(after reading them: blocks-repl resume --expect-sha256 %s %s)\n",
+		c.ScriptsSHA256(), c.ScriptsSHA256(), path)
 	for i, s := range c.Run.Scripts {
 		if i == 0 {
 			fmt.Fprintf(w, "\n== script %s\n", s.Path)

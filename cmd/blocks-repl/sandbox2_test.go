@@ -312,3 +312,56 @@ func TestResumeWritesBesideItsCheckpoint(t *testing.T) {
 		t.Errorf("missing directory: %d %s %s", code, out, errs)
 	}
 }
+
+// TestNoTerminalSpoofing: inspect printed a stored script raw, so a
+// comment holding ESC[2K ESC[1G hid the line after it in a terminal, and
+// resume then ran it; print() passed OSC 0/52 (window title, clipboard)
+// raw. Both are escaped now, and resume --expect-sha256 (the hash inspect
+// prints) refuses a checkpoint whose scripts changed.
+func TestNoTerminalSpoofing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	_, good := sbCheckpoint(t)
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "run.tar")
+	forge(t, good, "# a harmless comment\x1b[2K\x1b[1G\nprint(\"\\x1b]0;pwned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\")", ck)
+	code, out, errs := runBinIn(t, dir, nil, "inspect", "run.tar")
+	if code != 0 {
+		t.Fatalf("inspect: %d %s", code, errs)
+	}
+	if strings.ContainsRune(out, 0x1b) || !strings.Contains(out, `# a harmless comment\x1b[2K\x1b[1G`) {
+		t.Errorf("inspect printed the escape sequence raw or not at all:\n%q", out)
+	}
+	var sum string
+	for _, l := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(l, "== scripts sha256 "); ok {
+			sum = rest
+		}
+	}
+	if len(sum) != 64 {
+		t.Fatalf("inspect printed no scripts sha256:\n%s", out)
+	}
+	code, out, errs = runBinIn(t, dir, nil, "resume", "--set", "epochs=2", "--expect-sha256", sum, "run.tar")
+	if code != 0 || strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, 0x07) || !strings.Contains(out, `\x1b]0;pwned\x07`) {
+		t.Errorf("resume with the approved hash: %d\n%q\n%s", code, out, errs)
+	}
+	// The checkpoint changed since it was approved.
+	forge(t, good, "print(1)", ck)
+	code, out, errs = runBinIn(t, dir, nil, "resume", "--set", "epochs=3", "--expect-sha256", sum, "run.tar")
+	if code != 1 || !strings.Contains(errs, "not the "+sum+" you approved") || strings.Contains(out, "done") {
+		t.Errorf("resume of a changed checkpoint: %d %s %s", code, out, errs)
+	}
+}
+
+// TestRecursionTracebackElided: infinite recursion printed a 100,005-line
+// traceback; repeated frames are now elided as Python does.
+func TestRecursionTracebackElided(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	stderr := runScriptExpectError(t, "def f(n):\n    return f(n + 1)\n\nf(0)\n", "4:", "Previous line repeated", "stack overflow")
+	if n := strings.Count(stderr, "\n"); n > 20 {
+		t.Errorf("the traceback has %d lines:\n%.2000s", n, stderr)
+	}
+}

@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -357,4 +359,17 @@ func (c *Checkpoint) SavedTo() string {
 		}
 	}
 	return ""
+}
+
+// ScriptsSHA256 is the SHA-256 of the scripts a checkpoint stores (their
+// paths and sources, main script first), in hex: what a user approves
+// after reading them with inspect, and checks with resume
+// --expect-sha256.
+func (c *Checkpoint) ScriptsSHA256() string {
+	h := sha256.New()
+	for _, s := range c.Run.Scripts {
+		fmt.Fprintf(h, "%d:%s\x00%d:", len(s.Path), s.Path, len(s.Source))
+		h.Write(s.Source)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
