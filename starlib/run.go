@@ -215,7 +215,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		stdout = os.Stdout
 	}
 	thread := &starlark.Thread{
-		Name:  "main",
+		Name: "main",
 		// print() output is escaped: a script (a checkpoint's) must not
 		// drive the terminal (erase lines, set the title or clipboard).
 		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(stdout, termsafe.Escape(msg)) },

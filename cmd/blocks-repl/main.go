@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/starlib"
 )
@@ -90,6 +91,7 @@ func main() {
 // returns the exit status. A Go panic is reported as an internal error,
 // never as a stack trace.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer checkpoint.ReleaseLocks()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "blocks-repl: internal error: %v\n(this is a bug in blocks-repl, not in your script; please report it)\n", r)

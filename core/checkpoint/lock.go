@@ -61,7 +61,16 @@ func Lock(path string) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: locking %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil && !sameFile(f, name) {
+		// The holder released and removed the file between our open and
+		// our flock: the lock we hold is on a file no one else will see.
+		f.Close()
+		locks.Unlock()
+		defer locks.Lock()
+		return Lock(path)
+	}
+	if err != nil {
 		b := make([]byte, 512)
 		n, _ := f.ReadAt(b, 0)
 		f.Close()
@@ -145,4 +154,26 @@ func staleTemp(rest string) bool {
 	}
 	err = syscall.Kill(pid, 0)
 	return errors.Is(err, syscall.ESRCH)
+}
+
+// sameFile reports whether the open file f is still the file at name.
+func sameFile(f *os.File, name string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(name)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// ReleaseLocks removes the lock files this process holds and releases
+// them, when its runs are over (a command's end): a run leaves nothing
+// beside its checkpoint but the checkpoint. A process that dies holds no
+// lock (the kernel releases it); its lock file stays, unlocked, and the
+// next run takes it.
+func ReleaseLocks() {
+	locks.Lock()
+	defer locks.Unlock()
+	for abs, f := range locks.held {
+		_ = os.Remove(LockName(abs))
+		f.Close()
+		delete(locks.held, abs)
+	}
 }
