@@ -101,7 +101,9 @@ func checkEarlyStopping(t *testing.T, g starlark.StringDict, patience, maxEpochs
 	if epochs != bestEpoch+patience {
 		t.Errorf("stopped after epoch %d; the best was epoch %d, patience %d", epochs, bestEpoch, patience)
 	}
-	if v, _ := st.Get("best_valid_error_rate"); v != best {
+	// The status keeps the record's dtype (float32), so that it prints
+	// as the record does.
+	if v, _ := st.Get("best_valid_error_rate"); v != any(float32(best)) {
 		t.Errorf("status best_valid_error_rate %v, log minimum %v", v, best)
 	}
 	if lr, _ := num(0, "learning_rate"); math.Abs(lr-lr0) > 1e-9 {

@@ -143,6 +143,15 @@ func FormatValue(v any) string {
 		if x == nil {
 			return "None"
 		}
+		if x.NDim() == 0 && x.DType().IsFloat() {
+			// numpy prints a float scalar in the shortest form that reads
+			// back to the same value of its dtype: 0.906, not 0.90600002.
+			bits := 64
+			if x.DType() == nd.Float32 {
+				bits = 32
+			}
+			return pyFloat(x.Flat(0), bits)
+		}
 		return x.String()
 	case []int:
 		parts := make([]string, len(x))

@@ -172,6 +172,9 @@ func compareNumbers(current, best any, sign float64) (bool, error) {
 // arrays as float64 (serialisable), everything else as is.
 func statusValue(v any) any {
 	if a, ok := v.(*nd.Array); ok && a != nil && a.Size() == 1 {
+		if a.DType() == nd.Float32 {
+			return float32(a.Flat(0)) // printed as float32: 0.138, not 0.1380000114440918
+		}
 		return a.Flat(0)
 	}
 	return v
