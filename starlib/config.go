@@ -97,8 +97,8 @@ func fitOverride(name, raw string, v, def starlark.Value) (starlark.Value, error
 		}
 	}
 	if v.Type() != def.Type() {
-		return nil, fmt.Errorf("config.get(%q): --set %s=%s gives a %s, but the default %s is a %s",
-			name, name, raw, v.Type(), def, def.Type())
+		return nil, fmt.Errorf("config.get(%q): --set %s=%s gives %s, but the default %s is %s",
+			name, name, raw, article(v.Type()), def, article(def.Type()))
 	}
 	return v, nil
 }

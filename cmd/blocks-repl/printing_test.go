@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Printing shows each number in the shortest form that reads back to the
@@ -35,5 +38,30 @@ func TestPrintingShortestNumbers(t *testing.T) {
 				t.Errorf("%s printed as %s, want at most three decimals", name, m[1])
 			}
 		}
+	}
+}
+
+// Small wording and file-mode items: "is an int", and a --log file made
+// like other outputs (0644 less the umask), not 0600.
+func TestLogFileModeAndArticles(t *testing.T) {
+	script := writeScript(t, "s.star", "load('blocks.config', 'config')\nn = config.get('epochs', 5)\n")
+	code, _, errs := runBinary(t, "", "run", "--set", "epochs=many", script)
+	if code != 1 || !strings.Contains(errs, "gives a string, but the default 5 is an int") {
+		t.Errorf("exit %d, stderr:\n%s", code, errs)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "exp.star"), []byte(fmt.Sprintf(smallLoop, "")+"main_loop.run()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatched(t, dir, nil, "run", "--log", "log.jsonl", "exp.star")
+	if code := w.exitCode(t, 60*time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, w.stderr())
+	}
+	st, err := os.Stat(filepath.Join(dir, "log.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm()&0o044 == 0 {
+		t.Errorf("the log is %v, want readable by others as other outputs are", st.Mode().Perm())
 	}
 }

@@ -66,6 +66,11 @@ func writeLogFile(path, ext string, l *mainloop.TrainingLog) error {
 		err = cerr
 	}
 	if err == nil {
+		// CreateTemp makes 0600; a log is an ordinary output (0644 less
+		// the umask, as os.Create makes it).
+		err = os.Chmod(tmp.Name(), os.FileMode(0o644&^umask()))
+	}
+	if err == nil {
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
