@@ -45,7 +45,7 @@ func TestTrackTheBestAndPatience(t *testing.T) {
 	if st.EpochsDone != 7 || st.IterationsDone != 14 {
 		t.Fatalf("stopped after %d epochs (%d iterations), want 7 (14)", st.EpochsDone, st.IterationsDone)
 	}
-	if best, _ := st.Get("best_valid_error"); best != 3.0 {
+	if best, _ := st.Get("best_valid_error"); best != float32(3) { // the record's dtype
 		t.Errorf("best_valid_error = %v", best)
 	}
 	wantBest := map[int]bool{2: true, 4: true, 8: true}
@@ -117,7 +117,7 @@ func TestEarlyStoppingAndChooseMax(t *testing.T) {
 	if m.Status().EpochsDone != 4 {
 		t.Errorf("EarlyStopping(epochs=2) stopped after %d epochs, want 4", m.Status().EpochsDone)
 	}
-	if best, _ := m.Status().Get("best_acc"); best != float64(float32(0.7)) {
+	if best, _ := m.Status().Get("best_acc"); best != float32(0.7) {
 		t.Errorf("best_acc %v", best)
 	}
 	// A checkpoint extension gets an OnLogRecord condition with the file name.
