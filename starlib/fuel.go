@@ -550,6 +550,8 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 		return s.streamGetData(), nil
 	case "cache":
 		return s.cacheAttr()
+	case "transform_source_example", "transform_source_batch":
+		return s.transformSource(name), nil
 	}
 	if m := s.streamMethod(name); m != nil {
 		return m, nil

@@ -810,3 +810,50 @@ func (s *schemedIterable) ProducesExamples() bool          { return s.s.Requests
 func (s *schemedIterable) GetEpochIterator() (fuel.EpochIterator, error) {
 	return nil, fmt.Errorf("DataStream: an IterableDataset takes no request: its examples come in order (make the stream without an iteration scheme)")
 }
+
+// transformSource is a sourcewise transformer's
+// transform_source_example(example, source_name) or
+// transform_source_batch(batch, source_name).
+func (s *Stream) transformSource(name string) starlark.Value {
+	return NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var v starlark.Value
+		var source string
+		what := "example"
+		if name == "transform_source_batch" {
+			what = "batch"
+		}
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, what, &v, "source_name", &source); err != nil {
+			return nil, err
+		}
+		inner := s.S
+		if o, ok := inner.(*streamOverride); ok {
+			inner = o.Stream
+		}
+		t, ok := inner.(interface {
+			TransformSource(*nd.Array, string, bool) (*nd.Array, error)
+		})
+		if !ok {
+			return nil, fmt.Errorf("%s: NotImplementedError: %s is not a sourcewise transformer", name, s.name)
+		}
+		var a *nd.Array
+		var err error
+		if l, ok := v.(*starlark.List); ok && what == "batch" {
+			// A list of examples stays a list (a ragged batch), as Fuel
+			// treats a list batch example by example.
+			parts := make([]*nd.Array, l.Len())
+			for i := range parts {
+				if parts[i], err = valueData(l.Index(i)); err != nil {
+					return nil, fmt.Errorf("%s: %v", name, err)
+				}
+			}
+			a = nd.Objects(parts)
+		} else if a, err = valueData(v); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		out, err := t.TransformSource(a, source, what == "example")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		return dataValue(out), nil
+	})
+}

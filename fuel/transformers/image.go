@@ -2,7 +2,6 @@ package transformers
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -356,8 +355,8 @@ func Random2DRotation(stream fuel.Stream, maximumRotation float64, resample stri
 	if resample != "nearest" {
 		return nil, fmt.Errorf("transformers: Random2DRotation: resample %q is not supported (only 'nearest')", resample)
 	}
-	if math.IsNaN(maximumRotation) || maximumRotation < 0 {
-		return nil, errors.New("transformers: Random2DRotation: maximum_rotation must be a non-negative angle")
+	if math.IsNaN(maximumRotation) || maximumRotation <= 0 || maximumRotation > math.Pi {
+		return nil, fmt.Errorf("transformers: Random2DRotation: maximum_rotation must be in (0, pi], got %v", maximumRotation)
 	}
 	verifyAxisLabels("Random2DRotation", stream, whichSources)
 	rng, err := defaultRNG("Random2DRotation", rng)

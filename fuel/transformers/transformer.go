@@ -38,6 +38,30 @@ type Transformer struct {
 	// rng is a random transformer's generator: its state is part of every
 	// iterator state and is restored on resume.
 	rng *numpyrand.RandomState
+	// sourceFn, on a sourcewise transformer, is its step on one source.
+	sourceFn func(a *nd.Array, source string, example bool) (*nd.Array, error)
+}
+
+// TransformSource is a sourcewise transformer's step on one source's
+// value: an example (Fuel's transform_source_example) or a batch
+// (transform_source_batch). It draws from the transformer's generator as
+// the stream does. Other transformers return an error.
+func (t *Transformer) TransformSource(a *nd.Array, source string, example bool) (*nd.Array, error) {
+	if t.sourceFn == nil {
+		return nil, fmt.Errorf("transformers: %s is not a sourcewise transformer", t.name)
+	}
+	var apply func(a *nd.Array, example bool) (*nd.Array, error)
+	apply = func(a *nd.Array, example bool) (*nd.Array, error) {
+		if a.DType() == nd.Object {
+			return eachPart(a, func(p *nd.Array) (*nd.Array, error) { return apply(p, true) })
+		}
+		return t.sourceFn(a, source, example)
+	}
+	out, err := apply(a, example)
+	if err != nil {
+		return nil, fmt.Errorf("transformers: %s: %w", t.name, err)
+	}
+	return out, nil
 }
 
 var (
@@ -181,6 +205,7 @@ func sourcewise(name string, child fuel.Stream, whichSources []string, axisLabel
 		axisLabels:       axisLabels,
 		producesExamples: example,
 		numChildSources:  len(sources),
+		sourceFn:         fn,
 		transform: func(data []*nd.Array) ([]*nd.Array, error) {
 			out := slices.Clone(data)
 			for i, a := range data {
