@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	_ "image/gif"  // ImagesFromBytes decodes GIF
 	_ "image/jpeg" // ImagesFromBytes decodes JPEG
 	_ "image/png"  // and PNG
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
+	_ "golang.org/x/image/bmp" // ImagesFromBytes decodes BMP
 )
 
 // This file holds fuel.transformers.image.
@@ -45,17 +47,34 @@ func eachExample(a *nd.Array, example bool, f func(*nd.Array) (*nd.Array, error)
 
 // ImagesFromBytes is Fuel's ImagesFromBytes(data_stream, which_sources,
 // color_mode='RGB'): each example of the selected sources is the bytes of
-// a PNG or JPEG file (a uint8 vector) and becomes its pixels, uint8: with
-// "RGB" (channel, height, width), with "L" (height, width) grey levels,
-// with "" (Fuel's None) as decoded: (height, width) for a grey image,
-// else (height, width, channels) with 3 (RGB) or 4 (RGBA) channels. A
-// batch becomes an object array of images. Go's decoders do the work
-// (JPEG pixels may differ from PIL's by a rounding step).
+// a PNG, JPEG, BMP or GIF file (a uint8 vector) and becomes its pixels,
+// uint8, (channel, height, width): 3 channels with "RGB", 1 with "L"
+// (grey levels), and with "" (Fuel's None) the channels as decoded (1 for
+// a grey or paletted image: its levels or palette indices; 4 for RGBA or
+// CMYK; else 3). A batch becomes an object array of images. The selected
+// sources' axis labels become ('batch',) 'channel', 'height', 'width', as
+// Fuel's. Go's decoders do the work (JPEG pixels may differ from PIL's by
+// a rounding step).
 func ImagesFromBytes(stream fuel.Stream, whichSources []string, colorMode string) (*Transformer, error) {
 	if colorMode != "RGB" && colorMode != "L" && colorMode != "" {
 		return nil, fmt.Errorf("transformers: ImagesFromBytes: color_mode must be 'RGB', 'L' or None, got %q", colorMode)
 	}
-	return sourcewise("ImagesFromBytes", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, example bool) (*nd.Array, error) {
+	if stream == nil {
+		return nil, fmt.Errorf("transformers: ImagesFromBytes: no data stream")
+	}
+	labels := copyLabels(stream)
+	if labels == nil {
+		labels = map[string][]string{}
+	}
+	for i, src := range stream.Sources() {
+		if selected(stream.Sources(), whichSources)[i] {
+			labels[src] = []string{"channel", "height", "width"}
+			if !stream.ProducesExamples() {
+				labels[src] = append([]string{"batch"}, labels[src]...)
+			}
+		}
+	}
+	return sourcewise("ImagesFromBytes", stream, whichSources, labels, func(a *nd.Array, _ string, example bool) (*nd.Array, error) {
 		if example {
 			return decodeImage(a, colorMode)
 		}
@@ -78,69 +97,74 @@ func decodeImage(a *nd.Array, mode string) (*nd.Array, error) {
 	if !ok || a.NDim() != 1 {
 		return nil, fmt.Errorf("expected bytes (a uint8 vector), got %s%v", a.DType(), a.Shape)
 	}
-	img, _, err := image.Decode(bytes.NewReader(b))
+	img, format, err := image.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("decoding an image: %w", err)
 	}
 	r := img.Bounds()
 	h, w := r.Dy(), r.Dx()
+	at := func(x, y int) color.Color { return img.At(r.Min.X+x, r.Min.Y+y) }
+	// planes fills a (c, h, w) array from a pixel's channel values.
+	planes := func(c int, px func(x, y int, v []uint8)) *nd.Array {
+		out := nd.New(nd.Uint8, c, h, w)
+		d := out.Data.([]uint8)
+		v := make([]uint8, c)
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				px(x, y, v)
+				for k := range v {
+					d[k*h*w+y*w+x] = v[k]
+				}
+			}
+		}
+		return out
+	}
 	if mode == "" {
+		// Fuel's None: the image as decoded (PIL's mode), channels first.
+		// Go decodes an RGB PNG or BMP into RGBA: the file says which.
+		switch {
+		case format == "png" && len(b) > 25 && b[25] == 2, format == "bmp":
+			mode = "RGB"
+		}
+	}
+	if mode == "" {
+		switch m := img.(type) {
+		case *image.Paletted:
+			return planes(1, func(x, y int, v []uint8) { v[0] = m.ColorIndexAt(r.Min.X+x, r.Min.Y+y) }), nil
+		case *image.CMYK:
+			return planes(4, func(x, y int, v []uint8) {
+				c := m.CMYKAt(r.Min.X+x, r.Min.Y+y)
+				v[0], v[1], v[2], v[3] = c.C, c.M, c.Y, c.K
+			}), nil
+		}
 		switch img.ColorModel() {
 		case color.GrayModel, color.Gray16Model:
 			mode = "L"
 		case color.RGBAModel, color.RGBA64Model, color.NRGBAModel, color.NRGBA64Model:
-			mode = "RGBA"
+			return planes(4, func(x, y int, v []uint8) {
+				c := color.NRGBAModel.Convert(at(x, y)).(color.NRGBA)
+				v[0], v[1], v[2], v[3] = c.R, c.G, c.B, c.A
+			}), nil
 		default:
 			mode = "RGB"
 		}
-		if mode == "RGBA" {
-			out := nd.New(nd.Uint8, h, w, 4)
-			d := out.Data.([]uint8)
-			for y := 0; y < h; y++ {
-				for x := 0; x < w; x++ {
-					c := color.NRGBAModel.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.NRGBA)
-					copy(d[(y*w+x)*4:], []uint8{c.R, c.G, c.B, c.A})
-				}
-			}
-			return out, nil
-		}
-		if mode == "RGB" {
-			out := nd.New(nd.Uint8, h, w, 3)
-			d := out.Data.([]uint8)
-			for y := 0; y < h; y++ {
-				for x := 0; x < w; x++ {
-					c := color.NRGBAModel.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.NRGBA)
-					copy(d[(y*w+x)*3:], []uint8{c.R, c.G, c.B})
-				}
-			}
-			return out, nil
-		}
 	}
 	if mode == "L" {
-		out := nd.New(nd.Uint8, h, w)
-		d := out.Data.([]uint8)
-		for y := 0; y < h; y++ {
-			for x := 0; x < w; x++ {
-				c := color.NRGBAModel.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.NRGBA)
-				if g, ok := img.At(r.Min.X+x, r.Min.Y+y).(color.Gray); ok {
-					d[y*w+x] = g.Y
-					continue
-				}
-				// PIL's ITU-R 601-2 luma in 16-bit fixed point, rounded.
-				d[y*w+x] = uint8((int(c.R)*19595 + int(c.G)*38470 + int(c.B)*7471 + 0x8000) >> 16)
+		// (1, height, width), as Fuel adds a channel axis to PIL's 2-d array.
+		return planes(1, func(x, y int, v []uint8) {
+			if g, ok := at(x, y).(color.Gray); ok {
+				v[0] = g.Y
+				return
 			}
-		}
-		return out, nil
+			c := color.NRGBAModel.Convert(at(x, y)).(color.NRGBA)
+			// PIL's ITU-R 601-2 luma in 16-bit fixed point, rounded.
+			v[0] = uint8((int(c.R)*19595 + int(c.G)*38470 + int(c.B)*7471 + 0x8000) >> 16)
+		}), nil
 	}
-	out := nd.New(nd.Uint8, 3, h, w)
-	d := out.Data.([]uint8)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			c := color.NRGBAModel.Convert(img.At(r.Min.X+x, r.Min.Y+y)).(color.NRGBA)
-			d[y*w+x], d[h*w+y*w+x], d[2*h*w+y*w+x] = c.R, c.G, c.B
-		}
-	}
-	return out, nil
+	return planes(3, func(x, y int, v []uint8) {
+		c := color.NRGBAModel.Convert(at(x, y)).(color.NRGBA)
+		v[0], v[1], v[2] = c.R, c.G, c.B
+	}), nil
 }
 
 // verifyAxisLabels is Fuel's ExpectsAxisLabels: a selected source whose

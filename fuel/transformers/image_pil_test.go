@@ -124,9 +124,10 @@ func TestDecodeJPEGAndModes(t *testing.T) {
 		data       []byte
 		shape      []int
 	}{
-		{"png gray None", "", pngBuf.Bytes(), []int{4, 6}},
+		// Fuel gives every image channels first: a grey one (1, h, w).
+		{"png gray None", "", pngBuf.Bytes(), []int{1, 4, 6}},
 		{"png gray RGB", "RGB", pngBuf.Bytes(), []int{3, 4, 6}},
-		{"jpeg gray L", "L", jpgBuf.Bytes(), []int{4, 6}},
+		{"jpeg gray L", "L", jpgBuf.Bytes(), []int{1, 4, 6}},
 		{"jpeg gray RGB", "RGB", jpgBuf.Bytes(), []int{3, 4, 6}},
 	} {
 		a, err := decodeImage(nd.FromSlice(c.data), c.mode)
