@@ -149,6 +149,8 @@ func readLog(path, run string) (*mainloop.TrainingLog, error) {
 			}
 		}
 		return db.Load(run)
+	case ".csv":
+		return nil, fmt.Errorf("%s: plot reads JSON-lines logs (.jsonl) and SQLite logs (.sqlite, .db), not CSV (which loses the values' types); write the log with run --log FILE.jsonl or FILE.sqlite", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {

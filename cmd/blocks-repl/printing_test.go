@@ -65,3 +65,15 @@ func TestLogFileModeAndArticles(t *testing.T) {
 		t.Errorf("the log is %v, want readable by others as other outputs are", st.Mode().Perm())
 	}
 }
+
+// plot of a CSV log says which formats plot, instead of a JSON error.
+func TestPlotCSVSaysWhichFormats(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "log.csv")
+	if err := os.WriteFile(csv, []byte("iteration,cost\n0,1.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runBinary(t, "", "plot", csv, "--channels", "cost")
+	if code == 0 || !strings.Contains(errs, "plot reads JSON-lines logs (.jsonl) and SQLite logs (.sqlite, .db), not CSV") || strings.Contains(errs, "invalid character") {
+		t.Errorf("exit %d, stderr:\n%s", code, errs)
+	}
+}
