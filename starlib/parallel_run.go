@@ -102,6 +102,10 @@ func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.Mai
 	if k > 1 || comm.Size() > 1 {
 		alg.UA.Microbatching = &algorithms.Microbatching{K: k, Comm: comm}
 	}
+	if comm.Size() > 1 {
+		// A signal that reached one process stops all after the same batch.
+		ml.Agree = comm.AllreduceMax
+	}
 	for _, e := range ml.Extensions {
 		if d, ok := e.(*extensions.DataStreamMonitoring); ok {
 			d.Evaluator.SetComm(comm)

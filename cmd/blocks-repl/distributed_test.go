@@ -396,3 +396,47 @@ func TestDistributedTimeout(t *testing.T) {
 		t.Fatalf("no timeout error:\n%s", out.String())
 	}
 }
+
+// TestDistributedInterrupt: a SIGTERM that reaches one process stops every
+// process after the same batch: process 0 runs its after_training
+// extensions and the job ends well within seconds, nobody left waiting in
+// an exchange.
+func TestDistributedInterrupt(t *testing.T) {
+	needMPI(t)
+	script, _ := filepath.Abs("../../scripts/demo.star")
+	cmd := startIn(t, t.TempDir(), "run", "--np", "2", "--microbatches", "2", "--set", "epochs=1000", script)
+	cmd.Env = append(cmd.Env, "BLOCKS_MPI_TIMEOUT=60")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "AFTER ANOTHER EPOCH") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("training did not get through an epoch:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// SIGTERM to process 1 alone (a signal that reaches one node):
+	// without agreement process 0 would wait for it in the next exchange.
+	if err := syscall.Kill(mpiRank(t, cmd.Process.Pid, 1), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the job failed: %v\n%s", err, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the job still runs 20 s after the SIGTERM:\n%s", out.String())
+	}
+	s := out.String()
+	if !strings.Contains(s, "batch_interrupt_received: True") || strings.Count(s, "TRAINING HAS BEEN FINISHED") != 1 || strings.Contains(s, "did not complete in time") {
+		t.Fatalf("the processes did not stop together:\n%s", s)
+	}
+}

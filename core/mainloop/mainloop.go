@@ -63,6 +63,10 @@ type MainLoop struct {
 	Messages io.Writer
 	// Profile accumulates timings.
 	Profile Profile
+	// Agree, when set, makes the processes of a data-parallel job take
+	// the same decision at every finish check (agree.go).
+	Agree func(flags []int64) error
+
 	// LogBackend, when set, receives the log after every batch, after
 	// every epoch and when Run returns (Blocks' log_backend, e.g. an
 	// SQLite database); an error from it stops training.
@@ -382,6 +386,9 @@ func (e *ExtensionError) Unwrap() error { return e.Err }
 // epoch on an epoch interrupt.
 func (m *MainLoop) checkFinishTraining(batchLevel bool) error {
 	m.pollSignals()
+	if err := m.agree(); err != nil {
+		return err
+	}
 	st := &m.Log.Status
 	if m.pauseRequested {
 		return errPaused
