@@ -488,8 +488,12 @@ func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringD
 	if err != nil {
 		return nil, err
 	}
-	if err := in.state.sandbox.checkLoad(module, abs); err != nil {
-		return nil, err
+	// A checkpoint's own files (Files) are read from it, not from disk,
+	// wherever they were: only files read from disk are confined.
+	if _, stored := in.opts.Files[abs]; !stored {
+		if err := in.state.sandbox.checkLoad(module, abs); err != nil {
+			return nil, err
+		}
 	}
 	e, ok := in.cache[abs]
 	if ok {
@@ -595,7 +599,11 @@ func normalizeError(err error) error {
 func Backtrace(err error) string {
 	var ev *starlark.EvalError
 	if errors.As(err, &ev) {
-		return termsafe.Escape(elideRepeatedFrames(normalizeError(ev).(*starlark.EvalError).Backtrace()))
+		tb := elideRepeatedFrames(normalizeError(ev).(*starlark.EvalError).Backtrace())
+		if strings.HasSuffix(tb, "cancelled: too many steps") {
+			tb += " (the run's --max-steps limit; give a larger --max-steps to let it go on)"
+		}
+		return termsafe.Escape(tb)
 	}
 	return termsafe.Escape(err.Error())
 }

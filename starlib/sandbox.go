@@ -96,7 +96,7 @@ func (s Sandbox) checkLoad(module, abs string) error {
 		}
 	}
 	if !within(realPath(abs), root) {
-		return &SandboxError{fmt.Sprintf("load(%q): %s is outside the script's directory %s (a script loads modules, the standard library and .star files under its own directory)", module, abs, root)}
+		return &SandboxError{fmt.Sprintf("load(%q): %s is outside the script's directory %s (a script loads modules, the standard library and .star files under its own directory; run it with --load-root DIR to allow a shared folder)", module, abs, root)}
 	}
 	return nil
 }

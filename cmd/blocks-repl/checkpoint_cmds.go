@@ -15,6 +15,7 @@ import (
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/internal/termsafe"
+	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -80,8 +81,10 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 	}
 	trust := fs.Bool("trust", false, "let the checkpoint's script write outside the run directory and use the network")
 	var expect string
+	var limits func() (starlib.Limits, []string, error)
 	if name != "inspect" {
 		fs.StringVar(&expect, "expect-sha256", "", "refuse the checkpoint unless its scripts have this SHA-256 (inspect prints it)")
+		limits = limitFlags(fs, true)
 	}
 	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
 	bad := func(err error) (string, overrides, bool, bool) {
@@ -106,8 +109,19 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 		return "", nil, false, false
 	}
 	expectSHA[name] = strings.ToLower(strings.TrimSpace(expect))
+	if limits != nil {
+		l, _, err := limits()
+		if err != nil {
+			return bad(err)
+		}
+		confinedLimits[name] = l
+	}
 	return path, sets, *trust, true
 }
+
+// confinedLimits are the --max-steps and --max-memory of the command
+// being run (resume, replay), by command name.
+var confinedLimits = map[string]starlib.Limits{}
 
 // expectSHA is the --expect-sha256 of the command being run (resume,
 // replay), by command name.
@@ -174,6 +188,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		Files:      c.Files(),
 		Checkpoint: ck,
 		Sandbox:    storedSandbox(ck, trust),
+		Limits:     storedLimits(ck),
 		Parallel:   storedParallel(c, par),
 	}
 	in, err := starlib.NewInterp(opts)
@@ -482,4 +497,17 @@ func storedSandbox(ck *starlib.CheckpointRun, trust bool) starlib.Sandbox {
 		sb.ReadDirs = []string{filepath.Dir(ck.Resume.Path)}
 	}
 	return sb
+}
+
+// storedLimits are the limits of a checkpoint's script: the command's
+// --max-steps and --max-memory, or the confined defaults.
+func storedLimits(ck *starlib.CheckpointRun) starlib.Limits {
+	name := "resume"
+	if ck.Replay != nil {
+		name = "replay"
+	}
+	if l, ok := confinedLimits[name]; ok {
+		return l
+	}
+	return starlib.Limits{MaxSteps: defaultConfinedSteps, MaxMemory: nd.PhysicalMemory() / 2}
 }

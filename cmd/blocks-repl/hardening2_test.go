@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -68,4 +70,38 @@ func TestScriptMemoryBombsRefused(t *testing.T) {
 	}
 	runScriptExpectError(t, "x = 1\ny = list(range(1 << 40))\n", "2:", "does not fit in the machine's memory")
 	runScriptExpectError(t, "x = 1\ny = sorted(range(1 << 40))\n", "2:", "does not fit")
+}
+
+// TestRunLimits: zeros((1000000, 1000000)) and runaway loops had no limit
+// a user could set; --max-steps and --max-memory bound them with an error
+// at the script's line. --load-root lets load() read a project's shared
+// helper above the script's directory (issue 20, item 18), still
+// refusing anything outside the roots.
+func TestRunLimits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	loop := writeScript(t, "loop.star", "x = 0\nwhile True:\n    x += 1\n")
+	code, _, stderr := runBinary(t, "", "run", "--max-steps", "1000000", loop)
+	noGoTrace(t, stderr)
+	if code != 1 || !strings.Contains(stderr, "loop.star:") || !strings.Contains(stderr, "--max-steps") {
+		t.Errorf("--max-steps: %d\n%s", code, stderr)
+	}
+	mem := writeScript(t, "mem.star", "load(\"numpy\", \"zeros\")\nx = 1\ny = zeros((1000, 1000, 100))\n")
+	code, _, stderr = runBinary(t, "", "run", "--max-memory", "100M", mem)
+	if code != 1 || !strings.Contains(stderr, "mem.star:3") || !strings.Contains(stderr, "more than the run's memory budget (--max-memory) (100.0 MiB)") {
+		t.Errorf("--max-memory: %d\n%s", code, stderr)
+	}
+	proj := t.TempDir()
+	os.MkdirAll(filepath.Join(proj, "sub"), 0o755)
+	os.WriteFile(filepath.Join(proj, "lib.star"), []byte("helper = 42\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, "sub", "exp.star"), []byte("load(\"../lib.star\", \"helper\")\nprint(helper)\n"), 0o644)
+	code, _, stderr = runBinary(t, "", "run", filepath.Join(proj, "sub", "exp.star"))
+	if code != 1 || !strings.Contains(stderr, "--load-root") {
+		t.Errorf("load outside the script's directory: %d\n%s", code, stderr)
+	}
+	code, out, stderr := runBinary(t, "", "run", "--load-root", proj, filepath.Join(proj, "sub", "exp.star"))
+	if code != 0 || out != "42\n" {
+		t.Errorf("--load-root: %d %q %s", code, out, stderr)
+	}
 }

@@ -219,6 +219,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
 	dash := fs.Bool("dashboard", false, "serve the live dashboard while the script runs")
 	dashPort := fs.Int("dashboard-port", defaultDashboardPort, "the dashboard's port")
+	limits := limitFlags(fs, false)
 	usageError := func(err error) int {
 		return badUsage(stderr, "run", err)
 	}
@@ -239,6 +240,10 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	if err := selectDevice(*dev); err != nil {
 		fmt.Fprintf(stderr, "blocks-repl run: %v\n", err)
 		return 1
+	}
+	lim, loadRoots, err := limits()
+	if err != nil {
+		return usageError(err)
 	}
 	src, err := os.ReadFile(script)
 	if err != nil {
@@ -266,6 +271,8 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 		Stdout:     stdout,
 		Checkpoint: ck,
 		Parallel:   j.parallelRun(),
+		Limits:     lim,
+		Sandbox:    starlib.Sandbox{LoadRoots: loadRoots},
 	}, *logPath, stderr)
 	if *printConfig {
 		return printConfigResult(ck, err, stderr)

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// Defaults of a resumed or replayed checkpoint's script, data from
+// elsewhere: a billion Starlark steps (minutes of pure Starlark; training
+// inside MainLoop.run is not counted) and half the machine's memory for
+// any one array or list.
+const defaultConfinedSteps = 1_000_000_000
+
+// limitFlags adds --max-steps, --max-memory (and, with loadRoots,
+// --load-root) to fs; the returned function gives the limits parsed.
+func limitFlags(fs *flag.FlagSet, confined bool) func() (starlib.Limits, []string, error) {
+	steps := fs.Uint64("max-steps", 0, "stop the script after N Starlark steps (0: no limit; resume/replay: 1e9)")
+	mem := fs.String("max-memory", "", "refuse any array or list larger than SIZE (e.g. 8G; default: the machine's memory, half of it for resume/replay)")
+	var roots multiFlag
+	fs.Var(&roots, "load-root", "also let load() read .star files under DIR (a project's shared helpers)")
+	return func() (starlib.Limits, []string, error) {
+		l := starlib.Limits{MaxSteps: *steps}
+		if confined && l.MaxSteps == 0 {
+			l.MaxSteps = defaultConfinedSteps
+		}
+		if *mem != "" {
+			n, err := parseSize(*mem)
+			if err != nil {
+				return l, nil, fmt.Errorf("--max-memory %s: %v", *mem, err)
+			}
+			l.MaxMemory = n
+		} else if confined {
+			l.MaxMemory = nd.PhysicalMemory() / 2
+		}
+		return l, roots, nil
+	}
+}
+
+// multiFlag collects a repeated flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// parseSize reads a byte count: a number with an optional K, M, G or T
+// suffix (powers of 1024; a trailing B or iB is allowed).
+func parseSize(s string) (uint64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mult := uint64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		case 'T':
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 || f*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("want a positive size such as 512M or 8G")
+	}
+	return uint64(f * float64(mult)), nil
+}
