@@ -24,11 +24,14 @@ func init() {
 	registerCommand(command{
 		name: "resume",
 		usage: `  blocks-repl resume [--set NAME=VALUE]... [--trust] [--device DEV] [--np N] [--microbatches K]
-                     [--log FILE.sqlite] [--dashboard] CKPT.tar
+                     [--log FILE.sqlite] [--dashboard] [--expect-sha256 HEX]
+                     [--max-steps N] [--max-memory SIZE] CKPT.tar
                                            continue the run a checkpoint saved: re-runs the
                                            checkpoint's own copy of the script, restores the
                                            state and trains on (--set may extend FinishAfter;
-                                           any --np: docs/distributed.md)
+                                           any --np: docs/distributed.md); confined unless
+                                           --trust (docs/hardening.md); writes its
+                                           checkpoints to CKPT.tar
 `,
 		run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return distributed("resume", args, stdout, stderr, resumeCheckpoint)
@@ -36,8 +39,11 @@ func init() {
 	})
 	registerCommand(command{
 		name: "replay",
-		usage: `  blocks-repl replay [--trust] CKPT.tar    re-run the checkpoint's script from scratch to its
-                                           iteration; report whether the state matches bit for bit
+		usage: `  blocks-repl replay [--trust] [--expect-sha256 HEX] [--max-steps N] [--max-memory SIZE] CKPT.tar
+                                           re-run the checkpoint's script from scratch to its
+                                           iteration; report whether the state matches bit for
+                                           bit (writes nothing: its files go to a removed
+                                           temporary directory)
 `,
 		run: replayCommand,
 	})

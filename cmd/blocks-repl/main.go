@@ -146,10 +146,11 @@ func init() {
 	registerCommand(command{
 		name: "run",
 		usage: `  blocks-repl run [--set NAME=VALUE]... [--print-config] [--log FILE] [--dashboard] [--device DEV]
-                  [--np N] [--microbatches K] SCRIPT.star
+                  [--np N] [--microbatches K] [--max-steps N] [--max-memory SIZE]
+                  [--load-root DIR]... SCRIPT.star
                                            run an experiment script (on N processes with
                                            mpirun, each batch cut into K microbatches:
-                                           docs/distributed.md)
+                                           docs/distributed.md; limits: docs/hardening.md)
 `,
 		run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			return runCommand(args, stdout, stderr)
