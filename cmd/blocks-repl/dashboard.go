@@ -100,7 +100,12 @@ func dashboardCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "dashboard: %s (Ctrl-C stops it)\n", d.url)
 	<-ctx.Done()
-	d.close()
+	closed := make(chan struct{})
+	go func() { d.close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second): // a log that does not answer: exit anyway
+	}
 	return 0
 }
 

@@ -107,7 +107,7 @@ func TestBrowserDashboard(t *testing.T) {
 	port := freePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	startDash := func() *child {
-		d := startChild(t, bin, dir, nil, "dashboard", "--port", strconv.Itoa(port), "--token", "tok", ".")
+		d := startChild(t, bin, dir, []string{"GOTRACEBACK=all"}, "dashboard", "--port", strconv.Itoa(port), "--token", "tok", ".")
 		deadline := time.Now().Add(15 * time.Second)
 		for dashRuns(t, base) == nil {
 			if time.Now().After(deadline) {
@@ -252,7 +252,16 @@ func TestBrowserDashboard(t *testing.T) {
 
 	// The server restarts: the page reconnects and keeps growing.
 	_ = dash.cmd.Process.Signal(syscall.SIGTERM)
-	<-dash.done
+	select {
+	case <-dash.done:
+	case <-time.After(15 * time.Second):
+		_ = dash.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-dash.done:
+		case <-time.After(5 * time.Second):
+		}
+		t.Fatalf("the dashboard did not stop on SIGTERM:\n%s", dash.stderr)
+	}
 	w.waitFor("the page noticing the server went away", 10*time.Second, `return document.getElementById("conn").textContent !== "live"`)
 	n2 := points(live.Name)
 	dash = startDash()

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
@@ -105,7 +106,13 @@ type Store struct {
 	runs    map[string]*runRef
 	order   []string
 	version uint64
+	scanned time.Time // the last search of the paths
+	found   []string  // the logs it found
 }
+
+// ScanEvery is how often Refresh searches the directories and reads
+// changed checkpoints.
+const ScanEvery = 2 * time.Second
 
 type logFile struct {
 	path string
@@ -218,7 +225,7 @@ func openReadOnly(path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+abs+"?mode=ro&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", "file:"+abs+"?mode=ro&_pragma=busy_timeout(1000)")
 	if err != nil {
 		return nil, err
 	}
@@ -236,9 +243,24 @@ func (s *Store) Version() uint64 {
 // Refresh looks for new or changed logs and checkpoints and rebuilds the
 // run list; it reports whether anything changed.
 func (s *Store) Refresh() bool {
-	logs, cks := s.discover()
+	// The directories are searched, and changed checkpoints read (each
+	// read checks the whole file), at most every ScanEvery; the logs
+	// found are looked at every time.
+	s.mu.Lock()
+	scan := time.Since(s.scanned) >= ScanEvery
+	s.mu.Unlock()
+	var logs, cks []string
+	if scan {
+		logs, cks = s.discover()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if scan {
+		s.scanned = time.Now()
+		s.found = logs
+	} else {
+		logs = s.found
+	}
 	changed := false
 	for _, p := range logs {
 		sig := signature(p, p+"-wal")
@@ -261,6 +283,11 @@ func (s *Store) Refresh() bool {
 		changed = true
 	}
 	seen := map[string]bool{}
+	if !scan {
+		for p := range s.cks {
+			seen[p] = true
+		}
+	}
 	for _, p := range cks {
 		seen[p] = true
 		sig := signature(p)
@@ -278,7 +305,20 @@ func (s *Store) Refresh() bool {
 		}
 	}
 	if changed || len(s.runs) == 0 {
-		s.rebuild()
+		// The queries run without the lock: a slow log (a writer holding
+		// it) never blocks the handlers.
+		logs := make(map[string]*logFile, len(s.logs))
+		for k, v := range s.logs {
+			logs[k] = v
+		}
+		cks := make(map[string]*ckFile, len(s.cks))
+		for k, v := range s.cks {
+			cks[k] = v
+		}
+		s.mu.Unlock()
+		runs, order := buildRuns(logs, cks)
+		s.mu.Lock()
+		s.runs, s.order = runs, order
 		s.version++
 	}
 	return changed
@@ -427,19 +467,18 @@ func shortID(u string) string {
 	return u
 }
 
-// rebuild makes the run list from the open logs and the checkpoints.
-// Called with s.mu held.
-func (s *Store) rebuild() {
+// buildRuns makes the run list from the open logs and the checkpoints.
+func buildRuns(logs map[string]*logFile, ckFiles map[string]*ckFile) (map[string]*runRef, []string) {
 	runs := map[string]*runRef{}
 	var order []string
-	paths := make([]string, 0, len(s.logs))
-	for p := range s.logs {
+	paths := make([]string, 0, len(logs))
+	for p := range logs {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
 	now := unixNow()
 	for _, p := range paths {
-		l := s.logs[p]
+		l := logs[p]
 		status, agents, err := logRuns(l)
 		if err != nil {
 			continue
@@ -502,13 +541,13 @@ func (s *Store) rebuild() {
 		}
 	}
 	// Checkpoint-only runs: the newest checkpoint of each UUID no log has.
-	ckPaths := make([]string, 0, len(s.cks))
-	for p := range s.cks {
+	ckPaths := make([]string, 0, len(ckFiles))
+	for p := range ckFiles {
 		ckPaths = append(ckPaths, p)
 	}
 	sort.Strings(ckPaths)
 	for _, p := range ckPaths {
-		c := s.cks[p]
+		c := ckFiles[p]
 		if c.c == nil || c.c.Log.UUID == "" {
 			continue
 		}
@@ -535,7 +574,7 @@ func (s *Store) rebuild() {
 			}
 		}
 	}
-	s.runs, s.order = runs, order
+	return runs, order
 }
 
 // lastRowFlags reads the flags of a run's last row.

@@ -41,7 +41,15 @@
 
   async function api(path, opts) {
     const headers = { "X-Blocks-Token": token() };
-    const r = await fetch(path, Object.assign({ headers, cache: "no-store" }, opts || {}));
+    // A request never hangs the page: the next event retries.
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), 15000);
+    let r;
+    try {
+      r = await fetch(path, Object.assign({ headers, cache: "no-store", signal: ctl.signal }, opts || {}));
+    } finally {
+      clearTimeout(timer);
+    }
     let body = null;
     try { body = await r.json(); } catch (e) { body = null; }
     if (!r.ok) throw new Error((body && body.error) || (r.status + " " + r.statusText));
