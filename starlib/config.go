@@ -2,6 +2,8 @@ package starlib
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -108,6 +110,14 @@ func fitOverride(name, raw string, v, def starlark.Value) (starlark.Value, error
 // or, when the text is not a literal, the text itself as a string.
 func ParseOverride(text string) (starlark.Value, error) {
 	expr, err := FileOptions.ParseExpr("<override>", text, 0)
+	// A number that does not parse is out of range, not a string
+	// (1e400); a shift of numbers is not a value (1<<70).
+	if err != nil && (strings.Contains(err.Error(), "invalid float literal") || strings.Contains(err.Error(), "out of range")) {
+		return nil, fmt.Errorf("%s is out of range for a number (a float holds up to about 1.8e308)", text)
+	}
+	if shiftLike.MatchString(strings.TrimSpace(text)) {
+		return nil, fmt.Errorf("%s is an expression, not a literal: write the value itself", text)
+	}
 	if err != nil || !isLiteral(expr) {
 		return starlark.String(text), nil
 	}
@@ -117,6 +127,10 @@ func ParseOverride(text string) (starlark.Value, error) {
 	}
 	return v, nil
 }
+
+// shiftLike matches a shift of integers (1<<70), which can only be meant
+// as a number.
+var shiftLike = regexp.MustCompile(`^[-+]?[0-9]+\s*(<<|>>)\s*[0-9]+$`)
 
 func isLiteral(e syntax.Expr) bool {
 	ok := true

@@ -105,3 +105,39 @@ func TestRunLimits(t *testing.T) {
 		t.Errorf("--load-root: %d %q %s", code, out, stderr)
 	}
 }
+
+// TestSmallItems (issue 24, item 15): --set lr=1e400 and n=1<<70 said
+// "got a string"; the REPL's history file was 0644; plot images were
+// 0600; a garbage idx file's error named the Go function ReadIDXFile.
+func TestSmallItems(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	script := writeScript(t, "c.star", "load(\"blocks.config\", \"config\")\ncfg = config(lr = 0.1, n = 3)\nprint(cfg.lr, cfg.n)\n")
+	for set, want := range map[string]string{
+		"lr=1e400": "1e400 is out of range for a number",
+		"n=1<<70":  "1<<70 is an expression, not a literal",
+	} {
+		code, _, stderr := runBinary(t, "", "run", "--set", set, script)
+		if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "got a string") {
+			t.Errorf("--set %s: %d\n%s", set, code, stderr)
+		}
+	}
+	hist := filepath.Join(t.TempDir(), "history")
+	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + hist}, "repl")
+	tm.expect(">>> ")
+	tm.line("1 + 1")
+	tm.expect("2")
+	tm.exit()
+	if fi, err := os.Stat(hist); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("history file: %v %v, want 0600", fi.Mode(), err)
+	}
+	dir := t.TempDir()
+	for _, n := range []string{"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"} {
+		os.WriteFile(filepath.Join(dir, n), []byte("garbage, not idx"), 0o644)
+	}
+	code, _, stderr := runBinary(t, "", "fuel", "convert", "mnist", "-d", dir, "-o", t.TempDir())
+	if code == 0 || strings.Contains(stderr, "ReadIDXFile") || !strings.Contains(stderr, "bad magic number") {
+		t.Errorf("garbage idx: %d\n%s", code, stderr)
+	}
+}

@@ -364,8 +364,12 @@ func (r *readlineReader) Close() error { return r.inst.Close() }
 // historyPath is the history file: $BLOCKS_REPL_HISTORY, else
 // blocks-repl/history under $XDG_STATE_HOME (default ~/.local/state).
 // Empty (no history kept) when there is no home directory.
+//
+// The file is made private (0600): it holds everything typed, paths and
+// settings included.
 func historyPath() string {
 	if p := os.Getenv("BLOCKS_REPL_HISTORY"); p != "" {
+		privateFile(p)
 		return p
 	}
 	dir := os.Getenv("XDG_STATE_HOME")
@@ -380,7 +384,18 @@ func historyPath() string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "history")
+	p := filepath.Join(dir, "history")
+	privateFile(p)
+	return p
+}
+
+// privateFile creates p readable by its owner only, or makes an existing
+// p so (readline would create it with the umask's default, 0644).
+func privateFile(p string) {
+	if f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+		f.Close()
+	}
+	_ = os.Chmod(p, 0o600)
 }
 
 // isTerminal reports whether r is a character device (a terminal).

@@ -215,6 +215,10 @@ func TestReplayWritesNothing(t *testing.T) {
 	if code, _, errs := runBinIn(t, dir, env, "run", "exp.star"); code != 0 {
 		t.Fatalf("run: %d %s", code, errs)
 	}
+	// Plot images are as readable as other outputs (they were 0600).
+	if fi, err := os.Stat(filepath.Join(dir, "p.png")); err != nil || fi.Mode().Perm()&0o044 == 0 {
+		t.Errorf("plot image: %v %v, want readable by others as the umask allows", fi, err)
+	}
 	os.Remove(filepath.Join(dir, "p.png"))
 	os.Remove(db)
 	code, out, errs := runBinIn(t, dir, env, "replay", "run.tar")
