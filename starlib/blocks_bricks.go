@@ -90,6 +90,9 @@ func (c *BrickClass) Hash() (uint32, error) { return starlark.String(c.Class).Ha
 
 // Attr returns an unbound application (Linear.apply) for filters.
 func (c *BrickClass) Attr(name string) (starlark.Value, error) {
+	if v := brickClassStatic(c.Class, name); v != nil {
+		return v, nil
+	}
 	return &UnboundApplication{Class: c.Class, Name: name}, nil
 }
 
