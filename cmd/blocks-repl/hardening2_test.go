@@ -2,9 +2,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The regressions of the second hardening round (issue 24), each through
@@ -139,5 +141,42 @@ func TestSmallItems(t *testing.T) {
 	code, _, stderr := runBinary(t, "", "fuel", "convert", "mnist", "-d", dir, "-o", t.TempDir())
 	if code == 0 || strings.Contains(stderr, "ReadIDXFile") || !strings.Contains(stderr, "bad magic number") {
 		t.Errorf("garbage idx: %d\n%s", code, stderr)
+	}
+}
+
+// TestPlotCyclicLogReadOnly (item 12): plot of an SQLite log whose
+// resumed_from chain has a cycle never ended (filling /var/tmp), and
+// plot switched the user's database to WAL mode.
+func TestPlotCyclicLogReadOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "log.sqlite")
+	py := `import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute('CREATE TABLE entries (uuid TEXT NOT NULL, time INTEGER NOT NULL, "key" TEXT NOT NULL, value, PRIMARY KEY (uuid, time, "key"))')
+c.execute('CREATE TABLE status (uuid TEXT NOT NULL, "key" TEXT NOT NULL, value, PRIMARY KEY (uuid, "key"))')
+for u, p in (("a", "b"), ("b", "a")):
+    c.execute('INSERT INTO status VALUES (?, ?, ?)', (u, 'resumed_from', p))
+    for i in range(1, 4):
+        c.execute('INSERT INTO entries VALUES (?, ?, ?, ?)', (u, i, 'cost', 1.0 / i))
+c.commit()
+`
+	if out, err := exec.Command("/usr/bin/python3", "-c", py, db).CombinedOutput(); err != nil {
+		t.Fatalf("python: %v %s", err, out)
+	}
+	start := time.Now()
+	code, _, stderr := runBinary(t, "", "plot", db, "--run", "a", "--channels", "cost", "--out", filepath.Join(dir, "p.png"))
+	noGoTrace(t, stderr)
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("plot took %v", d)
+	}
+	if code != 0 {
+		t.Errorf("plot of a cyclic chain: %d\n%s", code, stderr)
+	}
+	out, err := exec.Command("/usr/bin/python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA journal_mode').fetchone()[0])", db).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "delete" {
+		t.Errorf("journal mode after plot: %q %v (want delete, as the user left it)", out, err)
 	}
 }

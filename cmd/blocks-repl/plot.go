@@ -138,7 +138,7 @@ func readLog(path, run string) (*mainloop.TrainingLog, error) {
 		if _, err := os.Stat(path); err != nil {
 			return nil, err
 		}
-		db, err := sqlitelog.Open(path)
+		db, err := sqlitelog.OpenReadOnly(path)
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,8 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -64,6 +66,25 @@ func Open(path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("creating the log tables in %s: %w", path, err)
 	}
+	return &DB{db: db, synced: map[string]int{}}, nil
+}
+
+// OpenReadOnly opens an existing log database for reading only: no
+// table is created and the file's journal mode is left as it is (plot
+// and other reading commands).
+func OpenReadOnly(path string) (*DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("opening the log database: %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, fmt.Errorf("opening the log database %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
 	return &DB{db: db, synced: map[string]int{}}, nil
 }
 
@@ -203,11 +224,16 @@ func (d *DB) write(l *mainloop.TrainingLog, from int) (err error) {
 
 // chain is the run and its ancestors through resumed_from, with their
 // depth (0 for the run itself).
-const chain = `WITH RECURSIVE chain(uuid, depth) AS (
-    SELECT ?, 0
+//
+// A chain that comes back to a run already in it (a cycle, which only a
+// hand-edited or forged database holds) stops there: each run is visited
+// once (the seen column), so the query ends.
+const chain = `WITH RECURSIVE chain(uuid, depth, seen) AS (
+    SELECT ?1, 0, '|' || ?1 || '|'
     UNION ALL
-    SELECT status.value, chain.depth + 1 FROM status JOIN chain ON status.uuid = chain.uuid
-    WHERE status."key" = 'resumed_from' AND typeof(status.value) = 'text')
+    SELECT status.value, chain.depth + 1, chain.seen || status.value || '|' FROM status JOIN chain ON status.uuid = chain.uuid
+    WHERE status."key" = 'resumed_from' AND typeof(status.value) = 'text'
+      AND instr(chain.seen, '|' || status.value || '|') = 0)
 `
 
 // Load reads the run uuid: its status, and the records of it and of every
