@@ -400,3 +400,41 @@ func TestHostAndReadToken(t *testing.T) {
 		t.Errorf("page: %d", code)
 	}
 }
+
+// TestConcurrentDetailsDoNotDeadlock asks for the details of two runs of
+// one log many times at once, as the page does for its selected runs: a
+// query made while another's rows held a connection once took both of the
+// pool's connections and hung every later request of that log.
+func TestConcurrentDetailsDoNotDeadlock(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "runs.sqlite")
+	a := writeRun(t, path, 5, "")
+	b := writeRun(t, path, 8, "")
+	_, ts := newTestServer(t, dir)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		for i := 0; i < 64; i++ {
+			wg.Add(1)
+			go func(id string) {
+				defer wg.Done()
+				resp, err := http.Get(ts.URL + "/api/runs/" + id)
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}([]string{a, b}[i%2])
+		}
+		wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("64 concurrent detail requests did not all answer within 20 s (the log's connection pool deadlocked)")
+	}
+	var det Detail
+	if code := get(t, ts.URL+"/api/runs/"+a, &det); code != 200 {
+		t.Errorf("detail after the concurrent requests: %d", code)
+	}
+}

@@ -868,6 +868,11 @@ func logDetail(d *Detail, l *logFile, id string) error {
 // savedTo lists the checkpoint paths a run's Checkpoint extension
 // recorded (saved_to), relative paths taken from the log's directory.
 func savedTo(db *sql.DB, id, logPath string) []string {
+	// The cwd is read before the rows are opened: a query made while rows
+	// hold a connection needs a second one, and two such requests at once
+	// would take the pool's two connections and wait for each other forever.
+	var cwd string
+	_ = db.QueryRow(`SELECT cwd FROM dashboard_runs WHERE uuid = ?`, id).Scan(&cwd)
 	rows, err := db.Query(`SELECT value FROM entries WHERE uuid = ? AND "key" = 'saved_to' ORDER BY time`, id)
 	if err != nil {
 		return nil
@@ -875,8 +880,6 @@ func savedTo(db *sql.DB, id, logPath string) []string {
 	defer rows.Close()
 	var out []string
 	seen := map[string]bool{}
-	var cwd string
-	_ = db.QueryRow(`SELECT cwd FROM dashboard_runs WHERE uuid = ?`, id).Scan(&cwd)
 	for rows.Next() {
 		var v any
 		if rows.Scan(&v) != nil {
