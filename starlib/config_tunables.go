@@ -159,21 +159,45 @@ func configRecord(t *tunables) string {
 	return b.String()
 }
 
-// RecordConfig writes the resolved tunables to the log's row 0 (record
-// "config") of a new main loop; nothing when the script declared none.
+// RecordConfig writes the resolved settings to the log's row 0 (record
+// "config") of a new main loop: the tunables config(...) declared, then
+// the names config.get read so far; nothing when the script has neither.
 func RecordConfig(thread *starlark.Thread, log *mainloop.TrainingLog) {
 	s := state(thread)
-	if s == nil {
+	if s == nil || log == nil {
 		return
 	}
 	s.mu.Lock()
 	t := s.tunables
+	settings := append([]setting(nil), s.settings...)
 	s.mu.Unlock()
-	if t == nil || log == nil {
+	if t == nil && len(settings) == 0 {
 		return
 	}
+	record := "{}"
+	declared := map[string]bool{}
+	if t != nil {
+		record = configRecord(t)
+		for _, n := range t.order {
+			declared[n] = true
+		}
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(record, "}"))
+	first := record == "{}"
+	for _, x := range settings {
+		if declared[x.name] {
+			continue
+		}
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+		fmt.Fprintf(&b, "%q: %s", x.name, x.value)
+	}
+	b.WriteByte('}')
 	if r, err := log.Row(0); err == nil {
-		r["config"] = configRecord(t)
+		r["config"] = b.String()
 	}
 }
 
