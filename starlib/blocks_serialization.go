@@ -51,11 +51,18 @@ func loadParametersBuiltin(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "file_", &path); err != nil {
 		return nil, err
 	}
+	if err := CheckRead(thread, path); err != nil {
+		return nil, fmt.Errorf("load_parameters: %w", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load_parameters: %v", err)
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load_parameters: %v", err)
+	}
 	tr := tar.NewReader(f)
 	for {
 		h, err := tr.Next()
@@ -68,8 +75,14 @@ func loadParametersBuiltin(thread *starlark.Thread, b *starlark.Builtin, args st
 		if h.Name != parametersMember {
 			continue
 		}
-		const limit = 1 << 34
-		if h.Size < 0 || h.Size > limit {
+		// A member holds at most the file's bytes; a sparse one (which could
+		// declare gigabytes in a few kilobytes) is refused as Decode does.
+		for k := range h.PAXRecords {
+			if strings.HasPrefix(k, "GNU.sparse.") {
+				return nil, fmt.Errorf("load_parameters: %s: the %s member is a sparse file", path, parametersMember)
+			}
+		}
+		if h.Typeflag == tar.TypeGNUSparse || h.Size < 0 || h.Size > st.Size() {
 			return nil, fmt.Errorf("load_parameters: %s: the %s member declares %d bytes", path, parametersMember, h.Size)
 		}
 		data, err := io.ReadAll(io.LimitReader(tr, h.Size))

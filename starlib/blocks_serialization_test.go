@@ -58,3 +58,26 @@ for k in sorted(z.files):
 		t.Errorf("numpy reads:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestLoadParametersConfined: a confined run (a resumed checkpoint's
+// script) reads parameter files only under its read roots, as every other
+// builtin that opens a file a script names.
+func TestLoadParametersConfined(t *testing.T) {
+	runDir, outside := t.TempDir(), t.TempDir()
+	in, err := NewInterp(Options{
+		Modules:     map[string]*starlarkstruct.Module{"assert": assertModule},
+		Predeclared: starlark.StringDict{"OUTSIDE": starlark.String(filepath.Join(outside, "params.tar"))},
+		Sandbox:     Sandbox{Confined: true, RunDir: runDir},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = in.ExecFile("confined.star", []byte(`
+load("assert", "assert")
+load("blocks.serialization", "load_parameters")
+assert.fails(lambda: load_parameters(OUTSIDE), "outside the directories")
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
