@@ -171,19 +171,7 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 		return nil, err
 	}
 	// Bind inputs and shared values.
-	for i, v := range f.nodes {
-		switch {
-		case f.argOf[i] >= 0:
-			a := args[f.argOf[i]]
-			if buf := p.inCast[f.argOf[i]]; buf != nil {
-				castInto(buf, a)
-				a = buf
-			}
-			p.vals[i] = a
-		case v.kind == KindShared || v.kind == KindConstant:
-			p.vals[i] = v.value
-		}
-	}
+	f.bind(p, args)
 	for _, s := range p.steps {
 		out := p.vals[s.node]
 		ins := p.args[:len(s.in)]
@@ -440,4 +428,22 @@ func (f *Function) Program(args []*nd.Array) ([]string, error) {
 		lines = append(lines, line)
 	}
 	return lines, nil
+}
+
+// bind points the plan's values at the call's inputs (cast into the plan's
+// buffers where their dtype differs) and at the shared and constant values.
+func (f *Function) bind(p *plan, args []*nd.Array) {
+	for i, v := range f.nodes {
+		switch {
+		case f.argOf[i] >= 0:
+			a := args[f.argOf[i]]
+			if buf := p.inCast[f.argOf[i]]; buf != nil {
+				castInto(buf, a)
+				a = buf
+			}
+			p.vals[i] = a
+		case v.kind == KindShared || v.kind == KindConstant:
+			p.vals[i] = v.value
+		}
+	}
 }

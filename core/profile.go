@@ -30,19 +30,7 @@ func (f *Function) ProfileOps(args []*nd.Array, reps int) ([]OpTime, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, v := range f.nodes {
-		switch {
-		case f.argOf[i] >= 0:
-			a := args[f.argOf[i]]
-			if buf := p.inCast[f.argOf[i]]; buf != nil {
-				castInto(buf, a)
-				a = buf
-			}
-			p.vals[i] = a
-		case v.kind == KindShared || v.kind == KindConstant:
-			p.vals[i] = v.value
-		}
-	}
+	f.bind(p, args)
 	times := make([]time.Duration, len(p.steps))
 	for range reps {
 		for k, s := range p.steps {

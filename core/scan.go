@@ -730,19 +730,7 @@ func (f *Function) callNoCopy(args []*nd.Array) ([]*nd.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, v := range f.nodes {
-		switch {
-		case f.argOf[i] >= 0:
-			a := args[f.argOf[i]]
-			if buf := p.inCast[f.argOf[i]]; buf != nil {
-				castInto(buf, a)
-				a = buf
-			}
-			p.vals[i] = a
-		case v.kind == KindShared || v.kind == KindConstant:
-			p.vals[i] = v.value
-		}
-	}
+	f.bind(p, args)
 	for _, s := range p.steps {
 		out := p.vals[s.node]
 		ins := p.args[:len(s.in)]
