@@ -97,6 +97,18 @@ func decodeImage(a *nd.Array, mode string) (*nd.Array, error) {
 	if !ok || a.NDim() != 1 {
 		return nil, fmt.Errorf("expected bytes (a uint8 vector), got %s%v", a.DType(), a.Shape)
 	}
+	// The header is read first: a few bytes can declare a picture of
+	// gigabytes, which the decoder would allocate before reading a pixel.
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("decoding an image: %w", err)
+	}
+	const maxBytesPerPixel = 8 // the decoders' widest pixels (16-bit RGBA)
+	if cfg.Width <= 0 || cfg.Height <= 0 ||
+		uint64(cfg.Width)*uint64(cfg.Height) > nd.AvailableMemory()/2/maxBytesPerPixel {
+		return nil, fmt.Errorf("decoding an image: it declares %d×%d pixels, more than the memory available (%d bytes) can hold",
+			cfg.Width, cfg.Height, nd.AvailableMemory())
+	}
 	img, format, err := image.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("decoding an image: %w", err)
