@@ -31,7 +31,8 @@ import (
 //	    examples of MNIST, shipped inside the binary (for demos; not the full dataset)
 //	IndexableDataset(indexables, start=None, stop=None, axis_labels=None, sources=None)
 //	    from a dict of source name -> array or nested list
-//	H5PYDataset(file_or_path, which_sets, subset=None, load_in_memory=False, sort_indices=True, sources=None)
+//	H5PYDataset(file_or_path, which_sets, subset=None, load_in_memory=False, driver=None, sort_indices=True, sources=None)
+//	    static methods create_split_array(split_dict), get_all_splits(path), get_all_sources(path)
 //	IterableDataset(iterables, sources=None, axis_labels=None)   from a dict of source name -> list of
 //	    examples (shapes may differ); streamed in order, takes no iteration scheme
 //	A dataset has num_examples, sources, provides_sources, axis_labels, get_data(request).
@@ -95,7 +96,7 @@ func init() {
 		"MNIST":            NewBuiltin("MNIST", mnistBuiltin(datasets.MNIST)),
 		"EmbeddedMNIST":    NewBuiltin("EmbeddedMNIST", mnistBuiltin(datasets.EmbeddedMNIST)),
 		"IndexableDataset": NewBuiltin("IndexableDataset", indexableDataset),
-		"H5PYDataset":      NewBuiltin("H5PYDataset", h5pyDataset),
+		"H5PYDataset":      &h5pyClass{},
 	}})
 	Register("fuel.schemes", &starlarkstruct.Module{Name: "fuel.schemes", Members: starlark.StringDict{
 		"SequentialScheme":        NewBuiltin("SequentialScheme", schemeBuiltin),
@@ -152,12 +153,71 @@ func subsetArg(v starlark.Value) (*datasets.Subset, error) {
 				return datasets.SliceSubset(a, b), nil
 			}
 		}
+	case *SliceValue:
+		// Fuel's subset=slice(start, stop): None bounds are the ends.
+		var sub datasets.Subset
+		for _, p := range []struct {
+			v   starlark.Value
+			dst **int
+		}{{v.Start, &sub.Start}, {v.Stop, &sub.Stop}} {
+			if p.v == starlark.None {
+				continue
+			}
+			var n int
+			if err := starlark.AsInt(p.v, &n); err != nil {
+				return nil, fmt.Errorf("subset: %s: the bounds must be integers or None", v)
+			}
+			*p.dst = datasets.Int(n)
+		}
+		var step int
+		if v.Step != starlark.None && (starlark.AsInt(v.Step, &step) != nil || step != 1) {
+			return nil, fmt.Errorf("subset: %s: a subset slice must have step 1 (a list of indices selects other examples)", v)
+		}
+		return &sub, nil
+	}
+	if r, ok := v.(starlark.Indexable); ok && v.Type() == "range" && r.Len() > 1 {
+		// A range of step 1 is the slice it spans; another step is the
+		// list of its indices (as Fuel's Subset of a list).
+		var a, b int
+		if starlark.AsInt(r.Index(0), &a) == nil && starlark.AsInt(r.Index(1), &b) == nil && b == a+1 {
+			var last int
+			if starlark.AsInt(r.Index(r.Len()-1), &last) == nil {
+				return datasets.SliceSubset(a, last+1), nil
+			}
+		}
+	}
+	if r, ok := v.(starlark.Indexable); ok && v.Type() == "range" {
+		is := make([]int, r.Len())
+		for i := range is {
+			if err := starlark.AsInt(r.Index(i), &is[i]); err != nil {
+				return nil, fmt.Errorf("subset: %s: %v", v, err)
+			}
+		}
+		return datasets.ListSubset(is), nil
 	}
 	is, err := AsInts(v)
 	if err != nil {
-		return nil, fmt.Errorf("subset: want (start, stop) or a list of indices, got %s", v.Type())
+		return nil, fmt.Errorf("subset: want a slice, a (start, stop) tuple, a range or a list of indices, got %s", v.Type())
 	}
 	return datasets.ListSubset(is), nil
+}
+
+// h5Subset is a subset as fuel/h5 takes it.
+func h5Subset(s *datasets.Subset) *h5.Subset {
+	if s == nil || (s.Indices != nil && len(s.Indices) == 0) {
+		return nil // Fuel: subset if subset else slice(None)
+	}
+	if s.Indices != nil {
+		return h5.Indices(s.Indices...)
+	}
+	start, stop := 0, h5.End
+	if s.Start != nil {
+		start = *s.Start
+	}
+	if s.Stop != nil {
+		stop = *s.Stop
+	}
+	return h5.Range(start, stop)
 }
 
 func mnistBuiltin(open func([]string, datasets.MNISTOptions) (*datasets.MNISTDataset, error)) BuiltinFunc {
@@ -247,40 +307,6 @@ func hasFloat64(v starlark.Value) bool {
 	return ok && a.A.DType() == nd.Float64
 }
 
-func h5pyDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var path string
-	var which, subset, sources starlark.Value = nil, starlark.None, starlark.None
-	loadInMemory, sortIndices := false, true
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "file_or_path", &path, "which_sets", &which, "subset?", &subset, "load_in_memory?", &loadInMemory, "sort_indices?", &sortIndices, "sources?", &sources); err != nil {
-		return nil, err
-	}
-	ws, err := stringList("H5PYDataset: which_sets", which)
-	if err != nil {
-		return nil, err
-	}
-	opts := h5.Options{LoadInMemory: loadInMemory, NoSortIndices: !sortIndices}
-	if opts.Sources, err = stringList("H5PYDataset: sources", sources); err != nil {
-		return nil, err
-	}
-	if s, err := subsetArg(subset); err != nil {
-		return nil, fmt.Errorf("H5PYDataset: %v", err)
-	} else if s != nil {
-		if s.Indices != nil {
-			opts.Subset = h5.Indices(s.Indices...)
-		} else {
-			opts.Subset = h5.Range(*s.Start, *s.Stop)
-		}
-	}
-	if err := CheckRead(thread, path); err != nil {
-		return nil, fmt.Errorf("H5PYDataset: %w", err)
-	}
-	ds, err := h5.Open(path, ws, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Dataset{D: ds, name: "H5PYDataset"}, nil
-}
-
 // Dataset is a Fuel dataset as a Starlark value.
 type Dataset struct {
 	D    fuel.IndexableDataset
@@ -299,7 +325,12 @@ func (d *Dataset) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: dat
 
 // AttrNames lists the dataset's attributes.
 func (d *Dataset) AttrNames() []string {
-	return []string{"axis_labels", "get_data", "num_examples", "provides_sources", "sources"}
+	names := []string{"axis_labels", "get_data", "num_examples", "provides_sources", "sources"}
+	if h5pyOf(d) != nil {
+		names = append(names, h5pyAttrNames...)
+		sort.Strings(names)
+	}
+	return names
 }
 
 // Attr returns an attribute.
@@ -316,6 +347,9 @@ func (d *Dataset) Attr(name string) (starlark.Value, error) {
 		return strTuple(d.D.Sources()), nil
 	case "axis_labels":
 		return labelsValue(d.D.AxisLabels()), nil
+	}
+	if v, ok := d.h5pyAttr(name); ok {
+		return v, nil
 	}
 	return d.protocolAttr(name)
 }

@@ -101,12 +101,8 @@ func fileDatasetBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 	}
 	if s, err := subsetArg(subset); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
-	} else if s != nil {
-		if s.Indices != nil {
-			opts.Subset = h5.Indices(s.Indices...)
-		} else {
-			opts.Subset = h5.Range(*s.Start, *s.Stop)
-		}
+	} else {
+		opts.Subset = h5Subset(s)
 	}
 	var ds *datasets.FileDataset
 	switch name {

@@ -8,24 +8,28 @@ import (
 	"testing"
 )
 
-// What the docs say about subset runs: a (start, stop) tuple and an index
-// list select examples; a range is refused with an error that says what
-// is wanted (docs/fuel-data.md).
+// What the docs say about subset runs: a slice (Fuel's), a (start, stop)
+// tuple, a range and an index list select examples; a slice of another
+// step is refused with an error that says what is wanted
+// (docs/fuel-data.md).
 func TestSubsetAsDocumented(t *testing.T) {
 	script := writeScript(t, "subset.star", `load("fuel.datasets", "EmbeddedMNIST")
+print("SLICE", EmbeddedMNIST(("train",), subset = slice(10, 20)).num_examples)
+print("OPEN", EmbeddedMNIST(("train",), subset = slice(4990, None)).num_examples)
 print("TUPLE", EmbeddedMNIST(("train",), subset = (10, 20)).num_examples)
+print("RANGE", EmbeddedMNIST(("train",), subset = range(3)).num_examples)
 print("LIST", EmbeddedMNIST(("train",), subset = [5, 1, 1]).num_examples)
-EmbeddedMNIST(("train",), subset = range(3))
+EmbeddedMNIST(("train",), subset = slice(0, 10, 2))
 `)
 	code, out, errs := runBinary(t, "", "run", script)
-	if code != 1 || !strings.Contains(out, "TUPLE 10\nLIST 2\n") || !strings.Contains(errs, "subset: want (start, stop) or a list of indices, got range") {
+	if code != 1 || !strings.Contains(out, "SLICE 10\nOPEN 10\nTUPLE 10\nRANGE 3\nLIST 2\n") || !strings.Contains(errs, "subset: slice(0, 10, 2): a subset slice must have step 1") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
 	doc, err := os.ReadFile("../../docs/fuel-data.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(doc), "`subset` (a `(start, stop)` tuple, or a list of indices") {
+	if !strings.Contains(string(doc), "`subset` (Fuel's `slice(start, stop)` of step 1") {
 		t.Error("docs/fuel-data.md does not describe subset as it runs")
 	}
 }

@@ -31,6 +31,9 @@ type Options struct {
 	// order, one read per run of consecutive examples. Both give the same
 	// data (Fuel's unsorted read would fail in h5py instead).
 	NoSortIndices bool
+	// Driver is h5py's file driver (Fuel's driver): "" for the default,
+	// or one of Drivers.
+	Driver string
 	// Sources are the sources to return, in this order (Fuel's sources);
 	// nil means all the sources the splits provide, sorted by name.
 	Sources []string
@@ -116,7 +119,7 @@ func Open(path string, whichSets []string, opts Options) (*H5PYDataset, error) {
 // open does Open's work. Lock held; on error the caller releases what was
 // opened.
 func (d *H5PYDataset) open() error {
-	f, err := openFile(d.path)
+	f, err := openFileDriver(d.path, d.opts.Driver)
 	if err != nil {
 		return err
 	}

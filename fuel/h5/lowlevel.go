@@ -22,7 +22,27 @@ import (
 var ErrNotHDF5 = errors.New("not an HDF5 file")
 
 // openFile opens an HDF5 file read-only.
-func openFile(path string) (hid, error) {
+func openFile(path string) (hid, error) { return openFileDriver(path, "") }
+
+// Drivers are the file drivers H5PYDataset's driver argument may name
+// (h5py's driver; "" is h5py's None, the library's default).
+var Drivers = []string{"sec2", "stdio", "core"}
+
+// openFileDriver opens a file read-only with one of Drivers ("" for the
+// default): "core" reads the whole file into memory when it opens.
+func openFileDriver(path, driver string) (hid, error) {
+	code := C.int(C.H5FUEL_DRIVER_DEFAULT)
+	switch driver {
+	case "":
+	case "sec2":
+		code = C.H5FUEL_DRIVER_SEC2
+	case "stdio":
+		code = C.H5FUEL_DRIVER_STDIO
+	case "core":
+		code = C.H5FUEL_DRIVER_CORE
+	default:
+		return -1, fmt.Errorf("driver %q is not supported (supported: None, %s)", driver, quoteAll(Drivers))
+	}
 	cpath := cstring(path)
 	defer cfree(cpath)
 	switch r := C.H5Fis_hdf5(cpath); {
@@ -32,7 +52,14 @@ func openFile(path string) (hid, error) {
 	case r < 0:
 		return -1, h5error("cannot read the file")
 	}
-	f := C.H5Fopen(cpath, C.H5F_ACC_RDONLY, C.H5P_DEFAULT)
+	fapl := C.hid_t(C.H5P_DEFAULT)
+	if code != C.H5FUEL_DRIVER_DEFAULT {
+		if fapl = C.h5fuel_fapl(code); fapl < 0 {
+			return -1, h5error(fmt.Sprintf("setting up the %s driver", driver))
+		}
+		defer C.H5Pclose(fapl)
+	}
+	f := C.H5Fopen(cpath, C.H5F_ACC_RDONLY, fapl)
 	if f < 0 {
 		return -1, h5error("cannot open the file")
 	}
@@ -577,4 +604,12 @@ func readInt64Matrix(ds hid) ([][]int, error) {
 		return nil, h5error("reading shapes")
 	}
 	return shapesMatrix(flat, shape[0], shape[1])
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
 }

@@ -179,3 +179,28 @@ long long h5fuel_num_attrs(hid_t loc) {
 #endif
 	return (long long)info.num_attrs;
 }
+
+hid_t h5fuel_fapl(int driver) {
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (fapl < 0) {
+		return -1;
+	}
+	herr_t r = 0;
+	switch (driver) {
+	case H5FUEL_DRIVER_SEC2:
+		r = H5Pset_fapl_sec2(fapl);
+		break;
+	case H5FUEL_DRIVER_STDIO:
+		r = H5Pset_fapl_stdio(fapl);
+		break;
+	case H5FUEL_DRIVER_CORE:
+		// The whole file read into memory at open; nothing written back.
+		r = H5Pset_fapl_core(fapl, 1 << 20, 0);
+		break;
+	}
+	if (r < 0) {
+		H5Pclose(fapl);
+		return -1;
+	}
+	return fapl;
+}

@@ -68,4 +68,16 @@ herr_t h5fuel_ref_create(hobj_ref_t *ref, hid_t loc, const char *path);
 // negative value on error.
 long long h5fuel_num_attrs(hid_t loc);
 
+// File drivers (h5py's driver argument), for h5fuel_fapl.
+enum {
+	H5FUEL_DRIVER_DEFAULT = 0,
+	H5FUEL_DRIVER_SEC2,
+	H5FUEL_DRIVER_STDIO,
+	H5FUEL_DRIVER_CORE
+};
+
+// h5fuel_fapl returns a new file-access property list using the given
+// driver (to be closed with H5Pclose), or -1.
+hid_t h5fuel_fapl(int driver);
+
 #endif
