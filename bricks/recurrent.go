@@ -24,6 +24,9 @@ type RecurrentOptions struct {
 	Reverse bool
 	// ReturnInitialStates prepends the initial states to the stacked states.
 	ReturnInitialStates bool
+	// LowMemory is RecurrentStack's low_memory=True: all layers in one
+	// scan rather than one scan per layer (the same values).
+	LowMemory bool
 }
 
 // StepFunc computes one step from named per-step inputs (a missing
@@ -731,6 +734,23 @@ func NewBidirectional(cfg *Config, name string, prototype Brick) (*Bidirectional
 			return b.apply(m)
 		}})
 	return b, nil
+}
+
+// GetDim is Blocks' Bidirectional.get_dim: twice the child's for an
+// output (forward and backward concatenated), the child's otherwise.
+func (b *Bidirectional) GetDim(name string) (int, error) {
+	gd, ok := b.Forward.(GetDimmer)
+	if !ok {
+		return 0, fmt.Errorf("%s: its transition does not answer get_dim", b.AnnotationName())
+	}
+	d, err := gd.GetDim(name)
+	if err != nil {
+		return 0, err
+	}
+	if slices.Contains(b.Application("apply").Outputs, name) {
+		d *= 2
+	}
+	return d, nil
 }
 
 // ApplyKeywords calls apply with named inputs (states optional).

@@ -145,11 +145,12 @@ func (a *Array) Get(key starlark.Value) (v starlark.Value, found bool, err error
 		}
 		return a.Index(i), true, nil
 	}
+	key, newaxes := splitNewaxis(key, a.A.NDim())
 	idx, err := parseIndex(key, a.A.NDim())
 	if err != nil {
 		return nil, false, err
 	}
-	allInts := len(idx) == a.A.NDim()
+	allInts := len(idx) == a.A.NDim() && newaxes == nil
 	for _, ix := range idx {
 		allInts = allInts && !ix.Slice
 	}
@@ -165,7 +166,11 @@ func (a *Array) Get(key starlark.Value) (v starlark.Value, found bool, err error
 		return numberValue(a.A.DType(), a.A.Flat(off)), true, nil
 	}
 	r, err := computeArray(nil, func() (*core.Variable, error) {
-		return core.Subtensor(core.NewConstant(a.A), idx)
+		s, err := core.Subtensor(core.NewConstant(a.A), idx)
+		if err != nil {
+			return nil, err
+		}
+		return insertNewaxes(s, newaxes)
 	})
 	if err != nil {
 		return nil, false, err

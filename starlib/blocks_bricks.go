@@ -603,6 +603,9 @@ func (a *BoundApplication) Hash() (uint32, error) { return starlark.String(a.Str
 
 // AttrNames lists the application's attributes.
 func (a *BoundApplication) AttrNames() []string {
+	if _, ok := applicationSpec(a.Brick, a.App); ok {
+		return []string{"brick", "contexts", "inputs", "name", "outputs", "sequences", "states"}
+	}
 	return []string{"brick", "inputs", "name", "outputs"}
 }
 
@@ -625,6 +628,12 @@ func (a *BoundApplication) Attr(name string) (starlark.Value, error) {
 		return strs(app.Inputs), nil
 	case "outputs":
 		return strs(app.Outputs), nil
+	case "sequences", "states", "contexts":
+		spec, ok := applicationSpec(a.Brick, a.App)
+		if !ok {
+			return nil, nil
+		}
+		return strs(map[string][]string{"sequences": spec.Sequences, "states": spec.States, "contexts": spec.Contexts}[name]), nil
 	}
 	return nil, nil
 }

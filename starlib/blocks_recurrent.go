@@ -26,8 +26,11 @@ import (
 //	    children forward and backward (copies of the prototype); outputs
 //	    concatenated on the last axis
 //	RecurrentStack(transitions, fork_prototype=None, states_name="states", skip_connections=False, name=None)
-//	    layers of recurrent transitions; layer k>0 reads layer k-1's states through
-//	    a Fork; states "states", "states#1", ... (and "cells#k" for LSTMs)
+//	    layers of recurrent transitions (or Bidirectionals), renamed name#level;
+//	    layer k>0 reads layer k-1's states through a Fork (forks[k-1], with a bias
+//	    unless skip_connections); states "states", "states#1", ... (and "cells#k"
+//	    for LSTMs). apply(..., low_memory=False) runs one layer after another;
+//	    low_memory=True runs all layers in one scan (same values).
 //
 // A recurrent application is called with its inputs by name or position
 // (sequences (time, batch, ...), states, contexts; the mask and the states
@@ -298,6 +301,12 @@ func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bri
 	if order, ok := recurrentPositional[base.Class()+"."+a.App]; ok {
 		positional = order
 	}
+	stack, isStack := a.Brick.(*bricks.RecurrentStack)
+	if isStack {
+		// Blocks binds a RecurrentStack's positional arguments to its
+		// sequences, then its contexts.
+		positional = append(append([]string(nil), stack.Spec().Sequences...), stack.Spec().Contexts...)
+	}
 	if len(args) > len(positional) {
 		return nil, fmt.Errorf("%s takes at most %d positional inputs (%s), got %d", fname, len(positional), strings.Join(positional, ", "), len(args))
 	}
@@ -309,6 +318,16 @@ func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bri
 	for _, kv := range kwargs {
 		k := string(kv[0].(starlark.String))
 		switch k {
+		case "low_memory":
+			if !isStack {
+				break
+			}
+			bv, ok := kv[1].(starlark.Bool)
+			if !ok {
+				return nil, fmt.Errorf("%s: low_memory must be True or False, got %s", fname, kv[1].Type())
+			}
+			opts.LowMemory = bool(bv)
+			continue
 		case "iterate", "reverse", "return_initial_states":
 			bv, ok := kv[1].(starlark.Bool)
 			if !ok {
@@ -363,7 +382,8 @@ func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bri
 
 // extraBrickAttr gives access to any brick's parameters by name
 // (lstm.W_state, lookup.W), Bidirectional's forward, backward and
-// prototype, get_dim and SequenceGenerator.generate.
+// prototype, RecurrentStack's forks and transitions, get_dim and
+// SequenceGenerator.generate.
 func init() {
 	brickFallbackHooks = append(brickFallbackHooks, brickAttrHook{attr: func(b *Brick, name string) (starlark.Value, bool, error) {
 		v, ok := extraBrickAttr(b, name)
@@ -386,6 +406,25 @@ func extraBrickAttr(b *Brick, name string) (starlark.Value, bool) {
 			return &Brick{bi.Backward}, true
 		case "prototype":
 			return &Brick{bi.Prototype}, true
+		}
+	}
+	if st, ok := b.B.(*bricks.RecurrentStack); ok {
+		switch name {
+		case "forks":
+			out := make([]starlark.Value, len(st.Forks))
+			for i, f := range st.Forks {
+				out[i] = &Brick{f}
+			}
+			return starlark.NewList(out), true
+		case "transitions":
+			out := make([]starlark.Value, len(st.Transitions))
+			for i, t := range st.Transitions {
+				out[i] = &Brick{t}
+			}
+			return starlark.NewList(out), true
+		}
+		if v := brickClassStatic("RecurrentStack", name); v != nil {
+			return v, true // static methods read through an instance too
 		}
 	}
 	if v, ok := generatorAttr(b, name); ok {

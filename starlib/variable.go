@@ -141,11 +141,15 @@ func (v *Variable) Unary(op syntax.Token) (starlark.Value, error) {
 // Get implements x[key] (basic indexing).
 func (v *Variable) Get(key starlark.Value) (r starlark.Value, found bool, err error) {
 	defer recoverInternal("TensorVariable index", &err)
-	idx, err := parseIndex(key, v.V.NDim())
+	stripped, newaxes := splitNewaxis(key, v.V.NDim())
+	idx, err := parseIndex(stripped, v.V.NDim())
 	if err != nil {
 		return nil, false, fmt.Errorf("%s[%s]: %v", v, key, err)
 	}
 	s, err := core.Subtensor(v.V, idx)
+	if err == nil {
+		s, err = insertNewaxes(s, newaxes)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("%s[%s]: %v", v, key, err)
 	}
