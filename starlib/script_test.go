@@ -23,7 +23,8 @@ import (
 // "---", each run on its own; a comment ### "regexp" on a line says that
 // the chunk fails at that line with an error matching regexp (a chunk may
 // have one such line); scripts check values with the assert module
-// (assert.eq, ne, true, fails, close, contains, array_equal, warns). Lines
+// (assert.eq, ne, true, fails, close, contains, array_equal, warns;
+// assert.tempdir() gives a new empty directory). Lines
 // "# option:floatX=float64", "# option:set NAME=VALUE" and "# option:env NAME=VALUE"
 // in a chunk set the run's floatX, overrides and an environment variable ($VARS in
 // VALUE expanded: Fuel's dataset tests find their data with
@@ -210,6 +211,9 @@ var assertFuncs = &starlarkstruct.Module{
 		// array_equal is numpy.testing.assert_equal: see assertArrayEqual.
 		"array_equal": starlark.NewBuiltin("array_equal", assertArrayEqual),
 		"warns":       starlark.NewBuiltin("warns", assertWarns),
+		// tempdir() is a new empty directory, removed after the test
+		// (Python's tempfile.mkdtemp in the ported tests).
+		"tempdir": starlark.NewBuiltin("tempdir", assertTempdir),
 	},
 }
 
@@ -322,6 +326,14 @@ func assertFails(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 // assertWarns calls fn and checks that what it prints (Blocks' warnings
 // are printed lines "WARNING: ...") matches pattern; the printed text is
 // not passed on.
+func assertTempdir(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
+		return nil, err
+	}
+	t := thread.Local(reporterKey).(*testing.T)
+	return starlark.String(t.TempDir()), nil
+}
+
 func assertWarns(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var fn starlark.Callable
 	var pattern string
