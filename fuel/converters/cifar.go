@@ -62,7 +62,10 @@ func tarMembers(path string, names ...string) (map[string]map[string]any, error)
 	return out, nil
 }
 
-// images reads batch["data"] (uint8 (N, 3072)) as (N, 3, 32, 32).
+// images reads batch["data"] as (N, 3, 32, 32): uint8 (N, 3072) as the
+// real archives hold it, or any uint8 array of N*3072 elements, such as
+// the (N, 3, 32, 32) batches of Fuel's test (Fuel reshapes what it reads
+// to (-1, 3, 32, 32)).
 func images(batch map[string]any, where string) (*nd.Array, error) {
 	a, ok := batch["data"].(*pyArray)
 	if !ok {
@@ -72,8 +75,8 @@ func images(batch map[string]any, where string) (*nd.Array, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	if x.DType() != nd.Uint8 || x.NDim() != 2 || x.Shape[1] != 3*32*32 {
-		return nil, fmt.Errorf("%s: data is %s%v, want uint8 (N, 3072)", where, x.DType(), x.Shape)
+	if x.DType() != nd.Uint8 || x.NDim() < 2 || nd.Prod(x.Shape[1:]) != 3*32*32 {
+		return nil, fmt.Errorf("%s: data is %s%v, want uint8 (N, 3072) or (N, 3, 32, 32)", where, x.DType(), x.Shape)
 	}
 	return x.Reshape(x.Shape[0], 3, 32, 32)
 }

@@ -124,10 +124,7 @@ func Convert(dataset string, opts Options) (string, error) {
 	}
 	name := opts.OutputFilename
 	if name == "" {
-		name = c.filename
-		if c.name != nil {
-			name = c.name(opts)
-		}
+		name = DefaultFilename(dataset, opts)
 	}
 	out := filepath.Join(opts.OutputDirectory, name)
 	w, err := h5.Create(out)
@@ -156,6 +153,20 @@ func Convert(dataset string, opts Options) (string, error) {
 		return "", fmt.Errorf("converters: %s: %w", dataset, err)
 	}
 	return out, nil
+}
+
+// DefaultFilename is the file name Convert writes for dataset when
+// opts.OutputFilename is empty (Fuel's default output_filename), "" for a
+// dataset it does not know.
+func DefaultFilename(dataset string, opts Options) string {
+	c, ok := registry[dataset]
+	if !ok {
+		return ""
+	}
+	if c.name != nil {
+		return c.name(opts)
+	}
+	return c.filename
 }
 
 // findInput returns the path of each named input file in dir; with
