@@ -56,7 +56,7 @@ func TestReadMNISTFiles(t *testing.T) {
 	}
 	for _, c := range []struct {
 		path, dtype, want string
-		labels           bool
+		labels            bool
 	}{
 		{write("short", true, []int32{MNISTImageMagic, 2, 2, 3}, px), "", "announces 12 bytes of data, the file has 6", false},
 		{write("long", false, []int32{MNISTImageMagic, 1, 2, 2}, px), "", "more data than the header's 4 bytes", false},
