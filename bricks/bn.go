@@ -2,6 +2,8 @@ package bricks
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
@@ -39,7 +41,7 @@ type BatchNormalization struct {
 }
 
 var bnSpecs = []AttrSpec{
-	{Name: "input_dim", Kind: AttrInts, Lazy: ForAllocation, Doc: "shape of one example (the batch axis is prepended)"},
+	{Name: "input_dim", Kind: AttrDim, Lazy: ForAllocation, Doc: "shape of one example, an int or a tuple (the batch axis is prepended)"},
 	{Name: "conserve_memory", Kind: AttrBool, Doc: "low-memory implementation (default True; same results here)"},
 	{Name: "epsilon", Kind: AttrFloat, Doc: "added to the minibatch variance (default 1e-4)"},
 	{Name: "scale_init", Kind: AttrInit, Doc: "initialization of the scale (default Constant(1))"},
@@ -91,12 +93,24 @@ func (b *BatchNormalization) TrainingMode() bool { return b.training > 0 }
 // MeanOnly reports the mean_only setting.
 func (b *BatchNormalization) MeanOnly() bool { return b.Bool("mean_only", false) }
 
+// inputDim is input_dim as a tuple (an int n is (n,)), 0 for an unknown
+// entry, and whether it was given as a tuple.
+func (b *BatchNormalization) inputDim() (dims Size, isTuple bool) {
+	switch v := b.Attr("input_dim").(type) {
+	case int:
+		return Size{v}, false
+	case Size:
+		return v, true
+	}
+	return nil, false
+}
+
 func (b *BatchNormalization) varDim() ([]int, []bool, error) {
-	dims, _ := b.Attr("input_dim").([]int)
+	dims, isTuple := b.inputDim()
 	bc := b.Broadcastable
 	if b.IsInstance("SpatialBatchNormalization") {
-		if len(dims) < 2 {
-			return nil, nil, fmt.Errorf("%s: expected input_dim of length >= 2, e.g. (channels, height, width), got %v", b.AnnotationName(), dims)
+		if !isTuple || len(dims) < 2 {
+			return nil, nil, fmt.Errorf("%s: expected input_dim to be length >= 2 e.g. (channels, height, width), got %s", b.AnnotationName(), b.dimString())
 		}
 		bc = make([]bool, len(dims))
 		for i := 1; i < len(dims); i++ {
@@ -107,7 +121,10 @@ func (b *BatchNormalization) varDim() ([]int, []bool, error) {
 		bc = make([]bool, len(dims))
 	}
 	if len(bc) != len(dims) {
-		return nil, nil, fmt.Errorf("%s: input_dim %v and broadcastable %v must be the same length", b.AnnotationName(), dims, bc)
+		return nil, nil, fmt.Errorf("%s: input_dim and broadcastable must be same length (input_dim %s, broadcastable %v)", b.AnnotationName(), b.dimString(), bc)
+	}
+	if !dims.Known() {
+		return nil, nil, fmt.Errorf("%s: input_dim %s has unknown sizes (None)", b.AnnotationName(), b.dimString())
 	}
 	vd := make([]int, len(dims))
 	for i, d := range dims {
@@ -117,6 +134,86 @@ func (b *BatchNormalization) varDim() ([]int, []bool, error) {
 		}
 	}
 	return vd, bc, nil
+}
+
+// dimString prints input_dim as Python would.
+func (b *BatchNormalization) dimString() string {
+	dims, isTuple := b.inputDim()
+	if dims == nil {
+		return "None"
+	}
+	if !isTuple {
+		return fmt.Sprint(dims[0])
+	}
+	parts := make([]string, len(dims))
+	for i, d := range dims {
+		parts[i] = "None"
+		if d != 0 {
+			parts[i] = fmt.Sprint(d)
+		}
+	}
+	if len(parts) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// ImageSize is Blocks' image_size property: input_dim without its first
+// (channels) entry.
+func (b *BatchNormalization) ImageSize() Size {
+	dims, isTuple := b.inputDim()
+	if !isTuple || len(dims) < 1 {
+		return nil
+	}
+	return slices.Clone(dims[1:])
+}
+
+// SetImageSize is Blocks' image_size setter: input_dim becomes (channels,)
+// + size, channels None when input_dim was not a tuple.
+func (b *BatchNormalization) SetImageSize(size Size) {
+	dims, isTuple := b.inputDim()
+	c := 0
+	if isTuple && len(dims) > 0 {
+		c = dims[0]
+	}
+	b.attrs["input_dim"] = append(Size{c}, size...)
+}
+
+// NumChannels is Blocks' num_channels property: input_dim[0].
+func (b *BatchNormalization) NumChannels() (int, bool) {
+	dims, _ := b.inputDim()
+	if len(dims) == 0 || dims[0] == 0 {
+		return 0, false
+	}
+	return dims[0], true
+}
+
+// SetNumChannels is Blocks' num_channels setter.
+func (b *BatchNormalization) SetNumChannels(n int) {
+	dims, isTuple := b.inputDim()
+	rest := Size{0, 0}
+	if isTuple && len(dims) > 0 {
+		rest = slices.Clone(dims[1:])
+	}
+	b.attrs["input_dim"] = append(Size{n}, rest...)
+}
+
+// GetDim is Blocks' get_dim: input and output are input_dim.
+func (b *BatchNormalization) GetDim(name string) (Size, error) {
+	switch name {
+	case "input", "input_", "output":
+		dims, _ := b.inputDim()
+		return slices.Clone(dims), nil
+	}
+	return nil, fmt.Errorf("%s: no dimension information for %s", b.AnnotationName(), name)
+}
+
+// NumOutputChannels is num_channels (a layer of a ConvolutionalSequence).
+func (b *BatchNormalization) NumOutputChannels() (int, bool) { return b.NumChannels() }
+
+func (b *BatchNormalization) setInputShape(numChannels int, imageSize Size) {
+	b.SetNumChannels(numChannels)
+	b.SetImageSize(imageSize)
 }
 
 // AllocateHook makes the shift, the scale and the population statistics.
@@ -276,7 +373,8 @@ type BatchNormalizedMLP struct {
 
 // NewBatchNormalizedMLP makes a BatchNormalizedMLP; dims may be nil for a
 // parent to push. conserve_memory, mean_only, learn_scale and learn_shift
-// are pushed to the BatchNormalization bricks.
+// are pushed to the BatchNormalization bricks (conserve_memory when set,
+// the others at allocation).
 func NewBatchNormalizedMLP(cfg *Config, name string, activations []Brick, dims []int) (*BatchNormalizedMLP, error) {
 	if dims != nil && len(dims) != len(activations)+1 {
 		return nil, fmt.Errorf("BatchNormalizedMLP: %d activations need %d dims, got %d", len(activations), len(activations)+1, len(dims))
@@ -323,12 +421,24 @@ func (m *BatchNormalizedMLP) PushAllocationConfigHook() error {
 	}
 	dims, _ := m.Attr("dims").([]int)
 	for i, bn := range m.BNs {
-		bn.attrs["input_dim"] = []int{dims[i+1]}
-		for _, k := range []string{"conserve_memory", "mean_only", "learn_scale", "learn_shift"} {
+		bn.attrs["input_dim"] = dims[i+1]
+		for _, k := range []string{"mean_only", "learn_scale", "learn_shift"} {
 			bn.attrs[k] = m.Bool(k, k != "mean_only")
 		}
 	}
 	return nil
+}
+
+// attrSet passes conserve_memory on to the BatchNormalization bricks as
+// soon as it is set (it has an effect after allocation too); mean_only,
+// learn_scale and learn_shift wait for the allocation push.
+func (m *BatchNormalizedMLP) attrSet(name string, v any) {
+	if name != "conserve_memory" {
+		return
+	}
+	for _, bn := range m.BNs {
+		bn.attrs["conserve_memory"] = v
+	}
 }
 
 // FindBatchNormalizations returns the BatchNormalization bricks among the

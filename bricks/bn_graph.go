@@ -137,7 +137,7 @@ func BatchNormalizationUpdates(g *graph.ComputationGraph, allowDuplicates bool) 
 			continue
 		}
 		if seen[c.brick] && !allowDuplicates {
-			return nil, fmt.Errorf("get_batch_normalization_updates: multiple applications of the same BatchNormalization brick %s; pass allow_duplicates=True to override this check", c.brick.AnnotationName())
+			return nil, fmt.Errorf("get_batch_normalization_updates: multiple applications of the same BatchNormalization brick; pass allow_duplicates = True to override this check (%s)", c.brick.AnnotationName())
 		}
 		seen[c.brick] = true
 		pick := func(v *core.Variable, key string) (*core.Variable, error) {

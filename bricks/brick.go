@@ -56,6 +56,9 @@ const (
 	AttrSize
 	// AttrBorder is a convolution's border mode (a core.Border).
 	AttrBorder
+	// AttrDim is a shape kept as given: an int or a Size (a tuple whose
+	// entries may be None), as BatchNormalization's input_dim.
+	AttrDim
 )
 
 // Lazy says when an attribute must be set: for allocation, for
@@ -195,14 +198,26 @@ func (b *Base) SetAttr(name string, v any) error {
 			_, good = v.(Size)
 		case AttrBorder:
 			_, good = v.(core.Border)
+		case AttrDim:
+			switch v.(type) {
+			case int, Size:
+				good = true
+			}
 		}
 		if !good {
 			return fmt.Errorf("%s.%s: got %T", b.AnnotationName(), name, v)
 		}
 	}
 	b.attrs[name] = v
+	if w, ok := b.self.(attrWatcher); ok {
+		w.attrSet(name, v)
+	}
 	return nil
 }
+
+// attrWatcher is a brick that acts when one of its attributes is set
+// (BatchNormalizedMLP passes conserve_memory on to its children at once).
+type attrWatcher interface{ attrSet(name string, v any) }
 
 func (b *Base) setDefault(name string, v any) {
 	if _, ok := b.attrs[name]; !ok || b.attrs[name] == nil {

@@ -340,6 +340,9 @@ var arrayMethods = map[string]BuiltinFunc{
 	"min":     arrayReduce,
 	"prod":    arrayReduce,
 	"std":     arrayReduce,
+	"var":     arrayReduce,
+	"all":     arrayAllAny,
+	"any":     arrayAllAny,
 	"argmax":  arrayArg,
 	"argmin":  arrayArg,
 	"astype":  arrayAstype,
@@ -426,15 +429,67 @@ func arrayItem(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 func arrayReduce(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var axes Axes
 	var keepdims bool
+	var dt DTypeArg
 	ddof := 0
-	pairs := []any{"axis?", &axes, "keepdims?", &keepdims}
-	if b.Name() == "std" {
+	pairs := []any{"axis?", &axes, "dtype?", &dt, "keepdims?", &keepdims}
+	if b.Name() == "std" || b.Name() == "var" {
 		pairs = append(pairs, "ddof?", &ddof)
 	}
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
 		return nil, err
 	}
-	return reduceArray(b.Name(), b.Receiver().(*Array).A, axes.Axes, keepdims, ddof)
+	a, err := reduceDType(thread, b.Name(), b.Receiver().(*Array).A, dt)
+	if err != nil {
+		return nil, err
+	}
+	return reduceArray(b.Name(), a, axes.Axes, keepdims, ddof)
+}
+
+// reduceDType is a reduction's input in its dtype= argument (numpy
+// accumulates and answers in that dtype).
+func reduceDType(thread *starlark.Thread, name string, a *nd.Array, dt DTypeArg) (*nd.Array, error) {
+	if !dt.IsSet() || *dt.Get(thread) == a.DType() {
+		return a, nil
+	}
+	want := *dt.Get(thread)
+	r, err := computeArray(nil, func() (*core.Variable, error) { return core.Cast(core.NewConstant(a), want), nil })
+	if err != nil {
+		return nil, fmt.Errorf("%s: dtype: %v", name, err)
+	}
+	return r, nil
+}
+
+// arrayAllAny is a.all() and a.any() (over every element, or along axis).
+func arrayAllAny(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var axes Axes
+	var keepdims bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "axis?", &axes, "keepdims?", &keepdims); err != nil {
+		return nil, err
+	}
+	return allAny(b.Name(), b.Receiver().(*Array).A, axes.Axes, keepdims)
+}
+
+// allAny is numpy's all or any: a bool, or a bool array along axes.
+func allAny(name string, a *nd.Array, axes []int, keepdims bool) (starlark.Value, error) {
+	r, err := computeArray(nil, func() (*core.Variable, error) {
+		x := core.Cast(core.NewConstant(a), nd.Float64)
+		nz := core.Cast(core.NEQ(x, core.Const(nd.Float64, 0)), nd.Float64)
+		if name == "all" {
+			return core.Min(nz, axes, keepdims)
+		}
+		return core.Max(nz, axes, keepdims)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if r.NDim() == 0 {
+		return starlark.Bool(r.Flat(0) != 0), nil
+	}
+	out := nd.New(nd.Bool, r.Shape...)
+	for i, n := 0, r.Size(); i < n; i++ {
+		out.SetFlat(i, r.Flat(i))
+	}
+	return FromArray(out), nil
 }
 
 // reduceArray is numpy's a.sum/mean/max/min/prod/std: a Starlark number
@@ -455,6 +510,12 @@ func reduceArray(name string, a *nd.Array, axes []int, keepdims bool, ddof int) 
 			return core.Prod(x, axes, keepdims)
 		case "std":
 			return stdVar(x, a.Shape, axes, keepdims, ddof)
+		case "var":
+			v, err := stdVar(x, a.Shape, axes, keepdims, ddof)
+			if err != nil {
+				return nil, err
+			}
+			return core.Sqr(v), nil
 		}
 		return nil, fmt.Errorf("unknown reduction %s", name)
 	})

@@ -44,12 +44,39 @@ func init() {
 		}),
 	})
 	brickAttrHooks = append(brickAttrHooks, brickAttrHook{attr: bnAttr, names: bnAttrNames})
+	brickSetHooks = append(brickSetHooks, bnSetField)
+}
+
+// bnSetField sets a BatchNormalization's image_size and num_channels
+// (Blocks' properties, which rewrite input_dim).
+func bnSetField(b *Brick, name string, v starlark.Value) (bool, error) {
+	bn, ok := b.B.(*bricks.BatchNormalization)
+	if !ok {
+		return false, nil
+	}
+	switch name {
+	case "image_size":
+		x, err := convAttr(bn.Base, name, bricks.AttrSize, v)
+		if err != nil {
+			return true, err
+		}
+		bn.SetImageSize(x.(bricks.Size))
+		return true, nil
+	case "num_channels":
+		var n int
+		if err := starlark.AsInt(v, &n); err != nil || n <= 0 {
+			return true, fmt.Errorf("%s.num_channels must be a positive int, got %s", bn.Name, v)
+		}
+		bn.SetNumChannels(n)
+		return true, nil
+	}
+	return false, nil
 }
 
 func bnAttrNames(b bricks.Brick) []string {
 	switch b.(type) {
 	case *bricks.BatchNormalization:
-		return []string{"scale", "shift", "population_mean", "population_stdev", "broadcastable", "training_mode"}
+		return []string{"scale", "shift", "population_mean", "population_stdev", "broadcastable", "training_mode", "image_size", "num_channels", "num_output_channels", "output_dim"}
 	case *bricks.BatchNormalizedMLP:
 		return []string{"linear_transformations", "activations"}
 	}
@@ -83,6 +110,18 @@ func bnAttrValue(b bricks.Brick, name string) (starlark.Value, bool) {
 			return t, true
 		case "training_mode":
 			return starlark.Bool(x.TrainingMode()), true
+		case "image_size":
+			if im := x.ImageSize(); im != nil {
+				return sizeTuple(im), true
+			}
+			return starlark.None, true
+		case "num_channels", "num_output_channels":
+			if n, ok := x.NumChannels(); ok {
+				return starlark.MakeInt(n), true
+			}
+			return starlark.None, true
+		case "output_dim":
+			return attrValue(x.Attr("input_dim")), true
 		}
 	case *bricks.BatchNormalizedMLP:
 		switch name {
@@ -147,12 +186,6 @@ func makeBN(thread *starlark.Thread, class string, args starlark.Tuple, kwargs [
 			bn = bricks.NewSpatialBatchNormalization(cfg, name)
 		} else {
 			bn = bricks.NewBatchNormalization(cfg, name)
-		}
-		if v, ok := a["input_dim"]; ok && v != starlark.None {
-			var n int
-			if starlark.AsInt(v, &n) == nil {
-				a["input_dim"] = starlark.Tuple{starlark.MakeInt(n)}
-			}
 		}
 		if v, ok := a["broadcastable"]; ok && v != starlark.None {
 			it, ok := v.(starlark.Iterable)

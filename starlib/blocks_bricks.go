@@ -370,6 +370,19 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 			return bad("a string")
 		}
 		return b.SetAttr(name, s)
+	case bricks.AttrDim:
+		var n int
+		if starlark.AsInt(v, &n) == nil {
+			if n <= 0 {
+				return fmt.Errorf("%s.%s must be positive, got %d", b.Name, name, n)
+			}
+			return b.SetAttr(name, n)
+		}
+		x, err := convAttr(b, name, bricks.AttrSize, v)
+		if err != nil {
+			return err
+		}
+		return b.SetAttr(name, x)
 	case bricks.AttrSize, bricks.AttrBorder:
 		x, err := convAttr(b, name, spec.Kind, v)
 		if err != nil {
@@ -532,6 +545,10 @@ type brickAttrHook struct {
 // brickFallbackHooks after them (parameters by name, ...).
 var brickAttrHooks, brickFallbackHooks []brickAttrHook
 
+// brickSetHooks are filled by the init functions of other brick files:
+// each sets the attributes it knows (ok true) before the declared ones.
+var brickSetHooks []func(b *Brick, name string, v starlark.Value) (ok bool, err error)
+
 func attrValue(v any) starlark.Value {
 	switch v := v.(type) {
 	case nil:
@@ -578,6 +595,11 @@ func (b *Brick) SetField(name string, v starlark.Value) error {
 	}
 	if ok, err := setBrickFieldMore(b, name, v); ok {
 		return err
+	}
+	for _, h := range brickSetHooks {
+		if ok, err := h(b, name, v); ok {
+			return err
+		}
 	}
 	return setBrickAttr(b.B, name, v)
 }

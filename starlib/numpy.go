@@ -66,6 +66,14 @@ var NumpyModule = &starlarkstruct.Module{
 		"min":         npReduce("min"),
 		"prod":        npReduce("prod"),
 		"std":         npReduce("std"),
+		"var":         npReduce("var"),
+		"all":         npReduce("all"),
+		"any":         npReduce("any"),
+		"isnan":       npPredicate("isnan", math.IsNaN),
+		"isinf":       npPredicate("isinf", func(x float64) bool { return math.IsInf(x, 0) }),
+		"isfinite":    npPredicate("isfinite", func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }),
+		"nan":         starlark.Float(math.NaN()),
+		"inf":         starlark.Float(math.Inf(1)),
 		"argmax":      npArg("argmax"),
 		"argmin":      npArg("argmin"),
 		"exp":         npUnary("exp", math.Exp),
@@ -315,16 +323,26 @@ func npReduce(name string) *starlark.Builtin {
 		var x starlark.Value
 		var axes Axes
 		var keepdims bool
+		var dt DTypeArg
 		ddof := 0
-		pairs := []any{"a", &x, "axis?", &axes, "keepdims?", &keepdims}
-		if name == "std" {
+		pairs := []any{"a", &x, "axis?", &axes, "dtype?", &dt, "keepdims?", &keepdims}
+		if name == "std" || name == "var" {
 			pairs = append(pairs, "ddof?", &ddof)
+		}
+		if name == "all" || name == "any" {
+			pairs = []any{"a", &x, "axis?", &axes, "keepdims?", &keepdims}
 		}
 		if err := starlark.UnpackArgs(name, args, kwargs, pairs...); err != nil {
 			return nil, err
 		}
 		a, err := arrayParam(name, "a", x)
 		if err != nil {
+			return nil, err
+		}
+		if name == "all" || name == "any" {
+			return allAny(name, a, axes.Axes, keepdims)
+		}
+		if a, err = reduceDType(thread, name, a, dt); err != nil {
 			return nil, err
 		}
 		return reduceArray(name, a, axes.Axes, keepdims, ddof)
@@ -368,6 +386,31 @@ func npUnary(name string, f func(float64) float64) *starlark.Builtin {
 		}
 		if _, isArray := x.(*Array); !isArray && out.NDim() == 0 {
 			return numberValue(dt, out.Flat(0)), nil
+		}
+		return FromArray(out), nil
+	})
+}
+
+// npPredicate makes numpy's isnan and its kind: a bool array (a bool for a
+// number).
+func npPredicate(name string, f func(float64) bool) *starlark.Builtin {
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x starlark.Value
+		if err := starlark.UnpackArgs(name, args, kwargs, "x", &x); err != nil {
+			return nil, err
+		}
+		a, err := arrayParam(name, "x", x)
+		if err != nil {
+			return nil, err
+		}
+		out := nd.New(nd.Bool, a.Shape...)
+		for i, n := 0, a.Size(); i < n; i++ {
+			if f(a.Flat(i)) {
+				out.SetFlat(i, 1)
+			}
+		}
+		if _, isArray := x.(*Array); !isArray && out.NDim() == 0 {
+			return starlark.Bool(out.Flat(0) != 0), nil
 		}
 		return FromArray(out), nil
 	})

@@ -375,12 +375,18 @@ func assertClose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err != nil {
 		return nil, fmt.Errorf("close: b: %v", err)
 	}
-	if !nd.SameShape(a.Shape, c.Shape) {
+	// A number b is compared with every element of a, as
+	// numpy.testing.assert_allclose broadcasts it.
+	scalar := c.NDim() == 0
+	if !scalar && !nd.SameShape(a.Shape, c.Shape) {
 		report(thread, "shapes differ: %v and %v", a.Shape, c.Shape)
 		return starlark.None, nil
 	}
 	for i, n := 0, a.Size(); i < n; i++ {
-		p, q := a.Flat(i), c.Flat(i)
+		p, q := a.Flat(i), c.Flat(0)
+		if !scalar {
+			q = c.Flat(i)
+		}
 		if !(abs(p-q) <= float64(tol)*max(1, abs(q))) {
 			report(thread, "not close (tol %g): element %d: %v vs %v\n%s\n%s", float64(tol), i, p, q, x, y)
 			break

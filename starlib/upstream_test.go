@@ -41,7 +41,9 @@ func TestUpstream(t *testing.T) {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.star"))
 		status := map[string]string{} // upstream test -> ported or pending
 		var passed, total, pending int
+		ran := false
 		t.Run(project, func(t *testing.T) {
+			ran = true
 			for _, file := range files {
 				for _, c := range readChunks(t, file) {
 					name, why := upstreamHeader(c.source)
@@ -79,7 +81,9 @@ func TestUpstream(t *testing.T) {
 				t.Logf("%s: %d of %d chunks pass (%d pending ones not run)", project, passed, total, pending)
 			}
 		})
-		checkInventory(t, project, status)
+		if ran { // a -run filter may leave the project out
+			checkInventory(t, project, status)
+		}
 	}
 }
 

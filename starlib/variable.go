@@ -482,7 +482,10 @@ func InputArray(in *core.Variable, v starlark.Value) (*nd.Array, error) {
 }
 
 func varGetValue(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
+	// borrow and return_internal_type are Theano's; the value is always
+	// a copy here (a script cannot alias the shared storage).
+	var borrow, internal bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "borrow?", &borrow, "return_internal_type?", &internal); err != nil {
 		return nil, err
 	}
 	return FromArray(recv(b).Value().Copy()), nil
@@ -494,7 +497,8 @@ func varGetValue(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 // is fine, floats into an integer variable are refused).
 func varSetValue(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var val starlark.Value
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "value", &val); err != nil {
+	var borrow bool // Theano's; the value is always copied in
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "value", &val, "borrow?", &borrow); err != nil {
 		return nil, err
 	}
 	v := recv(b)

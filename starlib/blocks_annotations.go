@@ -1,0 +1,181 @@
+package starlib
+
+import (
+	"fmt"
+	"sort"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/graph"
+)
+
+// Added to the module blocks.filter:
+//
+//	get_brick(var)              the brick that made var (its first brick
+//	                            annotation), or None
+//	get_application_call(var)   the application call that made var, or None:
+//	                            .brick, .application (the application's name),
+//	                            .metadata (a dict), .auxiliary_variables,
+//	                            .add_auxiliary_variable(variable, roles=None, name=None)
+//
+// Added to the module blocks.utils:
+//
+//	is_shared_variable(variable)   whether variable is a shared variable
+func init() {
+	Extend("blocks.filter", starlark.StringDict{
+		"get_brick":            NewBuiltin("get_brick", getBrick),
+		"get_application_call": NewBuiltin("get_application_call", getApplicationCall),
+	})
+	Extend("blocks.utils", starlark.StringDict{
+		"is_shared_variable": NewBuiltin("is_shared_variable", isSharedVariable),
+	})
+}
+
+func getBrick(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var v *Variable
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "var", &v); err != nil {
+		return nil, err
+	}
+	if br, ok := graph.BrickOf(v.V).(bricks.Brick); ok {
+		return &Brick{br}, nil
+	}
+	return starlark.None, nil
+}
+
+func getApplicationCall(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var v *Variable
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "var", &v); err != nil {
+		return nil, err
+	}
+	for _, a := range v.V.Tag.Annotations {
+		if c, ok := a.(*core.ApplicationCall); ok {
+			return &ApplicationCall{C: c}, nil
+		}
+	}
+	return starlark.None, nil
+}
+
+func isSharedVariable(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "variable", &x); err != nil {
+		return nil, err
+	}
+	v, ok := x.(*Variable)
+	return starlark.Bool(ok && v.V.IsShared()), nil
+}
+
+// ApplicationCall is Blocks' ApplicationCall as a Starlark value: one call
+// of a brick's application.
+type ApplicationCall struct{ C *core.ApplicationCall }
+
+var (
+	_ starlark.HasAttrs   = (*ApplicationCall)(nil)
+	_ starlark.Comparable = (*ApplicationCall)(nil)
+)
+
+func (a *ApplicationCall) String() string {
+	return fmt.Sprintf("<ApplicationCall %s>", a.C.AnnotationName())
+}
+func (a *ApplicationCall) Type() string         { return "ApplicationCall" }
+func (a *ApplicationCall) Freeze()              {}
+func (a *ApplicationCall) Truth() starlark.Bool { return true }
+func (a *ApplicationCall) Hash() (uint32, error) {
+	return uint32(a.C.ID ^ a.C.ID>>32), nil
+}
+
+// CompareSameType: two values are equal when they are the same call.
+func (a *ApplicationCall) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	same := a.C == y.(*ApplicationCall).C
+	switch op {
+	case syntax.EQL:
+		return same, nil
+	case syntax.NEQ:
+		return !same, nil
+	}
+	return false, fmt.Errorf("ApplicationCall %s ApplicationCall: not ordered", op)
+}
+
+// AttrNames lists the call's attributes.
+func (a *ApplicationCall) AttrNames() []string {
+	names := []string{"add_auxiliary_variable", "application", "auxiliary_variables", "brick", "metadata"}
+	sort.Strings(names)
+	return names
+}
+
+// Attr returns an attribute.
+func (a *ApplicationCall) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "brick":
+		if br, ok := a.C.Brick.(bricks.Brick); ok {
+			return &Brick{br}, nil
+		}
+		return starlark.None, nil
+	case "application":
+		if br, ok := a.C.Brick.(bricks.Brick); ok {
+			return &BoundApplication{Brick: br, App: a.C.Application}, nil
+		}
+		return starlark.String(a.C.Application), nil
+	case "auxiliary_variables":
+		return variableList(nil, a.C.AuxiliaryVariables), nil
+	case "metadata":
+		d := starlark.NewDict(len(a.C.Metadata))
+		keys := make([]string, 0, len(a.C.Metadata))
+		for k := range a.C.Metadata {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := d.SetKey(starlark.String(k), metadataValue(a.C.Metadata[k])); err != nil {
+				return nil, err
+			}
+		}
+		return d, nil
+	case "add_auxiliary_variable":
+		return NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			v, roles, vname, err := auxiliaryArgs(b.Name(), args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			a.C.AddAuxiliaryVariable(v, vname, roles...)
+			return starlark.None, nil
+		}), nil
+	}
+	return nil, nil
+}
+
+// auxiliaryArgs unpacks add_auxiliary_variable(variable, roles=None, name=None).
+func auxiliaryArgs(fname string, args starlark.Tuple, kwargs []starlark.Tuple) (*core.Variable, []*core.Role, string, error) {
+	var v *Variable
+	var rolesV starlark.Value = starlark.None
+	var name string
+	if err := starlark.UnpackArgs(fname, args, kwargs, "variable", &v, "roles?", &rolesV, "name??", &name); err != nil {
+		return nil, nil, "", err
+	}
+	var roles []*core.Role
+	if rolesV != starlark.None {
+		it, ok := rolesV.(starlark.Iterable)
+		if !ok {
+			return nil, nil, "", fmt.Errorf("%s: roles must be a list of roles, got %s", fname, rolesV.Type())
+		}
+		rs, err := rolesOf(it)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s: %v", fname, err)
+		}
+		roles = rs
+	}
+	return v.V, roles, name, nil
+}
+
+// metadataValue converts an application call's metadata value.
+func metadataValue(x any) starlark.Value {
+	switch x := x.(type) {
+	case *core.Variable:
+		return &Variable{V: x}
+	case starlark.Value:
+		return x
+	}
+	return attrValue(x)
+}

@@ -1,0 +1,98 @@
+package starlib
+
+import (
+	"fmt"
+	"strings"
+
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Theano's tensor types, added to the module tensor (theano.tensor):
+//
+//	TensorType(dtype, broadcastable, name=None)
+//	    a type of variables: dtype ("floatX" or a dtype name) and one bool
+//	    per axis (the IR keeps the number of axes; a True entry, Theano's
+//	    size-1 axis, is not enforced); calling it, t() or t(name), makes an
+//	    input variable of that type
+//	tensor5, ftensor5, dtensor5, itensor5, ltensor5 (name=None, dtype=None)
+//	    5-d inputs, as tensor4 and its kind
+func init() {
+	members := starlark.StringDict{
+		"TensorType": NewBuiltin("TensorType", newTensorType),
+	}
+	for _, kind := range []struct {
+		prefix string
+		dtype  *nd.DType
+	}{{"", nil}, {"f", ptr(nd.Float32)}, {"d", ptr(nd.Float64)}, {"i", ptr(nd.Int32)}, {"l", ptr(nd.Int64)}} {
+		name := kind.prefix + "tensor5"
+		members[name] = inputBuiltin(name, kind.dtype, 5)
+	}
+	for k, v := range members {
+		TensorModule.Members[k] = v
+	}
+}
+
+// TensorType is theano.tensor.TensorType: a dtype and a broadcastable
+// pattern; calling it makes an input variable.
+type TensorType struct {
+	dtype         DTypeArg
+	broadcastable []bool
+	name          string
+}
+
+var _ starlark.Callable = (*TensorType)(nil)
+
+func newTensorType(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var t TensorType
+	var bc starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dtype", &t.dtype, "broadcastable", &bc, "name??", &t.name); err != nil {
+		return nil, err
+	}
+	if !t.dtype.IsSet() {
+		return nil, fmt.Errorf("TensorType: dtype must be a dtype name, got None")
+	}
+	items, ok := elems(bc)
+	if !ok {
+		return nil, fmt.Errorf("TensorType: broadcastable must be a list or tuple of bools, got %s", bc.Type())
+	}
+	for i, it := range items {
+		v, ok := it.(starlark.Bool)
+		if !ok {
+			return nil, fmt.Errorf("TensorType: broadcastable[%d] must be a bool, got %s", i, it.Type())
+		}
+		t.broadcastable = append(t.broadcastable, bool(v))
+	}
+	return &t, nil
+}
+
+func (t *TensorType) String() string {
+	parts := make([]string, len(t.broadcastable))
+	for i, b := range t.broadcastable {
+		parts[i] = "False"
+		if b {
+			parts[i] = "True"
+		}
+	}
+	tail := ""
+	if len(parts) == 1 {
+		tail = ","
+	}
+	return fmt.Sprintf("TensorType(%s, (%s%s))", t.dtype.Name, strings.Join(parts, ", "), tail)
+}
+func (t *TensorType) Type() string          { return "TensorType" }
+func (t *TensorType) Name() string          { return "TensorType" }
+func (t *TensorType) Freeze()               {}
+func (t *TensorType) Truth() starlark.Bool  { return true }
+func (t *TensorType) Hash() (uint32, error) { return starlark.String(t.String()).Hash() }
+
+// CallInternal makes an input variable of the type: t(name=None).
+func (t *TensorType) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	name := t.name
+	if err := starlark.UnpackArgs(t.String(), args, kwargs, "name??", &name); err != nil {
+		return nil, err
+	}
+	return NewVariable(thread, core.NewInput(name, *t.dtype.Get(thread), len(t.broadcastable))), nil
+}
