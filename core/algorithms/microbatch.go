@@ -9,6 +9,7 @@ import (
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // Microbatching makes a training algorithm cut each batch into K
@@ -64,6 +65,16 @@ type microStep struct {
 	sum64      []float64
 	applyArgs  []*nd.Array
 	checkedRun bool
+
+	// rngs are the generators of the random ops (dropout, noise) of the
+	// microbatch function, each once. At every step each draws K seeds,
+	// one per microbatch, on every process; microbatch k draws its
+	// numbers from a generator seeded with seed k, whichever process
+	// computes it; the generators then continue from their state after
+	// the seeds. So the draws do not depend on the number of processes.
+	rngs  []*numpyrand.RandomState
+	seeds [][]uint32
+	after []numpyrand.State
 }
 
 type outSource struct {
@@ -205,12 +216,15 @@ func (g *UpdatesAlgorithm) initMicro(inputs, outputs []*core.Variable) error {
 		s.sources = append(s.sources, outSource{index: len(applyOutputs)})
 		applyOutputs = append(applyOutputs, v)
 	}
-	if comm.Size() > 1 {
-		if r := core.RandomOps(s.reduced); len(r) > 0 {
-			return fmt.Errorf("%s: the graph draws random numbers (dropout, noise): on several processes each would draw only its microbatches' numbers, "+
-				"so the results would depend on the number of processes; data-parallel training of such graphs is not supported yet (run on one process, with any number of microbatches)", g.name)
+	seen := map[*numpyrand.RandomState]bool{}
+	for _, r := range core.RandomOps(s.reduced) {
+		if g := r.RNG(); !seen[g] {
+			seen[g] = true
+			s.rngs = append(s.rngs, g)
+			s.seeds = append(s.seeds, make([]uint32, plan.K))
 		}
 	}
+	s.after = make([]numpyrand.State, len(s.rngs))
 	applyInputs := make([]*core.Variable, len(s.reduced))
 	for i := range s.reduced {
 		applyInputs[i] = holder(i)
@@ -303,8 +317,15 @@ func (g *UpdatesAlgorithm) processMicro(args []*nd.Array) error {
 		return fmt.Errorf("%s: a batch of %d examples cannot be cut into %d microbatches", g.name, n, s.plan.K)
 	}
 	sizes, offsets := parallel.Sizes(n, s.plan.K)
+	if len(s.rngs) > 0 {
+		s.drawSeeds()
+		defer s.restoreRNGs()
+	}
 	sub := make([]*nd.Array, len(args))
 	for k := s.plan.Lo; k < s.plan.Hi; k++ {
+		for i, g := range s.rngs {
+			g.Seed(s.seeds[i][k])
+		}
 		for i, a := range args {
 			sub[i] = a.Slice(offsets[k], offsets[k+1])
 		}
@@ -320,6 +341,9 @@ func (g *UpdatesAlgorithm) processMicro(args []*nd.Array) error {
 			return fmt.Errorf("%s: %w", g.name, err)
 		}
 	}
+	// The apply function and the next step draw from where the seeds
+	// left the generators (random ops that do not depend on the data).
+	s.restoreRNGs()
 	if s.len32 > 0 {
 		if err := parallel.Reduce(s.comm, s.plan, s.parts32, s.sum32); err != nil {
 			return fmt.Errorf("%s: %w", g.name, err)
@@ -356,6 +380,26 @@ func (g *UpdatesAlgorithm) processMicro(args []*nd.Array) error {
 		return g.checkFinite(values[off])
 	}
 	return nil
+}
+
+// drawSeeds draws the step's K seeds from each generator of the random
+// ops (numpy's randint(0, 2**32), one 32-bit draw each) and keeps the
+// generators' states after them.
+func (s *microStep) drawSeeds() {
+	for i, g := range s.rngs {
+		for k := range s.seeds[i] {
+			s.seeds[i][k] = uint32(g.Randint(0, 1<<32))
+		}
+		s.after[i] = g.State()
+	}
+}
+
+// restoreRNGs puts the generators back where the seeds left them, the
+// same state on every process.
+func (s *microStep) restoreRNGs() {
+	for i, g := range s.rngs {
+		g.SetState(s.after[i])
+	}
 }
 
 // setLayout places the reduced quantities, shaped as outs, in the flat

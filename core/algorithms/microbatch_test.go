@@ -11,6 +11,7 @@ import (
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // tinyNet is a float32 two-layer regression net trained with Adam, with
@@ -20,9 +21,17 @@ type tinyNet struct {
 	gd         *GradientDescent
 	costs      []float64
 	norms      []float64
+	rng        *numpyrand.RandomState // dropout's generator, if any
 }
 
 func newTinyNet(t *testing.T, mb *Microbatching) *tinyNet {
+	t.Helper()
+	return newNet(t, mb, 0)
+}
+
+// newNet is newTinyNet with dropout of probability drop on the hidden
+// layer when drop > 0 (its generator seeded with 1234).
+func newNet(t *testing.T, mb *Microbatching, drop float64) *tinyNet {
 	t.Helper()
 	r := rand.New(rand.NewPCG(7, 7))
 	w := func(n int) []float32 {
@@ -44,6 +53,14 @@ func newTinyNet(t *testing.T, mb *Microbatching) *tinyNet {
 		t.Fatal(err)
 	}
 	h := core.Tanh(core.Add(h1, n.b1))
+	if drop > 0 {
+		n.rng = numpyrand.New(1234)
+		mask, err := core.BinomialLike(h, 1-drop, nd.Float32, n.rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h = core.Mul(h, mask)
+	}
 	out, err := core.Dot(h, n.W2)
 	if err != nil {
 		t.Fatal(err)
@@ -114,10 +131,16 @@ func sameF32(a, b [][]float32) bool {
 // each one's net.
 func trainOn(t *testing.T, procs, k int, bs []map[string]*nd.Array) []*tinyNet {
 	t.Helper()
+	return trainNets(t, procs, k, bs, 0)
+}
+
+// trainNets is trainOn with dropout of probability drop.
+func trainNets(t *testing.T, procs, k int, bs []map[string]*nd.Array, drop float64) []*tinyNet {
+	t.Helper()
 	comms := parallel.NewLocalGroup(procs, 20*time.Second)
 	nets := make([]*tinyNet, procs)
 	for r := range procs {
-		nets[r] = newTinyNet(t, &Microbatching{K: k, Comm: comms[r]})
+		nets[r] = newNet(t, &Microbatching{K: k, Comm: comms[r]}, drop)
 	}
 	errs := make([]error, procs)
 	var wg sync.WaitGroup

@@ -244,6 +244,7 @@ type DatasetEvaluator struct {
 	fn      *core.Function
 	args    []*nd.Array
 	comm    parallel.Comm // see SetComm
+	random  bool          // the evaluation draws random numbers
 }
 
 // NewDatasetEvaluator compiles the evaluation of variables (named, with
@@ -272,6 +273,7 @@ func NewDatasetEvaluator(variables []*core.Variable, updates []core.Update) (*Da
 			return nil, fmt.Errorf("compiling the monitoring function: %w", err)
 		}
 		e.fn = fn
+		e.random = len(core.RandomOps(roots)) > 0
 	}
 	return e, nil
 }

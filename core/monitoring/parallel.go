@@ -16,12 +16,13 @@ import (
 // stream, process r computes the batches i with i mod N = r, the values
 // the aggregators need are gathered, and every process aggregates all of
 // them in batch order, so the results are those of one process, bit for
-// bit. An evaluator with updates, or nil or a one-process comm, computes
-// every batch itself.
+// bit. An evaluator with updates or random draws (every process then
+// draws the same numbers in the same order), or nil or a one-process
+// comm, computes every batch itself.
 func (e *DatasetEvaluator) SetComm(comm parallel.Comm) { e.comm = comm }
 
 func (e *DatasetEvaluator) split() bool {
-	return e.comm != nil && e.comm.Size() > 1 && len(e.updates) == 0 && e.fn != nil
+	return e.comm != nil && e.comm.Size() > 1 && len(e.updates) == 0 && !e.random && e.fn != nil
 }
 
 // evaluateSplit is Evaluate with the batches shared among processes.

@@ -10,6 +10,7 @@ import (
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // The batches of an evaluation shared among 2 and 3 processes give the
@@ -62,4 +63,48 @@ func TestEvaluateSplitSameBits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// An evaluation that draws random numbers (a dropout mask) is not shared:
+// every process computes every batch, drawing what one process draws.
+func TestEvaluateRandomNotSplit(t *testing.T) {
+	t.Setenv("FUEL_FLOATX", "float32")
+	data := make([]float32, 50*4)
+	for i := range data {
+		data[i] = float32(i%7) - 3
+	}
+	evaluate := func(comm parallel.Comm) (*nd.Array, numpyrand.State) {
+		x := core.NewInput("features", nd.Float32, 2)
+		rng := numpyrand.New(9)
+		mask, err := core.BinomialLike(x, 0.5, nd.Float32, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := core.MeanAll(core.Mul(x, mask))
+		m.Name = "masked"
+		ev, err := NewDatasetEvaluator([]*core.Variable{m}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev.SetComm(comm)
+		vals, err := ev.Evaluate(&arrayStream{sources: []string{"features"}, data: []*nd.Array{nd.FromSlice(data, 50, 4)}, batchSize: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vals["masked"], rng.State()
+	}
+	want, wantRNG := evaluate(nil)
+	comms := parallel.NewLocalGroup(2, 10*time.Second)
+	var wg sync.WaitGroup
+	for k := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, rng := evaluate(comms[k])
+			if string(parallel.RawBytes(got)) != string(parallel.RawBytes(want)) || rng != wantRNG {
+				t.Errorf("process %d: masked = %v, one process %v (or the generator moved otherwise)", k, got, want)
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blocks-go/blocks/core/checkpoint"
+)
+
+// TestDistributedDropout: scripts/mnist_dropout.star (dropout on both
+// hidden layers, a shuffled scheme, test-set monitoring of the clean
+// graph) with 4 microbatches gives the same parameters, log and dropout
+// generators' states on 1 and 2 processes.
+func TestDistributedDropout(t *testing.T) {
+	needMPI(t)
+	src, err := os.ReadFile("../../scripts/mnist_dropout.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(src), "        Printing(),\n", "        Printing(),\n        Checkpoint(\"ck.tar\"),\n", 1)
+	s = strings.Replace(s, "\nmain_loop = MainLoop(", "\nload(\"blocks.extensions.saveload\", \"Checkpoint\")\nmain_loop = MainLoop(", 1)
+	if !strings.Contains(s, "Checkpoint(\"ck.tar\")") {
+		t.Fatal("the script changed: update the test's edit")
+	}
+	script := writeScript(t, "dropout.star", s)
+	set := []string{"--microbatches", "4", "--set", "examples=400", "--set", "hidden=32", "--set", "epochs=2", script}
+	ck := func(name string, args ...string) *checkpoint.Checkpoint {
+		d := newDir(t, name)
+		out := runIn(t, d, append(args, set...)...)
+		if strings.Count(out, "drop_prob 0.5, 2 epochs") != 1 {
+			t.Fatalf("%s: output\n%s", name, out)
+		}
+		return readCkpt(t, filepath.Join(d, "ck.tar"))
+	}
+	one := ck("one", "run")
+	two := ck("two", "run", "--np", "2")
+	sameState(t, "2 processes", one, two, true)
+	a, b := one.Iteration.RandomOps, two.Iteration.RandomOps
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("random ops' states: %d and %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("random op %d (%s): its generator is elsewhere on 2 processes", i, a[i].Owner)
+		}
+	}
+}
