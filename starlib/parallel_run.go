@@ -3,6 +3,7 @@ package starlib
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/core/plot"
+	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/nd"
 )
 
 // ParallelRun makes the main loops of a run data-parallel (docs/
@@ -29,8 +32,18 @@ type ParallelRun struct {
 	// (config(microbatches=4)), else the number of processes.
 	Microbatches int
 
-	mu    sync.Mutex
-	loops []*mainloop.MainLoop
+	mu      sync.Mutex
+	loops   []*mainloop.MainLoop
+	sharded []bool // per loop: whether it reads only its microbatches
+}
+
+// Sharded reports, per main loop of the run, whether each process reads
+// only its own microbatches from the data stream (fuel.Sharder) rather
+// than whole batches.
+func (p *ParallelRun) Sharded() []bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.sharded)
 }
 
 // Training sums, over the run's main loops, the training steps done in
@@ -97,10 +110,18 @@ func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.Mai
 	if s := state(thread); s != nil && s.parallel != nil {
 		s.parallel.mu.Lock()
 		s.parallel.loops = append(s.parallel.loops, ml)
+		s.parallel.sharded = append(s.parallel.sharded, false)
 		s.parallel.mu.Unlock()
 	}
 	if k > 1 || comm.Size() > 1 {
 		alg.UA.Microbatching = &algorithms.Microbatching{K: k, Comm: comm}
+		if shardStream(ml, alg.UA.Microbatching) {
+			if s := state(thread); s != nil && s.parallel != nil {
+				s.parallel.mu.Lock()
+				s.parallel.sharded[len(s.parallel.sharded)-1] = true
+				s.parallel.mu.Unlock()
+			}
+		}
 	}
 	if comm.Size() > 1 {
 		// A signal that reached one process stops all after the same batch.
@@ -126,4 +147,37 @@ func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.Mai
 		}
 	}
 	return nil
+}
+
+// shardStream makes the main loop of a job of several processes read only
+// this process's microbatches of each batch, when its data stream can (a
+// DataStream with a batch scheme under row-by-row transformers, see
+// fuel.Sharder); otherwise every process reads whole batches and keeps
+// its microbatches. Either way the iteration state is the job's: every
+// process walks the whole scheme.
+func shardStream(ml *mainloop.MainLoop, mb *algorithms.Microbatching) bool {
+	comm := mb.Comm
+	if comm == nil || comm.Size() == 1 {
+		return false
+	}
+	plan, err := parallel.NewPlan(mb.K, comm.Size(), comm.Rank())
+	if err != nil {
+		return false // the algorithm's Initialize says why
+	}
+	n := 0
+	shard := &fuel.Shard{
+		Rows: func(batch int) (int, int) {
+			_, offsets := parallel.Sizes(batch, plan.K)
+			return offsets[plan.Lo], offsets[plan.Hi]
+		},
+		Batch: func(batch int) { n = batch },
+		First: func(whole []*nd.Array) error { return algorithms.SameData(comm, whole) },
+	}
+	s, ok := fuel.ShardStream(ml.DataStream, shard)
+	if !ok {
+		return false
+	}
+	ml.DataStream = s
+	mb.BatchSize = func() int { return n }
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -118,6 +119,10 @@ func distributed(cmd string, args []string, stdout, stderr io.Writer,
 		badUsage(stderr, cmd, err)
 		return 2
 	}
+	if err := parallel.CheckLaunch(); err != nil {
+		fmt.Fprintf(stderr, "blocks-repl %s: %v\n", cmd, err)
+		return 1
+	}
 	if d.np > 0 && !parallel.Launched() {
 		if d.microbatches > 0 {
 			args = append([]string{"--microbatches", strconv.Itoa(d.microbatches)}, args...)
@@ -227,7 +232,11 @@ func (j *job) printStats(w io.Writer) {
 		}
 		return x / float64(steps)
 	}
-	fmt.Fprintf(w, "mpi stats: process %d of %d: %d steps, %.3f ms/step (+ %.3f ms/step reading data); %d collectives, %d bytes sent (%.0f per step), %.3f ms/step in collectives\n",
-		j.comm.Rank(), j.comm.Size(), steps, per(float64(d.Microseconds())/1000), per(float64(read.Microseconds())/1000),
+	reads := "whole batches"
+	if sh := j.par.Sharded(); len(sh) > 0 && !slices.Contains(sh, false) {
+		reads = "its microbatches"
+	}
+	fmt.Fprintf(w, "mpi stats: process %d of %d: %d steps, %.3f ms/step (+ %.3f ms/step reading %s); %d collectives, %d bytes sent (%.0f per step), %.3f ms/step in collectives\n",
+		j.comm.Rank(), j.comm.Size(), steps, per(float64(d.Microseconds())/1000), per(float64(read.Microseconds())/1000), reads,
 		st.Collectives, st.BytesSent, per(float64(st.BytesSent)), per(float64(st.Time.Microseconds())/1000))
 }

@@ -27,6 +27,12 @@ type Microbatching struct {
 	// Comm is the job's processes (nil: this process alone). Each
 	// computes a contiguous block of K/Size microbatches.
 	Comm parallel.Comm
+	// BatchSize, when set, says that each batch given to the algorithm
+	// holds only this process's microbatches (the stream read only their
+	// rows, fuel.Shard), and returns the size of the whole batch they
+	// were cut from. The data are then compared across processes by the
+	// stream (fuel.Shard.First), not by the algorithm.
+	BatchSize func() int
 }
 
 func (m *Microbatching) active() bool {
@@ -268,6 +274,20 @@ func hashArray(h interface{ Write([]byte) (int, error) }, a *nd.Array) {
 	h.Write(parallel.RawBytes(a))
 }
 
+// SameData checks that every process of comm has the same arrays (it
+// compares a hash of them): the processes of a data-parallel job must
+// read the same data.
+func SameData(comm parallel.Comm, arrays []*nd.Array) error {
+	if comm == nil || comm.Size() == 1 {
+		return nil
+	}
+	h := crc64.New(crc64.MakeTable(crc64.ECMA))
+	for _, a := range arrays {
+		hashArray(h, a)
+	}
+	return agree(comm, h.Sum64(), "first batch", "every process must read the same data (same dataset files, same FUEL_DATA_PATH)")
+}
+
 // agree checks that every process has the same hash of what.
 func agree(comm parallel.Comm, hash uint64, what, hint string) error {
 	if comm.Size() == 1 {
@@ -290,14 +310,10 @@ func agree(comm parallel.Comm, hash uint64, what, hint string) error {
 // processMicro runs one microbatched step on args (ordered as g.inputs).
 func (g *UpdatesAlgorithm) processMicro(args []*nd.Array) error {
 	s := g.micro
-	if !s.checkedRun {
+	if !s.checkedRun && g.Microbatching.BatchSize == nil {
 		// The same data on every process, checked once per run (every
 		// process reads the whole batch and takes its microbatches).
-		h := crc64.New(crc64.MakeTable(crc64.ECMA))
-		for _, a := range args {
-			hashArray(h, a)
-		}
-		if err := agree(s.comm, h.Sum64(), "first batch", "every process must read the same data (same dataset files, same FUEL_DATA_PATH)"); err != nil {
+		if err := SameData(s.comm, args); err != nil {
 			return fmt.Errorf("%s: %w", g.name, err)
 		}
 		s.checkedRun = true
@@ -313,6 +329,18 @@ func (g *UpdatesAlgorithm) processMicro(args []*nd.Array) error {
 		}
 		n = a.Shape[0]
 	}
+	base := 0 // the row of this process's first microbatch in args
+	if g.Microbatching.BatchSize != nil {
+		rows := n
+		n = g.Microbatching.BatchSize()
+		if n >= s.plan.K {
+			_, offsets := parallel.Sizes(n, s.plan.K)
+			if want := offsets[s.plan.Hi] - offsets[s.plan.Lo]; rows != want {
+				return fmt.Errorf("%s: got %d rows of a batch of %d examples, want the %d of microbatches %d to %d", g.name, rows, n, want, s.plan.Lo, s.plan.Hi-1)
+			}
+			base = offsets[s.plan.Lo]
+		}
+	}
 	if n < s.plan.K {
 		return fmt.Errorf("%s: a batch of %d examples cannot be cut into %d microbatches", g.name, n, s.plan.K)
 	}
@@ -327,7 +355,7 @@ func (g *UpdatesAlgorithm) processMicro(args []*nd.Array) error {
 			g.Seed(s.seeds[i][k])
 		}
 		for i, a := range args {
-			sub[i] = a.Slice(offsets[k], offsets[k+1])
+			sub[i] = a.Slice(offsets[k]-base, offsets[k+1]-base)
 		}
 		outs, err := s.grad.CallView(sub)
 		if err != nil {

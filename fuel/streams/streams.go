@@ -21,6 +21,7 @@ type DatasetStream struct {
 	sources    []string
 	axisLabels map[string][]string
 	epochs     int
+	shard      *shardState // set on a shard (see Shard)
 }
 
 var (
@@ -154,7 +155,7 @@ func (it *epochIterator) Next() ([]*nd.Array, error) {
 		return nil, fmt.Errorf("streams: request %d of the epoch: %w", it.served, err)
 	}
 	it.served++
-	data, err := it.s.dataset.GetData(req)
+	data, err := it.s.read(req)
 	if err != nil {
 		return nil, fmt.Errorf("streams: request %d of the epoch: %w", it.served-1, err)
 	}
