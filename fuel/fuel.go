@@ -2,15 +2,23 @@
 // streams and transformers, in Go, with no knowledge of Starlark or of the
 // symbolic layer.
 //
-// This root package holds the interfaces the subpackages share and the
-// configuration (data path, floatX). A batch travels as one *nd.Array per
-// source, in the order of the stream's Sources.
+// This root package holds the interfaces the subpackages share (Dataset,
+// IndexableDataset, Stream, EpochIterator, Request) and the saved position
+// of an iterator (state.go: StatefulIterator, ResumableStream), so a run
+// resumes mid-epoch. A batch travels as one *nd.Array per source, in the
+// order of the stream's Sources.
 //
-//	datasets/      Dataset implementations (IndexableDataset, MNIST, ...)
+//	config/        Fuel's configuration: data path, floatX, default seed
+//	datasets/      datasets (IndexableDataset, IterableDataset, MNIST, TextFile, ...)
+//	datasets/toy/  synthetic datasets (Spiral, SwissRoll)
 //	schemes/       iteration schemes (SequentialScheme, ShuffledScheme, ...)
-//	streams/       DataStream
-//	transformers/  on-the-fly transformers (Flatten, ScaleAndShift, Cast, ...)
-//	h5/            Fuel's HDF5 format (H5PYDataset)
+//	streams/       DataStream and DefaultStream
+//	transformers/  on-the-fly transformers (Flatten, ScaleAndShift, Cast, Batch, ...)
+//	h5/            Fuel's HDF5 format (H5PYDataset), through libhdf5
+//	server/        the data server: a stream served over ZeroMQ
+//	download/      fuel-download: fetching a dataset's files
+//	converters/    fuel-convert: turning them into Fuel's HDF5 files
+//	utils/         helpers datasets share (Subset, ...)
 package fuel
 
 import (

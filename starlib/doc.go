@@ -58,10 +58,13 @@
 //
 //	func init() { starlib.Register("blocks.bricks", BricksModule) }
 //
-// The doc comment of the module variable is the module's reference, in
-// go.starlark.net's lib/math style: every builtin with its signature and
-// meaning, one per line or paragraph, indented by a tab. The REPL's :help
-// and the README's reference are generated from it, so keep it complete.
+// The doc comment of the module variable lists its builtins with their
+// signatures, in go.starlark.net's lib/math style, for Go readers. The
+// user's reference is docs/reference.md and the area's page under docs/
+// (embedded by package docs): the REPL's :help NAME prints the sections
+// of those pages that document NAME, and TestHelpForEveryName (in
+// cmd/blocks-repl) fails for a registered name that no section documents.
+// So a new builtin gets an entry there, with Blocks' or Fuel's signature.
 //
 // Parents need no registration: "blocks" exists as soon as
 // "blocks.bricks" does, and exposes its children as attributes

@@ -1,18 +1,31 @@
-// Command blocks-repl runs Blocks experiments written in Starlark.
+// Command blocks-repl runs Blocks experiments written in Starlark, and
+// the tools around them: checkpoints, logs, graphs, Fuel's data commands
+// and a live dashboard.
 //
-//	blocks-repl                              an interactive session (REPL)
-//	blocks-repl run [--set NAME=VALUE]... SCRIPT.star
-//	                                         run a script; --set overrides a
-//	                                         setting the script reads with
-//	                                         config.get (VALUE is a Starlark
-//	                                         literal: 0.05, 200, "adam",
-//	                                         True, [200, 100])
-//	blocks-repl version                      print the version
-//	blocks-repl help                         print this help
+//	blocks-repl                   an interactive session (the REPL)
+//	blocks-repl repl [FILE]       an interactive session after running FILE
+//	blocks-repl run SCRIPT.star   run an experiment script (--set NAME=VALUE
+//	                              overrides a setting, --print-config lists them)
+//	blocks-repl resume CKPT.tar   continue the run a checkpoint saved, re-running
+//	                              its own copy of the script, sandboxed unless --trust
+//	blocks-repl replay CKPT.tar   re-run a checkpoint's script from scratch and
+//	                              check its state bit for bit
+//	blocks-repl inspect CKPT.tar  print a checkpoint's manifest, config, log,
+//	                              parameters and script
+//	blocks-repl graph SCRIPT.star print the computation graph a script builds
+//	blocks-repl plot LOG          draw log channels to a PNG or SVG
+//	blocks-repl dashboard [LOG]   a live dashboard of runs in the browser
+//	blocks-repl fuel COMMAND      Fuel's data commands: download, convert,
+//	                              info, serve (blocks-repl fuel help)
+//	blocks-repl version           print the version
+//	blocks-repl help              print every command's options
 //
-// A script that fails prints its Starlark backtrace (file:line of each
-// call) and the error to stderr, and the command exits with status 1;
-// Ctrl-C stops a running script. A usage error exits with status 2.
+// Each command lives in its own file and registers itself (registerCommand);
+// `blocks-repl help` and `blocks-repl COMMAND --help` print the options.
+// A script that fails prints its Starlark backtrace (file:line of each call)
+// and the error to stderr, and the command exits with status 1; a usage
+// error exits with status 2. Untrusted text (a checkpoint's script, names
+// and values from a data file) is escaped before it reaches the terminal.
 package main
 
 import (

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +48,27 @@ func TestTerminalReplNoTrain(t *testing.T) {
 	tm.exit()
 	if strings.Contains(tm.screen(), "AFTER RUN") {
 		t.Error("--no-train ran the file past its main_loop.run()")
+	}
+}
+
+// The package documentation (go doc) names every command, so it cannot
+// fall behind the commands as they are added.
+func TestPackageDocNamesEveryCommand(t *testing.T) {
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, ok := strings.Cut(string(src), "\npackage main")
+	if !ok {
+		t.Fatal("main.go: no package clause")
+	}
+	names := []string{"version", "help"}
+	for name := range commands {
+		names = append(names, name)
+	}
+	for _, name := range names {
+		if !strings.Contains(doc, "//\tblocks-repl "+name+" ") {
+			t.Errorf("main.go's package documentation does not list %q", "blocks-repl "+name)
+		}
 	}
 }
