@@ -7,6 +7,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/core"
 )
 
 // Module blocks.bricks, batch normalization (added to the module):
@@ -91,7 +92,7 @@ func bnAttr(br *Brick, name string) (starlark.Value, bool, error) {
 func bnAttrValue(b bricks.Brick, name string) (starlark.Value, bool) {
 	switch x := b.(type) {
 	case *bricks.BatchNormalization:
-		v := map[string]*coreVariable{"scale": x.Scale, "shift": x.Shift, "population_mean": x.PopulationMean, "population_stdev": x.PopulationStdev}
+		v := map[string]*core.Variable{"scale": x.Scale, "shift": x.Shift, "population_mean": x.PopulationMean, "population_stdev": x.PopulationStdev}
 		if p, ok := v[name]; ok {
 			if p == nil {
 				return starlark.None, true

@@ -700,7 +700,7 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 		}
 		vals[idx] = kv[1]
 	}
-	ins := make([]*coreVariable, len(vals))
+	ins := make([]*core.Variable, len(vals))
 	for i, x := range vals {
 		if x == nil {
 			return nil, fmt.Errorf("%s: missing input %s", fname, app.Inputs[i])

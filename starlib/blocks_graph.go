@@ -9,6 +9,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/graph"
 )
 
@@ -152,7 +153,7 @@ func (g *ComputationGraph) Attr(name string) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "replacements", &repl); err != nil {
 				return nil, err
 			}
-			m := map[*coreVariable]*coreVariable{}
+			m := map[*core.Variable]*core.Variable{}
 			for _, kv := range repl.Items() {
 				k, ok := kv[0].(*Variable)
 				if !ok {

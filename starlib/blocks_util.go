@@ -9,10 +9,6 @@ import (
 	"github.com/blocks-go/blocks/core"
 )
 
-type coreVariable = core.Variable
-
-type syntaxToken = syntax.Token
-
 // compareIdentity answers == and != for values compared by identity.
 func compareIdentity(op syntax.Token, same bool) (bool, error) {
 	switch op {
@@ -25,7 +21,7 @@ func compareIdentity(op syntax.Token, same bool) (bool, error) {
 }
 
 // variableList converts Go variables to a Starlark list.
-func variableList(thread *starlark.Thread, vs []*coreVariable) *starlark.List {
+func variableList(thread *starlark.Thread, vs []*core.Variable) *starlark.List {
 	out := make([]starlark.Value, len(vs))
 	for i, v := range vs {
 		out[i] = NewVariable(thread, v)
@@ -34,15 +30,15 @@ func variableList(thread *starlark.Thread, vs []*coreVariable) *starlark.List {
 }
 
 // variablesOf reads a Variable or an iterable of Variables.
-func variablesOf(thread *starlark.Thread, what string, v starlark.Value) ([]*coreVariable, error) {
+func variablesOf(thread *starlark.Thread, what string, v starlark.Value) ([]*core.Variable, error) {
 	if x, ok := v.(*Variable); ok {
-		return []*coreVariable{x.V}, nil
+		return []*core.Variable{x.V}, nil
 	}
 	it, ok := v.(starlark.Iterable)
 	if !ok {
 		return nil, fmt.Errorf("%s: got %s, want a variable or a list of variables", what, v.Type())
 	}
-	var out []*coreVariable
+	var out []*core.Variable
 	iter := it.Iterate()
 	defer iter.Done()
 	var x starlark.Value
