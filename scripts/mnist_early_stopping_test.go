@@ -8,7 +8,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/extensions"
+	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -67,7 +67,7 @@ func checkEarlyStopping(t *testing.T, g starlark.StringDict, patience, maxEpochs
 		if !ok {
 			return 0, false
 		}
-		f, ok := extensions.LogNumber(v)
+		f, ok := mainloop.LogNumber(v)
 		return f, ok
 	}
 	best, bestEpoch = math.Inf(1), 0

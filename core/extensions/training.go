@@ -124,31 +124,6 @@ func (c *CompositeExtension) OnError(err error) error {
 	return c.run(mainloop.OnError, nil, err)
 }
 
-// LogNumber reads a log value as a number: Go numbers, bools and
-// one-element arrays. ok is false for anything else.
-func LogNumber(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case *nd.Array:
-		if x != nil && x.Size() == 1 {
-			return x.Flat(0), true
-		}
-	}
-	return 0, false
-}
-
 // ChooseBest says whether current is better than best (Blocks'
 // choose_best(current, best) == current, with current != best).
 type ChooseBest func(current, best any) (bool, error)
@@ -160,8 +135,8 @@ func ChooseMin(current, best any) (bool, error) { return compareNumbers(current,
 func ChooseMax(current, best any) (bool, error) { return compareNumbers(current, best, 1) }
 
 func compareNumbers(current, best any, sign float64) (bool, error) {
-	c, ok1 := LogNumber(current)
-	b, ok2 := LogNumber(best)
+	c, ok1 := mainloop.LogNumber(current)
+	b, ok2 := mainloop.LogNumber(best)
 	if !ok1 || !ok2 {
 		return false, fmt.Errorf("cannot compare %s and %s as numbers", FormatValue(current), FormatValue(best))
 	}
@@ -445,7 +420,7 @@ func intsOf(v any) ([]int, bool) {
 	case []any:
 		out := make([]int, len(x))
 		for i, e := range x {
-			f, ok := LogNumber(e)
+			f, ok := mainloop.LogNumber(e)
 			if !ok {
 				return nil, false
 			}

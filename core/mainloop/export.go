@@ -326,7 +326,10 @@ func (l *TrainingLog) Channel(name string) (iterations []int, values []float64) 
 		if !ok {
 			continue
 		}
-		if f, ok := numberOf(v); ok {
+		if _, isBool := v.(bool); isBool {
+			continue
+		}
+		if f, ok := LogNumber(v); ok {
 			iterations = append(iterations, it)
 			values = append(values, f)
 		}
@@ -334,7 +337,9 @@ func (l *TrainingLog) Channel(name string) (iterations []int, values []float64) 
 	return iterations, values
 }
 
-func numberOf(v any) (float64, bool) {
+// LogNumber reads a log value as a number: Go numbers, bools and
+// one-element arrays. ok is false for anything else.
+func LogNumber(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, true
@@ -344,6 +349,11 @@ func numberOf(v any) (float64, bool) {
 		return float64(x), true
 	case int64:
 		return float64(x), true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
 	case *nd.Array:
 		if x != nil && x.Size() == 1 {
 			return x.Flat(0), true

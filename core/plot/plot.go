@@ -243,7 +243,7 @@ func NumericChannels(l *mainloop.TrainingLog) []string {
 			if _, ok := v.(bool); ok {
 				continue
 			}
-			if _, ok := extensions.LogNumber(v); ok {
+			if _, ok := mainloop.LogNumber(v); ok {
 				seen[k] = true
 			}
 		}
