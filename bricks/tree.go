@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
 )
 
 // PrintTree writes the brick hierarchy under b: one brick a line, indented
@@ -46,7 +47,7 @@ func PrintTree(w io.Writer, b Brick) error {
 			if len(base.Children) == 0 {
 				pad = "    "
 			}
-			fmt.Fprintf(&sb, "%s%s.%s %s %s [%s]\n", childPrefix, pad, p.Name, p.Value().DType(), shapeText(p.Value().Shape), strings.Join(roles, ","))
+			fmt.Fprintf(&sb, "%s%s.%s %s %s [%s]\n", childPrefix, pad, p.Name, p.Value().DType(), nd.ShapeString(p.Value().Shape), strings.Join(roles, ","))
 		}
 		for i, c := range base.Children {
 			walk(c, childPrefix, i == len(base.Children)-1, false)
@@ -55,15 +56,4 @@ func PrintTree(w io.Writer, b Brick) error {
 	walk(b, "", true, true)
 	_, err := io.WriteString(w, sb.String())
 	return err
-}
-
-func shapeText(s []int) string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	if len(s) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }

@@ -89,11 +89,11 @@ type convGeom struct {
 
 func (p convParams) geom(xs, ws []int) (convGeom, error) {
 	if len(xs) != 4 || len(ws) != 4 {
-		return convGeom{}, fmt.Errorf("conv2d needs 4-d images and filters, got shapes %s and %s", shapeStr(xs), shapeStr(ws))
+		return convGeom{}, fmt.Errorf("conv2d needs 4-d images and filters, got shapes %s and %s", nd.ShapeString(xs), nd.ShapeString(ws))
 	}
 	g := convGeom{n: xs[0], c: xs[1], h: xs[2], w: xs[3], f: ws[0], kh: ws[2], kw: ws[3], sh: p.step[0], sw: p.step[1], flip: p.flip}
 	if ws[1] != xs[1] {
-		return g, fmt.Errorf("conv2d: the images have %d channels (shape %s) but the filters expect %d (shape %s)", xs[1], shapeStr(xs), ws[1], shapeStr(ws))
+		return g, fmt.Errorf("conv2d: the images have %d channels (shape %s) but the filters expect %d (shape %s)", xs[1], nd.ShapeString(xs), ws[1], nd.ShapeString(ws))
 	}
 	g.ph, g.pw = p.border.Pads(g.kh, g.kw)
 	g.oh = ConvOutputSize(g.h, g.kh, g.sh, g.ph)
@@ -242,7 +242,7 @@ func (o conv2dGradInputOp) geomOf(in [][]int) (convGeom, error) {
 		return g, err
 	}
 	if in[0][0] != g.n || in[0][1] != g.f || in[0][2] != g.oh || in[0][3] != g.ow {
-		return g, fmt.Errorf("conv2d_grad_inputs: %s images and %s filters give outputs %s, got %s", shapeStr(xs), shapeStr(in[1]), shapeStr([]int{g.n, g.f, g.oh, g.ow}), shapeStr(in[0]))
+		return g, fmt.Errorf("conv2d_grad_inputs: %s images and %s filters give outputs %s, got %s", nd.ShapeString(xs), nd.ShapeString(in[1]), nd.ShapeString([]int{g.n, g.f, g.oh, g.ow}), nd.ShapeString(in[0]))
 	}
 	return g, nil
 }
@@ -300,7 +300,7 @@ func (o conv2dGradWeightsOp) geomOf(in [][]int) (convGeom, error) {
 		return g, err
 	}
 	if in[1][0] != g.n || in[1][1] != g.f || in[1][2] != g.oh || in[1][3] != g.ow {
-		return g, fmt.Errorf("conv2d_grad_weights: %s images and %s filters give outputs %s, got %s", shapeStr(in[0]), shapeStr(in[2]), shapeStr([]int{g.n, g.f, g.oh, g.ow}), shapeStr(in[1]))
+		return g, fmt.Errorf("conv2d_grad_weights: %s images and %s filters give outputs %s, got %s", nd.ShapeString(in[0]), nd.ShapeString(in[2]), nd.ShapeString([]int{g.n, g.f, g.oh, g.ow}), nd.ShapeString(in[1]))
 	}
 	return g, nil
 }

@@ -56,12 +56,12 @@ func (o dotOp) Shape(in [][]int) ([]int, error) {
 	m, k, k2, n := o.dims(in[0], in[1])
 	if k != k2 {
 		return nil, fmt.Errorf("dot: shapes %s and %s are not aligned: %d (dim %d) != %d (dim 0)",
-			shapeStr(in[0]), shapeStr(in[1]), k, len(in[0])-1, k2)
+			nd.ShapeString(in[0]), nd.ShapeString(in[1]), k, len(in[0])-1, k2)
 	}
 	for _, d := range []int{m, k, n} {
 		if d > math.MaxInt32 {
 			return nil, fmt.Errorf("dot: shapes %s and %s: dimension %d exceeds the 32-bit limit of BLAS (%d)",
-				shapeStr(in[0]), shapeStr(in[1]), d, math.MaxInt32)
+				nd.ShapeString(in[0]), nd.ShapeString(in[1]), d, math.MaxInt32)
 		}
 	}
 	var out []int

@@ -119,7 +119,7 @@ func broadcastShapes(shapes ...[]int) ([]int, error) {
 					if k > 0 {
 						strs += " and "
 					}
-					strs += shapeStr(s)
+					strs += nd.ShapeString(s)
 				}
 				return nil, fmt.Errorf("shapes %s cannot be broadcast together", strs)
 			}

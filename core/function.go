@@ -159,7 +159,7 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 		in := f.inputs[k]
 		if a.NDim() != in.ndim {
 			return nil, &InputError{in, fmt.Sprintf("input %s is %s (%d-d) but got an array of shape %s (%d-d)",
-				in, in.TypeString(), in.ndim, shapeStr(a.Shape), a.NDim())}
+				in, in.TypeString(), in.ndim, nd.ShapeString(a.Shape), a.NDim())}
 		}
 		if !canFeed(a.DType(), in.dtype) {
 			return nil, &InputError{in, fmt.Sprintf("input %s is %s but got %s data; convert it first (e.g. with Cast)",
@@ -227,7 +227,7 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 		}
 		dst := u.Shared.value
 		if !nd.SameShape(dst.Shape, src.Shape) {
-			return outs, fmt.Errorf("update of %s: value has shape %s, the variable %s", u.Shared, shapeStr(src.Shape), shapeStr(dst.Shape))
+			return outs, fmt.Errorf("update of %s: value has shape %s, the variable %s", u.Shared, nd.ShapeString(src.Shape), nd.ShapeString(dst.Shape))
 		}
 		if dst.Data != nil && sameData(dst, src) {
 			continue
@@ -418,7 +418,7 @@ func (f *Function) Program(args []*nd.Array) ([]string, error) {
 		for _, j := range s.in {
 			ins = append(ins, fmt.Sprintf("%%%d", j))
 		}
-		line := fmt.Sprintf("%%%d = %s(%s) %s", s.node, s.op, strings.Join(ins, ", "), shapeStr(p.vals[s.node].Shape))
+		line := fmt.Sprintf("%%%d = %s(%s) %s", s.node, s.op, strings.Join(ins, ", "), nd.ShapeString(p.vals[s.node].Shape))
 		if s.view {
 			line += " view"
 		}

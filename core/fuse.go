@@ -66,7 +66,7 @@ func (reluGradOp) Type(in []*Variable) (nd.DType, int, error) {
 }
 func (reluGradOp) Shape(in [][]int) ([]int, error) {
 	if !nd.SameShape(in[0], in[1]) {
-		return nil, fmt.Errorf("relu grad: output %s and gradient %s differ", shapeStr(in[0]), shapeStr(in[1]))
+		return nil, fmt.Errorf("relu grad: output %s and gradient %s differ", nd.ShapeString(in[0]), nd.ShapeString(in[1]))
 	}
 	return in[0], nil
 }

@@ -53,7 +53,7 @@ func (o fusedOp) Shape(in [][]int) ([]int, error) {
 			continue
 		}
 		if !nd.SameShape(s, first) {
-			return nil, fmt.Errorf("%s: input of shape %s does not match the first input's %s", o, shapeStr(s), shapeStr(first))
+			return nil, fmt.Errorf("%s: input of shape %s does not match the first input's %s", o, nd.ShapeString(s), nd.ShapeString(first))
 		}
 	}
 	return append([]int{o.k.Parts()}, first...), nil

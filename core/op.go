@@ -60,17 +60,3 @@ func (copyOp) Shape(in [][]int) ([]int, error)                    { return in[0]
 func (copyOp) IsView(in [][]int, out []int) bool                  { return true }
 func (copyOp) Run(out *nd.Array, in []*nd.Array)                  { out.Data = in[0].Data }
 func (copyOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return []*Variable{gz} }
-
-func shapeStr(s []int) string {
-	b := "("
-	for i, d := range s {
-		if i > 0 {
-			b += ", "
-		}
-		b += fmt.Sprint(d)
-	}
-	if len(s) == 1 {
-		b += ","
-	}
-	return b + ")"
-}

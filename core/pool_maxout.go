@@ -22,7 +22,7 @@ func (o maxoutOp) Shape(in [][]int) ([]int, error) {
 	s := append([]int(nil), in[0]...)
 	d := s[len(s)-1]
 	if d%o.k != 0 {
-		return nil, fmt.Errorf("maxout: the last axis (%d, shape %s) is not a multiple of num_pieces=%d", d, shapeStr(in[0]), o.k)
+		return nil, fmt.Errorf("maxout: the last axis (%d, shape %s) is not a multiple of num_pieces=%d", d, nd.ShapeString(in[0]), o.k)
 	}
 	s[len(s)-1] = d / o.k
 	return s, nil

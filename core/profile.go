@@ -57,7 +57,7 @@ func (f *Function) ProfileOps(args []*nd.Array, reps int) ([]OpTime, error) {
 	byName := map[string]*OpTime{}
 	var res []*OpTime
 	for k, s := range p.steps {
-		name := fmt.Sprintf("%s %s", s.op, shapeStr(p.vals[s.node].Shape))
+		name := fmt.Sprintf("%s %s", s.op, nd.ShapeString(p.vals[s.node].Shape))
 		o := byName[name]
 		if o == nil {
 			o = &OpTime{Op: name}

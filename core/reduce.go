@@ -64,7 +64,7 @@ func (o reduceOp) Shape(in [][]int) ([]int, error) {
 	if o.kind == rMax || o.kind == rMin {
 		for i, d := range s {
 			if o.reduced(i) && d == 0 {
-				return nil, fmt.Errorf("%s of an empty axis %d (shape %s)", o, i, shapeStr(s))
+				return nil, fmt.Errorf("%s of an empty axis %d (shape %s)", o, i, nd.ShapeString(s))
 			}
 		}
 	}

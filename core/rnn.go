@@ -59,7 +59,7 @@ func checkRNNTypes(name string, in []*Variable, ndims []int, mask bool) (nd.DTyp
 func checkRNNShapes(name string, in [][]int, want [][]int, mask bool, h0 int) (rnnDims, error) {
 	x := in[0]
 	if len(x) != 3 || len(in[h0]) != 2 {
-		return rnnDims{}, fmt.Errorf("%s: the inputs must be (time, batch, features) and the initial state (batch, dim), got %s and %s", name, shapeStr(x), shapeStr(in[h0]))
+		return rnnDims{}, fmt.Errorf("%s: the inputs must be (time, batch, features) and the initial state (batch, dim), got %s and %s", name, nd.ShapeString(x), nd.ShapeString(in[h0]))
 	}
 	r := rnnDims{T: x[0], B: x[1], d: in[h0][1]}
 	dim := func(code int) int {
@@ -83,12 +83,12 @@ func checkRNNShapes(name string, in [][]int, want [][]int, mask bool, h0 int) (r
 			for k := range w {
 				exp[k] = dim(w[k])
 			}
-			return rnnDims{}, fmt.Errorf("%s: input %d has shape %s, want %s", name, i, shapeStr(in[i]), shapeStr(exp))
+			return rnnDims{}, fmt.Errorf("%s: input %d has shape %s, want %s", name, i, nd.ShapeString(in[i]), nd.ShapeString(exp))
 		}
 	}
 	if mask {
 		if m := in[len(want)]; len(m) != 2 || m[0] != r.T || m[1] != r.B {
-			return rnnDims{}, fmt.Errorf("%s: the mask has shape %s, want (%d, %d) (time, batch)", name, shapeStr(m), r.T, r.B)
+			return rnnDims{}, fmt.Errorf("%s: the mask has shape %s, want (%d, %d) (time, batch)", name, nd.ShapeString(m), r.T, r.B)
 		}
 	}
 	return r, nil

@@ -294,7 +294,7 @@ func (s *scanInfo) layout(in [][]int) (*scanLayout, error) {
 	for k := 0; k < s.nState; k++ {
 		st := shapeOf(s.innerOuts[k])
 		if !nd.SameShape(st, in[s.nSeq+k]) {
-			return nil, fmt.Errorf("%s: state %s has shape %s but the step returns shape %s", s.name, s.placeholders[s.nSeq+k], shapeStr(in[s.nSeq+k]), shapeStr(st))
+			return nil, fmt.Errorf("%s: state %s has shape %s but the step returns shape %s", s.name, s.placeholders[s.nSeq+k], nd.ShapeString(in[s.nSeq+k]), nd.ShapeString(st))
 		}
 	}
 	off := 0

@@ -29,7 +29,7 @@ func (dotNDOp) Type(in []*Variable) (nd.DType, int, error) {
 func (dotNDOp) Shape(in [][]int) ([]int, error) {
 	x, w := in[0], in[1]
 	if x[len(x)-1] != w[0] {
-		return nil, fmt.Errorf("dot: shapes %s and %s are not aligned: %d (dim %d) != %d (dim 0)", shapeStr(x), shapeStr(w), x[len(x)-1], len(x)-1, w[0])
+		return nil, fmt.Errorf("dot: shapes %s and %s are not aligned: %d (dim %d) != %d (dim 0)", nd.ShapeString(x), nd.ShapeString(w), x[len(x)-1], len(x)-1, w[0])
 	}
 	out := append([]int(nil), x[:len(x)-1]...)
 	return append(out, w[1]), nil
@@ -118,7 +118,7 @@ func (o concatOp) Shape(in [][]int) ([]int, error) {
 	for _, s := range in[1:] {
 		for d := range s {
 			if d != o.axis && s[d] != out[d] {
-				return nil, fmt.Errorf("concatenate: shapes %s and %s differ outside axis %d", shapeStr(in[0]), shapeStr(s), o.axis)
+				return nil, fmt.Errorf("concatenate: shapes %s and %s differ outside axis %d", nd.ShapeString(in[0]), nd.ShapeString(s), o.axis)
 			}
 		}
 		out[o.axis] += s[o.axis]

@@ -17,7 +17,7 @@ func (o reshapeOp) Type(in []*Variable) (nd.DType, int, error) {
 func (o reshapeOp) Shape(in [][]int) ([]int, error) {
 	s, err := nd.ResolveShape(nd.Prod(in[0]), o.shape)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reshape %s into %v", shapeStr(in[0]), o.shape)
+		return nil, fmt.Errorf("cannot reshape %s into %v", nd.ShapeString(in[0]), o.shape)
 	}
 	return s, nil
 }
@@ -117,7 +117,7 @@ func (o dimshuffleOp) Shape(in [][]int) ([]int, error) {
 	}
 	for i, d := range s {
 		if !slices.Contains(o.pattern, i) && d != 1 {
-			return nil, fmt.Errorf("%s drops axis %d of shape %s, which is not of length 1", o, i, shapeStr(s))
+			return nil, fmt.Errorf("%s drops axis %d of shape %s, which is not of length 1", o, i, nd.ShapeString(s))
 		}
 	}
 	return out, nil

@@ -27,27 +27,13 @@ type SizeError struct {
 func (e *SizeError) Error() string {
 	for _, d := range e.Shape {
 		if d < 0 {
-			return fmt.Sprintf("shape %s has a negative dimension", shapeText(e.Shape))
+			return fmt.Sprintf("shape %s has a negative dimension", ShapeString(e.Shape))
 		}
 	}
 	if e.Bytes == 0 {
-		return fmt.Sprintf("shape %s has more elements than any array can hold (the element count overflows a 64-bit int)", shapeText(e.Shape))
+		return fmt.Sprintf("shape %s has more elements than any array can hold (the element count overflows a 64-bit int)", ShapeString(e.Shape))
 	}
-	return fmt.Sprintf("shape %s of %s needs %s, more than %s (%s)", shapeText(e.Shape), e.DType, FormatBytes(e.Bytes), e.What, FormatBytes(e.Limit))
-}
-
-func shapeText(s []int) string {
-	out := "("
-	for i, d := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += fmt.Sprint(d)
-	}
-	if len(s) == 1 {
-		out += ","
-	}
-	return out + ")"
+	return fmt.Sprintf("shape %s of %s needs %s, more than %s (%s)", ShapeString(e.Shape), e.DType, FormatBytes(e.Bytes), e.What, FormatBytes(e.Limit))
 }
 
 // FormatBytes writes n in binary units (12.0 GiB).
@@ -163,7 +149,7 @@ func (a *Array) Consistent() error {
 		return nil // a shape alone, for planning (its data is bound later)
 	}
 	if l != n {
-		return fmt.Errorf("nd: array of shape %s holds %d elements, not %d", shapeText(a.Shape), l, n)
+		return fmt.Errorf("nd: array of shape %s holds %d elements, not %d", ShapeString(a.Shape), l, n)
 	}
 	return nil
 }
@@ -177,4 +163,22 @@ func dataLen(d any) int {
 		return -1
 	}
 	return v.Len()
+}
+
+// ShapeString writes a shape in Python's tuple notation, as numpy prints
+// one: (), (5,), (256, 784).
+func ShapeString(shape []int) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, d := range shape {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(d))
+	}
+	if len(shape) == 1 {
+		b.WriteByte(',')
+	}
+	b.WriteByte(')')
+	return b.String()
 }

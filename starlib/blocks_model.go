@@ -132,7 +132,7 @@ func (m *Model) Attr(name string) (starlark.Value, error) {
 			if err != nil {
 				var se *bricks.ShapeError
 				if errors.As(err, &se) {
-					return nil, fmt.Errorf("set_parameter_values: shape mismatch for parameter %s: expected %s, got %s", se.Name, shapeTuple(se.Expected), shapeTuple(se.Got))
+					return nil, fmt.Errorf("set_parameter_values: shape mismatch for parameter %s: expected %s, got %s", se.Name, nd.ShapeString(se.Expected), nd.ShapeString(se.Got))
 				}
 				return nil, fmt.Errorf("set_parameter_values: %v", err)
 			}
@@ -153,15 +153,4 @@ func (m *Model) Attr(name string) (starlark.Value, error) {
 		}), nil
 	}
 	return m.g.Attr(name)
-}
-
-func shapeTuple(s []int) string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	if len(s) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }

@@ -35,7 +35,7 @@ func (a *Array) Describe() string { return describeArray(a.A) }
 
 func describeArray(a *nd.Array) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ndarray %s %s", a.DType(), shapeString(a.Shape))
+	fmt.Fprintf(&b, "ndarray %s %s", a.DType(), nd.ShapeString(a.Shape))
 	if n := a.Size(); n > 1 {
 		lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
 		for i := 0; i < n; i++ {
@@ -54,17 +54,6 @@ func describeArray(a *nd.Array) string {
 	b.WriteString("\n")
 	b.WriteString(a.String())
 	return b.String()
-}
-
-func shapeString(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, d := range shape {
-		parts[i] = fmt.Sprint(d)
-	}
-	if len(shape) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // Describe draws the brick and its children as a tree, with each
@@ -89,7 +78,7 @@ func describeBrick(sb *strings.Builder, br bricks.Brick, first, rest string) {
 	for _, p := range base.Parameters {
 		s := p.Tag.Name
 		if v := p.Value(); v != nil {
-			s += " " + v.DType().String() + " " + shapeString(v.Shape)
+			s += " " + v.DType().String() + " " + nd.ShapeString(v.Shape)
 		}
 		params = append(params, s)
 	}

@@ -448,19 +448,8 @@ func paramTable(w io.Writer, arrays []checkpoint.Named) {
 		if n == 0 {
 			lo, hi = 0, 0
 		}
-		fmt.Fprintf(w, "%-*s  %-12s %-8s %12.5g %12.5g %12.5g %12.5g\n", width, a.Name, shapeString(a.Array.Shape), a.Array.DType(), mean, std, lo, hi)
+		fmt.Fprintf(w, "%-*s  %-12s %-8s %12.5g %12.5g %12.5g %12.5g\n", width, a.Name, nd.ShapeString(a.Array.Shape), a.Array.DType(), mean, std, lo, hi)
 	}
-}
-
-func shapeString(s []int) string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	if len(s) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/blocks-go/blocks/fuel/h5"
+	"github.com/blocks-go/blocks/nd"
 )
 
 // blocks-repl fuel info: what a Fuel HDF5 file holds (Fuel's fuel-info,
@@ -58,7 +59,7 @@ func writeFuelInfo(out io.Writer, info *h5.FileInfo) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  source\tdtype\tshape\taxis labels\n")
 	for _, s := range info.Sources {
-		dt, shape := s.DType, pyShape(s.Shape)
+		dt, shape := s.DType, nd.ShapeString(s.Shape)
 		if s.Vlen {
 			dt = "vlen " + dt
 			shape += ", examples of varying shape"
@@ -85,16 +86,4 @@ func writeFuelInfo(out io.Writer, info *h5.FileInfo) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Split, r.Source, n, rows, comment)
 	}
 	tw.Flush()
-}
-
-// pyShape writes a shape as Python does: (3,) and (2, 3).
-func pyShape(s []int) string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	if len(s) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }

@@ -11,6 +11,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/docs"
+	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -161,10 +162,10 @@ func typeOf(v starlark.Value) string {
 func shapeOf(v starlark.Value) string {
 	switch v := v.(type) {
 	case *starlib.Array:
-		return tupleString(v.A.Shape)
+		return nd.ShapeString(v.A.Shape)
 	case *starlib.Variable:
 		if a := v.V.Value(); a != nil {
-			return tupleString(a.Shape)
+			return nd.ShapeString(a.Shape)
 		}
 		return fmt.Sprintf("%d dimensions (the shape is known when the variable is computed: %s.eval({...}).shape)", v.V.NDim(), v.V.String())
 	case *starlib.Brick:
@@ -210,16 +211,4 @@ func (s *session) save(path string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// tupleString writes a shape as Python does: (8, 784), (5,), ().
-func tupleString(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, d := range shape {
-		parts[i] = fmt.Sprint(d)
-	}
-	if len(parts) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }

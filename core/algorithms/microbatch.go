@@ -325,7 +325,7 @@ func (g *UpdatesAlgorithm) processMicro(args []*nd.Array) error {
 		}
 		if n >= 0 && a.Shape[0] != n {
 			return fmt.Errorf("%s: microbatches cut the batch along its first axis, but the sources have %d and %d rows (source %q has shape %s)",
-				g.name, n, a.Shape[0], g.inputs[i].Name, shapeString(a.Shape))
+				g.name, n, a.Shape[0], g.inputs[i].Name, nd.ShapeString(a.Shape))
 		}
 		n = a.Shape[0]
 	}
@@ -474,7 +474,7 @@ func (s *microStep) store(j int, outs []*nd.Array, w float64) error {
 		l := s.layout[i]
 		if o.Size() != l.size {
 			return fmt.Errorf("%s has shape %s in one microbatch and %s in another: only values of a fixed shape can be summed over microbatches",
-				s.reduced[i], shapeString(o.Shape), shapeString(s.shapes[i]))
+				s.reduced[i], nd.ShapeString(o.Shape), nd.ShapeString(s.shapes[i]))
 		}
 		if l.f64 {
 			dst := s.parts64[j][l.off : l.off+l.size]

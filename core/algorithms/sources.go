@@ -167,7 +167,7 @@ type SourceError struct {
 func (e *SourceError) Error() string {
 	if len(e.Shape) != e.Input.NDim() {
 		return fmt.Sprintf("source %q has shape %s but the input variable %s is %s (%d-d)",
-			e.Source, shapeString(e.Shape), e.Input, kindOfNDim(e.Input.NDim()), e.Input.NDim())
+			e.Source, nd.ShapeString(e.Shape), e.Input, kindOfNDim(e.Input.NDim()), e.Input.NDim())
 	}
 	hint := "convert the source first (e.g. with Fuel's Cast transformer) or declare the variable with the data's type"
 	switch {
@@ -179,7 +179,7 @@ func (e *SourceError) Error() string {
 		hint = e.DType.String() + " data does not convert to " + e.Input.DType().String() + " without loss; " + hint
 	}
 	return fmt.Sprintf("source %q has dtype %s (shape %s) but the input variable %s is %s: %s",
-		e.Source, e.DType, shapeString(e.Shape), e.Input, e.Input.TypeString(), hint)
+		e.Source, e.DType, nd.ShapeString(e.Shape), e.Input, e.Input.TypeString(), hint)
 }
 
 func (e *SourceError) Unwrap() error { return e.Err }
@@ -210,16 +210,4 @@ func kindOfNDim(n int) string {
 		return "a matrix"
 	}
 	return fmt.Sprintf("a tensor%d", n)
-}
-
-// shapeString is Python's tuple notation: (5,), (256, 784), ().
-func shapeString(s []int) string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	if len(s) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
 )
 
 // Shapes infers the shape of every variable it can: shared variables and
@@ -41,17 +42,6 @@ func (g *ComputationGraph) Shapes(inputShapes map[string][]int) map[*core.Variab
 		}
 	}
 	return out
-}
-
-func shapeString(s []int) string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	if len(s) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 func kindLabel(v *core.Variable) string {
@@ -124,7 +114,7 @@ func (g *ComputationGraph) Print(w io.Writer, inputShapes map[string][]int) erro
 		}
 		line := fmt.Sprintf("%%%-3d %-28s %-40s %s", k, name, what, v.TypeString())
 		if s, ok := shapes[v]; ok {
-			line += " " + shapeString(s)
+			line += " " + nd.ShapeString(s)
 		}
 		if r := roleNames(v); r != "" {
 			line += " [" + r + "]"
@@ -194,7 +184,7 @@ func (g *ComputationGraph) WriteDOT(w io.Writer, inputShapes map[string][]int) e
 			label = append(label, "["+r+"]")
 		}
 		if s, ok := shapes[v]; ok {
-			label = append(label, shapeString(s))
+			label = append(label, nd.ShapeString(s))
 		}
 		for _, o := range g.Outputs {
 			if o == v {

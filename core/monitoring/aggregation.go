@@ -175,20 +175,6 @@ func emptyLike(dt nd.DType, ndim int) *nd.Array {
 	return nd.New(dt, make([]int, ndim)...)
 }
 
-func shapeStr(s []int) string {
-	out := "("
-	for i, d := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += fmt.Sprint(d)
-	}
-	if len(s) == 1 {
-		out += ","
-	}
-	return out + ")"
-}
-
 // accumulate adds v into *acc (allocating it on the first batch).
 func accumulate(acc **nd.Array, v *nd.Array, what *core.Variable) error {
 	if *acc == nil {
@@ -197,7 +183,7 @@ func accumulate(acc **nd.Array, v *nd.Array, what *core.Variable) error {
 	}
 	a := *acc
 	if !nd.SameShape(a.Shape, v.Shape) {
-		return fmt.Errorf("aggregating %s: this batch's value has shape %s, the earlier ones %s", what, shapeStr(v.Shape), shapeStr(a.Shape))
+		return fmt.Errorf("aggregating %s: this batch's value has shape %s, the earlier ones %s", what, nd.ShapeString(v.Shape), nd.ShapeString(a.Shape))
 	}
 	switch d := a.Data.(type) {
 	case []float32:
@@ -273,7 +259,7 @@ func (m *meanAggregator) Readout() (*nd.Array, error) {
 		}
 	default:
 		return nil, fmt.Errorf("aggregating the mean of %s: numerator of shape %s and denominator of shape %s do not broadcast",
-			m.scheme.Numerator, shapeStr(num.Shape), shapeStr(den.Shape))
+			m.scheme.Numerator, nd.ShapeString(num.Shape), nd.ShapeString(den.Shape))
 	}
 	return m.finish(out), nil
 }
@@ -314,7 +300,7 @@ func (s *simpleAggregator) Aggregate(values []*nd.Array) error {
 		s.acc = v.Copy()
 	case aggConcatenate:
 		if len(s.parts) > 0 && !nd.SameShape(s.parts[0].Shape[1:], v.Shape) {
-			return fmt.Errorf("concatenating %s: this batch's value has shape %s, the first one %s", s.v, shapeStr(v.Shape), shapeStr(s.parts[0].Shape[1:]))
+			return fmt.Errorf("concatenating %s: this batch's value has shape %s, the first one %s", s.v, nd.ShapeString(v.Shape), nd.ShapeString(s.parts[0].Shape[1:]))
 		}
 		p, err := v.Copy().Reshape(append([]int{1}, v.Shape...)...)
 		if err != nil {
@@ -327,7 +313,7 @@ func (s *simpleAggregator) Aggregate(values []*nd.Array) error {
 			return nil
 		}
 		if !nd.SameShape(s.acc.Shape, v.Shape) {
-			return fmt.Errorf("aggregating %s: this batch's value has shape %s, the earlier ones %s", s.v, shapeStr(v.Shape), shapeStr(s.acc.Shape))
+			return fmt.Errorf("aggregating %s: this batch's value has shape %s, the earlier ones %s", s.v, nd.ShapeString(v.Shape), nd.ShapeString(s.acc.Shape))
 		}
 		for i, n := 0, s.acc.Size(); i < n; i++ {
 			a, b := s.acc.Flat(i), v.Flat(i)
