@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/nd/npy"
 )
 
 // SavedArray is an array as plain data for a checkpoint: its dtype name,
@@ -39,52 +39,32 @@ func SaveArray(a *nd.Array) SavedArray {
 func (s SavedArray) MarshalJSON() ([]byte, error) {
 	type plain SavedArray // without this method
 	if s.arr != nil {
-		s = encodeArray(s.arr)
+		var err error
+		if s, err = encodeArray(s.arr); err != nil {
+			return nil, err
+		}
 	}
 	return json.Marshal(plain(s))
 }
 
 // encodeArray is the SavedArray of a with its bytes.
-func encodeArray(a *nd.Array) SavedArray {
+func encodeArray(a *nd.Array) (SavedArray, error) {
 	s := SavedArray{DType: a.DType().String(), Shape: append([]int{}, a.Shape...)}
-	switch d := a.Data.(type) {
-	case []*nd.Array:
-		s.Parts = make([]SavedArray, len(d))
-		for i, p := range d {
-			s.Parts[i] = encodeArray(p)
-		}
-		return s
-	case []float32:
-		s.Data = make([]byte, 4*len(d))
-		for i, v := range d {
-			binary.LittleEndian.PutUint32(s.Data[4*i:], math.Float32bits(v))
-		}
-	case []float64:
-		s.Data = make([]byte, 8*len(d))
-		for i, v := range d {
-			binary.LittleEndian.PutUint64(s.Data[8*i:], math.Float64bits(v))
-		}
-	case []int64:
-		s.Data = make([]byte, 8*len(d))
-		for i, v := range d {
-			binary.LittleEndian.PutUint64(s.Data[8*i:], uint64(v))
-		}
-	case []int32:
-		s.Data = make([]byte, 4*len(d))
-		for i, v := range d {
-			binary.LittleEndian.PutUint32(s.Data[4*i:], uint32(v))
-		}
-	case []uint8:
-		s.Data = append([]byte{}, d...)
-	case []bool:
-		s.Data = make([]byte, len(d))
-		for i, v := range d {
-			if v {
-				s.Data[i] = 1
+	if parts, ok := a.Data.([]*nd.Array); ok {
+		s.Parts = make([]SavedArray, len(parts))
+		for i, p := range parts {
+			var err error
+			if s.Parts[i], err = encodeArray(p); err != nil {
+				return SavedArray{}, err
 			}
 		}
+		return s, nil
 	}
-	return s
+	var err error
+	if s.Data, err = npy.AppendData([]byte{}, a, binary.LittleEndian); err != nil {
+		return SavedArray{}, fmt.Errorf("fuel: saving an iterator state: %w", err)
+	}
+	return s, nil
 }
 
 // Array rebuilds the saved array, checking that its bytes fit its shape.
@@ -96,14 +76,9 @@ func (s SavedArray) Array() (*nd.Array, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fuel: saved array: %w", err)
 	}
-	for _, n := range s.Shape {
-		if n < 0 {
-			return nil, fmt.Errorf("fuel: saved array: bad shape %v", s.Shape)
-		}
-	}
-	n := nd.Prod(s.Shape)
 	if dt == nd.Object {
-		if len(s.Parts) != n {
+		n, ok := nd.ProdChecked(s.Shape)
+		if !ok || len(s.Parts) != n {
 			return nil, fmt.Errorf("fuel: saved object array of shape %v has %d parts", s.Shape, len(s.Parts))
 		}
 		parts := make([]*nd.Array, n)
@@ -114,34 +89,9 @@ func (s SavedArray) Array() (*nd.Array, error) {
 		}
 		return &nd.Array{Shape: append([]int{}, s.Shape...), Data: parts}, nil
 	}
-	if len(s.Data) != n*dt.Size() {
-		return nil, fmt.Errorf("fuel: saved %s array of shape %v has %d bytes, want %d", s.DType, s.Shape, len(s.Data), n*dt.Size())
-	}
-	a := nd.New(dt, s.Shape...)
-	b := s.Data
-	switch d := a.Data.(type) {
-	case []float32:
-		for i := range d {
-			d[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-	case []float64:
-		for i := range d {
-			d[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-		}
-	case []int64:
-		for i := range d {
-			d[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
-		}
-	case []int32:
-		for i := range d {
-			d[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-		}
-	case []uint8:
-		copy(d, b)
-	case []bool:
-		for i := range d {
-			d[i] = b[i] != 0
-		}
+	a, err := npy.DecodeData(dt, s.Shape, s.Data, binary.LittleEndian)
+	if err != nil {
+		return nil, fmt.Errorf("fuel: saved %s array: %w", s.DType, err)
 	}
 	return a, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/nd/npy"
 	"github.com/blocks-go/blocks/numpyrand"
 )
 
@@ -170,8 +171,8 @@ func FuzzDecodeNPZ(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Add(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"))
-	f.Add(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2, -1), }", make([]byte, 16)...))
+	f.Add(npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"))
+	f.Add(npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, -1), }", make([]byte, 16)...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		arrays, err := DecodeNPZ(data)
 		if err == nil {
@@ -181,7 +182,7 @@ func FuzzDecodeNPZ(f *testing.F) {
 				}
 			}
 		}
-		if a, err := decodeNPY(data); err == nil {
+		if a, err := npy.Decode(data); err == nil {
 			if n, ok := nd.ProdChecked(a.Shape); !ok || lenData(a) != n {
 				t.Fatalf(".npy array of shape %v holds %d elements", a.Shape, lenData(a))
 			}
@@ -199,6 +200,10 @@ func lenData(a *nd.Array) int {
 		return len(d)
 	case []int32:
 		return len(d)
+	case []int16:
+		return len(d)
+	case []uint16:
+		return len(d)
 	case []uint8:
 		return len(d)
 	case []bool:
@@ -207,8 +212,8 @@ func lenData(a *nd.Array) int {
 	return -1
 }
 
-// npy is an .npy file (format 1.0) with the given header dictionary.
-func npy(header string, data ...byte) []byte {
+// npyFile is an .npy file (format 1.0) with the given header dictionary.
+func npyFile(header string, data ...byte) []byte {
 	h := []byte(header + "\n")
 	b := append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
 	return append(append(b, h...), data...)

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/nd/npy"
 )
 
 // Value is a log or status value in JSON, tagged with its Go type so that
@@ -140,7 +142,7 @@ func (v Value) Decode() (any, error) {
 		if err != nil {
 			return bad(err)
 		}
-		a, err := arrayFromBytes(dt, v.Shape, b)
+		a, err := npy.DecodeData(dt, v.Shape, b, binary.LittleEndian)
 		if err != nil {
 			return bad(err)
 		}
