@@ -61,6 +61,10 @@ type Tag struct {
 	ApplicationCall *ApplicationCall
 	// Aggregation is the monitoring aggregation scheme, when one is set.
 	Aggregation any
+	// ForParameter is the parameter an algorithm buffer (a step rule's
+	// state, such as momentum's velocity) was made for: Blocks'
+	// tag.for_parameter.
+	ForParameter *Variable
 }
 
 // Annotation is anything that can annotate a variable: a brick or an

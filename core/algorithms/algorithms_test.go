@@ -391,7 +391,7 @@ func TestBufferIsTagged(t *testing.T) {
 	if !core.HasRole(buf, core.AlgorithmBuffer) || !core.HasRole(buf, core.AlgorithmState) {
 		t.Errorf("buffer roles %v", buf.Tag.Roles)
 	}
-	if !nd.SameShape(buf.Value().Shape, []int{2, 3}) || BufferParameter(buf) != W {
-		t.Errorf("buffer shape %v parameter %v", buf.Value().Shape, BufferParameter(buf))
+	if !nd.SameShape(buf.Value().Shape, []int{2, 3}) || buf.Tag.ForParameter != W {
+		t.Errorf("buffer shape %v parameter %v", buf.Value().Shape, buf.Tag.ForParameter)
 	}
 }

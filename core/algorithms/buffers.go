@@ -44,7 +44,7 @@ func nameBuffers(params []*core.Variable, updates []core.Update, paramName func(
 			b.Tag.Name = short
 		}
 		name := short
-		if p := BufferParameter(b); p != nil && names[p] != "" {
+		if p := b.Tag.ForParameter; p != nil && names[p] != "" {
 			name = names[p] + "_" + short
 		}
 		if name == "" {
@@ -65,5 +65,5 @@ func nameBuffers(params []*core.Variable, updates []core.Update, paramName func(
 // order of the step rule's updates. Their names are unique within the
 // algorithm and deterministic ("<parameter name>_<buffer>"), so a
 // checkpoint can store them keyed by name; Tag.Name keeps Blocks' short
-// name ("velocity") and BufferParameter the parameter.
+// name ("velocity") and Tag.ForParameter the parameter.
 func (g *GradientDescent) Buffers() []*core.Variable { return slices.Clone(g.buffers) }

@@ -230,7 +230,7 @@ func (r *Adam) ComputeStep(parameter, previousStep *core.Variable) (*core.Variab
 	}
 	time := core.NewShared(nd.Scalar(config.FloatX(), 0), "time")
 	core.AddRole(time, core.AlgorithmBuffer)
-	buffers.Store(time, parameter)
+	time.Tag.ForParameter = parameter
 	dt := time.DType()
 	one := core.Const(dt, 1)
 	t1 := core.Add(time, one)

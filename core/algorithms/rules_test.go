@@ -275,7 +275,7 @@ func TestRestrict(t *testing.T) {
 	}
 	// A rule with updates: only the restricted parameters get them.
 	steps, ups, _ = NewRestrict(NewBasicMomentum(0.5), []*core.Variable{params[1], params[4]}).ComputeSteps(params, grads)
-	if len(ups) != 2 || BufferParameter(ups[0].Shared) != params[1] || BufferParameter(ups[1].Shared) != params[4] {
+	if len(ups) != 2 || ups[0].Shared.Tag.ForParameter != params[1] || ups[1].Shared.Tag.ForParameter != params[4] {
 		t.Errorf("Restrict updates %v", ups)
 	}
 	if steps[0] != grads[0] || steps[5] != grads[5] {

@@ -2,7 +2,6 @@ package algorithms
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/fuel/config"
@@ -63,10 +62,6 @@ func NewHyperparameter(value float64, name string) *core.Variable {
 	return v
 }
 
-// buffers maps an algorithm buffer to the parameter it was made for
-// (Blocks' buf.tag.for_parameter).
-var buffers sync.Map
-
 // NewBuffer returns a shared floatX variable of zeros shaped like the
 // parameter's value, tagged ALGORITHM_BUFFER and recorded as made for
 // parameter (Blocks' _create_algorithm_buffer_for). Stateful step rules
@@ -78,17 +73,8 @@ func NewBuffer(parameter *core.Variable, name string) (*core.Variable, error) {
 	}
 	b := core.NewShared(nd.New(config.FloatX(), val.Shape...), name)
 	core.AddRole(b, core.AlgorithmBuffer)
-	buffers.Store(b, parameter)
+	b.Tag.ForParameter = parameter
 	return b, nil
-}
-
-// BufferParameter is the parameter a buffer made by NewBuffer belongs to
-// (Blocks' tag.for_parameter), or nil.
-func BufferParameter(buffer *core.Variable) *core.Variable {
-	if p, ok := buffers.Load(buffer); ok {
-		return p.(*core.Variable)
-	}
-	return nil
 }
 
 // DefaultLearningRate is Scale's default learning rate.

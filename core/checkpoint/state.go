@@ -120,7 +120,7 @@ func (b Bindings) algorithmState() ([]string, []*core.Variable) {
 			continue
 		}
 		name := v.Name
-		if p := algorithms.BufferParameter(v); p != nil {
+		if p := v.Tag.ForParameter; p != nil {
 			name = b.name(p) + "." + name
 		}
 		keys = append(keys, fmt.Sprintf("%03d:%s", len(vars), ParameterKey(name)))
