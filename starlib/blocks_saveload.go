@@ -91,6 +91,7 @@ func newCheckpoint(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if ck := checkpointRun(thread); ck != nil {
 		e.Resume = ck.Resume
 		e.Replay = ck.Replay
+		e.PauseHalfway = ck.PauseCheckpointWrites
 	}
 	return &Extension{E: e}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 
 	"go.starlark.net/starlark"
 
@@ -40,6 +41,9 @@ type CheckpointRun struct {
 	// Scratch, for a replay, is the directory that receives what the
 	// script writes (removed by the caller afterwards).
 	Scratch string
+	// PauseCheckpointWrites (a test hook) pauses every checkpoint write
+	// half way (checkpoint.WriteOptions.PauseHalfway).
+	PauseCheckpointWrites time.Duration
 }
 
 // ErrConfigPrinted stops a --print-config run after config(...).

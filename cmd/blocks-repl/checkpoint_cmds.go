@@ -278,7 +278,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		fmt.Fprintf(stderr, "blocks-repl resume: note: --microbatches %d differs from the checkpoint's %d: training continues, but not bit-identically to the uninterrupted run\n",
 			j.par.Microbatches, c.Run.Microbatches)
 	}
-	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src, Expect: expect}, trust, stdout, j.parallelRun(), logPath)
+	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src, Expect: expect, PauseCheckpointWrites: checkpointWritePause()}, trust, stdout, j.parallelRun(), logPath)
 	var refused *starlib.OverrideRefusedError
 	if errors.As(err, &refused) {
 		var kv []string

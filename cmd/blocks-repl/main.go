@@ -38,6 +38,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/device"
@@ -276,7 +277,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 		}
 		defer d.finish(ctx, stderr)
 	}
-	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig}
+	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig, PauseCheckpointWrites: checkpointWritePause()}
 	if !j.writer() {
 		*logPath = "" // process 0 writes the log
 	}
@@ -323,4 +324,13 @@ func selectDevice(name string) error {
 		return err
 	}
 	return device.Select(d)
+}
+
+// checkpointWritePause is the test hook BLOCKS_CHECKPOINT_WRITE_DELAY (a
+// Go duration): the tests that kill the binary during a checkpoint write
+// set it to make that moment last. It is read here, once per command, and
+// passed down as an option.
+func checkpointWritePause() time.Duration {
+	d, _ := time.ParseDuration(os.Getenv("BLOCKS_CHECKPOINT_WRITE_DELAY"))
+	return d
 }

@@ -37,7 +37,7 @@ func BenchmarkWrite(b *testing.B) {
 					b.Fatal(err)
 				}
 				size = len(data)
-				if err := Write(path, data, 1, i); err != nil {
+				if err := Write(path, data, WriteOptions{KeepLast: 1, PrevIteration: i}); err != nil {
 					b.Fatal(err)
 				}
 			}

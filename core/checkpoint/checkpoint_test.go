@@ -337,7 +337,7 @@ func TestWriteKeepLast(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.tar")
 	for it := 1; it <= 5; it++ {
-		if err := Write(path, []byte(fmt.Sprint(it)), 3, it-1); err != nil {
+		if err := Write(path, []byte(fmt.Sprint(it)), WriteOptions{KeepLast: 3, PrevIteration: it - 1}); err != nil {
 			t.Fatal(err)
 		}
 	}

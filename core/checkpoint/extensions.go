@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
@@ -77,6 +78,8 @@ type CheckpointExtension struct {
 	// processes other than 0 of a data-parallel job, whose state is the
 	// same as process 0's.
 	ReadOnly bool
+	// PauseHalfway is WriteOptions.PauseHalfway (a test hook).
+	PauseHalfway time.Duration
 
 	lastIteration int
 	// owned are the older checkpoints this run (and the runs it resumed)
@@ -234,7 +237,7 @@ func (e *CheckpointExtension) save(b Bindings, path, callback string) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteOwned(path, data, e.KeepLast, e.lastIteration, &e.owned); err != nil {
+	if err := Write(path, data, WriteOptions{KeepLast: e.KeepLast, PrevIteration: e.lastIteration, Owned: &e.owned, PauseHalfway: e.PauseHalfway}); err != nil {
 		return err
 	}
 	e.lastIteration = c.Manifest.IterationsDone

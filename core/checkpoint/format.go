@@ -400,43 +400,42 @@ func Read(path string) (*Checkpoint, error) {
 	return c, nil
 }
 
-// WriteDelay, when set (a test hook), pauses the writer half way through
-// writing the temporary file, so that a test can kill the process during a
-// checkpoint write. BLOCKS_CHECKPOINT_WRITE_DELAY (a Go duration) sets it
-// in the binary.
-var WriteDelay time.Duration
-
-func init() {
-	if d, err := time.ParseDuration(os.Getenv("BLOCKS_CHECKPOINT_WRITE_DELAY")); err == nil {
-		WriteDelay = d
-	}
-}
-
 // writeSecondHalf writes the second half of a checkpoint; tests replace
 // it to inject a full disk.
 var writeSecondHalf = (*os.File).Write
 
+// WriteOptions are Write's options.
+type WriteOptions struct {
+	// KeepLast is how many checkpoints to keep: path and KeepLast-1 older
+	// ones (0 or 1: only path).
+	KeepLast int
+	// PrevIteration is the iteration of the checkpoint path holds now,
+	// which names it when it is kept.
+	PrevIteration int
+	// Owned, when not nil, lists the older checkpoints the run kept
+	// (base names, oldest first): only those are pruned or replaced, and
+	// the one kept now is appended to it; a file of a kept name that the
+	// run did not write is never touched (an error says so).
+	Owned *[]string
+	// PauseHalfway (a test hook) pauses the writer half way through the
+	// temporary file, so that a test can kill the process during a
+	// checkpoint write; it says so on stderr.
+	PauseHalfway time.Duration
+}
+
 // Write saves data at path atomically: it writes a temporary file in the
 // same directory, syncs it, renames it over path and syncs the directory,
 // so that path always holds a whole checkpoint (the previous one after a
-// crash). With keepLast > 1 the checkpoint path held so far is kept
-// beside it as STEM_iterN.EXT (N its iteration, prevIteration; a hard
+// crash). With KeepLast > 1 the checkpoint path held so far is kept
+// beside it as STEM_iterN.EXT (N its iteration, PrevIteration; a hard
 // link, or a copy where links are not supported) and only the newest
-// keepLast-1 of those are kept. Stale temporary files of an interrupted
+// KeepLast-1 of those are kept. Stale temporary files of an interrupted
 // write are removed.
 //
 // Temporary files are named .NAME.tmp-PID-*: only those of processes that
 // no longer run are removed, never one another live process is writing.
-func Write(path string, data []byte, keepLast, prevIteration int) error {
-	return WriteOwned(path, data, keepLast, prevIteration, nil)
-}
-
-// WriteOwned is Write for a run that records the older checkpoints it
-// kept: with owned not nil, only the files it lists (base names, oldest
-// first) are pruned or replaced, and the one kept now is appended to it;
-// a file of a kept name that the run did not write is never touched (an
-// error says so).
-func WriteOwned(path string, data []byte, keepLast, prevIteration int, owned *[]string) error {
+func Write(path string, data []byte, o WriteOptions) error {
+	keepLast, prevIteration, owned := o.KeepLast, o.PrevIteration, o.Owned
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -464,9 +463,9 @@ func WriteOwned(path string, data []byte, keepLast, prevIteration int, owned *[]
 	if _, err := f.Write(data[:half]); err != nil {
 		return fail(err)
 	}
-	if WriteDelay > 0 {
+	if o.PauseHalfway > 0 {
 		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
-		time.Sleep(WriteDelay)
+		time.Sleep(o.PauseHalfway)
 	}
 	if _, err := writeSecondHalf(f, data[half:]); err != nil {
 		return fail(err)
