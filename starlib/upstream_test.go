@@ -29,7 +29,8 @@ import (
 // table row per upstream test, "| `tests/x.py::test_y` | status | ... |",
 // whose status is "ported", "pending" (a chunk that does not pass yet),
 // "to port" (portable, no chunk yet) or "not portable"; TestUpstream
-// checks that it agrees with the chunks.
+// checks that it agrees with the chunks and with the Go ports (see
+// goPorts).
 func TestUpstream(t *testing.T) {
 	dirs, err := filepath.Glob("testdata/upstream/*")
 	if err != nil {
@@ -82,9 +83,53 @@ func TestUpstream(t *testing.T) {
 			}
 		})
 		if ran { // a -run filter may leave the project out
+			for name := range goPorts(t, project) {
+				if _, ok := status[name]; !ok {
+					status[name] = "ported"
+				}
+			}
 			checkInventory(t, project, status)
 		}
 	}
+}
+
+var goPortRE = regexp.MustCompile(`(?m)^\s*//\s*upstream (\w+):\s*(\S+)\s*$`)
+
+// goPorts are the upstream tests of project ported as Go tests (where
+// the upstream test exercises what the project has as Go, such as
+// fuel/download): a comment line
+//
+//	// upstream fuel: tests/test_downloaders.py::test_mnist
+//
+// in a _test.go file of the repository, above the Go test that ports it.
+// go test ./... runs them; TestUpstream counts them as ported.
+func goPorts(t *testing.T, project string) map[string]bool {
+	out := map[string]bool{}
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != ".." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range goPortRE.FindAllStringSubmatch(string(b), -1) {
+			if m[1] == project {
+				out[m[2]] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("looking for Go ports of %s's tests: %v", project, err)
+	}
+	return out
 }
 
 var (
