@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -156,14 +157,23 @@ func (o *lstmSeqOp) Type(in []*Variable) (nd.DType, int, error) {
 }
 
 // lstmLayout: the packed output holds [h0, H] and [c0, C] ((T+1)·B·d
-// each), the activated gates (T·B·4d) and tanh of the unmasked cells
-// (T·B·d).
+// each), the activated gates (T·B·4d), tanh of the unmasked cells (T·B·d)
+// and, last, W's panels (lstmFwdPanels).
 func lstmLayout(r rnnDims) (h, c, g, tc, total int) {
 	n := r.n()
 	h, c = 0, (r.T+1)*n
 	g = 2 * (r.T + 1) * n
 	tc = g + 4*r.T*n
-	return h, c, g, tc, tc + r.T*n
+	return h, c, g, tc, tc + r.T*n + lstmFwdPanels(r)
+}
+
+// lstmFwdPanels is the size of W's packed panels in a split sequence's
+// forward output (0: none, the products run on OpenBLAS).
+func lstmFwdPanels(r rnnDims) int {
+	if r.d > rnnMaxPanelK {
+		return 0
+	}
+	return rnnPanelSize(rnnRowParts(r.T, r.B, 4*r.d*r.d), r.d, 4*r.d)
 }
 
 func (o *lstmSeqOp) Shape(in [][]int) ([]int, error) {
@@ -210,32 +220,51 @@ func lstmForward[T float32 | float64](o *lstmSeqOp, out *nd.Array, in []*nd.Arra
 	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[1].Shape[1]}
 	n, d, B := r.n(), r.d, r.B
 	p := out.Data.([]T)
-	hOff, cOff, gOff, tcOff, total := lstmLayout(r)
+	hOff, cOff, _, _, total := lstmLayout(r)
+	x, w := rnnData[T](in[0]), rnnData[T](in[3])
+	wci, wcf, wco := rnnData[T](in[4]), rnnData[T](in[5]), rnnData[T](in[6])
+	h0, c0 := rnnData[T](in[1]), rnnData[T](in[2])
+	if len(p) < total || len(x) < r.T*4*n || len(w) < 4*d*d || len(wci) < d || len(wcf) < d || len(wco) < d ||
+		len(h0) < n || len(c0) < n || (o.mask && len(rnnData[T](in[7])) < r.T*B) {
+		return fmt.Errorf("LSTM sequence: buffers smaller than the shapes say")
+	}
+	copy(p[hOff:hOff+n], h0)
+	copy(p[cOff:cOff+n], c0)
+	j := rnnRowsJob[T]{pass: lstmFwdPass, lstm: o, out: p, in: in, B: B}
+	if size := lstmFwdPanels(r); rnnUsePanels[T](size) {
+		j.p1 = p[total-size : total]
+		rnnPack(j.p1, w, d, 4*d, false)
+	}
+	return runRNNRows(j, rnnRowParts(r.T, B, 4*d*d))
+}
+
+// lstmForwardRows runs rows [lo, hi) of the batch through every step
+// (rnn_split.go); the caller has checked the buffers.
+func lstmForwardRows[T float32 | float64](o *lstmSeqOp, p []T, in []*nd.Array, lo, hi int, direct bool, wp []T) error {
+	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[1].Shape[1]}
+	n, d, B := r.n(), r.d, r.B
+	hOff, cOff, gOff, tcOff, _ := lstmLayout(r)
 	x, w := rnnData[T](in[0]), rnnData[T](in[3])
 	wci, wcf, wco := rnnData[T](in[4]), rnnData[T](in[5]), rnnData[T](in[6])
 	var mask []T
 	if o.mask {
 		mask = rnnData[T](in[7])
 	}
-	if len(p) < total || len(x) < r.T*4*n || len(w) < 4*d*d || len(wci) < d || len(wcf) < d || len(wco) < d || (o.mask && len(mask) < r.T*B) {
-		return fmt.Errorf("LSTM sequence: buffers smaller than the shapes say")
-	}
-	copy(p[hOff:hOff+n], rnnData[T](in[1]))
-	copy(p[cOff:cOff+n], rnnData[T](in[2]))
+	rows, a, b := hi-lo, lo*d, hi*d // a step's rows [lo, hi) are elements [a, b) of its (B, d) block
 	for s := range r.T {
 		t := stepIndex(s, r.T, o.reverse)
-		hp := p[hOff+s*n : hOff+(s+1)*n]
-		cp := p[cOff+s*n : cOff+(s+1)*n]
-		g := p[gOff+s*4*n : gOff+(s+1)*4*n]
-		if err := rnnGemm(false, false, B, 4*d, d, hp, w, g); err != nil {
+		hp := p[hOff+s*n+a : hOff+s*n+b]
+		cp := p[cOff+s*n+a : cOff+s*n+b]
+		g := p[gOff+s*4*n+4*a : gOff+s*4*n+4*b]
+		if err := rnnProduct(direct, false, rows, 4*d, d, hp, w, wp, g); err != nil {
 			return err
 		}
 		var m []T
 		if mask != nil {
-			m = mask[t*B : (t+1)*B]
+			m = mask[t*B+lo : t*B+hi]
 		}
-		lstmStep(g, x[t*4*n:(t+1)*4*n], cp, hp, wci, wcf, wco, m,
-			p[cOff+(s+1)*n:cOff+(s+2)*n], p[hOff+(s+1)*n:hOff+(s+2)*n], p[tcOff+s*n:tcOff+(s+1)*n], B, d)
+		lstmStep(g, x[t*4*n+4*a:t*4*n+4*b], cp, hp, wci, wcf, wco, m,
+			p[cOff+(s+1)*n+a:cOff+(s+1)*n+b], p[hOff+(s+1)*n+a:hOff+(s+1)*n+b], p[tcOff+s*n+a:tcOff+s*n+b], rows, d)
 	}
 	return nil
 }
@@ -252,7 +281,8 @@ func (o *lstmSeqOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 // lstmSeqGradOp is back-propagation through time. Inputs: the sequence's
 // inputs, its packed output and the packed gradient of (H, C). Output:
 // [dX, dh0, dc0, dW, dwci, dwcf, dwco] then scratch (dh, dc, keep: B·d
-// each).
+// each; the peepholes' gradients of row blocks 1.. of a split sequence:
+// 3·d each).
 type lstmSeqGradOp struct{ f *lstmSeqOp }
 
 func (o *lstmSeqGradOp) String() string { return "LSTMSequenceGrad" }
@@ -267,7 +297,13 @@ func lstmGradLayout(r rnnDims) (offs [7]int, total int) {
 		offs[k] = total
 		total += s
 	}
-	return offs, total + 3*n
+	return offs, total + 3*n + (maxParts-1)*3*d + lstmBwdPanels(r)
+}
+
+// lstmBwdPanels is the size of W's transpose's packed panels at the end
+// of a split sequence's gradient (0: none).
+func lstmBwdPanels(r rnnDims) int {
+	return rnnPanelSize(rnnRowParts(r.T, r.B, 4*r.d*r.d), 4*r.d, r.d)
 }
 
 func (o *lstmSeqGradOp) Shape(in [][]int) ([]int, error) {
@@ -301,57 +337,95 @@ func lstmBackward[T float32 | float64](f *lstmSeqOp, out *nd.Array, in []*nd.Arr
 	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[1].Shape[1]}
 	n, d, B, nT := r.n(), r.d, r.B, r.T
 	p, gz := rnnData[T](in[k]), rnnData[T](in[k+1])
-	hOff, cOff, gOff, tcOff, total := lstmLayout(r)
+	hOff, _, _, _, total := lstmLayout(r)
 	offs, gtotal := lstmGradLayout(r)
 	o := out.Data.([]T)
+	if len(p) < total || len(gz) < 2*nT*n || len(o) < gtotal || len(rnnData[T](in[3])) < 4*d*d ||
+		len(rnnData[T](in[4])) < d || len(rnnData[T](in[5])) < d || len(rnnData[T](in[6])) < d ||
+		(f.mask && len(rnnData[T](in[7])) < nT*B) {
+		return fmt.Errorf("LSTM sequence gradient: buffers smaller than the shapes say")
+	}
+	parts := rnnRowParts(nT, B, 4*d*d)
+	j := rnnRowsJob[T]{pass: lstmBwdPass, lstm: f, out: o, in: in, B: B}
+	if size := lstmBwdPanels(r); rnnUsePanels[T](size) {
+		j.p1 = o[gtotal-size : gtotal]
+		rnnPack(j.p1, rnnData[T](in[3]), 4*d, d, true)
+	}
+	if err := runRNNRows(j, parts); err != nil {
+		return err
+	}
+	// The peepholes' gradients of the other row blocks, in order.
+	sums := o[offs[4] : offs[4]+3*d]
+	for i := 1; i < parts; i++ {
+		if lo, hi := rnnRowRange(B, i, parts); lo < hi {
+			part := o[offs[6]+d+3*n+(i-1)*3*d:]
+			for j := range sums {
+				sums[j] += part[j]
+			}
+		}
+	}
+	// dW = [h0, H(0..T-2)]ᵀ · dA over all the steps at once.
+	dX := o[offs[0] : offs[0]+nT*4*n]
+	if err := rnnGemm(true, false, d, 4*d, nT*B, p[hOff:hOff+nT*n], dX, o[offs[3]:offs[3]+4*d*d]); err != nil {
+		return err
+	}
+	reverseSteps(dX, nT, 4*n, f.reverse)
+	return nil
+}
+
+// lstmBackwardRows runs the backward scan for rows [lo, hi), row block
+// part of a split sequence (rnn_split.go); the caller has checked the
+// buffers.
+func lstmBackwardRows[T float32 | float64](f *lstmSeqOp, o []T, in []*nd.Array, lo, hi, part int, direct bool, wtp []T) error {
+	k := len(in) - 2
+	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[1].Shape[1]}
+	n, d, B, nT := r.n(), r.d, r.B, r.T
+	p, gz := rnnData[T](in[k]), rnnData[T](in[k+1])
+	_, cOff, gOff, tcOff, _ := lstmLayout(r)
+	offs, _ := lstmGradLayout(r)
 	w := rnnData[T](in[3])
 	wci, wcf, wco := rnnData[T](in[4]), rnnData[T](in[5]), rnnData[T](in[6])
 	var mask []T
 	if f.mask {
 		mask = rnnData[T](in[7])
 	}
-	if len(p) < total || len(gz) < 2*nT*n || len(o) < gtotal {
-		return fmt.Errorf("LSTM sequence gradient: buffers smaller than the shapes say")
-	}
+	rows, a, b := hi-lo, lo*d, hi*d
 	dX := o[offs[0] : offs[0]+nT*4*n]
-	carryH, carryC := o[offs[1]:offs[1]+n], o[offs[2]:offs[2]+n]
-	dW := o[offs[3] : offs[3]+4*d*d]
-	sci, scf, sco := o[offs[4]:offs[4]+d], o[offs[5]:offs[5]+d], o[offs[6]:offs[6]+d]
+	carryH, carryC := o[offs[1]+a:offs[1]+b], o[offs[2]+a:offs[2]+b]
+	sums := o[offs[4] : offs[4]+3*d] // wci's, wcf's and wco's, contiguous
 	scratch := o[offs[6]+d:]
-	dh, dc, keep := scratch[:n], scratch[n:2*n], scratch[2*n:3*n]
+	if part > 0 {
+		sums = scratch[3*n+(part-1)*3*d : 3*n+part*3*d]
+	}
+	sci, scf, sco := sums[:d], sums[d:2*d], sums[2*d:]
+	dh, dc, keep := scratch[a:b], scratch[n+a:n+b], scratch[2*n+a:2*n+b]
 	clear(carryH)
 	clear(carryC)
-	clear(sci)
-	clear(scf)
-	clear(sco)
+	clear(sums)
 	dH, dC := gz[:nT*n], gz[nT*n:2*nT*n]
 	for s := nT - 1; s >= 0; s-- {
 		t := stepIndex(s, nT, f.reverse)
-		for j := range n {
-			dh[j] = dH[s*n+j] + carryH[j]
-			dc[j] = dC[s*n+j] + carryC[j]
+		dHs, dCs := dH[s*n+a:s*n+b], dC[s*n+a:s*n+b]
+		for j := range dh {
+			dh[j] = dHs[j] + carryH[j]
+			dc[j] = dCs[j] + carryC[j]
 		}
 		var m []T
 		if mask != nil {
-			m = mask[t*B : (t+1)*B]
+			m = mask[t*B+lo : t*B+hi]
 		}
-		da := dX[s*4*n : (s+1)*4*n]
-		lstmStepGrad(da, dh, dc, p[gOff+s*4*n:gOff+(s+1)*4*n], p[cOff+(s+1)*n:cOff+(s+2)*n],
-			p[tcOff+s*n:tcOff+(s+1)*n], p[cOff+s*n:cOff+(s+1)*n], wci, wcf, wco, m, keep, carryC, sci, scf, sco, B, d)
-		if err := rnnGemm(false, true, B, d, 4*d, da, w, carryH); err != nil {
+		da := dX[s*4*n+4*a : s*4*n+4*b]
+		lstmStepGrad(da, dh, dc, p[gOff+s*4*n+4*a:gOff+s*4*n+4*b], p[cOff+(s+1)*n+a:cOff+(s+1)*n+b],
+			p[tcOff+s*n+a:tcOff+s*n+b], p[cOff+s*n+a:cOff+s*n+b], wci, wcf, wco, m, keep, carryC, sci, scf, sco, rows, d)
+		if err := rnnProduct(direct, true, rows, d, 4*d, da, w, wtp, carryH); err != nil {
 			return err
 		}
 		if mask != nil {
-			for j := range n {
+			for j := range carryH {
 				carryH[j] += keep[j]
 			}
 		}
 	}
-	// dW = [h0, H(0..T-2)]ᵀ · dA over all the steps at once.
-	if err := rnnGemm(true, false, d, 4*d, nT*B, p[hOff:hOff+nT*n], dX, dW); err != nil {
-		return err
-	}
-	reverseSteps(dX, nT, 4*n, f.reverse)
 	return nil
 }
 
@@ -399,7 +473,17 @@ func gruLayout(r rnnDims) (h, g, nn, hr, total int) {
 	g = (r.T + 1) * n
 	nn = g + 2*r.T*n
 	hr = nn + r.T*n
-	return 0, g, nn, hr, hr + r.T*n
+	return 0, g, nn, hr, hr + r.T*n + gruFwdPanels(r)
+}
+
+// gruFwdPanels is the size of W_g's and U's packed panels (in that
+// order) at the end of a split sequence's forward output (0: none).
+func gruFwdPanels(r rnnDims) int {
+	if r.d > rnnMaxPanelK {
+		return 0
+	}
+	parts := rnnRowParts(r.T, r.B, 3*r.d*r.d)
+	return rnnPanelSize(parts, r.d, 2*r.d) + rnnPanelSize(parts, r.d, r.d)
 }
 
 func (o *gruSeqOp) Shape(in [][]int) ([]int, error) {
@@ -431,34 +515,53 @@ func gruForward[T float32 | float64](o *gruSeqOp, out *nd.Array, in []*nd.Array)
 	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[2].Shape[1]}
 	n, d, B := r.n(), r.d, r.B
 	p := out.Data.([]T)
-	hOff, gOff, nOff, hrOff, total := gruLayout(r)
+	hOff, _, _, _, total := gruLayout(r)
+	h0 := rnnData[T](in[2])
+	if len(p) < total || len(rnnData[T](in[0])) < r.T*n || len(rnnData[T](in[1])) < 2*r.T*n || len(h0) < n ||
+		len(rnnData[T](in[3])) < d*d || len(rnnData[T](in[4])) < 2*d*d || (o.mask && len(rnnData[T](in[5])) < r.T*B) {
+		return fmt.Errorf("GRU sequence: buffers smaller than the shapes say")
+	}
+	copy(p[hOff:hOff+n], h0)
+	j := rnnRowsJob[T]{pass: gruFwdPass, gru: o, out: p, in: in, B: B}
+	if size := gruFwdPanels(r); rnnUsePanels[T](size) {
+		sg := vec.PanelsSize32(d, 2*d)
+		j.p1, j.p2 = p[total-size:total-size+sg], p[total-size+sg:total]
+		rnnPack(j.p1, rnnData[T](in[4]), d, 2*d, false)
+		rnnPack(j.p2, rnnData[T](in[3]), d, d, false)
+	}
+	return runRNNRows(j, rnnRowParts(r.T, B, 3*d*d))
+}
+
+// gruForwardRows runs rows [lo, hi) of the batch through every step
+// (rnn_split.go); the caller has checked the buffers.
+func gruForwardRows[T float32 | float64](o *gruSeqOp, p []T, in []*nd.Array, lo, hi int, direct bool, wgp, up []T) error {
+	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[2].Shape[1]}
+	n, d, B := r.n(), r.d, r.B
+	hOff, gOff, nOff, hrOff, _ := gruLayout(r)
 	x, xg, u, wg := rnnData[T](in[0]), rnnData[T](in[1]), rnnData[T](in[3]), rnnData[T](in[4])
 	var mask []T
 	if o.mask {
 		mask = rnnData[T](in[5])
 	}
-	if len(p) < total || len(x) < r.T*n || len(xg) < 2*r.T*n {
-		return fmt.Errorf("GRU sequence: buffers smaller than the shapes say")
-	}
-	copy(p[hOff:hOff+n], rnnData[T](in[2]))
+	rows, a, b := hi-lo, lo*d, hi*d
 	for s := range r.T {
 		t := stepIndex(s, r.T, o.reverse)
-		hp := p[hOff+s*n : hOff+(s+1)*n]
-		g := p[gOff+s*2*n : gOff+(s+1)*2*n]
-		hr := p[hrOff+s*n : hrOff+(s+1)*n]
-		nn := p[nOff+s*n : nOff+(s+1)*n]
-		if err := rnnGemm(false, false, B, 2*d, d, hp, wg, g); err != nil {
+		hp := p[hOff+s*n+a : hOff+s*n+b]
+		g := p[gOff+s*2*n+2*a : gOff+s*2*n+2*b]
+		hr := p[hrOff+s*n+a : hrOff+s*n+b]
+		nn := p[nOff+s*n+a : nOff+s*n+b]
+		if err := rnnProduct(direct, false, rows, 2*d, d, hp, wg, wgp, g); err != nil {
 			return err
 		}
-		gruGates(g, xg[t*2*n:(t+1)*2*n], hp, hr, B, d)
-		if err := rnnGemm(false, false, B, d, d, hr, u, nn); err != nil {
+		gruGates(g, xg[t*2*n+2*a:t*2*n+2*b], hp, hr, rows, d)
+		if err := rnnProduct(direct, false, rows, d, d, hr, u, up, nn); err != nil {
 			return err
 		}
 		var m []T
 		if mask != nil {
-			m = mask[t*B : (t+1)*B]
+			m = mask[t*B+lo : t*B+hi]
 		}
-		gruStep(nn, x[t*n:(t+1)*n], g, hp, m, p[hOff+(s+1)*n:hOff+(s+2)*n], B, d)
+		gruStep(nn, x[t*n+a:t*n+b], g, hp, m, p[hOff+(s+1)*n+a:hOff+(s+1)*n+b], rows, d)
 	}
 	return nil
 }
@@ -488,7 +591,14 @@ func gruGradLayout(r rnnDims) (offs [5]int, total int) {
 		offs[k] = total
 		total += s
 	}
-	return offs, total + 3*n
+	return offs, total + 3*n + gruBwdPanels(r)
+}
+
+// gruBwdPanels is the size of U's and W_g's transposes' packed panels (in
+// that order) at the end of a split sequence's gradient (0: none).
+func gruBwdPanels(r rnnDims) int {
+	parts := rnnRowParts(r.T, r.B, 3*r.d*r.d)
+	return rnnPanelSize(parts, r.d, r.d) + rnnPanelSize(parts, 2*r.d, r.d)
 }
 
 func (o *gruSeqGradOp) Shape(in [][]int) ([]int, error) {
@@ -522,59 +632,84 @@ func gruBackward[T float32 | float64](f *gruSeqOp, out *nd.Array, in []*nd.Array
 	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[2].Shape[1]}
 	n, d, B, nT := r.n(), r.d, r.B, r.T
 	p, gz := rnnData[T](in[k]), rnnData[T](in[k+1])
-	hOff, gOff, nOff, hrOff, total := gruLayout(r)
+	hOff, _, _, hrOff, total := gruLayout(r)
 	offs, gtotal := gruGradLayout(r)
 	o := out.Data.([]T)
+	if len(p) < total || len(gz) < nT*n || len(o) < gtotal || len(rnnData[T](in[3])) < d*d ||
+		len(rnnData[T](in[4])) < 2*d*d || (f.mask && len(rnnData[T](in[5])) < nT*B) {
+		return fmt.Errorf("GRU sequence gradient: buffers smaller than the shapes say")
+	}
+	j := rnnRowsJob[T]{pass: gruBwdPass, gru: f, out: o, in: in, B: B}
+	if size := gruBwdPanels(r); rnnUsePanels[T](size) {
+		su := vec.PanelsSize32(d, d)
+		j.p1, j.p2 = o[gtotal-size:gtotal-size+su], o[gtotal-size+su:gtotal]
+		rnnPack(j.p1, rnnData[T](in[3]), d, d, true)
+		rnnPack(j.p2, rnnData[T](in[4]), 2*d, d, true)
+	}
+	if err := runRNNRows(j, rnnRowParts(nT, B, 3*d*d)); err != nil {
+		return err
+	}
+	dX := o[offs[0] : offs[0]+nT*n]
+	dXG := o[offs[1] : offs[1]+2*nT*n]
+	// dU = (h·r)ᵀ·dA_n and dW_g = [h0, H(0..T-2)]ᵀ·dA_g over all the steps.
+	if err := rnnGemm(true, false, d, d, nT*B, p[hrOff:hrOff+nT*n], dX, o[offs[3]:offs[3]+d*d]); err != nil {
+		return err
+	}
+	if err := rnnGemm(true, false, d, 2*d, nT*B, p[hOff:hOff+nT*n], dXG, o[offs[4]:offs[4]+2*d*d]); err != nil {
+		return err
+	}
+	reverseSteps(dX, nT, n, f.reverse)
+	reverseSteps(dXG, nT, 2*n, f.reverse)
+	return nil
+}
+
+// gruBackwardRows runs the backward scan for rows [lo, hi) (rnn_split.go);
+// the caller has checked the buffers.
+func gruBackwardRows[T float32 | float64](f *gruSeqOp, o []T, in []*nd.Array, lo, hi int, direct bool, utp, wgtp []T) error {
+	k := len(in) - 2
+	r := rnnDims{T: in[0].Shape[0], B: in[0].Shape[1], d: in[2].Shape[1]}
+	n, d, B, nT := r.n(), r.d, r.B, r.T
+	p, gz := rnnData[T](in[k]), rnnData[T](in[k+1])
+	hOff, gOff, nOff, _, _ := gruLayout(r)
+	offs, _ := gruGradLayout(r)
 	u, wg := rnnData[T](in[3]), rnnData[T](in[4])
 	var mask []T
 	if f.mask {
 		mask = rnnData[T](in[5])
 	}
-	if len(p) < total || len(gz) < nT*n || len(o) < gtotal {
-		return fmt.Errorf("GRU sequence gradient: buffers smaller than the shapes say")
-	}
+	rows, a, b := hi-lo, lo*d, hi*d
 	dX := o[offs[0] : offs[0]+nT*n]
 	dXG := o[offs[1] : offs[1]+2*nT*n]
-	carry := o[offs[2] : offs[2]+n]
-	dU := o[offs[3] : offs[3]+d*d]
-	dWg := o[offs[4] : offs[4]+2*d*d]
+	carry := o[offs[2]+a : offs[2]+b]
 	scratch := o[offs[4]+2*d*d:]
-	dh, dhr, tmp := scratch[:n], scratch[n:2*n], scratch[2*n:3*n]
+	dh, dhr, tmp := scratch[a:b], scratch[n+a:n+b], scratch[2*n+a:2*n+b]
 	clear(carry)
 	for s := nT - 1; s >= 0; s-- {
 		t := stepIndex(s, nT, f.reverse)
-		for j := range n {
-			dh[j] = gz[s*n+j] + carry[j]
+		gzs := gz[s*n+a : s*n+b]
+		for j := range dh {
+			dh[j] = gzs[j] + carry[j]
 		}
 		var m []T
 		if mask != nil {
-			m = mask[t*B : (t+1)*B]
+			m = mask[t*B+lo : t*B+hi]
 		}
-		g := p[gOff+s*2*n : gOff+(s+1)*2*n]
-		hp := p[hOff+s*n : hOff+(s+1)*n]
-		dan := dX[s*n : (s+1)*n]
-		dg := dXG[s*2*n : (s+1)*2*n]
-		gruStepGradN(dan, dg, dh, g, p[nOff+s*n:nOff+(s+1)*n], hp, m, carry, B, d)
-		if err := rnnGemm(false, true, B, d, d, dan, u, dhr); err != nil {
+		g := p[gOff+s*2*n+2*a : gOff+s*2*n+2*b]
+		hp := p[hOff+s*n+a : hOff+s*n+b]
+		dan := dX[s*n+a : s*n+b]
+		dg := dXG[s*2*n+2*a : s*2*n+2*b]
+		gruStepGradN(dan, dg, dh, g, p[nOff+s*n+a:nOff+s*n+b], hp, m, carry, rows, d)
+		if err := rnnProduct(direct, true, rows, d, d, dan, u, utp, dhr); err != nil {
 			return err
 		}
-		gruStepGradR(dg, dhr, g, hp, carry, B, d)
-		if err := rnnGemm(false, true, B, d, 2*d, dg, wg, tmp); err != nil {
+		gruStepGradR(dg, dhr, g, hp, carry, rows, d)
+		if err := rnnProduct(direct, true, rows, d, 2*d, dg, wg, wgtp, tmp); err != nil {
 			return err
 		}
-		for j := range n {
+		for j := range carry {
 			carry[j] += tmp[j]
 		}
 	}
-	// dU = (h·r)ᵀ·dA_n and dW_g = [h0, H(0..T-2)]ᵀ·dA_g over all the steps.
-	if err := rnnGemm(true, false, d, d, nT*B, p[hrOff:hrOff+nT*n], dX, dU); err != nil {
-		return err
-	}
-	if err := rnnGemm(true, false, d, 2*d, nT*B, p[hOff:hOff+nT*n], dXG, dWg); err != nil {
-		return err
-	}
-	reverseSteps(dX, nT, n, f.reverse)
-	reverseSteps(dXG, nT, 2*n, f.reverse)
 	return nil
 }
 

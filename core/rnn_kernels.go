@@ -227,11 +227,8 @@ func gruStepGradR[T float32 | float64](dg, dhr, g, hp, dhp []T, rows, d int) {
 // what the dimensions say: a bad shape is an error, never a read outside
 // a buffer in C.
 func rnnGemm[T float32 | float64](tA, tB bool, m, n, k int, a, b, c []T) error {
-	if m < 0 || n < 0 || k < 0 || len(a) < m*k || len(b) < k*n || len(c) < m*n {
-		return fmt.Errorf("recurrent product (%d×%d)·(%d×%d) with buffers of %d, %d and %d elements", m, k, k, n, len(a), len(b), len(c))
-	}
-	if m == 0 || n == 0 {
-		return nil
+	if err := rnnGemmCheck(m, n, k, a, b, c); err != nil || m == 0 || n == 0 {
+		return err
 	}
 	if k == 0 {
 		clear(c[:m*n])
@@ -245,5 +242,14 @@ func rnnGemm[T float32 | float64](tA, tB bool, m, n, k int, a, b, c []T) error {
 		ldb = k
 	}
 	splitGemm(tA, tB, m, n, k, a[:m*k], lda, b[:k*n], ldb, c[:m*n])
+	return nil
+}
+
+// rnnGemmCheck says whether the buffers of an (m×k)·(k×n) product hold
+// what the dimensions say.
+func rnnGemmCheck[T float32 | float64](m, n, k int, a, b, c []T) error {
+	if m < 0 || n < 0 || k < 0 || len(a) < m*k || len(b) < k*n || len(c) < m*n {
+		return fmt.Errorf("recurrent product (%d×%d)·(%d×%d) with buffers of %d, %d and %d elements", m, k, k, n, len(a), len(b), len(c))
+	}
 	return nil
 }

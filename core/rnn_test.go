@@ -183,66 +183,105 @@ func weightedCost(t testing.TB, outs []*Variable, seed uint64, T, B, d int) *Var
 	return cost
 }
 
+// rnnSizes are the sizes the fused sequences are tested at: a small batch
+// (one sequence) and one split by rows (rnn_split.go; the thresholds
+// lowered by splitSmallRNNs), in two uneven row blocks.
+var rnnSizes = []struct{ T, B, d int }{{5, 3, 4}, {4, 19, 3}, {2, 32, 256}}
+
+// splitSmallRNNs makes every fused sequence of 16 rows or more split by
+// rows, for the rest of the test.
+func splitSmallRNNs(t *testing.T) {
+	work, w := rnnMinSplitWork, rnnMaxSplitWeights
+	rnnMinSplitWork, rnnMaxSplitWeights = 0, 1<<30
+	t.Cleanup(func() { rnnMinSplitWork, rnnMaxSplitWeights = work, w })
+}
+
 // TestFusedRNNMatchesScan: the fused forward pass gives the scan's bits
-// (float32 and float64, with and without a mask, forward and reversed),
-// and its gradients agree with the scan's to rounding.
+// (float32 and float64, with and without a mask, forward and reversed, in
+// one sequence or split by rows), and its gradients agree with the scan's
+// to rounding; a split sequence gives the same bits run in parallel or
+// serially.
 func TestFusedRNNMatchesScan(t *testing.T) {
-	const T, B, d = 5, 3, 4
-	for _, c := range rnnCases {
-		for _, dt := range []nd.DType{nd.Float32, nd.Float64} {
-			t.Run(fmt.Sprintf("%s/%s", c.name, dt), func(t *testing.T) {
-				ins, vals, fused, scanned := rnnGraphs(t, c, dt, T, B, d, 3)
-				f, err := Compile(ins, append(append([]*Variable(nil), fused...), scanned...), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, err := f.Call(vals)
-				if err != nil {
-					t.Fatal(err)
-				}
-				k := len(fused)
-				for i := range k {
-					for j := range out[i].Size() {
-						if a, b := out[i].Flat(j), out[k+i].Flat(j); a != b {
-							t.Fatalf("output %d element %d: fused %v, scan %v", i, j, a, b)
-						}
-					}
-				}
-				var wrt []*Variable
-				for _, v := range ins {
-					if v.Name != "mask" {
-						wrt = append(wrt, v)
-					}
-				}
-				gf, err := Grad(weightedCost(t, fused, 5, T, B, d), wrt, GradOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				gs, err := Grad(weightedCost(t, scanned, 5, T, B, d), wrt, GradOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := Compile(ins, append(gf, gs...), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := g.Call(vals)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tol := 1e-12
-				if dt == nd.Float32 {
-					tol = 2e-5
-				}
-				for i := range wrt {
-					a, b := res[i], res[len(wrt)+i]
-					for j := range a.Size() {
-						if x, y := a.Flat(j), b.Flat(j); math.Abs(x-y) > tol*(1+math.Abs(y)) {
-							t.Fatalf("gradient of %s element %d: fused %v, scan %v", wrt[i], j, x, y)
-						}
-					}
-				}
-			})
+	splitSmallRNNs(t)
+	for _, sz := range rnnSizes {
+		T, B, d := sz.T, sz.B, sz.d
+		if B >= rnnMinSplitRows && rnnRowParts(T, B, d*d) != 2 {
+			t.Fatalf("%d rows do not split", B)
+		}
+		for _, c := range rnnCases {
+			for _, dt := range []nd.DType{nd.Float32, nd.Float64} {
+				t.Run(fmt.Sprintf("%s/%s/B=%d", c.name, dt, B), func(t *testing.T) {
+					testFusedMatchesScan(t, c, dt, T, B, d)
+				})
+			}
+		}
+	}
+}
+
+func testFusedMatchesScan(t *testing.T, c rnnCase, dt nd.DType, T, B, d int) {
+	ins, vals, fused, scanned := rnnGraphs(t, c, dt, T, B, d, 3)
+	f, err := Compile(ins, append(append([]*Variable(nil), fused...), scanned...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.Call(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := len(fused)
+	for i := range k {
+		for j := range out[i].Size() {
+			if a, b := out[i].Flat(j), out[k+i].Flat(j); a != b {
+				t.Fatalf("output %d element %d: fused %v, scan %v", i, j, a, b)
+			}
+		}
+	}
+	var wrt []*Variable
+	for _, v := range ins {
+		if v.Name != "mask" {
+			wrt = append(wrt, v)
+		}
+	}
+	gf, err := Grad(weightedCost(t, fused, 5, T, B, d), wrt, GradOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := Grad(weightedCost(t, scanned, 5, T, B, d), wrt, GradOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Compile(ins, append(gf, gs...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Call(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tol := 1e-12
+	if dt == nd.Float32 {
+		tol = 2e-5
+	}
+	for i := range wrt {
+		a, b := res[i], res[len(wrt)+i]
+		for j := range a.Size() {
+			if x, y := a.Flat(j), b.Flat(j); math.Abs(x-y) > tol*(1+math.Abs(y)) {
+				t.Fatalf("gradient of %s element %d: fused %v, scan %v", wrt[i], j, x, y)
+			}
+		}
+	}
+	// The same again with every split run serially: the same bits.
+	par.serial = true
+	defer func() { par.serial = false }()
+	again, err := g.Call(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range wrt {
+		for j := range res[i].Size() {
+			if x, y := res[i].Flat(j), again[i].Flat(j); x != y {
+				t.Fatalf("gradient of %s element %d: %v in parallel, %v serially", wrt[i], j, x, y)
+			}
 		}
 	}
 }
@@ -250,57 +289,63 @@ func TestFusedRNNMatchesScan(t *testing.T) {
 // TestFusedRNNGradient checks the fused sequences' gradients in float64
 // against central finite differences of the cost.
 func TestFusedRNNGradient(t *testing.T) {
-	const T, B, d = 4, 2, 3
-	for _, c := range rnnCases {
-		t.Run(c.name, func(t *testing.T) {
-			ins, vals, fused, _ := rnnGraphs(t, c, nd.Float64, T, B, d, 11)
-			cost := weightedCost(t, fused, 13, T, B, d)
-			var wrt []*Variable
-			for _, v := range ins {
-				if v.Name != "mask" {
-					wrt = append(wrt, v)
-				}
+	splitSmallRNNs(t)
+	for _, sz := range []struct{ T, B, d int }{{4, 2, 3}, {3, 17, 2}} {
+		for _, c := range rnnCases {
+			t.Run(fmt.Sprintf("%s/B=%d", c.name, sz.B), func(t *testing.T) {
+				testFusedGradient(t, c, sz.T, sz.B, sz.d)
+			})
+		}
+	}
+}
+
+func testFusedGradient(t *testing.T, c rnnCase, T, B, d int) {
+	ins, vals, fused, _ := rnnGraphs(t, c, nd.Float64, T, B, d, 11)
+	cost := weightedCost(t, fused, 13, T, B, d)
+	var wrt []*Variable
+	for _, v := range ins {
+		if v.Name != "mask" {
+			wrt = append(wrt, v)
+		}
+	}
+	gs, err := Grad(cost, wrt, GradOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Compile(ins, gs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := Compile(ins, []*Variable{cost}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grads, err := g.Call(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func() float64 {
+		out, err := fc.Call(vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out[0].Flat(0)
+	}
+	const eps = 1e-6
+	for i := range wrt {
+		a := vals[i]
+		for j := range a.Size() {
+			v := a.Flat(j)
+			a.SetFlat(j, v+eps)
+			up := eval()
+			a.SetFlat(j, v-eps)
+			down := eval()
+			a.SetFlat(j, v)
+			num := (up - down) / (2 * eps)
+			if got := grads[i].Flat(j); math.Abs(got-num) > 1e-6*(1+math.Abs(num)) {
+				t.Fatalf("d cost / d %s[%d]: %v, finite differences %v", wrt[i], j, got, num)
 			}
-			gs, err := Grad(cost, wrt, GradOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := Compile(ins, gs, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fc, err := Compile(ins, []*Variable{cost}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			grads, err := g.Call(vals)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eval := func() float64 {
-				out, err := fc.Call(vals)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return out[0].Flat(0)
-			}
-			const eps = 1e-6
-			for i := range wrt {
-				a := vals[i]
-				for j := range a.Size() {
-					v := a.Flat(j)
-					a.SetFlat(j, v+eps)
-					up := eval()
-					a.SetFlat(j, v-eps)
-					down := eval()
-					a.SetFlat(j, v)
-					num := (up - down) / (2 * eps)
-					if got := grads[i].Flat(j); math.Abs(got-num) > 1e-6*(1+math.Abs(num)) {
-						t.Fatalf("d cost / d %s[%d]: %v, finite differences %v", wrt[i], j, got, num)
-					}
-				}
-			}
-		})
+		}
 	}
 }
 

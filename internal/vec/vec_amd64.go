@@ -58,3 +58,12 @@ func sigmoid32AVX2(dst, src *float32, n int)
 
 //go:noescape
 func tanh32AVX2(dst, src *float32, n int)
+
+// useFMA turns the fused multiply-add kernels (gemm_amd64.s) on.
+var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+//go:noescape
+func gemm4x16AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func gemm1x16AVX2(k int, a *float32, b *float32, ldb int, c *float32)

@@ -22,3 +22,8 @@ func addRows32AVX2(dst *float32, dstStride int, src *float32, srcStride, rows, w
 
 func sigmoid32AVX2(dst, src *float32, n int) {}
 func tanh32AVX2(dst, src *float32, n int)    {}
+
+var useFMA = false
+
+func gemm4x16AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int) {}
+func gemm1x16AVX2(k int, a *float32, b *float32, ldb int, c *float32)                   {}
