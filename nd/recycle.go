@@ -71,3 +71,17 @@ func (a *Array) Release() {
 // Keep makes a an ordinary array that Release leaves alone: what hands an
 // array to code that may hold on to it (a script) keeps it first.
 func (a *Array) Keep() { a.recycler = nil }
+
+// HandOver moves a's loan to b, a view of all of a's buffer that takes a's
+// place in a pipeline (a transformer reshaping each batch it passes on,
+// and dropping a): b is then released in a's stead, and a becomes an
+// ordinary array. It does nothing unless b holds exactly a's float32
+// buffer.
+func (a *Array) HandOver(b *Array) {
+	x, ok := a.Data.([]float32)
+	y, ok2 := b.Data.([]float32)
+	if a.recycler == nil || !ok || !ok2 || len(x) != len(y) || len(x) == 0 || &x[0] != &y[0] {
+		return
+	}
+	b.recycler, a.recycler = a.recycler, nil
+}

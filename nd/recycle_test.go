@@ -52,6 +52,32 @@ func TestRecycler(t *testing.T) {
 	}
 }
 
+// HandOver moves the loan to a view of the whole buffer (a reshaped
+// batch), which is then released in the original's stead; a view of part
+// of the buffer, or a copy, takes nothing.
+func TestRecyclerHandOver(t *testing.T) {
+	var r Recycler
+	a := r.Float32(4, 8)
+	p := &a.Data.([]float32)[0]
+	part := &Array{Shape: []int{8}, Data: a.Data.([]float32)[:8]}
+	a.HandOver(part)
+	a.HandOver(a.Copy())
+	b, err := a.Reshape(4, 2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.HandOver(b)
+	a.Release() // no longer lent: nothing happens
+	part.Release()
+	if len(r.free) != 0 || a.Size() != 32 {
+		t.Fatal("an array that had handed its loan over was released")
+	}
+	b.Release()
+	if c := r.Float32(32); &c.Data.([]float32)[0] != p {
+		t.Fatal("the reshaped batch's release did not return the buffer")
+	}
+}
+
 // A producer goroutine drawing while a consumer releases (as under
 // MultiProcessing); run with -race.
 func TestRecyclerConcurrent(t *testing.T) {

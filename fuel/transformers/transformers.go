@@ -43,8 +43,14 @@ func Flatten(stream fuel.Stream, whichSources []string) (*Transformer, error) {
 		}
 	}
 	return sourcewise("Flatten", stream, whichSources, labels, func(a *nd.Array, _ string, example bool) (*nd.Array, error) {
+		// The flattened view replaces a, so a batch lent by a Recycler
+		// (fuse.go) goes back to it when the main loop releases the view.
 		if example {
-			return a.Reshape(-1)
+			b, err := a.Reshape(-1)
+			if err == nil {
+				a.HandOver(b)
+			}
+			return b, err
 		}
 		if a.NDim() == 0 {
 			return nil, fmt.Errorf("cannot flatten a 0-d batch")
@@ -53,6 +59,7 @@ func Flatten(stream fuel.Stream, whichSources []string) (*Transformer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot flatten shape %v to (%d, -1): %w", a.Shape, a.Shape[0], err)
 		}
+		a.HandOver(b)
 		return b, nil
 	})
 }
