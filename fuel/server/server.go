@@ -156,6 +156,11 @@ func (s *Server) Serve(ctx context.Context) error {
 				break
 			}
 			if err != nil {
+				if ctx.Err() != nil {
+					// Stopped while the stream was producing (a Starlark
+					// stream's thread is cancelled with the run).
+					return nil
+				}
 				return fmt.Errorf("server: epoch %d, batch %d: %w", epoch+1, batches+1, err)
 			}
 			frames, err := EncodeArrays(data)
@@ -189,6 +194,11 @@ func (s *Server) Serve(ctx context.Context) error {
 // send sends one multipart message, waiting while the HWM is reached;
 // stopped is true when ctx was done first.
 func (s *Server) send(ctx context.Context, frames [][]byte) (stopped bool, err error) {
+	// A consumer that keeps up never blocks a send, so the stop signal is
+	// looked at before every message, not only while a send waits.
+	if ctx.Err() != nil {
+		return true, nil
+	}
 	for i, f := range frames {
 		flag := zmq.SNDMORE
 		if i == len(frames)-1 {
