@@ -180,3 +180,41 @@ c.commit()
 		t.Errorf("journal mode after plot: %q %v (want delete, as the user left it)", out, err)
 	}
 }
+
+// TestSplitAttributeWrongType (item 15): a `split` attribute of the wrong
+// type said "no `split` attribute"; it must say what the attribute is.
+func TestSplitAttributeWrongType(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	dir := t.TempDir()
+	py := `import sys, h5py, numpy
+d = sys.argv[1]
+with h5py.File(d + '/ints.hdf5', 'w') as f:
+    f['features'] = numpy.zeros((4, 2), 'float32')
+    f.attrs['split'] = numpy.arange(3)
+with h5py.File(d + '/text.hdf5', 'w') as f:
+    f['features'] = numpy.zeros((4, 2), 'float32')
+    f.attrs['split'] = numpy.bytes_('train')
+with h5py.File(d + '/fields.hdf5', 'w') as f:
+    f['features'] = numpy.zeros((4, 2), 'float32')
+    f.attrs['split'] = numpy.array([(1, 2)], dtype=[('split', 'i4'), ('source', 'i4')])
+`
+	if out, err := exec.Command("/usr/bin/python3", "-c", py, dir).CombinedOutput(); err != nil {
+		t.Fatalf("python: %v %s", err, out)
+	}
+	for name, want := range map[string]string{
+		"ints":   "`split` attribute is an array of int64, not Fuel's compound rows",
+		"text":   "`split` attribute is an array of S5, not Fuel's compound rows",
+		"fields": `split field "split" is not a string`,
+	} {
+		script := writeScript(t, name+".star", `load("fuel.datasets", "H5PYDataset")
+ds = H5PYDataset("`+filepath.Join(dir, name+".hdf5")+`", which_sets = ("train",))
+`)
+		code, _, stderr := runBinary(t, "", "run", script)
+		noGoTrace(t, stderr)
+		if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "no `split` attribute") || !strings.Contains(stderr, name+".star:2") {
+			t.Errorf("%s: exit %d\n%s", name, code, stderr)
+		}
+	}
+}

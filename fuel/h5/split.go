@@ -83,6 +83,11 @@ func (s Split) Row(split, source string) (SplitRow, bool) {
 // attribute on its root group, so is not in Fuel's format.
 var ErrNotFuel = errors.New("not a Fuel HDF5 file (no `split` attribute on the root group)")
 
+// ErrNotFuelSplit is wrapped by the error for an HDF5 file whose `split`
+// attribute is not Fuel's table of (split, source, start, stop, indices,
+// available, comment) rows.
+var ErrNotFuelSplit = errors.New("not a Fuel HDF5 file")
+
 // ReadSplit reads the `split` attribute of the Fuel HDF5 file at path.
 func ReadSplit(path string) (Split, error) {
 	if err := checkPath(path); err != nil {
@@ -141,7 +146,11 @@ func readSplit(f hid) (Split, error) {
 	}
 	defer C.H5Tclose(ftype)
 	if C.H5Tget_class(ftype) != C.H5T_COMPOUND {
-		return nil, fmt.Errorf("the split attribute is not a compound array: %w", ErrNotFuel)
+		what := "of another type"
+		if et, err := classifyType(ftype); err == nil && et.name != "" {
+			what = "of " + et.name
+		}
+		return nil, fmt.Errorf("%w: its root group's `split` attribute is an array %s, not Fuel's compound rows (split, source, start, stop, indices, available, comment)", ErrNotFuelSplit, what)
 	}
 	space := C.H5Aget_space(attr)
 	if space < 0 {
