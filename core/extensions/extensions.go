@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -42,7 +43,9 @@ var Dashes = strings.Repeat("-", 79)
 
 // Printing prints the status and the current row of the log (Blocks'
 // Printing). Defaults: before_first_epoch, on_resumption, after_epoch,
-// after_training and on_interrupt.
+// after_training and on_interrupt. Keys and values are written with
+// their control characters escaped (internal/termsafe): a log row is
+// untrusted text.
 type Printing struct {
 	*SimpleExtension
 	// Out receives the text; nil means os.Stdout.
@@ -94,7 +97,7 @@ func (p *Printing) do(c Call) error {
 				continue
 			}
 			v, _ := log.Status.Get(k)
-			fmt.Fprintf(&b, "\t %s: %s\n", k, FormatValue(v))
+			fmt.Fprintf(&b, "\t %s: %s\n", termsafe.Escape(k), termsafe.Escape(FormatValue(v)))
 		}
 		fmt.Fprintf(&b, "Log records from the iteration %d:\n", log.Status.IterationsDone)
 		row := log.CurrentRow()
@@ -107,7 +110,7 @@ func (p *Printing) do(c Call) error {
 			if strings.HasPrefix(k, "_") {
 				continue
 			}
-			fmt.Fprintf(&b, "\t %s: %s\n", k, FormatValue(row[k]))
+			fmt.Fprintf(&b, "\t %s: %s\n", termsafe.Escape(k), termsafe.Escape(FormatValue(row[k])))
 		}
 	}
 	b.WriteString("\n")
