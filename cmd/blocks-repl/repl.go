@@ -15,6 +15,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -325,8 +326,12 @@ func (p *plainReader) ReadLine(string) (string, error) {
 
 func (p *plainReader) Close() error { return nil }
 
-// readlineReader edits lines on a terminal with chzyer/readline.
-type readlineReader struct{ inst *readline.Instance }
+// readlineReader edits lines on a terminal with chzyer/readline; pastes
+// bypass its key-by-key editing (repl_paste.go).
+type readlineReader struct {
+	inst  *readline.Instance
+	paste *pasteInput
+}
 
 func newReadline(in io.Reader, out, errw io.Writer, s *session) (*readlineReader, error) {
 	cfg := &readline.Config{
@@ -340,26 +345,45 @@ func newReadline(in io.Reader, out, errw io.Writer, s *session) (*readlineReader
 		Stdout:            out,
 		Stderr:            errw,
 	}
-	if rc, ok := in.(io.ReadCloser); ok {
-		cfg.Stdin = rc
-	}
+	paste := newPasteInput(in)
+	cfg.Stdin = paste
+	cfg.FuncFilterInputRune = paste.filter
+	cfg.Listener = paste
 	inst, err := readline.NewEx(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("line editing: %w", err)
 	}
-	return &readlineReader{inst}, nil
+	io.WriteString(out, enableBracketedPaste)
+	return &readlineReader{inst, paste}, nil
 }
 
 func (r *readlineReader) ReadLine(prompt string) (string, error) {
+	line, ok, tail := r.paste.next()
+	if ok {
+		// A pasted line: shown after its prompt as readline would have.
+		fmt.Fprintf(r.inst.Stdout(), "%s%s\n", prompt, termsafe.Escape(line))
+		if strings.TrimSpace(line) != "" {
+			r.inst.SaveHistory(line)
+		}
+		return line, nil
+	}
 	r.inst.SetPrompt(prompt)
-	line, err := r.inst.Readline()
+	var err error
+	if tail != nil {
+		line, err = r.inst.ReadlineWithDefault(*tail)
+	} else {
+		line, err = r.inst.Readline()
+	}
 	if err == readline.ErrInterrupt {
 		return "", errInterrupt
 	}
 	return line, err
 }
 
-func (r *readlineReader) Close() error { return r.inst.Close() }
+func (r *readlineReader) Close() error {
+	io.WriteString(r.inst.Stdout(), disableBracketedPaste)
+	return r.inst.Close()
+}
 
 // historyPath is the history file: $BLOCKS_REPL_HISTORY, else
 // blocks-repl/history under $XDG_STATE_HOME (default ~/.local/state).
