@@ -10,7 +10,8 @@ type Shard struct {
 	// Rows gives the rows [lo, hi) of a batch of n examples to read.
 	Rows func(n int) (lo, hi int)
 	// Batch, when set, is told the size n of every batch before its rows
-	// are read.
+	// are read (when the batch is read: a stream that reads ahead, such
+	// as MultiProcessing, is not sharded).
 	Batch func(n int)
 	// First, when set, receives the whole first batch the stream reads
 	// (the dataset's arrays, before any transformer), once: the stream
