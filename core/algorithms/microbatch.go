@@ -478,14 +478,12 @@ func (s *microStep) store(j int, outs []*nd.Array, w float64) error {
 		}
 		if l.f64 {
 			dst := s.parts64[j][l.off : l.off+l.size]
-			switch d := o.Data.(type) {
-			case []float64:
-				copy(dst, d)
-			default:
+			d, ok := o.Data.([]float64)
+			if !ok {
 				return fmt.Errorf("%s changed dtype between microbatches", s.reduced[i])
 			}
-			for x := range dst {
-				dst[x] *= w
+			for x, v := range d[:len(dst)] {
+				dst[x] = v * w
 			}
 		} else {
 			dst := s.parts32[j][l.off : l.off+l.size]
@@ -493,10 +491,9 @@ func (s *microStep) store(j int, outs []*nd.Array, w float64) error {
 			if !ok {
 				return fmt.Errorf("%s changed dtype between microbatches", s.reduced[i])
 			}
-			copy(dst, d)
 			w32 := float32(w)
-			for x := range dst {
-				dst[x] *= w32
+			for x, v := range d[:len(dst)] {
+				dst[x] = v * w32
 			}
 		}
 	}
