@@ -375,18 +375,24 @@ func assertClose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err != nil {
 		return nil, fmt.Errorf("close: b: %v", err)
 	}
-	// A number b is compared with every element of a, as
-	// numpy.testing.assert_allclose broadcasts it.
-	scalar := c.NDim() == 0
-	if !scalar && !nd.SameShape(a.Shape, c.Shape) {
-		report(thread, "shapes differ: %v and %v", a.Shape, c.Shape)
-		return starlark.None, nil
-	}
-	for i, n := 0, a.Size(); i < n; i++ {
-		p, q := a.Flat(i), c.Flat(0)
-		if !scalar {
-			q = c.Flat(i)
+	// A single value (a number, a 1-element array) is compared with every
+	// element of the other side, as numpy.testing.assert_allclose
+	// broadcasts it.
+	ai, ci := func(i int) int { return i }, func(i int) int { return i }
+	n := a.Size()
+	if !nd.SameShape(a.Shape, c.Shape) {
+		switch {
+		case c.Size() == 1:
+			ci = func(int) int { return 0 }
+		case a.Size() == 1:
+			ai, n = func(int) int { return 0 }, c.Size()
+		default:
+			report(thread, "shapes differ: %v and %v", a.Shape, c.Shape)
+			return starlark.None, nil
 		}
+	}
+	for i := 0; i < n; i++ {
+		p, q := a.Flat(ai(i)), c.Flat(ci(i))
 		if !(abs(p-q) <= float64(tol)*max(1, abs(q))) {
 			report(thread, "not close (tol %g): element %d: %v vs %v\n%s\n%s", float64(tol), i, p, q, x, y)
 			break

@@ -179,7 +179,7 @@ func (v *Variable) SetField(name string, val starlark.Value) error {
 	return nil
 }
 
-var variableAttrs = map[string]bool{"name": true, "dtype": true, "ndim": true, "type": true, "T": true}
+var variableAttrs = map[string]bool{"name": true, "dtype": true, "ndim": true, "type": true, "T": true, "shape": true, "size": true}
 
 var variableMethods = map[string]BuiltinFunc{
 	"sum":        varReduce,
@@ -220,6 +220,16 @@ func (v *Variable) Attr(name string) (starlark.Value, error) {
 		return starlark.String(v.V.TypeString()), nil
 	case "T":
 		return &Variable{V: core.Transpose(v.V)}, nil
+	case "shape":
+		// Theano's symbolic shape: an int64 vector (x.shape[0] is a
+		// scalar variable).
+		return &Variable{V: core.ShapeOf(v.V)}, nil
+	case "size":
+		p, err := core.Prod(core.ShapeOf(v.V), nil, false)
+		if err != nil {
+			return nil, err
+		}
+		return &Variable{V: p}, nil
 	case "tag":
 		return &Tag{v: v}, nil
 	}
@@ -407,6 +417,22 @@ func varAstype(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 }
 
 func varUnary(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if b.Name() == "copy" {
+		// Theano's copy(name=None): the identity, named.
+		var name starlark.Value = starlark.None
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name?", &name); err != nil {
+			return nil, err
+		}
+		r := recv(b).Copy()
+		if name != starlark.None {
+			s, ok := starlark.AsString(name)
+			if !ok {
+				return nil, fmt.Errorf("copy: name must be a string or None, got %s", name.Type())
+			}
+			r.Name = s
+		}
+		return NewVariable(thread, r), nil
+	}
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 		return nil, err
 	}
@@ -554,8 +580,12 @@ func (t *Tag) Freeze()               {}
 func (t *Tag) Truth() starlark.Bool  { return true }
 func (t *Tag) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: tag") }
 
-// Attr returns roles (a new list of the variable's roles).
+// Attr returns roles (a new list of the variable's roles), name and
+// aggregation_scheme (when set).
 func (t *Tag) Attr(name string) (starlark.Value, error) {
+	if v, ok, err := tagAttrMore(t, name); ok {
+		return v, err
+	}
 	if name == "roles" {
 		roles := make([]starlark.Value, len(t.v.V.Tag.Roles))
 		for i, r := range t.v.V.Tag.Roles {
@@ -566,11 +596,14 @@ func (t *Tag) Attr(name string) (starlark.Value, error) {
 	return nil, nil
 }
 
-// AttrNames lists roles.
-func (t *Tag) AttrNames() []string { return []string{"roles"} }
+// AttrNames lists roles and the attributes of tagAttrMore.
+func (t *Tag) AttrNames() []string { return append([]string{"roles"}, tagAttrNamesMore(t)...) }
 
-// SetField replaces the roles.
+// SetField replaces the roles, or sets a field of setTagFieldMore.
 func (t *Tag) SetField(name string, val starlark.Value) error {
+	if ok, err := setTagFieldMore(t, name, val); ok {
+		return err
+	}
 	if name != "roles" {
 		return starlark.NoSuchAttrError(fmt.Sprintf("tag has no .%s field", name))
 	}
