@@ -153,11 +153,13 @@ func aggregatedValues(names []string, vals map[string]*nd.Array) *starlark.Dict 
 // DatasetEvaluator is Blocks' DatasetEvaluator as a Starlark value.
 type DatasetEvaluator struct{ E *monitoring.DatasetEvaluator }
 
-func (e *DatasetEvaluator) String() string        { return "<DatasetEvaluator>" }
-func (e *DatasetEvaluator) Type() string          { return "DatasetEvaluator" }
-func (e *DatasetEvaluator) Freeze()               {}
-func (e *DatasetEvaluator) Truth() starlark.Bool  { return true }
-func (e *DatasetEvaluator) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: DatasetEvaluator") }
+func (e *DatasetEvaluator) String() string       { return "<DatasetEvaluator>" }
+func (e *DatasetEvaluator) Type() string         { return "DatasetEvaluator" }
+func (e *DatasetEvaluator) Freeze()              {}
+func (e *DatasetEvaluator) Truth() starlark.Bool { return true }
+func (e *DatasetEvaluator) Hash() (uint32, error) {
+	return 0, fmt.Errorf("unhashable: DatasetEvaluator")
+}
 
 func newDatasetEvaluator(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var vars, updates starlark.Value = nil, starlark.None
@@ -253,11 +255,13 @@ func (e *DatasetEvaluator) Attr(name string) (starlark.Value, error) {
 // AggregationBuffer is Blocks' AggregationBuffer as a Starlark value.
 type AggregationBuffer struct{ B *monitoring.AggregationBuffer }
 
-func (a *AggregationBuffer) String() string        { return "<AggregationBuffer>" }
-func (a *AggregationBuffer) Type() string          { return "AggregationBuffer" }
-func (a *AggregationBuffer) Freeze()               {}
-func (a *AggregationBuffer) Truth() starlark.Bool  { return true }
-func (a *AggregationBuffer) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: AggregationBuffer") }
+func (a *AggregationBuffer) String() string       { return "<AggregationBuffer>" }
+func (a *AggregationBuffer) Type() string         { return "AggregationBuffer" }
+func (a *AggregationBuffer) Freeze()              {}
+func (a *AggregationBuffer) Truth() starlark.Bool { return true }
+func (a *AggregationBuffer) Hash() (uint32, error) {
+	return 0, fmt.Errorf("unhashable: AggregationBuffer")
+}
 
 func newAggregationBuffer(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var vars starlark.Value

@@ -355,11 +355,17 @@ func moreExtensions(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	return &Extension{E: ext}, nil
 }
 
-// Extension attributes: name, add_condition.
-func (e *Extension) AttrNames() []string { return []string{"add_condition", "name"} }
+// Extension attributes: name, add_condition, and those of
+// extensionAttrMore.
+func (e *Extension) AttrNames() []string {
+	return append([]string{"add_condition", "name"}, extensionAttrNamesMore(e)...)
+}
 
 // Attr returns an attribute.
 func (e *Extension) Attr(name string) (starlark.Value, error) {
+	if v, ok, err := extensionAttrMore(e, name); ok {
+		return v, err
+	}
 	switch name {
 	case "name":
 		return starlark.String(mainloop.ExtensionName(e.E)), nil
@@ -371,13 +377,18 @@ func (e *Extension) Attr(name string) (starlark.Value, error) {
 		return starlark.NewBuiltin("add_condition", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var cbs starlark.Value
 			var pred, arguments starlark.Value = starlark.None, starlark.None
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "callbacks", &cbs, "predicate?", &pred, "arguments?", &arguments); err != nil {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "callbacks_names", &cbs, "predicate?", &pred, "arguments?", &arguments); err != nil {
 				return nil, err
 			}
 			var callbacks []mainloop.Callback
-			it, ok := cbs.(starlark.Iterable)
-			if !ok {
-				return nil, fmt.Errorf("add_condition: callbacks must be a list of callback names, got %s", cbs.Type())
+			var it starlark.Iterable
+			switch c := cbs.(type) {
+			case *starlark.List:
+				it = c
+			case starlark.Tuple:
+				it = c
+			default:
+				return nil, fmt.Errorf("ValueError: callbacks_names must be list or tuple., got %s", cbs.Type())
 			}
 			iter := it.Iterate()
 			defer iter.Done()
@@ -402,10 +413,17 @@ func (e *Extension) Attr(name string) (starlark.Value, error) {
 				it := ai.Iterate()
 				defer it.Done()
 				for it.Next(&x) {
-					extra = append(extra, x)
+					if s, ok := x.(starlark.String); ok {
+						extra = append(extra, string(s)) // Checkpoint's path
+					} else {
+						extra = append(extra, x)
+					}
 				}
 			}
-			return starlark.None, ca.AddCondition(callbacks, p, extra...)
+			if err := ca.AddCondition(callbacks, p, extra...); err != nil {
+				return nil, err
+			}
+			return e, nil // Blocks returns the extension (chaining)
 		}).BindReceiver(e), nil
 	}
 	return nil, nil

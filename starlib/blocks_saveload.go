@@ -46,18 +46,14 @@ func newCheckpoint(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, err
 	}
-	var path string
+	var path string // None is "": refused once save_separately is checked
 	var params, separately starlark.Value = starlark.None, starlark.None
 	keepLast := 1
 	saveMainLoop, useCPickle := true, false
-	if err := starlark.UnpackArgs(b.Name(), args, rest, "path", &path, "parameters?", &params,
+	if err := starlark.UnpackArgs(b.Name(), args, rest, "path??", &path, "parameters?", &params,
 		"save_separately?", &separately, "keep_last?", &keepLast, "save_main_loop?", &saveMainLoop,
 		"use_cpickle?", &useCPickle); err != nil {
 		return nil, err
-	}
-	path, err = checkpointPath(thread, path)
-	if err != nil {
-		return nil, fmt.Errorf("Checkpoint: %w", err)
 	}
 	var ps []*core.Variable
 	if params != starlark.None {
@@ -81,6 +77,12 @@ func newCheckpoint(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 			}
 			sep = append(sep, s)
 		}
+	}
+	if err := checkpoint.CheckSaveSeparately(sep); err != nil {
+		return nil, err
+	}
+	if path, err = checkpointPath(thread, path); err != nil {
+		return nil, fmt.Errorf("Checkpoint: %w", err)
 	}
 	e, err := checkpoint.NewCheckpointExtension(path, keepLast, sep,
 		checkpoint.Bindings{Parameters: ps, Namer: parameterPath}, tr)

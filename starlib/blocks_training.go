@@ -17,6 +17,7 @@ import (
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -460,11 +461,16 @@ func (e *Extension) Truth() starlark.Bool  { return true }
 func (e *Extension) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: extension") }
 
 func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var alg *Algorithm
-	var stream *Stream
+	// algorithm and data_stream may be None (a loop for extension tests,
+	// Blocks' MainLoop(algorithm=None, data_stream=None)); run refuses it.
+	var algV, streamV starlark.Value
 	var model, log, exts, backend starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "algorithm", &alg, "data_stream", &stream, "model?", &model, "log?", &log,
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "algorithm", &algV, "data_stream", &streamV, "model?", &model, "log?", &log,
 		"log_backend?", &backend, "extensions?", &exts); err != nil {
+		return nil, err
+	}
+	alg, stream, err := mainLoopParts(algV, streamV)
+	if err != nil {
 		return nil, err
 	}
 	trainingLog := mainloop.NewTrainingLog()
@@ -504,12 +510,22 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 			es = append(es, e.E)
 		}
 	}
-	ml := mainloop.New(alg.Algorithm(), stream.S, nil, trainingLog, es)
+	var algorithm mainloop.Algorithm
+	if alg != nil {
+		algorithm = alg.Algorithm()
+	}
+	var ds fuel.Stream
+	if stream != nil {
+		ds = stream.S
+	}
+	ml := mainloop.New(algorithm, ds, nil, trainingLog, es)
 	ml.LogBackend = logBackend
 	ml.Messages = &printWriter{thread: thread}
 	RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
-	if err := configureParallel(thread, alg, ml); err != nil {
-		return nil, fmt.Errorf("MainLoop: %w", err)
+	if alg != nil {
+		if err := configureParallel(thread, alg, ml); err != nil {
+			return nil, fmt.Errorf("MainLoop: %w", err)
+		}
 	}
 	observeMainLoop(thread, ml)
 	return &MainLoop{M: ml}, nil
@@ -524,9 +540,12 @@ func (m *MainLoop) Freeze()               {}
 func (m *MainLoop) Truth() starlark.Bool  { return true }
 func (m *MainLoop) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: MainLoop") }
 func (m *MainLoop) AttrNames() []string {
-	return []string{"algorithm", "data_stream", "extensions", "log", "run", "status"}
+	return append([]string{"algorithm", "data_stream", "extensions", "log", "run", "status"}, mainLoopAttrNamesMore...)
 }
 func (m *MainLoop) Attr(name string) (starlark.Value, error) {
+	if v, ok, err := mainLoopAttrMore(m, name); ok {
+		return v, err
+	}
 	switch name {
 	case "log":
 		return &Log{L: m.M.Log}, nil
@@ -538,6 +557,9 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 		return starlark.NewBuiltin("run", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
+			}
+			if m.M.Algorithm == nil || m.M.DataStream == nil {
+				return nil, fmt.Errorf("run: this MainLoop has no algorithm or no data_stream (None): it cannot train")
 			}
 			err := runMainLoop(thread, m.M)
 			if c, ok := m.M.LogBackend.(io.Closer); ok {

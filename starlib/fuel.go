@@ -513,6 +513,9 @@ func makeStream(name string, args starlark.Tuple, kwargs []starlark.Tuple, defau
 	var s schemes.Scheme
 	if sv, ok := scheme.(*SchemeValue); ok {
 		s = sv.S
+	} else if cv, ok := scheme.(*ConstantSchemeValue); ok && ds.isIterable() {
+		// Fuel makes it (and refuses the requests when it is read).
+		return &Stream{S: &schemedIterable{d: ds.D, count: cv.S}, name: "DataStream"}, nil
 	} else if scheme != starlark.None {
 		return nil, fmt.Errorf("%s: iteration_scheme must be a scheme from fuel.schemes, got %s", name, scheme.Type())
 	}

@@ -802,11 +802,13 @@ func (it *foldsIter) Done() {}
 type schemedIterable struct {
 	d fuel.IndexableDataset
 	s schemes.Scheme
+	// count is a ConstantScheme given instead of s (it only counts).
+	count schemes.Lengther
 }
 
 func (s *schemedIterable) Sources() []string               { return s.d.Sources() }
 func (s *schemedIterable) AxisLabels() map[string][]string { return s.d.AxisLabels() }
-func (s *schemedIterable) ProducesExamples() bool          { return s.s.RequestsExamples() }
+func (s *schemedIterable) ProducesExamples() bool          { return s.s != nil && s.s.RequestsExamples() }
 func (s *schemedIterable) GetEpochIterator() (fuel.EpochIterator, error) {
 	return nil, fmt.Errorf("DataStream: an IterableDataset takes no request: its examples come in order (make the stream without an iteration scheme)")
 }

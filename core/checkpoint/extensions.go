@@ -3,7 +3,9 @@ package checkpoint
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,19 +95,28 @@ type CheckpointExtension struct {
 // SeparateMembers are the names save_separately accepts.
 var SeparateMembers = []string{"log", "iteration_state", "algorithm_state", "parameters", "model"}
 
+// CheckSaveSeparately refuses a save_separately name that is not one of
+// SeparateMembers (Blocks raises AttributeError for it when saving).
+func CheckSaveSeparately(names []string) error {
+	for _, s := range names {
+		if !slices.Contains(SeparateMembers, s) {
+			return fmt.Errorf("Checkpoint: save_separately: %q is not one of %v", s, SeparateMembers)
+		}
+	}
+	return nil
+}
+
 // NewCheckpointExtension returns the extension; triggers default to
 // after_training.
 func NewCheckpointExtension(path string, keepLast int, saveSeparately []string, b Bindings, triggers extensions.Triggers) (*CheckpointExtension, error) {
+	if err := CheckSaveSeparately(saveSeparately); err != nil {
+		return nil, err
+	}
 	if path == "" {
 		return nil, fmt.Errorf("Checkpoint: path must not be empty")
 	}
 	if keepLast < 1 {
 		return nil, fmt.Errorf("Checkpoint: keep_last must be at least 1, got %d", keepLast)
-	}
-	for _, s := range saveSeparately {
-		if !slices.Contains(SeparateMembers, s) {
-			return nil, fmt.Errorf("Checkpoint: save_separately: %q is not one of %v", s, SeparateMembers)
-		}
 	}
 	t := extensions.Triggers{"after_training": true}
 	for k, v := range triggers {
@@ -312,7 +323,11 @@ func NewLoadExtension(path string, loadIterationState, loadLog bool, b Bindings,
 }
 
 func (e *LoadExtension) do(c extensions.Call) error {
-	if _, err := os.Stat(e.Path); err != nil {
+	if _, err := os.Stat(e.Path); errors.Is(err, fs.ErrNotExist) {
+		// Blocks warns and trains on from the start.
+		c.MainLoop.Warn("blocks.extensions.saveload", "No dump found")
+		return nil
+	} else if err != nil {
 		return fmt.Errorf("Load: %w", err)
 	}
 	ck, err := Read(e.Path)

@@ -228,7 +228,7 @@ func TestAddConditionWithArguments(t *testing.T) {
 	}, "a", 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := ext.AddCondition([]mainloop.Callback{"before_first_epoch"}, nil); err == nil {
+	if err := ext.AddCondition([]mainloop.Callback{"before_frist_epoch"}, nil); err == nil {
 		t.Error("invalid callback name: no error")
 	}
 	m := mainloop.New(nopAlgorithm{}, rangeStream(3, 0), nil, nil, []mainloop.Extension{ext, must(NewFinishAfter(Triggers{"after_epoch": true}))})
@@ -237,6 +237,33 @@ func TestAddConditionWithArguments(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, [][]any{{"a", 1}}) {
 		t.Errorf("calls %v", got)
+	}
+	if n := len(ext.Conditions()); n != 1 {
+		t.Errorf("%d conditions, want 1", n)
+	}
+}
+
+// before_first_epoch, as a callback name of AddCondition, is before_epoch
+// while no epoch is done (Blocks accepts the name).
+func TestAddConditionBeforeFirstEpoch(t *testing.T) {
+	var epochs []int
+	ext := must(NewSimpleExtension("x", func(c Call) error {
+		if c.Callback != mainloop.BeforeEpoch {
+			t.Errorf("ran in %s", c.Callback)
+		}
+		epochs = append(epochs, c.MainLoop.Log.Status.EpochsDone)
+		return nil
+	}, nil))
+	if err := ext.AddCondition([]mainloop.Callback{"before_first_epoch", "before_epoch"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	m := mainloop.New(nopAlgorithm{}, rangeStream(3, 0), nil, nil, []mainloop.Extension{ext, must(NewFinishAfter(Triggers{"after_n_epochs": 2}))})
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// Epoch 0: both conditions; epoch 1: before_epoch only.
+	if !reflect.DeepEqual(epochs, []int{0, 0, 1}) {
+		t.Errorf("ran before epochs %v, want [0 0 1]", epochs)
 	}
 }
 

@@ -159,6 +159,20 @@ func durationOr(d, def time.Duration) time.Duration {
 	return d
 }
 
+// IterPerEpoch is Blocks' get_iter_per_epoch: the number of batches of an
+// epoch of the main loop's stream, when its iteration scheme tells.
+func (p *ProgressBar) IterPerEpoch() (int, bool, error) {
+	loop, err := p.MainLoop()
+	if err != nil {
+		return 0, false, err
+	}
+	if l, ok := loop.DataStream.(EpochLengther); ok {
+		n, ok := l.BatchesPerEpoch()
+		return n, ok, nil
+	}
+	return 0, false, nil
+}
+
 func (p *ProgressBar) iterationsPerEpoch(loop *mainloop.MainLoop) int {
 	if p.IterationsPerEpoch > 0 {
 		return p.IterationsPerEpoch

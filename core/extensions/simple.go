@@ -222,10 +222,11 @@ func alwaysTrue(*mainloop.TrainingLog) bool { return true }
 
 // AddCondition makes Do run in each of callbacks when predicate (nil:
 // always) holds, with arguments appended to the call (Blocks'
-// add_condition).
+// add_condition). "before_first_epoch" is before_epoch while no epoch is
+// done, as the trigger of that name.
 func (e *SimpleExtension) AddCondition(callbacks []mainloop.Callback, predicate Predicate, arguments ...any) error {
 	for _, cb := range callbacks {
-		if !cb.Valid() {
+		if !cb.Valid() && cb != TriggerBeforeFirstEpoch {
 			return fmt.Errorf("%s is not a valid callback", string(cb))
 		}
 	}
@@ -233,9 +234,48 @@ func (e *SimpleExtension) AddCondition(callbacks []mainloop.Callback, predicate 
 		predicate = alwaysTrue
 	}
 	for _, cb := range callbacks {
-		e.conditions = append(e.conditions, condition{callback: cb, predicate: predicate, args: slices.Clone(arguments)})
+		c := condition{callback: cb, predicate: predicate, args: slices.Clone(arguments)}
+		if cb == TriggerBeforeFirstEpoch {
+			p := predicate
+			c.callback = mainloop.BeforeEpoch
+			c.predicate = func(l *mainloop.TrainingLog) bool { return hasDoneNoEpochs(l) && p(l) }
+		}
+		e.conditions = append(e.conditions, c)
 	}
 	return nil
+}
+
+// Condition describes one of a SimpleExtension's conditions (Blocks'
+// _conditions entries): the callback, the trigger it came from (empty
+// for AddCondition) and the extra arguments.
+type Condition struct {
+	Callback mainloop.Callback
+	Trigger  string
+	Args     []any
+}
+
+// Conditions lists the extension's conditions in the order they were
+// added.
+func (e *SimpleExtension) Conditions() []Condition {
+	out := make([]Condition, len(e.conditions))
+	for i, c := range e.conditions {
+		out[i] = Condition{Callback: c.callback, Trigger: c.trigger, Args: slices.Clone(c.args)}
+	}
+	return out
+}
+
+// DoNow runs Do at once in callback cb with args, whatever the conditions
+// (Blocks' ext.do(which_callback, *args)); the main loop must be
+// assigned.
+func (e *SimpleExtension) DoNow(cb mainloop.Callback, batch mainloop.Batch, args ...any) error {
+	loop, err := e.MainLoop()
+	if err != nil {
+		return err
+	}
+	if e.Do == nil {
+		return nil
+	}
+	return e.Do(Call{Callback: cb, Batch: batch, Args: args, MainLoop: loop})
 }
 
 func (e *SimpleExtension) dispatch(cb mainloop.Callback, batch mainloop.Batch, cause error) error {

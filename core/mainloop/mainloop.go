@@ -146,12 +146,16 @@ func (m *MainLoop) FindExtension(name string) (Extension, error) {
 	return found[0], nil
 }
 
-func (m *MainLoop) warn(msg string) {
+func (m *MainLoop) warn(msg string) { m.Warn("blocks.main_loop", msg) }
+
+// Warn prints a warning as Python's logging does for Blocks' loggers
+// ("WARNING:blocks.extensions.saveload:No dump found") to Messages.
+func (m *MainLoop) Warn(logger, msg string) {
 	w := m.Messages
 	if w == nil {
 		w = os.Stderr
 	}
-	fmt.Fprintln(w, "WARNING:blocks.main_loop:"+msg)
+	fmt.Fprintln(w, "WARNING:"+logger+":"+msg)
 }
 
 // Run trains until an extension requests the end (the row record
@@ -356,6 +360,15 @@ func (m *MainLoop) runIteration() (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// RunExtensions calls callback cb of every extension, in order, as the
+// loop does (Blocks' _run_extensions); batch is for the batch callbacks.
+func (m *MainLoop) RunExtensions(cb Callback, batch Batch) error {
+	if !cb.Valid() {
+		return fmt.Errorf("%s is not a callback", string(cb))
+	}
+	return m.runExtensions(cb, batch)
 }
 
 func (m *MainLoop) runExtensions(cb Callback, batch Batch) error {
