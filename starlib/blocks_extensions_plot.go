@@ -6,7 +6,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/blocks-go/blocks/core/plot"
+	"github.com/blocks-go/blocks/output/plot"
 )
 
 // Module blocks.extensions.plot (Blocks kept it in blocks-extras):

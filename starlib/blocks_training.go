@@ -16,8 +16,8 @@ import (
 	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/core/sqlitelog"
 	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 	"github.com/blocks-go/blocks/nd"
 )
 

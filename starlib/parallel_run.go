@@ -14,7 +14,7 @@ import (
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/core/parallel"
-	"github.com/blocks-go/blocks/core/plot"
+	"github.com/blocks-go/blocks/output/plot"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
 )

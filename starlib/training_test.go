@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 )
 
 // TestSQLiteLogBackend: MainLoop(log_backend="sqlite") stores the log in

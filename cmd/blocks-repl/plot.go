@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/core/plot"
-	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/output/plot"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 )
 
 const plotUsage = `  blocks-repl plot LOG [--channels A,B]... [--x iterations|epochs] [--out FILE]

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 )
 
 const logScript = `

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 )
 
 // The dashboard's two tables, beside Blocks' entries and status in the

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 )
 
 // BenchmarkSync is the cost of a main loop's sync after a batch (a row of

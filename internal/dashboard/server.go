@@ -37,7 +37,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 )
 
 //go:embed web

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/core/sqlitelog"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 )
 
 // writeRun stores a run of n iterations (cost = 1/iteration) in the log
