@@ -111,7 +111,7 @@ func TestMalformedMessageOverTheWire(t *testing.T) {
 		want   string
 	}{
 		{[]string{"garbage"}, "malformed header frame"},
-		{[]string{`[{"shape": [4], "fortran_order": false, "descr": "<f4"}]`, "abc"}, "holds 3 bytes, but shape [4] of <f4 needs 16"},
+		{[]string{`[{"shape": [4], "fortran_order": false, "descr": "<f4"}]`, "abc"}, "the data frame: 3 bytes for a float32 array of shape (4,) (want 16)"},
 		{[]string{`[{"shape": [1], "fortran_order": false, "descr": "<f4"}]`}, "1 headers but 0 data frames"},
 	} {
 		parts := make([]any, len(m.frames))

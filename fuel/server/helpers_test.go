@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/fuel/streams"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/nd/npy"
 	"github.com/blocks-go/blocks/numpyrand"
 )
 
@@ -48,7 +50,7 @@ func describe(arrays []*nd.Array) [][3]any {
 		for j, d := range a.Shape {
 			shape[j] = float64(d) // as encoding/json decodes numbers
 		}
-		out[i] = [3]any{Descr(a.DType()), shape, hex.EncodeToString(h[:])}
+		out[i] = [3]any{mustDescr(a.DType()), shape, hex.EncodeToString(h[:])}
 	}
 	return out
 }
@@ -145,4 +147,12 @@ func writeScript(t testing.TB, name, src string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func mustDescr(dt nd.DType) string {
+	d, err := npy.Descr(dt, binary.NativeEndian)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }

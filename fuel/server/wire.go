@@ -1,15 +1,18 @@
 package server
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/nd/npy"
 )
 
 // Header is the .npy header of one array as Fuel sends it: numpy's
@@ -25,69 +28,6 @@ type Header struct {
 // pyzmq's send_json({'stop': True}) sends.
 var stopFrame = []byte(`{"stop": true}`)
 
-// nativeOrder is the byte-order character of this machine in a numpy
-// descr ('<' little-endian, '>' big-endian).
-var nativeOrder = func() byte {
-	x := uint16(1)
-	if *(*byte)(unsafe.Pointer(&x)) == 1 {
-		return '<'
-	}
-	return '>'
-}()
-
-// Descr is numpy's descr of an nd dtype in this machine's byte order
-// ("<f4", "|u1", ...), as numpy.lib.format.dtype_to_descr gives it.
-func Descr(dt nd.DType) string {
-	switch dt {
-	case nd.Float32:
-		return string(nativeOrder) + "f4"
-	case nd.Float64:
-		return string(nativeOrder) + "f8"
-	case nd.Int64:
-		return string(nativeOrder) + "i8"
-	case nd.Int32:
-		return string(nativeOrder) + "i4"
-	case nd.Uint8:
-		return "|u1"
-	case nd.Bool:
-		return "|b1"
-	}
-	return ""
-}
-
-// parseDescr reads a numpy descr: the dtype and whether its bytes must be
-// swapped to this machine's order.
-func parseDescr(descr string) (nd.DType, bool, error) {
-	if len(descr) != 3 {
-		return 0, false, fmt.Errorf("dtype descr %q is not one of <f4 <f8 <i8 <i4 |u1 |b1", descr)
-	}
-	order, kind := descr[0], descr[1:]
-	var dt nd.DType
-	switch kind {
-	case "f4":
-		dt = nd.Float32
-	case "f8":
-		dt = nd.Float64
-	case "i8":
-		dt = nd.Int64
-	case "i4":
-		dt = nd.Int32
-	case "u1":
-		dt = nd.Uint8
-	case "b1":
-		dt = nd.Bool
-	default:
-		return 0, false, fmt.Errorf("dtype descr %q: this side holds float32, float64, int64, int32, uint8 and bool arrays only", descr)
-	}
-	switch order {
-	case '<', '>':
-		return dt, order != nativeOrder && dt.Size() > 1, nil
-	case '|', '=':
-		return dt, false, nil
-	}
-	return 0, false, fmt.Errorf("dtype descr %q: unknown byte order %q", descr, order)
-}
-
 // EncodeHeaders is the first frame of a batch: the JSON list of the
 // arrays' .npy headers, byte for byte what Fuel's send_arrays sends
 // through pyzmq's send_json (json.dumps with its default separators and
@@ -99,9 +39,9 @@ func EncodeHeaders(arrays []*nd.Array) ([]byte, error) {
 		if a == nil {
 			return nil, fmt.Errorf("server: array %d is missing", i)
 		}
-		descr := Descr(a.DType())
-		if descr == "" {
-			return nil, fmt.Errorf("server: array %d has dtype %s, which has no numpy descr here", i, a.DType())
+		descr, err := npy.Descr(a.DType(), binary.NativeEndian)
+		if err != nil {
+			return nil, fmt.Errorf("server: array %d: %w", i, err)
 		}
 		if i > 0 {
 			b.WriteString(", ")
@@ -137,6 +77,10 @@ func Bytes(a *nd.Array) []byte {
 	case []int64:
 		p = unsafe.Pointer(&d[0])
 	case []int32:
+		p = unsafe.Pointer(&d[0])
+	case []int16:
+		p = unsafe.Pointer(&d[0])
+	case []uint16:
 		p = unsafe.Pointer(&d[0])
 	case []uint8:
 		p = unsafe.Pointer(&d[0])
@@ -214,55 +158,29 @@ func DecodeArrays(frames [][]byte) ([]*nd.Array, error) {
 }
 
 func decodeArray(h Header, data []byte) (*nd.Array, error) {
-	dt, swap, err := parseDescr(h.Descr)
+	dt, order, err := npy.ParseDescr(h.Descr)
 	if err != nil {
 		return nil, err
 	}
 	if h.Shape == nil {
 		return nil, errors.New("the header has no shape")
 	}
-	for _, d := range h.Shape {
-		if d < 0 {
-			return nil, fmt.Errorf("negative dimension in shape %v", h.Shape)
-		}
-	}
-	n, ok := nd.ProdChecked(h.Shape)
-	if !ok || n > math.MaxInt/dt.Size() {
-		return nil, fmt.Errorf("the frame holds %d bytes, but shape %v of %s is too large for memory", len(data), h.Shape, h.Descr)
-	}
-	if want := n * dt.Size(); len(data) != want {
-		return nil, fmt.Errorf("the frame holds %d bytes, but shape %v of %s needs %d", len(data), h.Shape, h.Descr, want)
-	}
 	shape := append([]int(nil), h.Shape...)
 	if h.FortranOrder {
 		// The bytes are those of the transposed array, in C order.
-		rev := make([]int, len(shape))
-		for i, d := range shape {
-			rev[len(shape)-1-i] = d
-		}
-		shape = rev
+		slices.Reverse(shape)
 	}
-	if !swap && !h.FortranOrder && dt != nd.Bool {
-		if a := view(dt, shape, data); a != nil {
-			return a, nil
-		}
-	}
-	a := nd.New(dt, shape...)
-	dst := Bytes(a)
-	if dt == nd.Bool {
-		for i, b := range data {
-			a.Data.([]bool)[i] = b != 0
-		}
-	} else {
-		copy(dst, data)
-	}
-	if swap {
-		size := dt.Size()
-		for i := 0; i < len(dst); i += size {
-			for j, k := i, i+size-1; j < k; j, k = j+1, k-1 {
-				dst[j], dst[k] = dst[k], dst[j]
+	native := order.AppendUint16(nil, 1)[0] == binary.NativeEndian.AppendUint16(nil, 1)[0]
+	if native && !h.FortranOrder && dt != nd.Bool {
+		if n, ok := nd.ProdChecked(shape); ok && n <= math.MaxInt/dt.Size() && n*dt.Size() == len(data) {
+			if a := view(dt, shape, data); a != nil {
+				return a, nil
 			}
 		}
+	}
+	a, err := npy.DecodeData(dt, shape, data, order)
+	if err != nil {
+		return nil, fmt.Errorf("the data frame: %w", err)
 	}
 	if h.FortranOrder {
 		a = transpose(a)
@@ -288,6 +206,10 @@ func view(dt nd.DType, shape []int, data []byte) *nd.Array {
 		d = unsafe.Slice((*int64)(p), n)
 	case nd.Int32:
 		d = unsafe.Slice((*int32)(p), n)
+	case nd.Int16:
+		d = unsafe.Slice((*int16)(p), n)
+	case nd.Uint16:
+		d = unsafe.Slice((*uint16)(p), n)
 	case nd.Uint8:
 		d = data
 	default:

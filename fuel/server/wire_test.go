@@ -31,7 +31,9 @@ func TestRoundTripFrames(t *testing.T) {
 	a := nd.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
 	b := nd.FromSlice([]bool{true, false}, 2)
 	c := nd.FromSlice([]int32{-7}, 1)
-	frames, err := EncodeArrays([]*nd.Array{a, b, c})
+	d := nd.FromSlice([]int16{-3, 300}, 2)
+	e := nd.FromSlice([]uint16{65535}, 1)
+	frames, err := EncodeArrays([]*nd.Array{a, b, c, d, e})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestRoundTripFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []*nd.Array{a, b, c} {
+	for i, want := range []*nd.Array{a, b, c, d, e} {
 		if !reflect.DeepEqual(got[i].Shape, want.Shape) || !reflect.DeepEqual(got[i].Data, want.Data) {
 			t.Errorf("array %d: got %v %v, want %v %v", i, got[i].Shape, got[i].Data, want.Shape, want.Data)
 		}
@@ -81,9 +83,9 @@ func TestDecodeMalformed(t *testing.T) {
 		{[][]byte{[]byte(`{"start": true}`)}, `without "stop"`},
 		{[][]byte{[]byte(`{"stop": true}`), f4}, "stop frame followed by 1 more"},
 		{[][]byte{[]byte(`[{"descr": "<f4", "fortran_order": false, "shape": [2, 3]}]`)}, "1 headers but 0 data frames"},
-		{[][]byte{[]byte(`[{"descr": "<f4", "fortran_order": false, "shape": [2, 4]}]`), f4}, "holds 24 bytes, but shape [2 4] of <f4 needs 32"},
+		{[][]byte{[]byte(`[{"descr": "<f4", "fortran_order": false, "shape": [2, 4]}]`), f4}, "the data frame: 24 bytes for a float32 array of shape (2, 4) (want 32)"},
 		{[][]byte{[]byte(`[{"descr": "<c16", "fortran_order": false, "shape": [1]}]`), f4}, `descr "<c16"`},
-		{[][]byte{[]byte(`[{"descr": "<i2", "fortran_order": false, "shape": [12]}]`), f4}, `float32, float64, int64, int32, uint8 and bool`},
+		{[][]byte{[]byte(`[{"descr": "<c8", "fortran_order": false, "shape": [3]}]`), f4}, `float32, float64, int64, int32, int16, uint16, uint8 and bool`},
 		{[][]byte{[]byte(`[{"descr": "<f4", "fortran_order": false}]`), f4}, "no shape"},
 		{[][]byte{[]byte(`[{"descr": [["a", "<f4"]], "fortran_order": false, "shape": [6]}]`), f4}, "malformed header frame"},
 	} {
