@@ -17,8 +17,8 @@ import (
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel"
-	"github.com/blocks-go/blocks/output/sqlitelog"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 )
 
 // Modules blocks.algorithms, blocks.extensions, blocks.extensions.monitoring

@@ -14,9 +14,9 @@ import (
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/core/parallel"
-	"github.com/blocks-go/blocks/output/plot"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/output/plot"
 )
 
 // ParallelRun makes the main loops of a run data-parallel (docs/

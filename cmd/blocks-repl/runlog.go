@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/output/sqlitelog"
 	"github.com/blocks-go/blocks/internal/dashboard"
+	"github.com/blocks-go/blocks/output/sqlitelog"
 	"github.com/blocks-go/blocks/starlib"
 )
 
