@@ -33,6 +33,8 @@ import (
 //	    from a dict of source name -> array or nested list
 //	H5PYDataset(file_or_path, which_sets, subset=None, load_in_memory=False, driver=None, sort_indices=True, sources=None)
 //	    static methods create_split_array(split_dict), get_all_splits(path), get_all_sources(path)
+//	PytablesDataset(path, sources, start=0, stop=None, data_node="Data", sources_in_file=None)
+//	    datasets /<data_node>/<source> of a PyTables-made file, rows [start, stop); close_file()
 //	IterableDataset(iterables, sources=None, axis_labels=None)   from a dict of source name -> list of
 //	    examples (shapes may differ); streamed in order, takes no iteration scheme
 //	A dataset has num_examples, sources, provides_sources, axis_labels, get_data(request).
@@ -97,6 +99,7 @@ func init() {
 		"EmbeddedMNIST":    NewBuiltin("EmbeddedMNIST", mnistBuiltin(datasets.EmbeddedMNIST)),
 		"IndexableDataset": NewBuiltin("IndexableDataset", indexableDataset),
 		"H5PYDataset":      &h5pyClass{},
+		"PytablesDataset":  NewBuiltin("PytablesDataset", pytablesDataset),
 	}})
 	Register("fuel.schemes", &starlarkstruct.Module{Name: "fuel.schemes", Members: starlark.StringDict{
 		"SequentialScheme":        NewBuiltin("SequentialScheme", schemeBuiltin),
@@ -330,6 +333,10 @@ func (d *Dataset) AttrNames() []string {
 		names = append(names, h5pyAttrNames...)
 		sort.Strings(names)
 	}
+	if _, ok := d.pytablesAttr("start"); ok {
+		names = append(names, "close_file", "start", "stop")
+		sort.Strings(names)
+	}
 	return names
 }
 
@@ -349,6 +356,9 @@ func (d *Dataset) Attr(name string) (starlark.Value, error) {
 		return labelsValue(d.D.AxisLabels()), nil
 	}
 	if v, ok := d.h5pyAttr(name); ok {
+		return v, nil
+	}
+	if v, ok := d.pytablesAttr(name); ok {
 		return v, nil
 	}
 	return d.protocolAttr(name)

@@ -269,3 +269,69 @@ func createSplitArray(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	}
 	return starlark.NewList(rows), nil
 }
+
+// pytablesDataset is fuel.datasets.PytablesDataset(path, sources,
+// start=0, stop=None, data_node="Data", sources_in_file=None).
+func pytablesDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var path string
+	var sources, stop, inFile starlark.Value = nil, starlark.None, starlark.None
+	opts := h5.PytablesOptions{DataNode: "Data", Stop: -1}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path, "sources", &sources, "start?", &opts.Start,
+		"stop?", &stop, "data_node?", &opts.DataNode, "sources_in_file?", &inFile); err != nil {
+		return nil, err
+	}
+	if _, ok := sources.(starlark.String); ok {
+		return nil, fmt.Errorf("%s: sources should be a tuple of strings, got the string %s", b.Name(), sources)
+	}
+	ss, err := stringList(b.Name()+": sources", sources)
+	if err != nil {
+		return nil, err
+	}
+	if stop != starlark.None {
+		if err := starlark.AsInt(stop, &opts.Stop); err != nil || opts.Stop < 0 {
+			return nil, fmt.Errorf("%s: stop must be None or a non-negative int, got %s", b.Name(), stop)
+		}
+	}
+	if opts.Start < 0 {
+		return nil, fmt.Errorf("%s: start must be a non-negative int, got %d", b.Name(), opts.Start)
+	}
+	if opts.SourcesInFile, err = stringList(b.Name()+": sources_in_file", inFile); err != nil {
+		return nil, err
+	}
+	if err := CheckRead(thread, path); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	ds, err := h5.OpenPytables(path, ss, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{D: ds, name: b.Name()}, nil
+}
+
+// pytablesAttr is an attribute only a PytablesDataset has: start, stop,
+// path and close_file().
+func (d *Dataset) pytablesAttr(name string) (starlark.Value, bool) {
+	p, ok := d.D.(*h5.PytablesDataset)
+	if !ok {
+		if o, isO := d.D.(*datasetOverride); isO {
+			p, ok = o.IndexableDataset.(*h5.PytablesDataset)
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	switch name {
+	case "start":
+		return starlark.MakeInt(p.Start()), true
+	case "stop":
+		return starlark.MakeInt(p.Stop()), true
+	case "close_file":
+		return NewBuiltin("close_file", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+				return nil, err
+			}
+			return starlark.None, p.Close()
+		}), true
+	}
+	return nil, false
+}

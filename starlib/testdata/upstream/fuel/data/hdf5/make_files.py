@@ -121,6 +121,25 @@ def pickling_file(path):
             {'train': {'features': (0, 10, None, '.')}})
 
 
+def pytables_file(path):
+    # TestPytablesDataset.setUp's file, laid out as PyTables writes it (a
+    # group Data holding a chunked carray y of UInt8 (500, 1), y[i] = i,
+    # wrapping as uint8) and its node attributes. PyTables is not in
+    # Debian's python3 here, and its blosc filter is not part of libhdf5:
+    # the carray is deflate-compressed instead.
+    with h5py.File(path, 'w') as f:
+        f.attrs['CLASS'] = numpy.bytes_('GROUP')
+        f.attrs['TITLE'] = numpy.bytes_('Test')
+        group = f.create_group('Data')
+        group.attrs['CLASS'] = numpy.bytes_('GROUP')
+        y = group.create_dataset('y', data=(numpy.arange(500) % 256).astype(
+            'uint8').reshape((500, 1)), chunks=(100, 1), compression='gzip',
+            compression_opts=5)
+        y.attrs['CLASS'] = numpy.bytes_('CARRAY')
+        y.attrs['TITLE'] = numpy.bytes_('Data targets')
+        y.attrs['VERSION'] = numpy.bytes_('1.1')
+
+
 if __name__ == '__main__':
     main_file('file.hdf5', {
         'train': {'features': (0, 20, None), 'targets': (0, 20)},
@@ -135,3 +154,4 @@ if __name__ == '__main__':
     vlen_file('test_vl_dim_gt_1.hdf5', targets_shapes=True)
     index_split_file('index_split.hdf5')
     pickling_file('pickling.hdf5')
+    pytables_file('tmp.h5')
