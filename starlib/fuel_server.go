@@ -16,21 +16,29 @@ import (
 //
 // fuel.server:
 //
-//	start_server(data_stream, port=5557, hwm=10, host="127.0.0.1")
+//	start_server(data_stream, port=5557, hwm=10, host="127.0.0.1", sequence=False,
+//	             curve_secret=None, curve_clients=None)
 //	    serve the stream's batches, epoch after epoch, on a ZeroMQ PUSH socket,
 //	    with Fuel's wire protocol; blocks until the run is cancelled (Ctrl-C).
 //	    Binds loopback unless host says otherwise ("*": every interface).
-//	    Under blocks-repl fuel serve, --port, --hwm and --host win over the
-//	    arguments.
+//	    sequence=True adds sequence and epoch markers (lost, duplicated or
+//	    reordered batches are detected by ServerDataStream). curve_secret (the
+//	    server's key file) and curve_clients (a directory of *.key files, or one)
+//	    turn on the CURVE mode: only the clients listed connect, encrypted, with
+//	    markers. Under blocks-repl fuel serve, its flags win over the arguments.
 //
 // fuel.streams:
 //
 //	ServerDataStream(sources, produces_examples, host="localhost", port=5557, hwm=10,
-//	                 axis_labels=None, timeout=60)
+//	                 axis_labels=None, timeout=60, sequence=False,
+//	                 curve_server_key=None, curve_secret=None)
 //	    a stream whose batches come from a Fuel server (this project's or Python
 //	    Fuel's); usable wherever a stream is (DataStreamMonitoring, MainLoop,
 //	    transformers). timeout: seconds to wait for a batch before failing
-//	    (None waits forever, as Fuel).
+//	    (None waits forever, as Fuel). Sequence markers are checked whenever the
+//	    server sends them; sequence=True requires them. curve_server_key (the
+//	    server's public key file) and curve_secret (this client's secret key
+//	    file) connect to a server in the CURVE mode.
 func init() {
 	Extend("fuel.server", starlark.StringDict{
 		"start_server": NewBuiltin("start_server", startServer),
@@ -45,6 +53,9 @@ func init() {
 type ServeOverrides struct {
 	Host      string
 	Port, HWM int
+	// Sequence turns markers on; Curve, when not nil, the CURVE mode.
+	Sequence bool
+	Curve    *server.CurveServer
 	// Served is set once start_server has run.
 	Served bool
 }
@@ -58,10 +69,23 @@ func SetServeOverrides(thread *starlark.Thread, o *ServeOverrides) { thread.SetL
 func startServer(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var st *Stream
 	port, hwm, host := server.DefaultPort, server.DefaultHWM, "127.0.0.1"
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "port?", &port, "hwm?", &hwm, "host?", &host); err != nil {
+	var sequence bool
+	var curveSecret, curveClients starlark.Value = starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data_stream", &st, "port?", &port, "hwm?", &hwm, "host?", &host,
+		"sequence?", &sequence, "curve_secret?", &curveSecret, "curve_clients?", &curveClients); err != nil {
+		return nil, err
+	}
+	curve, err := curveServerArgs(thread, b.Name(), curveSecret, curveClients)
+	if err != nil {
 		return nil, err
 	}
 	if o, ok := thread.Local(serveKey).(*ServeOverrides); ok {
+		if o.Sequence {
+			sequence = true
+		}
+		if o.Curve != nil {
+			curve = o.Curve
+		}
 		if o.Host != "" {
 			host = o.Host
 		}
@@ -82,7 +106,7 @@ func startServer(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := CheckNetwork(thread, fmt.Sprintf("tcp://%s:%d (serving)", host, port)); err != nil {
 		return nil, fmt.Errorf("start_server: %w", err)
 	}
-	if err := ServeStream(Context(thread), st, server.Options{Host: host, Port: port, HWM: hwm, Log: serverLog{thread}}); err != nil {
+	if err := ServeStream(Context(thread), st, server.Options{Host: host, Port: port, HWM: hwm, Log: serverLog{thread}, Sequence: sequence, Curve: curve}); err != nil {
 		return nil, fmt.Errorf("start_server: %w", err)
 	}
 	return starlark.None, Cancelled(thread)
@@ -117,15 +141,21 @@ func serverDataStream(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	host, port, hwm := "localhost", server.DefaultPort, server.DefaultHWM
 	var timeout starlark.Value = starlark.MakeInt(int(server.DefaultTimeout / time.Second))
 	labels = starlark.None
+	var sequence bool
+	var curveServerKey, curveSecret starlark.Value = starlark.None, starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "sources", &sources, "produces_examples", &examples,
-		"host?", &host, "port?", &port, "hwm?", &hwm, "axis_labels?", &labels, "timeout?", &timeout); err != nil {
+		"host?", &host, "port?", &port, "hwm?", &hwm, "axis_labels?", &labels, "timeout?", &timeout,
+		"sequence?", &sequence, "curve_server_key?", &curveServerKey, "curve_secret?", &curveSecret); err != nil {
 		return nil, err
 	}
 	srcs, err := stringList("ServerDataStream: sources", sources)
 	if err != nil {
 		return nil, err
 	}
-	opts := server.ClientOptions{Host: host, Port: port, HWM: hwm}
+	opts := server.ClientOptions{Host: host, Port: port, HWM: hwm, Sequence: sequence}
+	if opts.Curve, err = curveClientArgs(thread, b.Name(), curveServerKey, curveSecret); err != nil {
+		return nil, err
+	}
 	if port <= 0 || port > 65535 {
 		return nil, fmt.Errorf("ServerDataStream: port must be in 1..65535, got %d", port)
 	}
@@ -150,4 +180,71 @@ func serverDataStream(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		return nil, err
 	}
 	return &Stream{S: s, name: "ServerDataStream"}, nil
+}
+
+// curveServerArgs reads start_server's curve_secret and curve_clients
+// (both or neither): nil when neither is given.
+func curveServerArgs(thread *starlark.Thread, fn string, secret, clients starlark.Value) (*server.CurveServer, error) {
+	if secret == starlark.None && clients == starlark.None {
+		return nil, nil
+	}
+	secretFile, ok1 := starlark.AsString(secret)
+	clientsPath, ok2 := starlark.AsString(clients)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("%s: curve_secret and curve_clients go together, as paths (the server's secret key file; a directory of the clients' *.key files, or one), got %s and %s", fn, secret.Type(), clients.Type())
+	}
+	return LoadCurveServer(thread, secretFile, clientsPath)
+}
+
+// LoadCurveServer reads the CURVE mode's keys: the server's secret key file
+// and the admitted clients' public keys (a directory of *.key files, or
+// one file). The reads are the sandbox's.
+func LoadCurveServer(thread *starlark.Thread, secretFile, clientsPath string) (*server.CurveServer, error) {
+	for _, p := range []string{secretFile, clientsPath} {
+		if err := CheckRead(thread, p); err != nil {
+			return nil, err
+		}
+	}
+	_, secret, err := server.ReadCertificate(secretFile)
+	if err != nil {
+		return nil, err
+	}
+	if secret == "" {
+		return nil, fmt.Errorf("CURVE: %s holds no secret-key (give the server's .key_secret file)", secretFile)
+	}
+	clients, err := server.ReadClientKeys(clientsPath)
+	if err != nil {
+		return nil, err
+	}
+	return &server.CurveServer{SecretKey: secret, ClientKeys: clients}, nil
+}
+
+// curveClientArgs reads ServerDataStream's curve_server_key and
+// curve_secret (both or neither).
+func curveClientArgs(thread *starlark.Thread, fn string, serverKey, secret starlark.Value) (*server.CurveClient, error) {
+	if serverKey == starlark.None && secret == starlark.None {
+		return nil, nil
+	}
+	serverFile, ok1 := starlark.AsString(serverKey)
+	secretFile, ok2 := starlark.AsString(secret)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("%s: curve_server_key and curve_secret go together, as paths (the server's public key file; this client's .key_secret file), got %s and %s", fn, serverKey.Type(), secret.Type())
+	}
+	for _, p := range []string{serverFile, secretFile} {
+		if err := CheckRead(thread, p); err != nil {
+			return nil, fmt.Errorf("%s: %w", fn, err)
+		}
+	}
+	serverPub, _, err := server.ReadCertificate(serverFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	pub, sec, err := server.ReadCertificate(secretFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	if sec == "" {
+		return nil, fmt.Errorf("%s: CURVE: %s holds no secret-key (give this client's .key_secret file)", fn, secretFile)
+	}
+	return &server.CurveClient{ServerKey: serverPub, PublicKey: pub, SecretKey: sec}, nil
 }

@@ -21,10 +21,15 @@ import (
 func init() {
 	registerFuelCommand(command{
 		name: "serve",
-		usage: `  blocks-repl fuel serve SCRIPT.star [--port 5557] [--hwm 10] [--host 127.0.0.1] [--set NAME=VALUE]...
+		usage: `  blocks-repl fuel serve SCRIPT.star [--port 5557] [--hwm 10] [--host 127.0.0.1] [--sequence]
+                        [--curve-secret SERVER.key_secret --curve-clients DIR] [--set NAME=VALUE]...
                                            run SCRIPT.star and serve its global "stream" (or the
                                            stream it passes to start_server) to ServerDataStream
-                                           clients, epoch after epoch, until Ctrl-C; --set as for run
+                                           clients, epoch after epoch, until Ctrl-C; --set as for run;
+                                           --sequence adds sequence and epoch markers (a client
+                                           detects lost or reordered batches); --curve-* admits only
+                                           the clients whose *.key files DIR holds (ZeroMQ CURVE;
+                                           implies --sequence; keys from blocks-repl fuel keygen)
 `,
 		run: fuelServe,
 	})
@@ -36,6 +41,9 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	port := fs.Int("port", server.DefaultPort, "TCP port")
 	hwm := fs.Int("hwm", server.DefaultHWM, "ZeroMQ high-water mark")
 	host := fs.String("host", "127.0.0.1", "address to bind (* for every interface)")
+	sequence := fs.Bool("sequence", false, "add sequence and epoch markers")
+	curveSecret := fs.String("curve-secret", "", "the server's CURVE secret key file")
+	curveClients := fs.String("curve-clients", "", "the admitted clients' CURVE public key files (a directory, or one)")
 	sets := overrides{}
 	fs.Var(sets, "set", "override a setting: NAME=VALUE")
 	usageError := func(err error) int {
@@ -58,8 +66,19 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if *port <= 0 || *port > 65535 || *hwm <= 0 {
 		return usageError(fmt.Errorf("--port must be in 1..65535 and --hwm positive, got %d and %d", *port, *hwm))
 	}
+	if (*curveSecret == "") != (*curveClients == "") {
+		return usageError(errors.New("--curve-secret and --curve-clients go together"))
+	}
 	// Flags given explicitly win over start_server's arguments.
-	over := &starlib.ServeOverrides{}
+	over := &starlib.ServeOverrides{Sequence: *sequence}
+	if *curveSecret != "" {
+		curve, err := starlib.LoadCurveServer(nil, *curveSecret, *curveClients)
+		if err != nil {
+			fmt.Fprintf(stderr, "blocks-repl fuel serve: %v\n", err)
+			return 1
+		}
+		over.Curve = curve
+	}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "port":
@@ -119,7 +138,7 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blocks-repl fuel serve: %s defines %s%s\n", script, what, hint)
 		return 1
 	}
-	opts := server.Options{Host: *host, Port: *port, HWM: *hwm, Log: stderr}
+	opts := server.Options{Host: *host, Port: *port, HWM: *hwm, Log: stderr, Sequence: over.Sequence, Curve: over.Curve}
 	if err := starlib.ServeStream(ctx, st, opts); err != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1

@@ -34,6 +34,13 @@ type ClientOptions struct {
 	// Timeout is the longest wait for one message (DefaultTimeout when 0;
 	// negative waits forever, as Fuel's client does).
 	Timeout time.Duration
+	// Sequence requires sequence and epoch markers (a server started with
+	// Options.Sequence or CURVE): a message without one is an error.
+	// Markers are checked whenever they come, required or not.
+	Sequence bool
+	// Curve, when not nil, connects with ZeroMQ's CURVE mechanism to a
+	// server in the CURVE mode.
+	Curve *CurveClient
 }
 
 // ServerDataStream is Fuel's ServerDataStream: a stream whose batches
@@ -50,8 +57,13 @@ type ServerDataStream struct {
 
 	zctx *zmq.Context
 	sock *zmq.Socket
+	mon  *zmq.Socket // the socket's handshake events
+	poll *zmq.Poller
 
-	received int // messages received (batches and stops)
+	received  int      // messages received (batches and stops)
+	seq       sequence // the markers received
+	marked    bool     // a marker has come
+	handshake string   // the last failed handshake, for the timeout's error
 }
 
 var _ fuel.Stream = (*ServerDataStream)(nil)
@@ -115,6 +127,7 @@ func (s *ServerDataStream) connect() error {
 	if err != nil {
 		return fmt.Errorf("server: ZeroMQ context: %w", err)
 	}
+	var mon *zmq.Socket
 	sock, err := zctx.NewSocket(zmq.PULL)
 	if err == nil {
 		err = setHWM(sock, s.opts.HWM)
@@ -122,21 +135,111 @@ func (s *ServerDataStream) connect() error {
 	if err == nil {
 		err = sock.SetLinger(0)
 	}
-	if err == nil && s.opts.Timeout > 0 {
-		err = sock.SetRcvtimeo(s.opts.Timeout)
+	if err == nil && s.opts.Curve != nil {
+		err = setCurveClient(sock, s.opts.Curve)
+	}
+	if err == nil {
+		// Handshake failures (a key refused, a server that wants CURVE)
+		// are reported at once instead of after the timeout.
+		err = sock.Monitor("inproc://fuel-client-monitor", zmq.EVENT_HANDSHAKE_FAILED_AUTH|zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL|zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+	}
+	if err == nil {
+		mon, err = zctx.NewSocket(zmq.PAIR)
+		if err == nil {
+			err = mon.SetLinger(0)
+		}
+		if err == nil {
+			err = mon.Connect("inproc://fuel-client-monitor")
+		}
 	}
 	if err == nil {
 		err = sock.Connect(s.addr)
 	}
 	if err != nil {
+		if mon != nil {
+			mon.Close()
+		}
 		if sock != nil {
 			sock.Close()
 		}
 		zctx.Term()
 		return fmt.Errorf("server: ServerDataStream: connecting to %s: %w", s.addr, err)
 	}
-	s.zctx, s.sock = zctx, sock
+	s.zctx, s.sock, s.mon = zctx, sock, mon
+	s.poll = zmq.NewPoller()
+	s.poll.Add(sock, zmq.POLLIN)
+	s.poll.Add(mon, zmq.POLLIN)
+	s.seq, s.marked, s.handshake = sequence{}, false, ""
 	return nil
+}
+
+// wait waits for a message (or the timeout); a refused handshake is an
+// error at once.
+func (s *ServerDataStream) wait() ([][]byte, error) {
+	var deadline time.Time
+	if s.opts.Timeout > 0 {
+		deadline = time.Now().Add(s.opts.Timeout)
+	}
+	for {
+		timeout := time.Duration(-1)
+		if !deadline.IsZero() {
+			timeout = time.Until(deadline)
+			if timeout <= 0 {
+				return nil, s.timeoutError()
+			}
+		}
+		polled, err := s.poll.Poll(timeout)
+		if err != nil {
+			return nil, fmt.Errorf("server: ServerDataStream: receiving from %s: %w", s.addr, err)
+		}
+		for _, p := range polled {
+			if p.Socket != s.mon {
+				continue
+			}
+			for {
+				ev, _, value, err := s.mon.RecvEvent(zmq.DONTWAIT)
+				if err != nil {
+					break
+				}
+				switch ev {
+				case zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+					return nil, fmt.Errorf("server: ServerDataStream: the server at %s refused this client (ZeroMQ's authentication failed with status %d): its CURVE mode admits only the client keys it was given; give curve_secret (this client's key file, whose public key the server must list) and curve_server_key", s.addr, value)
+				case zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:
+					hint := "it is in the CURVE mode and this client gave no keys"
+					if s.opts.Curve != nil {
+						hint = "this client uses CURVE and the server does not, or the server's key is not the one given"
+					}
+					return nil, fmt.Errorf("server: ServerDataStream: the handshake with the server at %s failed (ZeroMQ protocol error %#x): %s", s.addr, value, hint)
+				default:
+					s.handshake = "the last handshake failed (with CURVE, a wrong server key)"
+				}
+			}
+		}
+		for _, p := range polled {
+			if p.Socket != s.sock {
+				continue
+			}
+			frames, err := s.sock.RecvMessageBytes(zmq.DONTWAIT)
+			if err == nil {
+				return frames, nil
+			}
+			if zmq.AsErrno(err) != zmq.Errno(syscall.EAGAIN) {
+				return nil, fmt.Errorf("server: ServerDataStream: receiving from %s: %w", s.addr, err)
+			}
+		}
+	}
+}
+
+func (s *ServerDataStream) timeoutError() error {
+	what := "the first message"
+	if s.received > 0 {
+		what = fmt.Sprintf("a message after the %d received", s.received)
+	}
+	hint := "is the server running, or did it stop?"
+	if s.handshake != "" {
+		hint = s.handshake
+	}
+	return fmt.Errorf("server: ServerDataStream: no data from %s within %v waiting for %s (%s)", s.addr, s.opts.Timeout, what, hint)
 }
 
 // GetEpochIterator returns an iterator over the batches the server sends
@@ -154,24 +257,29 @@ func (s *ServerDataStream) Receive() ([]*nd.Array, error) {
 	if err := s.connect(); err != nil {
 		return nil, err
 	}
-	frames, err := s.sock.RecvMessageBytes(0)
+	frames, err := s.wait()
 	if err != nil {
-		if zmq.AsErrno(err) == zmq.Errno(syscall.EAGAIN) {
-			what := "the first message"
-			if s.received > 0 {
-				what = fmt.Sprintf("a message after the %d received", s.received)
-			}
-			return nil, fmt.Errorf("server: ServerDataStream: no data from %s within %v waiting for %s (is the server running, or did it stop?)", s.addr, s.opts.Timeout, what)
-		}
-		return nil, fmt.Errorf("server: ServerDataStream: receiving from %s: %w", s.addr, err)
+		return nil, err
 	}
 	s.received++
-	arrays, err := DecodeArrays(frames)
-	if errors.Is(err, ErrStop) {
-		return nil, io.EOF
-	}
-	if err != nil {
+	arrays, m, err := DecodeMessage(frames)
+	stop := errors.Is(err, ErrStop)
+	if err != nil && !stop {
 		return nil, fmt.Errorf("%w (from %s)", err, s.addr)
+	}
+	switch {
+	case m != nil:
+		s.marked = true
+		if err := s.seq.check(*m, s.addr); err != nil {
+			return nil, err
+		}
+	case s.opts.Sequence:
+		return nil, fmt.Errorf("server: ServerDataStream: %s sends no sequence markers, which this stream requires (sequence=True): start the server with --sequence (or sequence=True), or its CURVE mode", s.addr)
+	case s.marked:
+		return nil, fmt.Errorf("server: ServerDataStream: a message without a sequence marker from %s, after marked ones: another server took over the address", s.addr)
+	}
+	if stop {
+		return nil, io.EOF
 	}
 	if len(arrays) != len(s.sources) {
 		return nil, fmt.Errorf("server: ServerDataStream: %s sent %d arrays, but the stream's sources are (%s)", s.addr, len(arrays), strings.Join(s.sources, ", "))
@@ -185,10 +293,13 @@ func (s *ServerDataStream) Close() error {
 		return nil
 	}
 	err := s.sock.Close()
+	if e := s.mon.Close(); err == nil {
+		err = e
+	}
 	if e := s.zctx.Term(); err == nil {
 		err = e
 	}
-	s.sock, s.zctx = nil, nil
+	s.sock, s.mon, s.poll, s.zctx = nil, nil, nil, nil
 	return err
 }
 

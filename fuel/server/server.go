@@ -41,6 +41,14 @@ type Options struct {
 	// Log receives a line when the server starts and one per epoch; nil
 	// for none.
 	Log io.Writer
+	// Sequence adds sequence and epoch markers to every message (see
+	// Marker), so that ServerDataStream clients detect lost, duplicated
+	// and reordered messages; Fuel's clients ignore them. The CURVE mode
+	// always adds them.
+	Sequence bool
+	// Curve, when not nil, admits only clients whose CURVE key it lists
+	// (ZeroMQ's CURVE mechanism: the messages are also encrypted).
+	Curve *CurveServer
 }
 
 // Server is a bound PUSH socket that serves a stream.
@@ -51,6 +59,8 @@ type Server struct {
 	sock     *zmq.Socket
 	endpoint string
 	port     int
+	id       string        // the id in the markers
+	zapDone  chan struct{} // closed when the CURVE authenticator has stopped; nil without CURVE
 }
 
 // Listen binds the server's socket; Serve then sends the stream's
@@ -87,7 +97,14 @@ func Listen(stream fuel.Stream, opts Options) (*Server, error) {
 	if err == nil {
 		err = sock.SetLinger(0)
 	}
+	var zapDone chan struct{}
+	if err == nil && opts.Curve != nil {
+		zapDone, err = startCurve(zctx, sock, opts.Curve)
+	}
 	if err != nil {
+		if sock != nil {
+			sock.Close()
+		}
 		zctx.Term()
 		return nil, fmt.Errorf("server: ZeroMQ socket: %w", err)
 	}
@@ -101,11 +118,14 @@ func Listen(stream fuel.Stream, opts Options) (*Server, error) {
 		zctx.Term()
 		return nil, fmt.Errorf("server: binding %s: %w", addr, err)
 	}
+	if opts.Curve != nil {
+		opts.Sequence = true
+	}
 	ep, err := sock.GetLastEndpoint()
 	if err != nil {
 		ep = addr
 	}
-	s := &Server{stream: stream, opts: opts, zctx: zctx, sock: sock, endpoint: ep, port: opts.Port}
+	s := &Server{stream: stream, opts: opts, zctx: zctx, sock: sock, endpoint: ep, port: opts.Port, id: newServerID(), zapDone: zapDone}
 	if i := strings.LastIndexByte(ep, ':'); i >= 0 {
 		if p, err := strconv.Atoi(ep[i+1:]); err == nil {
 			s.port = p
@@ -142,8 +162,16 @@ func (s *Server) Port() int { return s.port }
 func (s *Server) Serve(ctx context.Context) error {
 	defer s.Close()
 	if s.opts.Log != nil {
-		fmt.Fprintf(s.opts.Log, "fuel server: serving %s on %s (hwm %d)\n", strings.Join(s.stream.Sources(), ", "), s.endpoint, s.opts.HWM)
+		mode := ""
+		switch {
+		case s.opts.Curve != nil:
+			mode = fmt.Sprintf(", CURVE: %d client key(s), with sequence markers", len(s.opts.Curve.ClientKeys))
+		case s.opts.Sequence:
+			mode = ", with sequence markers"
+		}
+		fmt.Fprintf(s.opts.Log, "fuel server: serving %s on %s (hwm %d%s)\n", strings.Join(s.stream.Sources(), ", "), s.endpoint, s.opts.HWM, mode)
 	}
+	var seq int64
 	for epoch := 0; s.opts.Epochs <= 0 || epoch < s.opts.Epochs; epoch++ {
 		it, err := s.stream.GetEpochIterator()
 		if err != nil {
@@ -163,7 +191,12 @@ func (s *Server) Serve(ctx context.Context) error {
 				}
 				return fmt.Errorf("server: epoch %d, batch %d: %w", epoch+1, batches+1, err)
 			}
-			frames, err := EncodeArrays(data)
+			var frames [][]byte
+			if s.opts.Sequence {
+				frames, err = EncodeMarked(data, Marker{Server: s.id, Seq: seq, Epoch: epoch + 1, Batch: batches})
+			} else {
+				frames, err = EncodeArrays(data)
+			}
 			if err != nil {
 				return fmt.Errorf("server: epoch %d, batch %d: %w", epoch+1, batches+1, err)
 			}
@@ -171,10 +204,16 @@ func (s *Server) Serve(ctx context.Context) error {
 				return err
 			}
 			batches++
+			seq++
 		}
-		if stopped, err := s.send(ctx, [][]byte{stopFrame}); stopped || err != nil {
+		var stop *Marker
+		if s.opts.Sequence {
+			stop = &Marker{Server: s.id, Seq: seq, Epoch: epoch + 1, Batch: batches, Stop: true}
+		}
+		if stopped, err := s.send(ctx, [][]byte{StopFrame(stop)}); stopped || err != nil {
 			return err
 		}
+		seq++
 		if s.opts.Log != nil {
 			fmt.Fprintf(s.opts.Log, "fuel server: epoch %d queued (%d batches)\n", epoch+1, batches)
 		}
@@ -227,8 +266,13 @@ func (s *Server) Close() error {
 	}
 	err := s.sock.Close()
 	s.sock = nil
+	// Term ends the CURVE authenticator's wait, and waits for it to close
+	// its socket.
 	if e := s.zctx.Term(); err == nil {
 		err = e
+	}
+	if s.zapDone != nil {
+		<-s.zapDone
 	}
 	return err
 }
