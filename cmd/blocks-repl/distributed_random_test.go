@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,9 @@ import (
 
 // TestDistributedDropout: scripts/mnist_dropout.star (dropout on both
 // hidden layers, a shuffled scheme, test-set monitoring of the clean
-// graph) with 4 microbatches gives the same parameters, log and dropout
-// generators' states on 1 and 2 processes.
+// graph) gives the same parameters, log and dropout generators' states on
+// 1 and 2 processes with 4 microbatches, and on 1 and 3 with 6, each
+// process reading only its microbatches.
 func TestDistributedDropout(t *testing.T) {
 	needMPI(t)
 	src, err := os.ReadFile("../../scripts/mnist_dropout.star")
@@ -25,25 +27,33 @@ func TestDistributedDropout(t *testing.T) {
 		t.Fatal("the script changed: update the test's edit")
 	}
 	script := writeScript(t, "dropout.star", s)
-	set := []string{"--microbatches", "4", "--set", "examples=400", "--set", "hidden=32", "--set", "epochs=2", script}
-	ck := func(name string, args ...string) *checkpoint.Checkpoint {
-		d := newDir(t, name)
-		out := runIn(t, d, append(args, set...)...)
-		if strings.Count(out, "drop_prob 0.5, 2 epochs") != 1 {
-			t.Fatalf("%s: output\n%s", name, out)
+	for _, c := range []struct {
+		k   string
+		nps []string
+	}{{"4", []string{"2"}}, {"6", []string{"3"}}} {
+		set := []string{"--microbatches", c.k, "--set", "examples=400", "--set", "hidden=32", "--set", "epochs=2", script}
+		ck := func(name string, args ...string) *checkpoint.Checkpoint {
+			d := newDir(t, name)
+			out := runIn(t, d, append(args, set...)...)
+			if strings.Count(out, "drop_prob 0.5, 2 epochs") != 1 {
+				t.Fatalf("%s: output\n%s", name, out)
+			}
+			return readCkpt(t, filepath.Join(d, "ck.tar"))
 		}
-		return readCkpt(t, filepath.Join(d, "ck.tar"))
-	}
-	one := ck("one", "run")
-	two := ck("two", "run", "--np", "2")
-	sameState(t, "2 processes", one, two, true)
-	a, b := one.Iteration.RandomOps, two.Iteration.RandomOps
-	if len(a) == 0 || len(a) != len(b) {
-		t.Fatalf("random ops' states: %d and %d", len(a), len(b))
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			t.Fatalf("random op %d (%s): its generator is elsewhere on 2 processes", i, a[i].Owner)
+		one := ck("one"+c.k, "run")
+		for _, np := range c.nps {
+			more := ck("k"+c.k+"np"+np, "run", "--np", np)
+			what := fmt.Sprintf("K=%s, %s processes", c.k, np)
+			sameState(t, what, one, more, true)
+			a, b := one.Iteration.RandomOps, more.Iteration.RandomOps
+			if len(a) == 0 || len(a) != len(b) {
+				t.Fatalf("%s: random ops' states: %d and %d", what, len(a), len(b))
+			}
+			for i := range a {
+				if a[i] != b[i] {
+					t.Fatalf("%s: random op %d (%s): its generator is elsewhere", what, i, a[i].Owner)
+				}
+			}
 		}
 	}
 }

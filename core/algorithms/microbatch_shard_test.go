@@ -16,17 +16,18 @@ import (
 func TestMicrobatchShardedBatches(t *testing.T) {
 	bs := batches(10, 64)
 	bs = append(bs, batches(1, 42)...)
-	ref := trainNets(t, 1, 4, bs, 0.5)[0]
-	for _, procs := range []int{2, 4} {
+	for _, c := range [][2]int{{4, 2}, {4, 4}, {6, 3}} {
+		k, procs := c[0], c[1]
+		ref := trainNets(t, 1, k, bs, 0.5)[0]
 		comms := parallel.NewLocalGroup(procs, 20*time.Second)
 		nets := make([]*tinyNet, procs)
 		errs := make([]error, procs)
 		var wg sync.WaitGroup
 		for r := range procs {
 			n := 0
-			mb := &Microbatching{K: 4, Comm: comms[r], BatchSize: func() int { return n }}
+			mb := &Microbatching{K: k, Comm: comms[r], BatchSize: func() int { return n }}
 			nets[r] = newNet(t, mb, 0.5)
-			plan, err := parallel.NewPlan(4, procs, r)
+			plan, err := parallel.NewPlan(k, procs, r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,7 +39,7 @@ func TestMicrobatchShardedBatches(t *testing.T) {
 				}
 				for _, b := range bs {
 					n = b["x"].Shape[0]
-					_, off := parallel.Sizes(n, 4)
+					_, off := parallel.Sizes(n, k)
 					mine := map[string]*nd.Array{}
 					for k, a := range b {
 						mine[k] = a.Slice(off[plan.Lo], off[plan.Hi])
@@ -52,10 +53,10 @@ func TestMicrobatchShardedBatches(t *testing.T) {
 		wg.Wait()
 		for r, n := range nets {
 			if errs[r] != nil {
-				t.Fatalf("%d processes, rank %d: %v", procs, r, errs[r])
+				t.Fatalf("K=%d, %d processes, rank %d: %v", k, procs, r, errs[r])
 			}
 			if !sameF32(n.params(), ref.params()) {
-				t.Errorf("%d processes: rank %d's parameters differ from one process's", procs, r)
+				t.Errorf("K=%d, %d processes: rank %d's parameters differ from one process's", k, procs, r)
 			}
 		}
 	}
