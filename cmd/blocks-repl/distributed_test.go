@@ -122,6 +122,21 @@ func sameState(t *testing.T, what string, a, b *checkpoint.Checkpoint, logs bool
 	}
 	cmp("parameter", a.Parameters, b.Parameters)
 	cmp("algorithm state", a.AlgorithmState, b.AlgorithmState)
+	// The generators of the stream (shuffled schemes) and of the graph
+	// (dropout) are where the uninterrupted one-process run has them.
+	for kind, x := range map[string][2][]checkpoint.RNGState{
+		"stream generator": {a.Iteration.StreamRNGs, b.Iteration.StreamRNGs},
+		"random op":        {a.Iteration.RandomOps, b.Iteration.RandomOps},
+	} {
+		if len(x[0]) != len(x[1]) {
+			t.Fatalf("%s: %d %ss, want %d", what, len(x[1]), kind, len(x[0]))
+		}
+		for i := range x[0] {
+			if x[0][i] != x[1][i] {
+				t.Fatalf("%s: %s %d (%s) is elsewhere", what, kind, i, x[0][i].Owner)
+			}
+		}
+	}
 	if logs {
 		la, lb := a.Log, b.Log
 		la.UUID, lb.UUID = "", ""
