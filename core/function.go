@@ -162,8 +162,8 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 				in, in.TypeString(), in.ndim, nd.ShapeString(a.Shape), a.NDim())}
 		}
 		if !canFeed(a.DType(), in.dtype) {
-			return nil, &InputError{in, fmt.Sprintf("input %s is %s but got %s data; convert it first (e.g. with Cast)",
-				in, in.TypeString(), a.DType())}
+			return nil, &InputError{in, fmt.Sprintf("input %s is %s but got %s data; convert the data to %s first",
+				in, in.TypeString(), a.DType(), in.dtype)}
 		}
 	}
 	p, err := f.plan(args)
@@ -262,6 +262,10 @@ func sameData(a, b *nd.Array) bool {
 
 // canFeed says whether data of dtype from may feed a variable of dtype to:
 // the same kind (integer or float) and no loss (numpy's safe casting).
+// CanFeed reports whether data of dtype from may feed an input variable
+// of dtype to (the same dtype, or a wider one of the same kind).
+func CanFeed(from, to nd.DType) bool { return canFeed(from, to) }
+
 func canFeed(from, to nd.DType) bool {
 	if from == to {
 		return true

@@ -497,6 +497,10 @@ func varEval(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 // number or (nested) list converted to the variable's dtype.
 func InputArray(in *core.Variable, v starlark.Value) (*nd.Array, error) {
 	if a, ok := v.(*Array); ok {
+		if !core.CanFeed(a.A.DType(), in.DType()) {
+			return nil, fmt.Errorf("input %s is %s but got a %s array; convert it first: a.astype(%q)",
+				in, in.TypeString(), a.A.DType(), in.DType().String())
+		}
 		return a.A, nil
 	}
 	dt := in.DType()

@@ -398,7 +398,12 @@ func inspectCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	paramTable(w, c.Parameters)
 	if len(c.AlgorithmState) > 0 {
 		fmt.Fprintf(w, "\n== algorithm state\n")
-		paramTable(w, c.AlgorithmState)
+		shown := make([]checkpoint.Named, len(c.AlgorithmState))
+		for i, a := range c.AlgorithmState {
+			shown[i] = a
+			shown[i].Name = checkpoint.DisplayName(a.Name)
+		}
+		paramTable(w, shown)
 	}
 	fmt.Fprintf(w, "\n== generators: %d in the data stream, %d in random ops; position in the epoch: %v\n",
 		len(c.Iteration.StreamRNGs), len(c.Iteration.RandomOps), c.Iteration.EpochIterator != nil)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,8 +78,43 @@ func fuelDownload(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	// Progress goes to stderr, as Fuel's.
 	if err := download.Download(ctx, dir, files, download.Options{Progress: stderr}); err != nil {
-		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
+		var fe *download.FetchError
+		if !errors.As(err, &fe) {
+			fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
+			return 1
+		}
+		// Each failure is on stderr already, as it happened.
+		what := "its address failed"
+		if len(fe.URLs) > 1 {
+			what = fmt.Sprintf("all %d of its addresses failed", len(fe.URLs))
+		}
+		fmt.Fprintf(stderr, "blocks-repl: fuel download: %s was not downloaded: %s (above)\n", fe.Name, what)
+		fmt.Fprint(stderr, downloadNextStep(fe, pos, dir, files))
 		return 1
 	}
 	return 0
+}
+
+// downloadNextStep says what to do after every address of a file failed:
+// without a network, bring the files by hand (a file already in DIR is
+// checked and kept); with one, try another mirror.
+func downloadNextStep(fe *download.FetchError, args []string, dir string, files []download.File) string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Name
+	}
+	again, where := "blocks-repl fuel download "+strings.Join(args, " "), "this directory"
+	if dir != "." {
+		again += " -d " + dir
+		where = dir
+	}
+	var b strings.Builder
+	if fe.Unreachable() {
+		fmt.Fprintf(&b, "No address of %s could be reached: is this machine offline?\n", fe.Name)
+	} else {
+		fmt.Fprintf(&b, "Every address of %s answered, but not with the file (see above).\n", fe.Name)
+	}
+	fmt.Fprintf(&b, "Next step: copy %s into %s from a machine that has them and run %q again (a file already there is checked against its published digest and kept),\n", strings.Join(names, ", "), where, again)
+	b.WriteString("or set FUEL_DOWNLOAD_MIRRORS to the comma-separated base URLs of a mirror that serves them.\n")
+	return b.String()
 }

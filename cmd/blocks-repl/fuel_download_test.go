@@ -44,7 +44,7 @@ func TestFuelDownloadCLI(t *testing.T) {
 
 	errb.Reset()
 	code := Main([]string{"fuel", "download", "mnist", "-d", dir}, nil, &out, &errb)
-	if code != 1 || !strings.Contains(errb.String(), "train-images-idx3-ubyte.gz: "+ts.URL+"/train-images-idx3-ubyte.gz: MD5 mismatch") ||
+	if code != 1 || !strings.Contains(errb.String(), "train-images-idx3-ubyte.gz: "+ts.URL+"/train-images-idx3-ubyte.gz failed: MD5 mismatch") ||
 		!strings.Contains(errb.String(), "is f68b3c2dcbeaaa9fbdd348bbdeb94873") {
 		t.Errorf("exit %d, stderr:\n%s", code, errb.String())
 	}

@@ -162,6 +162,16 @@ func (e *CheckpointExtension) SetMainLoop(m *mainloop.MainLoop) {
 	m.Log.CurrentRow()[RecordLoadedFrom] = e.Path
 }
 
+// SetupError is the checkpoint that SetMainLoop could not restore (it does
+// not fit the model): the main loop then refuses to run, before any
+// extension and without the error banner (mainloop.SetupChecker).
+func (e *CheckpointExtension) SetupError() error {
+	if e.pending == nil {
+		return nil
+	}
+	return fmt.Errorf("resuming from %s refused, nothing trained: %w", e.Resume.Path, e.pending)
+}
+
 func (e *CheckpointExtension) do(c extensions.Call) error {
 	if e.pending != nil {
 		return e.pending

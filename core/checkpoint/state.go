@@ -306,7 +306,7 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			s := c.AlgorithmState[i]
 			if s.Name != keys[i] || s.Array.DType() != v.Value().DType() || !slices.Equal(s.Array.Shape, v.Value().Shape) {
 				return fmt.Errorf("checkpoint: algorithm state %d is %s %s%v in the checkpoint but %s %s%v here (a different step rule?)",
-					i, s.Name, s.Array.DType(), s.Array.Shape, keys[i], v.Value().DType(), v.Value().Shape)
+					i, DisplayName(s.Name), s.Array.DType(), s.Array.Shape, DisplayName(keys[i]), v.Value().DType(), v.Value().Shape)
 			}
 			dst, src := v.Value(), s.Array
 			apply = append(apply, func() { _ = dst.CopyFrom(src) })
@@ -385,7 +385,7 @@ func Diff(b Bindings, c *Checkpoint) ([]string, error) {
 		for i := range a {
 			if a[i].Name != s[i].Name || !bytes.Equal(arrayBytes(a[i].Array), arrayBytes(s[i].Array)) ||
 				!slices.Equal(a[i].Array.Shape, s[i].Array.Shape) || a[i].Array.DType() != s[i].Array.DType() {
-				diffs = append(diffs, fmt.Sprintf("%s %s: differs (max |difference| %g)", what, s[i].Name, maxAbsDiff(a[i], s[i])))
+				diffs = append(diffs, fmt.Sprintf("%s %s: differs (max |difference| %g)", what, DisplayName(s[i].Name), maxAbsDiff(a[i], s[i])))
 			}
 		}
 	}

@@ -187,7 +187,7 @@ func (m *MainLoop) Run() error {
 	defer m.restoreSignals()
 
 	finished, err := m.run()
-	if IsNothingToTrain(err) {
+	if IsRefused(err) {
 		return err // nothing ran, nothing was written
 	}
 	if err != nil {
@@ -226,7 +226,11 @@ func (m *MainLoop) run() (finished bool, err error) {
 	for _, ext := range m.Extensions {
 		ext.SetMainLoop(m)
 	}
-	// After SetMainLoop: a resumed run has restored its checkpoint there.
+	// After SetMainLoop: a resumed run has restored its checkpoint there,
+	// or found that it does not fit.
+	if err := m.setupError(); err != nil {
+		return false, err
+	}
 	if err := m.nothingToTrain(); err != nil {
 		return false, err
 	}

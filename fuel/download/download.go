@@ -10,10 +10,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -104,9 +106,8 @@ func Fetch(ctx context.Context, dir string, f File, opts Options) error {
 		}
 	}
 	part := partName(dir, f.Name)
-	var failures []string
-	var errs []error
-	for _, url := range f.URLs {
+	fe := &FetchError{Name: f.Name}
+	for i, url := range f.URLs {
 		err := fetchURL(ctx, url, part, f.Name, opts)
 		if err == nil {
 			var sum, sha string
@@ -128,29 +129,62 @@ func Fetch(ctx context.Context, dir string, f File, opts Options) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("download: %s: %w", f.Name, context.Cause(ctx))
 		}
-		logf(opts.Progress, "%s: %s failed: %v\n", f.Name, url, err)
-		failures = append(failures, fmt.Sprintf("%s: %v", url, err))
-		errs = append(errs, err)
+		// net/http's errors repeat the address; it is said once here.
+		var ue *neturl.Error
+		if errors.As(err, &ue) && ue.URL == url {
+			err = ue.Err
+		}
+		next := ""
+		if i+1 < len(f.URLs) {
+			next = "; trying the next address"
+		}
+		logf(opts.Progress, "%s: %s failed: %v%s\n", f.Name, url, err, next)
+		fe.URLs = append(fe.URLs, url)
+		fe.Errs = append(fe.Errs, err)
 	}
 	if len(f.URLs) == 0 {
 		return fmt.Errorf("download: %s: no address to fetch it from", f.Name)
 	}
-	msg := fmt.Sprintf("download: %s: %s", f.Name, failures[0])
-	if len(failures) > 1 {
-		msg = fmt.Sprintf("download: %s: every address failed:\n  %s", f.Name, strings.Join(failures, "\n  "))
-	}
-	return &fetchError{msg: msg, errs: errs}
+	return fe
 }
 
-// fetchError is the failure of every address of a file; errors.As finds
+// FetchError is the failure of every address of a file; errors.As finds
 // a *ChecksumError among them.
-type fetchError struct {
-	msg  string
-	errs []error
+type FetchError struct {
+	// Name is the file that could not be fetched.
+	Name string
+	// URLs are the addresses tried, in order, and Errs why each failed.
+	URLs []string
+	Errs []error
 }
 
-func (e *fetchError) Error() string   { return e.msg }
-func (e *fetchError) Unwrap() []error { return e.errs }
+func (e *FetchError) Error() string {
+	if len(e.URLs) == 1 {
+		return fmt.Sprintf("download: %s: %s: %v", e.Name, e.URLs[0], e.Errs[0])
+	}
+	lines := make([]string, len(e.URLs))
+	for i, u := range e.URLs {
+		lines[i] = fmt.Sprintf("%s: %v", u, e.Errs[i])
+	}
+	return fmt.Sprintf("download: %s: every address failed:\n  %s", e.Name, strings.Join(lines, "\n  "))
+}
+
+func (e *FetchError) Unwrap() []error { return e.Errs }
+
+// Unreachable reports whether no address could be reached at all (no
+// network, unknown hosts, refused connections), as opposed to a server
+// that answered with an error or a wrong file.
+func (e *FetchError) Unreachable() bool {
+	for _, err := range e.Errs {
+		var ne net.Error
+		var oe *net.OpError
+		var de *net.DNSError
+		if !errors.As(err, &oe) && !errors.As(err, &de) && !(errors.As(err, &ne) && ne.Timeout()) {
+			return false
+		}
+	}
+	return len(e.Errs) > 0
+}
 
 // ChecksumError is a file whose digest is not the published one.
 type ChecksumError struct {
@@ -263,7 +297,9 @@ func fetchOnce(ctx context.Context, url, part, name string, have int64, opts Opt
 	resp, err := opts.Client.Do(req)
 	if err != nil {
 		var dns *net.DNSError
-		if errors.As(err, &dns) && dns.IsNotFound {
+		if errors.As(err, &dns) && dns.IsNotFound || errors.Is(err, syscall.ECONNREFUSED) {
+			// No such host, or nothing listens there: trying again
+			// would only delay the next address.
 			return 0, false, permanent{err}
 		}
 		return 0, false, err
