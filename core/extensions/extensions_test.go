@@ -419,12 +419,12 @@ func TestTimingAndProgressBar(t *testing.T) {
 	// Plain lines (a bytes.Buffer is no terminal): the first batch and
 	// the end of each epoch; first epoch of unknown length, the second
 	// of the first one's.
-	// The clock ticks one second per reading: before the epoch, after
-	// each of the 4 batches and at the epoch's end.
+	// The clock ticks one second per reading: before the epoch and after
+	// each of the 4 batches; the epoch's last line is as of its last batch.
 	want := "Epoch 0, step 1, 1.00 it/s, elapsed 0:00:01\n" +
-		"Epoch 0, step 4, 0.80 it/s, elapsed 0:00:05\n" +
+		"Epoch 0, step 4, 1.00 it/s, elapsed 0:00:04\n" +
 		"Epoch 1, step 1/4 (25%), 1.00 it/s, elapsed 0:00:01, ETA 0:00:03\n" +
-		"Epoch 1, step 4/4 (100%), 0.80 it/s, elapsed 0:00:05, ETA 0:00:00\n"
+		"Epoch 1, step 4/4 (100%), 1.00 it/s, elapsed 0:00:04, ETA 0:00:00\n"
 	if bar.String() != want {
 		t.Errorf("progress bar output\n%s\nwant\n%s", bar.String(), want)
 	}

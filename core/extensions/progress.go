@@ -43,6 +43,7 @@ type ProgressBar struct {
 	total     int
 	start     time.Time
 	lastDraw  time.Time
+	lastBatch time.Time // the end of the last batch: a pause starts there
 	active    bool
 	started   bool // start was set by BeforeEpoch
 	terminal  bool
@@ -109,6 +110,7 @@ func (p *ProgressBar) AfterBatch(batch mainloop.Batch) error {
 		}
 	}
 	p.iterCount++
+	p.lastBatch = now
 	epoch := loop.Log.Status.EpochsDone
 	if p.terminal {
 		if first || now.Sub(p.lastDraw) >= durationOr(p.RedrawInterval, 100*time.Millisecond) || p.iterCount == p.total {
@@ -124,32 +126,60 @@ func (p *ProgressBar) AfterBatch(batch mainloop.Batch) error {
 	return err
 }
 
-// AfterEpoch ends the bar's line (terminal) or prints the epoch's last
-// line (plain).
+// EpochEnded draws the epoch's last line and ends it (terminal) or prints
+// it (plain), as the epoch's data runs out: before any after_epoch
+// callback, so that what those print (Printing's block) follows the bar
+// instead of being followed by a redraw of it (mainloop.EpochEndListener).
+// The rate and elapsed time are those at the end of the last batch.
+func (p *ProgressBar) EpochEnded() error {
+	if !p.active {
+		return nil
+	}
+	p.active = false
+	p.started = false
+	loop, err := p.MainLoop()
+	if err != nil {
+		return err
+	}
+	epoch := loop.Log.Status.EpochsDone // the epoch is not counted yet
+	if p.terminal {
+		_, err := io.WriteString(p.out(), "\r"+p.barLine(epoch, p.lastBatch)+"\x1b[K\n")
+		return err
+	}
+	_, err = io.WriteString(p.out(), p.plainLine(epoch, p.lastBatch)+"\n")
+	return err
+}
+
+// AfterEpoch ends the bar of an epoch EpochEnded was not told about (a
+// main loop that does not tell it).
 func (p *ProgressBar) AfterEpoch() error {
 	if !p.active {
 		return nil
 	}
 	p.active = false
 	p.started = false
-	now := p.now()
-	epoch := p.epochOfBar()
-	if p.terminal {
-		_, err := io.WriteString(p.out(), "\r"+p.barLine(epoch, now)+"\x1b[K\n")
+	loop, err := p.MainLoop()
+	if err != nil {
 		return err
 	}
-	_, err := io.WriteString(p.out(), p.plainLine(epoch, now)+"\n")
+	epoch := loop.Log.Status.EpochsDone - 1
+	if p.terminal {
+		_, err := io.WriteString(p.out(), "\r"+p.barLine(epoch, p.lastBatch)+"\x1b[K\n")
+		return err
+	}
+	_, err = io.WriteString(p.out(), p.plainLine(epoch, p.lastBatch)+"\n")
 	return err
 }
 
-// epochOfBar is the number of the epoch the bar shows (epochs_done
-// before the epoch ended).
-func (p *ProgressBar) epochOfBar() int {
-	loop, err := p.MainLoop()
-	if err != nil {
-		return 0
+// OnResumption, in an epoch a pause interrupted (the REPL's Ctrl-C, then
+// run() again), leaves the time between the pause and now out of the
+// rate, the elapsed time and the ETA, and draws afresh at the next batch.
+func (p *ProgressBar) OnResumption() error {
+	if p.active && !p.lastBatch.IsZero() {
+		p.start = p.start.Add(p.now().Sub(p.lastBatch))
+		p.lastDraw = time.Time{}
 	}
-	return loop.Log.Status.EpochsDone - 1
+	return nil
 }
 
 func durationOr(d, def time.Duration) time.Duration {

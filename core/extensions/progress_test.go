@@ -58,7 +58,7 @@ func TestProgressBarInPseudoTerminal(t *testing.T) {
 	if n := strings.Count(lines[0], "\r"); n < 6 {
 		t.Errorf("epoch 0: %d redraws in %q", n, lines[0])
 	}
-	final := regexp.MustCompile(`\rEpoch 1, step 5/5 \(100%\) \|#{40}\| 0\.42 it/s \| Elapsed Time: 0:00:12 ETA: 0:00:00\x1b\[K\r?$`)
+	final := regexp.MustCompile(`\rEpoch 1, step 5/5 \(100%\) \|#{40}\| 0\.50 it/s \| Elapsed Time: 0:00:10 ETA: 0:00:00\x1b\[K\r?$`)
 	if !final.MatchString(lines[1]) {
 		t.Errorf("epoch 1 line %q", lines[1])
 	}
@@ -90,10 +90,10 @@ func TestProgressBarInPipe(t *testing.T) {
 	// apart here), then at the end of the epoch.
 	want := "Epoch 0, step 1/5 (20%), 0.50 it/s, elapsed 0:00:02, ETA 0:00:08\n" +
 		"Epoch 0, step 4/5 (80%), 0.50 it/s, elapsed 0:00:08, ETA 0:00:02\n" +
-		"Epoch 0, step 5/5 (100%), 0.42 it/s, elapsed 0:00:12, ETA 0:00:00\n" +
+		"Epoch 0, step 5/5 (100%), 0.50 it/s, elapsed 0:00:10, ETA 0:00:00\n" +
 		"Epoch 1, step 1/5 (20%), 0.50 it/s, elapsed 0:00:02, ETA 0:00:08\n" +
 		"Epoch 1, step 4/5 (80%), 0.50 it/s, elapsed 0:00:08, ETA 0:00:02\n" +
-		"Epoch 1, step 5/5 (100%), 0.42 it/s, elapsed 0:00:12, ETA 0:00:00\n"
+		"Epoch 1, step 5/5 (100%), 0.50 it/s, elapsed 0:00:10, ETA 0:00:00\n"
 	if out != want {
 		t.Errorf("pipe output\n%s\nwant\n%s", out, want)
 	}

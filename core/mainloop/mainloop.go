@@ -300,6 +300,9 @@ func (m *MainLoop) runEpoch() (bool, error) {
 			break
 		}
 	}
+	if err := m.epochEnded(); err != nil {
+		return false, err
+	}
 	st.EpochStarted = false
 	st.EpochsDone++
 	st.EpochEnds = append(st.EpochEnds, st.IterationsDone)
