@@ -24,7 +24,8 @@ const plotHelp = `plot:
                      SQLite database (.sqlite, .db; --run UUID picks a run,
                      default the one run, or the one no other resumed from)
   --channels A,B     record names drawn together in one panel; repeat for more
-                     panels (default: every numeric record, one panel)
+                     panels (default: every numeric record in one panel,
+                     Timing's time_* records in a second one)
   --x AXIS           iterations (default) or epochs
   --out FILE         the image: .png (default LOG's name + .png) or .svg
   --title T          the title (default LOG's file name)
@@ -97,12 +98,11 @@ func plotCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if len(groups) == 0 {
-		all := plot.NumericChannels(l)
-		if len(all) == 0 {
+		groups = plot.DefaultGroups(l)
+		if len(groups) == 0 {
 			fmt.Fprintf(stderr, "blocks-repl plot: %s has no numeric records\n", logPath)
 			return 1
 		}
-		groups = channelGroups{all}
 	}
 	known := map[string]bool{}
 	for _, c := range plot.NumericChannels(l) {

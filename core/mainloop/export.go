@@ -106,7 +106,10 @@ func (l *TrainingLog) StatusMap() map[string]any {
 	return m
 }
 
-// WriteJSONLines writes the log as JSON lines.
+// WriteJSONLines writes the log as JSON lines: the status, then one line
+// per iteration that has records (an iteration without any, as most are
+// when nothing is monitored after every batch, has no line: reading the
+// file back gives the same log, whose missing rows are empty).
 func (l *TrainingLog) WriteJSONLines(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
@@ -114,6 +117,9 @@ func (l *TrainingLog) WriteJSONLines(w io.Writer) error {
 		return fmt.Errorf("writing the log header: %w", err)
 	}
 	for _, it := range l.Iterations() {
+		if len(l.rows[it]) == 0 {
+			continue
+		}
 		rec := map[string]any{}
 		for k, v := range l.rows[it] {
 			rec[k] = JSONValue(v)
@@ -284,7 +290,8 @@ func scalarCell(v any) (string, bool) {
 	return strconv.FormatFloat(f, 'g', -1, 64), true
 }
 
-// WriteCSV writes the numeric and boolean records of the log as CSV.
+// WriteCSV writes the numeric and boolean records of the log as CSV, one
+// line per iteration that has at least one of them.
 func (l *TrainingLog) WriteCSV(w io.Writer) error {
 	cols := map[string]bool{}
 	for _, r := range l.rows {
@@ -306,9 +313,14 @@ func (l *TrainingLog) WriteCSV(w io.Writer) error {
 	for _, it := range l.Iterations() {
 		rec := []string{strconv.Itoa(it)}
 		r := l.rows[it]
+		has := false
 		for _, k := range names {
-			c, _ := scalarCell(r[k])
+			c, ok := scalarCell(r[k])
 			rec = append(rec, c)
+			has = has || ok
+		}
+		if !has {
+			continue
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -58,6 +58,45 @@ var palette = []color.Color{
 	color.RGBA{227, 119, 194, 255}, color.RGBA{127, 127, 127, 255},
 }
 
+// dashes and glyphs tell apart the lines that share a colour (a panel of
+// more channels than the palette has colours).
+var (
+	dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}}
+	glyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}}
+)
+
+// allTimes reports whether every channel of group is a time_* record
+// (Timing's, in seconds).
+func allTimes(group []string) bool {
+	for _, c := range group {
+		if !strings.HasPrefix(c, "time_") {
+			return false
+		}
+	}
+	return len(group) > 0
+}
+
+// DefaultGroups are the panels drawn when no channels are named: every
+// numeric record, with Timing's time_* records (seconds, on another
+// scale) in a panel of their own.
+func DefaultGroups(l *mainloop.TrainingLog) [][]string {
+	var values, times []string
+	for _, c := range NumericChannels(l) {
+		if strings.HasPrefix(c, "time_") {
+			times = append(times, c)
+		} else {
+			values = append(values, c)
+		}
+	}
+	var groups [][]string
+	for _, g := range [][]string{values, times} {
+		if len(g) > 0 {
+			groups = append(groups, g)
+		}
+	}
+	return groups
+}
+
 func (o *Options) size() (int, int) {
 	w, h := o.Width, o.Height
 	if w <= 0 {
@@ -118,7 +157,10 @@ func Panels(l *mainloop.TrainingLog, o Options) ([]*plot.Plot, error) {
 		}
 		p.X.Label.Text = xAxis
 		p.Y.Label.Text = strings.Join(group, ", ")
-		if len(p.Y.Label.Text) > 60 {
+		switch {
+		case allTimes(group):
+			p.Y.Label.Text = "seconds"
+		case len(p.Y.Label.Text) > 60:
 			p.Y.Label.Text = "value"
 		}
 		p.Legend.Top = true
@@ -140,16 +182,20 @@ func Panels(l *mainloop.TrainingLog, o Options) ([]*plot.Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("plot: channel %s: %w", name, err)
 			}
-			c := palette[(ci)%len(palette)]
+			// Past the palette, the colours come round again with
+			// another dash pattern and glyph: no two lines alike.
+			c := palette[ci%len(palette)]
+			round := ci / len(palette)
 			line.Color = c
 			line.Width = vg.Points(1.5)
+			line.Dashes = dashes[round%len(dashes)]
 			p.Add(line)
 			if len(pts) < 50 {
 				sc, err := plotter.NewScatter(pts)
 				if err == nil {
 					sc.Color = c
 					sc.Radius = vg.Points(2)
-					sc.Shape = draw.CircleGlyph{}
+					sc.Shape = glyphs[round%len(glyphs)]
 					p.Add(sc)
 				}
 			}
