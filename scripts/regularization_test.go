@@ -29,12 +29,12 @@ func TestDropoutAndWeightNoiseScripts(t *testing.T) {
 			t.Errorf("%s: test error %v after 100 iterations", c.script, e1)
 		}
 		g2, out2 := run(t, c.script, ov)
-		if out1 != out2 || logValue(t, g2, 100, "train_train_cost") != logValue(t, g1, 100, "train_train_cost") {
+		if out1 != out2 || logValue(t, g2, 100, "train_cost") != logValue(t, g1, 100, "train_cost") {
 			t.Errorf("%s: two runs with the same seed differ", c.script)
 		}
 		ov[c.knob] = c.off
 		g3, _ := run(t, c.script, ov)
-		if logValue(t, g3, 100, "train_train_cost") == logValue(t, g1, 100, "train_train_cost") {
+		if logValue(t, g3, 100, "train_cost") == logValue(t, g1, 100, "train_cost") {
 			t.Errorf("%s: the training cost is the same with %s=%s and %s", c.script, c.knob, c.off, c.on)
 		}
 	}

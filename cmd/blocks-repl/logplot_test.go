@@ -89,3 +89,23 @@ func TestLogFilesLeaveOutEmptyRows(t *testing.T) {
 		t.Errorf("11 channels in one panel drawn with %d line styles: %v", len(styles), styles)
 	}
 }
+
+// The shipped regularization scripts log their training cost as
+// train_cost, not train_train_cost.
+func TestShippedScriptsChannelNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range []string{"mnist_dropout.star", "mnist_weight_noise.star"} {
+		log := filepath.Join(dir, s+".jsonl")
+		code, out, errs := runBinary(t, "", "run", "--set", "epochs=1", "--set", "examples=500", "--set", "hidden=20", "--log", log, "../../scripts/"+s)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", s, code, out, errs)
+		}
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"train_cost":`) || strings.Contains(string(b), "train_train") {
+			t.Errorf("%s logs %s", s, regexp.MustCompile(`"train_\w+"`).FindAllString(string(b), -1))
+		}
+	}
+}
