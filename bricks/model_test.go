@@ -84,7 +84,7 @@ func TestPrintTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"batchnormalizedmlp (BatchNormalizedMLP, allocated)", "└── batch_norm_activation_0 (Sequence", "linear_0 (Linear", ".W float32 (2, 3) [WEIGHT]", "population_mean float32 (3,) [BATCH_NORM_POPULATION_MEAN]"} {
+	for _, want := range []string{"BatchNormalizedMLP batchnormalizedmlp (allocated)", "└── Sequence batch_norm_activation_0 (allocated)", "Linear linear_0 (allocated)", "W float32 (2, 3) [WEIGHT]", "population_mean float32 (3,) [BATCH_NORM_POPULATION_MEAN]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("tree lacks %q:\n%s", want, out)
 		}

@@ -57,50 +57,12 @@ func describeArray(a *nd.Array) string {
 }
 
 // Describe draws the brick and its children as a tree, with each
-// parameter's shape.
+// parameter's dtype, shape and roles (bricks.PrintTree: the same tree as
+// blocks-repl graph --var).
 func (b *Brick) Describe() string {
 	var sb strings.Builder
-	describeBrick(&sb, b.B, "", "")
+	_ = bricks.PrintTree(&sb, b.B) // a strings.Builder does not fail
 	return strings.TrimRight(sb.String(), "\n")
-}
-
-func describeBrick(sb *strings.Builder, br bricks.Brick, first, rest string) {
-	base := br.BaseBrick()
-	state := "not allocated"
-	switch {
-	case base.Initialized:
-		state = "initialized"
-	case base.Allocated:
-		state = "allocated"
-	}
-	fmt.Fprintf(sb, "%s%s %s (%s)\n", first, base.Class(), base.Name, state)
-	var params []string
-	for _, p := range base.Parameters {
-		s := p.Tag.Name
-		if v := p.Value(); v != nil {
-			s += " " + v.DType().String() + " " + nd.ShapeString(v.Shape)
-		}
-		params = append(params, s)
-	}
-	n := len(params) + len(base.Children)
-	i := 0
-	for _, p := range params {
-		i++
-		branch, _ := treeBranch(i == n)
-		fmt.Fprintf(sb, "%s%s%s\n", rest, branch, p)
-	}
-	for _, c := range base.Children {
-		i++
-		branch, cont := treeBranch(i == n)
-		describeBrick(sb, c, rest+branch, rest+cont)
-	}
-}
-
-func treeBranch(last bool) (branch, cont string) {
-	if last {
-		return "└── ", "    "
-	}
-	return "├── ", "│   "
 }
 
 // Describe counts the graph's variables by role, and lists its inputs,

@@ -23,7 +23,7 @@ func TestGraphCommand(t *testing.T) {
 		t.Fatalf("graph: code %d\n%s\n%s", code, out, errOut)
 	}
 	code, out, _ = runBinary(t, "", "graph", "--var", "mlp", script)
-	if code != 0 || !strings.Contains(out, "linear_0 (Linear, allocated)") {
+	if code != 0 || !strings.Contains(out, "Linear linear_0 (allocated)") {
 		t.Errorf("brick tree: code %d\n%s", code, out)
 	}
 	dot := filepath.Join(t.TempDir(), "g.dot")

@@ -151,3 +151,26 @@ func TestInspectAlgorithmStateNames(t *testing.T) {
 		t.Fatalf("resume: exit %d\n%s", code, w.stderr())
 	}
 }
+
+// graph --var and the REPL draw a brick as the same tree.
+func TestGraphVarAndREPLDrawTheSameBrickTree(t *testing.T) {
+	script := writeScript(t, "mlp.star", `load("tensor", "matrix")
+load("blocks.bricks", "MLP", "Rectifier", "Softmax")
+load("blocks.initialization", "IsotropicGaussian", "Constant")
+mlp = MLP([Rectifier(), Softmax()], [784, 20, 10], weights_init = IsotropicGaussian(0.01), biases_init = Constant(0))
+mlp.initialize()
+`)
+	code, tree, errs := runBinary(t, "", "graph", "--var", "mlp", script)
+	if code != 0 || !strings.Contains(tree, "│   ├── W float32 (784, 20) [WEIGHT]") {
+		t.Fatalf("graph --var: exit %d\n%s%s", code, tree, errs)
+	}
+	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
+	tm.expect(">>> ")
+	tm.line("mlp")
+	tm.expect("└── Softmax softmax (initialized)")
+	tm.exit()
+	screen := strings.ReplaceAll(tm.screen(), "\r\n", "\n")
+	if !strings.Contains(screen, "\n"+tree) {
+		t.Errorf("the REPL's tree differs from graph --var's:\n%s\nREPL:\n%s", tree, screen)
+	}
+}
