@@ -43,7 +43,8 @@ import (
 // every_n_batches):
 //
 //	FinishAfter(after_n_epochs=None, after_n_batches=None)
-//	Printing()                        prints the log (before the first epoch, after each epoch, at the end)
+//	Printing(one_line=False)          prints the log (before the first epoch, after each epoch, at the end);
+//	                                  one_line=True: one line per epoch instead of Blocks' blocks
 //	Timing(prefix="")                 time_train_this_batch, time_read_data_this_epoch, ...
 //	ProgressBar()                     a live bar on a terminal (stderr), plain lines otherwise
 //	(SimpleExtension, Timestamp, CompositeExtension and the training, stopping, predicates
@@ -395,10 +396,15 @@ func extensionBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		}
 		ext, err = extensions.NewFinishAfter(tr)
 	case "Printing":
-		if err := starlark.UnpackArgs(name, args, rest); err != nil {
+		oneLine := false
+		if err := starlark.UnpackArgs(name, args, rest, "one_line?", &oneLine); err != nil {
 			return nil, err
 		}
-		ext, err = extensions.NewPrinting(out, tr)
+		var p *extensions.Printing
+		if p, err = extensions.NewPrinting(out, tr); err == nil {
+			p.OneLine = oneLine
+			ext = p
+		}
 	case "Timing":
 		prefix := ""
 		if err := starlark.UnpackArgs(name, args, rest, "prefix?", &prefix); err != nil {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +174,27 @@ mlp.initialize()
 	screen := strings.ReplaceAll(tm.screen(), "\r\n", "\n")
 	if !strings.Contains(screen, "\n"+tree) {
 		t.Errorf("the REPL's tree differs from graph --var's:\n%s\nREPL:\n%s", tree, screen)
+	}
+}
+
+// Printing(one_line = True) prints one line per epoch (and one before
+// training and at the end) instead of Blocks' blocks.
+func TestPrintingOneLinePerEpoch(t *testing.T) {
+	script := writeScript(t, "exp.star", fmt.Sprintf(smallLoop, ", Printing(one_line = True)")+"main_loop.run()\n")
+	code, out, errs := runBinary(t, "", "run", script)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^before training: config \{"epochs": 2\}$`),
+		regexp.MustCompile(`^epoch 1 \(iteration 10\)$`),
+		regexp.MustCompile(`^epoch 2 \(iteration 20\): training_finish_requested True$`),
+		regexp.MustCompile(`^training finished after 2 epochs \(iteration 20\)$`),
+	}
+	if code != 0 || len(lines) != len(want) {
+		t.Fatalf("exit %d, %d lines:\n%s\n%s", code, len(lines), out, errs)
+	}
+	for i, re := range want {
+		if !re.MatchString(lines[i]) {
+			t.Errorf("line %d: %q, want %s", i, lines[i], re)
+		}
 	}
 }

@@ -50,6 +50,9 @@ type Printing struct {
 	*SimpleExtension
 	// Out receives the text; nil means os.Stdout.
 	Out io.Writer
+	// OneLine prints one line per call (printing_line.go) instead of
+	// Blocks' block of the status and the log row.
+	OneLine bool
 }
 
 // PrintingDefaults are Printing's default triggers.
@@ -71,6 +74,10 @@ func (p *Printing) do(c Call) error {
 	w := p.Out
 	if w == nil {
 		w = os.Stdout
+	}
+	if p.OneLine {
+		_, err := io.WriteString(w, p.oneLine(c))
+		return err
 	}
 	log := c.MainLoop.Log
 	var b strings.Builder
