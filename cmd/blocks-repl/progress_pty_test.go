@@ -46,6 +46,9 @@ main_loop = MainLoop(
 func TestTerminalProgressBarEndsBeforePrinting(t *testing.T) {
 	script := writeScript(t, "train.star", fmt.Sprintf(progressScript, 20, 20, 500, 2)+"main_loop.run()\n")
 	tm := startTerminal(t, nil, "run", script)
+	// The whole output, read from the terminal, before the exit status.
+	tm.expect("TRAINING HAS BEEN FINISHED")
+	tm.expect("training_finished: True")
 	if err := <-tm.done; err != nil {
 		t.Fatalf("%v\n%s", err, tm.screen())
 	}
