@@ -28,7 +28,8 @@ import (
 // "# option:floatX=float64", "# option:set NAME=VALUE" and "# option:env NAME=VALUE"
 // in a chunk set the run's floatX, overrides and an environment variable ($VARS in
 // VALUE expanded: Fuel's dataset tests find their data with
-// env FUEL_DATA_PATH=$BLOCKS_SHARED/data).
+// env FUEL_DATA_PATH=$BLOCKS_SHARED/data; $TEST_TMPDIR is a new empty
+// directory of the chunk's own).
 // Files loaded by the chunks live in subdirectories of testdata.
 func TestScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.star")
@@ -120,6 +121,10 @@ func readChunks(t *testing.T, file string) []*chunk {
 
 // runChunk runs one chunk and checks its error against its wants.
 func runChunk(t *testing.T, c *chunk) {
+	// $TEST_TMPDIR is a directory of the chunk's own, for an option such
+	// as "# option:env FUEL_DATA_PATH=$TEST_TMPDIR" (a test that writes
+	// its data files where the dataset classes look).
+	t.Setenv("TEST_TMPDIR", t.TempDir())
 	for k, v := range c.env {
 		t.Setenv(k, os.ExpandEnv(v))
 	}
