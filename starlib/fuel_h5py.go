@@ -2,11 +2,13 @@ package starlib
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 
 	"go.starlark.net/starlark"
 
+	"github.com/blocks-go/blocks/fuel/datasets"
 	"github.com/blocks-go/blocks/fuel/h5"
 )
 
@@ -139,13 +141,17 @@ func h5pyOf(v starlark.Value) *h5.H5PYDataset {
 	if o, ok := inner.(*datasetOverride); ok {
 		inner = o.IndexableDataset
 	}
+	if fd, ok := inner.(*datasets.FileDataset); ok {
+		return fd.H5PYDataset
+	}
 	h, _ := inner.(*h5.H5PYDataset)
 	return h
 }
 
 // h5pyAttr is an attribute only an H5PYDataset has: data_sources (the
 // loaded data with load_in_memory, else None), vlen_sources, which_sets,
-// load_in_memory and path.
+// load_in_memory, path and filename (also on the dataset classes read from
+// a converted file: MNIST's, CIFAR10's, ...).
 func (d *Dataset) h5pyAttr(name string) (starlark.Value, bool) {
 	h := h5pyOf(d)
 	if h == nil {
@@ -175,12 +181,16 @@ func (d *Dataset) h5pyAttr(name string) (starlark.Value, bool) {
 		return starlark.Bool(h.LoadInMemory()), true
 	case "path":
 		return starlark.String(h.Path()), true
+	case "filename":
+		// The dataset classes' file name (MNIST's "mnist.hdf5", ...), as
+		// found in the data path.
+		return starlark.String(filepath.Base(h.Path())), true
 	}
 	return nil, false
 }
 
 // h5pyAttrNames are the names h5pyAttr answers.
-var h5pyAttrNames = []string{"data_sources", "load_in_memory", "path", "vlen_sources", "which_sets"}
+var h5pyAttrNames = []string{"data_sources", "filename", "load_in_memory", "path", "vlen_sources", "which_sets"}
 
 // createSplitArray is H5PYDataset.create_split_array(split_dict): the
 // rows of a Fuel file's split attribute, as a list of tuples (split,
