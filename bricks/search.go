@@ -298,6 +298,20 @@ func (gen *Generation) BeamSearch(data []*nd.Array, beamSize, eolSymbol, maxLeng
 	}
 	hyps := []hyp{{}}
 	tiledCtx := ctx
+	// The contexts repeated for n hypotheses, computed once per n (the
+	// functions only read their inputs).
+	tiled := map[int][]*nd.Array{}
+	tile := func(n int) []*nd.Array {
+		if t, ok := tiled[n]; ok {
+			return t
+		}
+		t := make([]*nd.Array, len(ctx))
+		for i, c := range ctx {
+			t[i] = tileAxis1(c, n)
+		}
+		tiled[n] = t
+		return t
+	}
 	for step := 0; step < maxLength; step++ {
 		live := false
 		for _, h := range hyps {
@@ -306,12 +320,8 @@ func (gen *Generation) BeamSearch(data []*nd.Array, beamSize, eolSymbol, maxLeng
 		if !live {
 			break
 		}
-		n := len(hyps)
 		if ctx != nil {
-			tiledCtx = make([]*nd.Array, len(ctx))
-			for i, c := range ctx {
-				tiledCtx[i] = tileAxis1(c, n)
-			}
+			tiledCtx = tile(len(hyps))
 		}
 		res, err := gen.distFn.Call(slices.Concat(tiledCtx, states, []*nd.Array{prev}))
 		if err != nil {
@@ -323,19 +333,31 @@ func (gen *Generation) BeamSearch(data []*nd.Array, beamSize, eolSymbol, maxLeng
 			row, sym int
 			cost     float64
 		}
-		var cands []cand
+		// The beamSize cheapest candidates, in order of cost, ties in
+		// the order they are listed (a stable sort's first beamSize),
+		// kept by insertion: beamSize is small, the candidates many.
+		cands := make([]cand, 0, beamSize+1)
+		add := func(c cand) {
+			if len(cands) == beamSize && !(c.cost < cands[beamSize-1].cost) {
+				return
+			}
+			i := len(cands)
+			for i > 0 && c.cost < cands[i-1].cost {
+				i--
+			}
+			cands = slices.Insert(cands, i, c)
+			if len(cands) > beamSize {
+				cands = cands[:beamSize]
+			}
+		}
 		for r, h := range hyps {
 			if h.finished {
-				cands = append(cands, cand{r, eolSymbol, h.cost})
+				add(cand{r, eolSymbol, h.cost})
 				continue
 			}
 			for j := 0; j < v; j++ {
-				cands = append(cands, cand{r, j, h.cost - math.Log(dist.Flat(r*v+j))})
+				add(cand{r, j, h.cost - math.Log(dist.Flat(r*v+j))})
 			}
-		}
-		sort.SliceStable(cands, func(i, j int) bool { return cands[i].cost < cands[j].cost })
-		if len(cands) > beamSize {
-			cands = cands[:beamSize]
 		}
 		rows := make([]int, len(cands))
 		chosen := nd.New(nd.Int64, len(cands))
@@ -361,9 +383,7 @@ func (gen *Generation) BeamSearch(data []*nd.Array, beamSize, eolSymbol, maxLeng
 		}
 		states, glimpses = pick(states), pick(glimpses)
 		if ctx != nil {
-			for i, c := range ctx {
-				tiledCtx[i] = tileAxis1(c, len(cands))
-			}
+			tiledCtx = tile(len(cands))
 		}
 		next, err := gen.nextFn.Call(slices.Concat(tiledCtx, states[:gen.nState], glimpses, []*nd.Array{chosen}))
 		if err != nil {
@@ -387,6 +407,9 @@ func tileAxis1(a *nd.Array, n int) *nd.Array {
 	shape[1] = n
 	out := nd.New(a.DType(), shape...)
 	inner := nd.Prod(a.Shape[2:])
+	if tileRows(out.Data, a.Data, a.Shape[0], n, inner) {
+		return out
+	}
 	for t := 0; t < a.Shape[0]; t++ {
 		for b := 0; b < n; b++ {
 			for k := 0; k < inner; k++ {
@@ -395,4 +418,33 @@ func tileAxis1(a *nd.Array, n int) *nd.Array {
 		}
 	}
 	return out
+}
+
+// tileRows is tileAxis1's copy for the float and int64 arrays: dst holds
+// rows row blocks of n copies of src's inner elements; false for other
+// data.
+func tileRows(dst, src any, rows, n, inner int) bool {
+	switch d := dst.(type) {
+	case []float32:
+		return tileTyped(d, src, rows, n, inner)
+	case []float64:
+		return tileTyped(d, src, rows, n, inner)
+	case []int64:
+		return tileTyped(d, src, rows, n, inner)
+	}
+	return false
+}
+
+func tileTyped[T float32 | float64 | int64](dst []T, src any, rows, n, inner int) bool {
+	s, ok := src.([]T)
+	if !ok {
+		return false
+	}
+	for t := range rows {
+		row := s[t*inner : (t+1)*inner]
+		for b := range n {
+			copy(dst[(t*n+b)*inner:], row)
+		}
+	}
+	return true
 }

@@ -298,3 +298,27 @@ func TestTrivialEmitterGenerator(t *testing.T) {
 		}
 	}
 }
+
+// TestTileAxis1: a (time, 1, ...) array repeated along axis 1, for the
+// typed copies and the generic loop alike.
+func TestTileAxis1(t *testing.T) {
+	for _, dt := range []nd.DType{nd.Float32, nd.Float64, nd.Int64, nd.Int32} {
+		a := nd.New(dt, 3, 1, 2)
+		for i := range a.Size() {
+			a.SetFlat(i, float64(i+1))
+		}
+		got := tileAxis1(a, 4)
+		if got.DType() != dt || len(got.Shape) != 3 || got.Shape[0] != 3 || got.Shape[1] != 4 || got.Shape[2] != 2 {
+			t.Fatalf("%s: got %s%v", dt, got.DType(), got.Shape)
+		}
+		for tt := range 3 {
+			for b := range 4 {
+				for k := range 2 {
+					if v, want := got.Flat((tt*4+b)*2+k), float64(tt*2+k+1); v != want {
+						t.Fatalf("%s: [%d,%d,%d] = %v, want %v", dt, tt, b, k, v, want)
+					}
+				}
+			}
+		}
+	}
+}
