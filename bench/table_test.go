@@ -103,7 +103,7 @@ var benchModels = []benchModel{
 	{Name: "LeNet (PyTorch baseline's), batch 64", Torch: "lenet", Batch: 64, Build: lenetStep, Steps: 200},
 	rnnRow("lstm-lm", "lstm-lm: LSTM(256) LM, seq 50, batch 32 (tokens/s)", 40),
 	rnnRow("gru-lm", "gru-lm: GRU(256) LM, seq 50, batch 32 (tokens/s)", 40),
-	rnnRow("lstm-big", "lstm-big: LSTM(1024), seq 50, batch 64 (tokens/s)", 20),
+	rnnRow("lstm-big", "lstm-big: LSTM(1024), seq 50, batch 64 (tokens/s)", 10),
 }
 
 // stepRate runs step for steps steps after a 3-step warm-up and returns
