@@ -54,26 +54,31 @@ func lstmStep[T float32 | float64](g, x, cp, hp, wci, wcf, wco, m, c, h, tc []T,
 		gr := g[b*4*d : (b+1)*4*d]
 		xr := x[b*4*d : (b+1)*4*d]
 		cpr := cp[b*d : (b+1)*d]
-		for j := range gr {
-			gr[j] += xr[j] // act = h·W + x
-		}
-		for j := range d {
-			gr[j] += cpr[j] * wci[j]
-			gr[d+j] += cpr[j] * wcf[j]
-		}
-		sigmoidInPlace(gr[:2*d])
-		tanhInto(gr[2*d:3*d], gr[2*d:3*d])
 		cr := c[b*d : (b+1)*d]
-		for j := range d {
-			cr[j] = gr[d+j]*cpr[j] + gr[j]*gr[2*d+j]
-			gr[3*d+j] += cr[j] * wco[j]
-		}
-		sigmoidInPlace(gr[3*d:])
 		tcr := tc[b*d : (b+1)*d]
-		tanhInto(tcr, cr)
 		hr := h[b*d : (b+1)*d]
-		for j := range d {
-			hr[j] = gr[3*d+j] * tcr[j]
+		if g32, ok := any(gr).([]float32); ok {
+			lstmRow32(g32, any(xr).([]float32), any(cpr).([]float32), any(wci).([]float32), any(wcf).([]float32),
+				any(wco).([]float32), any(cr).([]float32), any(tcr).([]float32), any(hr).([]float32), d)
+		} else {
+			for j := range gr {
+				gr[j] += xr[j] // act = h·W + x
+			}
+			for j := range d {
+				gr[j] += cpr[j] * wci[j]
+				gr[d+j] += cpr[j] * wcf[j]
+			}
+			sigmoidInPlace(gr[:2*d])
+			tanhInto(gr[2*d:3*d], gr[2*d:3*d])
+			for j := range d {
+				cr[j] = gr[d+j]*cpr[j] + gr[j]*gr[2*d+j]
+				gr[3*d+j] += cr[j] * wco[j]
+			}
+			sigmoidInPlace(gr[3*d:])
+			tanhInto(tcr, cr)
+			for j := range d {
+				hr[j] = gr[3*d+j] * tcr[j]
+			}
 		}
 		if m != nil {
 			mb := m[b]
@@ -84,6 +89,24 @@ func lstmStep[T float32 | float64](g, x, cp, hp, wci, wcf, wco, m, c, h, tc []T,
 			}
 		}
 	}
+}
+
+// lstmRow32 is lstmStep's unmasked work on one float32 row, in the same
+// operations and order as the generic loop, each pass vectorized
+// (internal/vec: the products rounded before each addition, as Go
+// computes them).
+func lstmRow32(gr, xr, cpr, wci, wcf, wco, cr, tcr, hr []float32, d int) {
+	vec.Add32(gr, xr) // act = h·W + x
+	vec.MulAdd32(gr[:d], cpr, wci)
+	vec.MulAdd32(gr[d:2*d], cpr, wcf)
+	vec.SigmoidSlice32(gr[:2*d], gr[:2*d])
+	vec.TanhSlice32(gr[2*d:3*d], gr[2*d:3*d])
+	vec.Mul32(cr, gr[d:2*d], cpr)         // f·c(t-1)
+	vec.MulAdd32(cr, gr[:d], gr[2*d:3*d]) // + i·c̃
+	vec.MulAdd32(gr[3*d:], cr, wco)
+	vec.SigmoidSlice32(gr[3*d:], gr[3*d:])
+	vec.TanhSlice32(tcr, cr)
+	vec.Mul32(hr, gr[3*d:], tcr)
 }
 
 // lstmStepGrad is the gradient of one LSTM step. dh and dc are the

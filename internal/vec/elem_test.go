@@ -142,3 +142,32 @@ func sum32AVX2Or(x []float32) float32 {
 	}
 	return sum32AVX2(&x[0], len(x))
 }
+
+// TestMul32: Mul32 and MulAdd32's AVX2 kernels against their scalar
+// loops, bit for bit, on random and special values, every tail length.
+func TestMul32(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for n := 0; n < 40; n++ {
+		a, b, acc := randomSlice(r, n), randomSlice(r, n), randomSlice(r, n)
+		want, got := make([]float32, n), make([]float32, n)
+		wantAcc, gotAcc := append([]float32(nil), acc...), append([]float32(nil), acc...)
+		for i := range n {
+			want[i] = a[i] * b[i]
+			wantAcc[i] += a[i] * b[i]
+		}
+		Mul32(got, a, b)
+		MulAdd32(gotAcc, a, b)
+		sameBits(t, "Mul32", n, got, want)
+		sameBits(t, "MulAdd32", n, gotAcc, wantAcc)
+	}
+	// (1+2^-12)² - (1+2^-11) is 2^-24 fused, 0 with the product rounded.
+	a := float32(1 + 0x1p-12)
+	acc := make([]float32, 8)
+	for i := range acc {
+		acc[i] = -(1 + 0x1p-11)
+	}
+	MulAdd32(acc, []float32{a, a, a, a, a, a, a, a}, []float32{a, a, a, a, a, a, a, a})
+	if acc[0] != 0 || acc[7] != 0 {
+		t.Fatalf("MulAdd32 fused the multiply-add: %v", acc)
+	}
+}

@@ -67,3 +67,9 @@ func gemm4x16AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, l
 
 //go:noescape
 func gemm1x16AVX2(k int, a *float32, b *float32, ldb int, c *float32)
+
+//go:noescape
+func mul32AVX2(out, a, b *float32, n int)
+
+//go:noescape
+func mulAdd32AVX2(acc, a, b *float32, n int)

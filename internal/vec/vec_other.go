@@ -27,3 +27,6 @@ var useFMA = false
 
 func gemm4x16AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int) {}
 func gemm1x16AVX2(k int, a *float32, b *float32, ldb int, c *float32)                   {}
+
+func mul32AVX2(out, a, b *float32, n int)    {}
+func mulAdd32AVX2(acc, a, b *float32, n int) {}
