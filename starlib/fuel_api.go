@@ -374,7 +374,7 @@ func (d *Dataset) protocolAttr(name string) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "stream", &st); err != nil {
 				return nil, err
 			}
-			dt, ok := d.D.(datasets.DefaultTransformerer)
+			dt, ok := d.D.(transformers.DefaultTransformerer)
 			if !ok {
 				return st, nil
 			}
@@ -412,6 +412,9 @@ type streamOverride struct {
 	labels    map[string][]string
 	labelsSet bool
 }
+
+// Components is the stream it renames (fuel.Composite).
+func (s *streamOverride) Components() []any { return []any{s.Stream} }
 
 func (s *streamOverride) Sources() []string {
 	if s.sources != nil {

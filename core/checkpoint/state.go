@@ -4,18 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
-	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel"
-	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/nd"
-	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // Bindings say where a main loop's state lives: the loop (its algorithm,
@@ -129,50 +125,6 @@ func (b Bindings) algorithmState() ([]string, []*core.Variable) {
 	return keys, vars
 }
 
-type rngRef struct {
-	owner string
-	rng   *numpyrand.RandomState
-}
-
-// streamRNGs are the generators of the data pipeline (shuffled schemes,
-// random transformers), outermost stream first.
-func streamRNGs(s fuel.Stream) []rngRef {
-	var refs []rngRef
-	seen := map[*numpyrand.RandomState]bool{}
-	add := func(owner string, r *numpyrand.RandomState) {
-		if r != nil && !seen[r] {
-			seen[r] = true
-			refs = append(refs, rngRef{owner, r})
-		}
-	}
-	var walk func(x any, depth int)
-	walk = func(x any, depth int) {
-		if x == nil || depth > 64 {
-			return
-		}
-		owner := reflect.TypeOf(x).String()
-		if r, ok := x.(interface{ RNG() *numpyrand.RandomState }); ok {
-			add(owner, r.RNG())
-		}
-		switch v := x.(type) {
-		case *schemes.Shuffled:
-			r, _ := v.RNG.(*numpyrand.RandomState)
-			add(owner, r)
-		case *schemes.ShuffledExample:
-			r, _ := v.RNG.(*numpyrand.RandomState)
-			add(owner, r)
-		}
-		if v, ok := x.(interface{ IterationScheme() schemes.Scheme }); ok {
-			walk(v.IterationScheme(), depth+1)
-		}
-		if v, ok := x.(interface{ DataStream() fuel.Stream }); ok {
-			walk(v.DataStream(), depth+1)
-		}
-	}
-	walk(s, 0)
-	return refs
-}
-
 // Capture records the state of b's main loop: parameters, algorithm
 // state, iteration state and log. callback names the callback it runs in.
 // It fails, changing nothing, when the epoch in progress cannot report its
@@ -203,15 +155,15 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 		}
 		c.Iteration.EpochIterator = &st
 	}
-	for _, r := range streamRNGs(loop.DataStream) {
-		c.Iteration.StreamRNGs = append(c.Iteration.StreamRNGs, RNGState{r.owner, r.rng.State()})
+	for _, g := range fuel.Generators(loop.DataStream) {
+		c.Iteration.StreamRNGs = append(c.Iteration.StreamRNGs, RNGState{g.Owner, g.RNG.State()})
 	}
 	for _, op := range core.RandomOps(b.trainingRoots()) {
 		c.Iteration.RandomOps = append(c.Iteration.RandomOps, RNGState{op.String(), op.RNG().State()})
 	}
 	for i, ext := range loop.Extensions {
-		se := statefulExtension(ext)
-		if se == nil {
+		se, ok := ext.(mainloop.StatefulExtension)
+		if !ok {
 			continue
 		}
 		st, err := se.CheckpointState()
@@ -311,12 +263,12 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			dst, src := v.Value(), s.Array
 			apply = append(apply, func() { _ = dst.CopyFrom(src) })
 		}
-		refs := streamRNGs(loop.DataStream)
-		if len(refs) != len(c.Iteration.StreamRNGs) {
-			return fmt.Errorf("checkpoint: the data stream has %d random generators, the checkpoint %d (a different pipeline?)", len(refs), len(c.Iteration.StreamRNGs))
+		gens := fuel.Generators(loop.DataStream)
+		if len(gens) != len(c.Iteration.StreamRNGs) {
+			return fmt.Errorf("checkpoint: the data stream has %d random generators, the checkpoint %d (a different pipeline?)", len(gens), len(c.Iteration.StreamRNGs))
 		}
-		for i, r := range refs {
-			rng, st := r.rng, c.Iteration.StreamRNGs[i].State
+		for i, g := range gens {
+			rng, st := g.RNG, c.Iteration.StreamRNGs[i].State
 			apply = append(apply, func() { rng.SetState(st) })
 		}
 		ops := core.RandomOps(b.trainingRoots())
@@ -428,44 +380,18 @@ func maxAbsDiff(a, b Named) float64 {
 // reached (see CheckpointExtension.Replay).
 var ErrReplayReached = errors.New("replay reached the checkpoint's iteration")
 
-// StatefulExtension is an extension with state of its own between
-// callbacks, which checkpoints save and restore.
-type StatefulExtension interface {
-	CheckpointState() ([][]*nd.Array, error)
-	RestoreCheckpointState([][]*nd.Array) error
-}
-
-type tdmState struct {
-	t *extensions.TrainingDataMonitoring
-}
-
-func (s tdmState) CheckpointState() ([][]*nd.Array, error) { return s.t.Buffer.State() }
-func (s tdmState) RestoreCheckpointState(st [][]*nd.Array) error {
-	return s.t.Buffer.SetState(st)
-}
-
-func statefulExtension(ext mainloop.Extension) StatefulExtension {
-	if s, ok := ext.(StatefulExtension); ok {
-		return s
-	}
-	if t, ok := ext.(*extensions.TrainingDataMonitoring); ok && t.Buffer != nil {
-		return tdmState{t}
-	}
-	return nil
-}
-
 // extensionStates checks the saved extension states against the loop's
 // extensions and returns the function that restores them.
 func extensionStates(loop *mainloop.MainLoop, c *Checkpoint) (func() error, error) {
 	type pending struct {
-		se StatefulExtension
+		se mainloop.StatefulExtension
 		st [][]*nd.Array
 	}
 	var todo []pending
 	n := 0
 	for i, ext := range loop.Extensions {
-		se := statefulExtension(ext)
-		if se == nil {
+		se, ok := ext.(mainloop.StatefulExtension)
+		if !ok {
 			continue
 		}
 		if n >= len(c.Iteration.Extensions) {

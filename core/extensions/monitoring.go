@@ -119,6 +119,19 @@ func NewTrainingDataMonitoring(variables []*core.Variable, prefix, suffix string
 	return t, nil
 }
 
+var _ mainloop.StatefulExtension = (*TrainingDataMonitoring)(nil)
+
+// CheckpointState is the partial aggregates of the batches since the last
+// record, which a checkpoint taken mid-epoch saves.
+func (t *TrainingDataMonitoring) CheckpointState() ([][]*nd.Array, error) {
+	return t.Buffer.State()
+}
+
+// RestoreCheckpointState puts back what CheckpointState gave.
+func (t *TrainingDataMonitoring) RestoreCheckpointState(state [][]*nd.Array) error {
+	return t.Buffer.SetState(state)
+}
+
 func (t *TrainingDataMonitoring) do(c Call) error {
 	if c.Callback == mainloop.BeforeTraining {
 		alg, ok := c.MainLoop.Algorithm.(OutputsAdder)

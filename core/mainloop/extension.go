@@ -68,6 +68,15 @@ type Extension interface {
 	OnError(err error) error
 }
 
+// StatefulExtension is an extension with state of its own between
+// callbacks (TrainingDataMonitoring's partial aggregates), which
+// checkpoints save and restore: arrays in groups, each array nil or not.
+type StatefulExtension interface {
+	Extension
+	CheckpointState() ([][]*nd.Array, error)
+	RestoreCheckpointState([][]*nd.Array) error
+}
+
 // TrainingExtension is the base of extensions: a name, the main loop, and
 // callbacks that do nothing.
 type TrainingExtension struct {

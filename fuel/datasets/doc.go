@@ -17,7 +17,7 @@
 //
 // Datasets with default transformers (MNIST, CIFAR10, CIFAR100, SVHN:
 // scale the uint8 pixels to [0, 1], then cast to floatX) implement
-// DefaultTransformerer; see streams.DefaultStream.
+// transformers.DefaultTransformerer; see streams.DefaultStream.
 //
 // ReadIDX reads LeCun's idx format, the format of the MNIST distribution
 // files.

@@ -34,7 +34,7 @@ type FileDataset struct {
 	defaults []transformers.Spec
 }
 
-var _ DefaultTransformerer = (*FileDataset)(nil)
+var _ transformers.DefaultTransformerer = (*FileDataset)(nil)
 
 // Name is the class and its arguments, as Python would print the call.
 func (d *FileDataset) Name() string { return d.name }

@@ -53,7 +53,7 @@ type MNISTDataset struct {
 	embedded  bool
 }
 
-var _ DefaultTransformerer = (*MNISTDataset)(nil)
+var _ transformers.DefaultTransformerer = (*MNISTDataset)(nil)
 
 // MNIST is Fuel's MNIST(which_sets, subset=, sources=): 60,000 training
 // and 10,000 test images of handwritten digits.

@@ -56,6 +56,15 @@ type Concatenated struct {
 	Schemes []Scheme
 }
 
+// Components are the concatenated schemes (fuel.Composite).
+func (c *Concatenated) Components() []any {
+	out := make([]any, len(c.Schemes))
+	for i, s := range c.Schemes {
+		out[i] = s
+	}
+	return out
+}
+
 // ConcatenatedScheme is Fuel's ConcatenatedScheme(schemes). As in Fuel,
 // every scheme's epoch starts (shuffled schemes draw their orders, in the
 // schemes' order) when the concatenated epoch starts.

@@ -269,6 +269,17 @@ type Shuffled struct {
 	SortedIndices bool
 }
 
+// Generators is the scheme's generator when it is numpy's RandomState
+// (fuel.Random: checkpoints save it).
+func (s *Shuffled) Generators() []*numpyrand.RandomState { return randomStates(s.RNG) }
+
+func randomStates(rng Shuffler) []*numpyrand.RandomState {
+	if r, ok := rng.(*numpyrand.RandomState); ok {
+		return []*numpyrand.RandomState{r}
+	}
+	return nil
+}
+
 // ShuffledScheme iterates over examples in an order drawn anew each epoch
 // (indices = list(examples); rng.shuffle(indices)), in batches of
 // batchSize (the last one shorter). With sortedIndices each batch's
@@ -355,6 +366,10 @@ type ShuffledExample struct {
 	Examples Examples
 	RNG      Shuffler
 }
+
+// Generators is the scheme's generator when it is numpy's RandomState
+// (fuel.Random: checkpoints save it).
+func (s *ShuffledExample) Generators() []*numpyrand.RandomState { return randomStates(s.RNG) }
 
 // ShuffledExampleScheme gives the examples one at a time, in an order
 // drawn anew each epoch as ShuffledScheme draws it. A nil rng is Fuel's

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/blocks-go/blocks/fuel"
-	"github.com/blocks-go/blocks/fuel/datasets"
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/fuel/transformers"
 	"github.com/blocks-go/blocks/nd"
@@ -65,14 +64,14 @@ func DataStream(dataset fuel.IndexableDataset, scheme schemes.Scheme) (*DatasetS
 
 // DefaultStream is Fuel's DataStream.default_stream(dataset,
 // iteration_scheme=scheme): a DataStream wrapped in the dataset's default
-// transformers when it has some (datasets.DefaultTransformerer), else the
+// transformers when it has some (transformers.DefaultTransformerer), else the
 // DataStream itself. Either way the result is a fuel.ResumableStream.
 func DefaultStream(dataset fuel.IndexableDataset, scheme schemes.Scheme) (fuel.Stream, error) {
 	s, err := DataStream(dataset, scheme)
 	if err != nil {
 		return nil, err
 	}
-	d, ok := dataset.(datasets.DefaultTransformerer)
+	d, ok := dataset.(transformers.DefaultTransformerer)
 	if !ok {
 		return s, nil
 	}
@@ -88,6 +87,9 @@ func (s *DatasetStream) Dataset() fuel.IndexableDataset { return s.dataset }
 
 // IterationScheme is the scheme given (nil for none).
 func (s *DatasetStream) IterationScheme() schemes.Scheme { return s.scheme }
+
+// Components are the stream's scheme and dataset (fuel.Composite).
+func (s *DatasetStream) Components() []any { return []any{s.scheme, s.dataset} }
 
 // Sources are the dataset's sources.
 func (s *DatasetStream) Sources() []string { return slices.Clone(s.sources) }

@@ -19,6 +19,15 @@ type MergeStream struct {
 
 var _ fuel.ResumableStream = (*MergeStream)(nil)
 
+// Components are the merged streams (fuel.Composite).
+func (m *MergeStream) Components() []any {
+	out := make([]any, len(m.streams))
+	for i, s := range m.streams {
+		out[i] = s
+	}
+	return out
+}
+
 // Merge is Fuel's Merge(data_streams, sources, axis_labels=None): each
 // item is the concatenation of one item of every stream, named by
 // sources (as many as the streams' sources together). The streams must

@@ -28,6 +28,14 @@ func Uint8PixelsToFloatX(whichSources []string) []Spec {
 	}
 }
 
+// DefaultTransformerer is a dataset with default transformers (Fuel's
+// Dataset.default_transformers): the pipeline streams.DefaultStream puts
+// on its data stream, in order. It lives here, beside Spec, so that
+// streams need not import the datasets (and with them libhdf5).
+type DefaultTransformerer interface {
+	DefaultTransformers() []Spec
+}
+
 // Apply wraps stream in the transformers specs describe, in order (Fuel's
 // Dataset.apply_default_transformers). With no specs it returns stream.
 func Apply(stream fuel.Stream, specs []Spec) (fuel.Stream, error) {

@@ -75,6 +75,9 @@ func (t *Transformer) Name() string { return t.name }
 // DataStream is the wrapped stream (Fuel's data_stream attribute).
 func (t *Transformer) DataStream() fuel.Stream { return t.child }
 
+// Components is the wrapped stream (fuel.Composite).
+func (t *Transformer) Components() []any { return []any{t.child} }
+
 // Sources are the names of the arrays each item holds, in order.
 func (t *Transformer) Sources() []string { return slices.Clone(t.sources) }
 

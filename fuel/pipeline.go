@@ -1,0 +1,66 @@
+package fuel
+
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+// Composite is a part of a data pipeline made over other parts: a
+// transformer over its stream, a data stream over its scheme and dataset,
+// a merge over its streams, a concatenated scheme over its schemes. A
+// checkpoint walks a pipeline through this interface, so a new kind of
+// part needs no change there.
+type Composite interface {
+	// Components are the parts it is made over, in a fixed order.
+	Components() []any
+}
+
+// Random is a part of a data pipeline that draws random numbers from
+// generators of its own between epochs (a shuffled scheme's order): a
+// checkpoint saves their states so that a resumed run draws the same
+// numbers. A part whose draws are all within an epoch keeps its generator
+// in its iterator's state instead (StatefulIterator).
+type Random interface {
+	Generators() []*numpyrand.RandomState
+}
+
+// Generator is one generator of a pipeline and the type of the part that
+// owns it ("*schemes.Shuffled").
+type Generator struct {
+	Owner string
+	RNG   *numpyrand.RandomState
+}
+
+// maxPipelineDepth bounds the walk (a pipeline is never that deep; a cycle
+// would be).
+const maxPipelineDepth = 64
+
+// Generators walks a pipeline from its outermost part, depth first through
+// Composite parts, and gives every generator of its Random parts once, in
+// the order met.
+func Generators(root any) []Generator {
+	var out []Generator
+	seen := map[*numpyrand.RandomState]bool{}
+	var walk func(x any, depth int)
+	walk = func(x any, depth int) {
+		if x == nil || depth > maxPipelineDepth {
+			return
+		}
+		if r, ok := x.(Random); ok {
+			for _, g := range r.Generators() {
+				if g != nil && !seen[g] {
+					seen[g] = true
+					out = append(out, Generator{Owner: fmt.Sprintf("%T", x), RNG: g})
+				}
+			}
+		}
+		if c, ok := x.(Composite); ok {
+			for _, part := range c.Components() {
+				walk(part, depth+1)
+			}
+		}
+	}
+	walk(root, 0)
+	return out
+}

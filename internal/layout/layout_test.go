@@ -1,0 +1,91 @@
+// Package layout_test checks the house's import rules (README,
+// "Architecture"): dependencies point one way, and a Go program that uses
+// a part of the project links only what that part needs.
+package layout_test
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/blocks-go/blocks/"
+
+// deps is every package of the module with the module's packages it
+// depends on, directly or not (go list -deps).
+func deps(t *testing.T) map[string][]string {
+	t.Helper()
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(gobin, "list", "-json=ImportPath,Deps", module+"...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	all := map[string][]string{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p struct {
+			ImportPath string
+			Deps       []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		var own []string
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, module) || strings.HasPrefix(d, "go.starlark.net") {
+				own = append(own, strings.TrimPrefix(d, module))
+			}
+		}
+		all[strings.TrimPrefix(p.ImportPath, module)] = own
+	}
+	return all
+}
+
+func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+func TestImportRules(t *testing.T) {
+	all := deps(t)
+	if len(all) < 20 {
+		t.Fatalf("go list found %d packages", len(all))
+	}
+	rules := []struct {
+		from, to, why string
+	}{
+		{"core", "go.starlark.net", "core is a Go library that knows nothing of Starlark"},
+		{"bricks", "go.starlark.net", "bricks is a Go library that knows nothing of Starlark"},
+		{"fuel", "go.starlark.net", "fuel is a Go library that knows nothing of Starlark"},
+		{"core", "starlib", "dependencies point from starlib to core"},
+		{"bricks", "starlib", "dependencies point from starlib to bricks"},
+		{"fuel", "starlib", "dependencies point from starlib to fuel"},
+		{"fuel", "core", "fuel stands alone"},
+		{"fuel", "bricks", "fuel stands alone"},
+		{"core", "bricks", "bricks are built on core, not the reverse"},
+		{"core", "output", "the log's output formats are not part of the core"},
+		{"nd", "core", "nd is a leaf"},
+		{"nd", "fuel", "nd is a leaf"},
+		{"numpyrand", "nd", "numpyrand is a leaf"},
+		{"fuel/streams", "fuel/h5", "a program using streams does not link libhdf5"},
+		{"fuel/streams", "fuel/datasets", "a program using streams does not link the datasets"},
+		{"fuel/transformers", "fuel/h5", "a program using transformers does not link libhdf5"},
+	}
+	for pkg, ds := range all {
+		for _, r := range rules {
+			if !under(pkg, r.from) {
+				continue
+			}
+			for _, d := range ds {
+				if under(d, r.to) || (r.to == "go.starlark.net" && strings.HasPrefix(d, r.to)) {
+					t.Errorf("%s depends on %s: %s", pkg, d, r.why)
+				}
+			}
+		}
+	}
+}
