@@ -71,7 +71,7 @@ func lenetStepBatch(tb testing.TB, batch int) func() error {
 	cost, err := bricks.Apply(cce, "apply", y, out[0])
 	must(err)
 	params := append(bricks.AllParameters(seq), bricks.AllParameters(mlp)...)
-	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost[0], Parameters: params, StepRule: algorithms.NewScale(0.05)})
+	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost[0], Parameters: params, StepRule: algorithms.NewScale(nd.Float32, 0.05)})
 	must(err)
 	must(gd.Initialize())
 	rng := numpyrand.New(2)

@@ -41,7 +41,7 @@ func rnnStep(tb testing.TB, name string) func() error {
 	tb.Helper()
 	m := buildRNN(tb, name)
 	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
-		Cost: m.cost, Parameters: m.params, StepRule: algorithms.NewScale(rnnConfigs[name].lr)})
+		Cost: m.cost, Parameters: m.params, StepRule: algorithms.NewScale(nd.Float32, rnnConfigs[name].lr)})
 	if err != nil {
 		tb.Fatal(err)
 	}

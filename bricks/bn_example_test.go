@@ -93,7 +93,7 @@ func runBNExample(t *testing.T, epochs int, batchNormalized bool, alpha float64)
 			extra = append(extra, core.Update{Shared: u.Shared, Value: core.Add(core.Mul(u.Value, core.Const(dt, alpha)), core.Mul(u.Shared, core.Const(dt, 1-alpha)))})
 		}
 	}
-	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cg.Outputs[0], Parameters: cg.Parameters(), StepRule: algorithms.NewAdam(0.001, 0.9, 0.999, 1e-8, 1-1e-8)})
+	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cg.Outputs[0], Parameters: cg.Parameters(), StepRule: algorithms.NewAdam(nd.Float32, 0.001, 0.9, 0.999, 1e-8, 1-1e-8)})
 	if err != nil {
 		t.Fatal(err)
 	}

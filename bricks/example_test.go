@@ -92,7 +92,7 @@ func Example_trainMLP() {
 	algorithm, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
 		Cost:       cost,
 		Parameters: model.Parameters(),
-		StepRule:   algorithms.NewMomentum(0.1, 0.9),
+		StepRule:   algorithms.NewMomentum(nd.Float32, 0.1, 0.9),
 	})
 	if err != nil {
 		log.Fatal(err)

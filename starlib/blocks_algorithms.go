@@ -55,21 +55,21 @@ func stepRuleBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		if err := unpack("momentum?", &m); err != nil {
 			return nil, err
 		}
-		r := algorithms.NewBasicMomentum(float64(m))
+		r := algorithms.NewBasicMomentum(FloatX(thread), float64(m))
 		rule, attrs["momentum"] = r, r.Momentum
 	case "Momentum":
 		lr, m := FloatArg(1), FloatArg(0)
 		if err := unpack("learning_rate?", &lr, "momentum?", &m); err != nil {
 			return nil, err
 		}
-		r := algorithms.NewMomentum(float64(lr), float64(m))
+		r := algorithms.NewMomentum(FloatX(thread), float64(lr), float64(m))
 		rule, attrs["learning_rate"], attrs["momentum"] = r, r.LearningRate, r.Momentum
 	case "AdaDelta":
 		d, e := FloatArg(0.95), FloatArg(1e-6)
 		if err := unpack("decay_rate?", &d, "epsilon?", &e); err != nil {
 			return nil, err
 		}
-		r, err := algorithms.NewAdaDelta(float64(d), float64(e))
+		r, err := algorithms.NewAdaDelta(FloatX(thread), float64(d), float64(e))
 		if err != nil {
 			return nil, err
 		}
@@ -86,13 +86,13 @@ func stepRuleBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 			return nil, err
 		}
 		if name == "RMSProp" {
-			r, err := algorithms.NewRMSProp(float64(lr), float64(d), float64(m))
+			r, err := algorithms.NewRMSProp(FloatX(thread), float64(lr), float64(d), float64(m))
 			if err != nil {
 				return nil, err
 			}
 			rule, attrs["learning_rate"], attrs["decay_rate"] = r, r.LearningRate, r.DecayRate
 		} else {
-			r, err := algorithms.NewBasicRMSProp(float64(d), float64(m))
+			r, err := algorithms.NewBasicRMSProp(FloatX(thread), float64(d), float64(m))
 			if err != nil {
 				return nil, err
 			}
@@ -103,7 +103,7 @@ func stepRuleBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		if err := unpack("learning_rate?", &lr, "epsilon?", &e); err != nil {
 			return nil, err
 		}
-		r := algorithms.NewAdaGrad(float64(lr), float64(e))
+		r := algorithms.NewAdaGrad(FloatX(thread), float64(lr), float64(e))
 		rule, attrs["learning_rate"], attrs["epsilon"] = r, r.LearningRate, r.Epsilon
 	case "Adam":
 		lr, b1, b2 := FloatArg(algorithms.AdamLearningRate), FloatArg(algorithms.AdamBeta1), FloatArg(algorithms.AdamBeta2)
@@ -111,7 +111,7 @@ func stepRuleBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		if err := unpack("learning_rate?", &lr, "beta1?", &b1, "beta2?", &b2, "epsilon?", &e, "decay_factor?", &df); err != nil {
 			return nil, err
 		}
-		r := algorithms.NewAdam(float64(lr), float64(b1), float64(b2), float64(e), float64(df))
+		r := algorithms.NewAdam(FloatX(thread), float64(lr), float64(b1), float64(b2), float64(e), float64(df))
 		rule = r
 		attrs["learning_rate"], attrs["beta1"], attrs["beta2"], attrs["epsilon"], attrs["decay_factor"] =
 			r.LearningRate, r.Beta1, r.Beta2, r.Epsilon, r.DecayFactor
@@ -128,7 +128,7 @@ func stepRuleBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 			}
 			t = &f
 		}
-		r := algorithms.NewStepClipping(t)
+		r := algorithms.NewStepClipping(FloatX(thread), t)
 		rule = r
 		if r.Threshold != nil {
 			attrs["threshold"] = r.Threshold
@@ -156,7 +156,7 @@ func stepRuleBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		default:
 			return nil, fmt.Errorf("VariableClipping: axis must be an int or a sequence of ints, got %s", axis.Type())
 		}
-		r, err := algorithms.NewVariableClipping(float64(th), axes)
+		r, err := algorithms.NewVariableClipping(FloatX(thread), float64(th), axes)
 		if err != nil {
 			return nil, err
 		}

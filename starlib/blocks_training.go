@@ -73,7 +73,7 @@ func init() {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "learning_rate?", &lr); err != nil {
 				return nil, err
 			}
-			s := algorithms.NewScale(float64(lr))
+			s := algorithms.NewScale(FloatX(thread), float64(lr))
 			return &StepRule{R: s, name: "Scale", attrs: map[string]*core.Variable{"learning_rate": s.LearningRate}}, nil
 		}),
 		"CompositeRule": NewBuiltin("CompositeRule", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -145,7 +145,7 @@ func gradientDescent(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		"gradients?", &grads, "known_grads?", &known, "consider_constant?", &constant, "updates?", &ups, "on_unused_sources?", &onUnused); err != nil {
 		return nil, err
 	}
-	cfg := algorithms.GradientDescentConfig{OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath}
+	cfg := algorithms.GradientDescentConfig{OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath, FloatX: FloatX(thread)}
 	switch c := costV.(type) {
 	case starlark.NoneType:
 	case *Variable:

@@ -26,7 +26,7 @@ func TestScaleOneStepExact(t *testing.T) {
 	w0 := []float64{3, -1, 0.5, 10}
 	c := []float64{1, 1, 1, 1}
 	W, cost := quadratic(w0, c)
-	scale := NewScale(0.25)
+	scale := NewScale(nd.Float32, 0.25)
 	if !core.HasRole(scale.LearningRate, core.AlgorithmHyperparameter) || scale.LearningRate.Name != "learning_rate" {
 		t.Fatalf("learning rate: name %q roles %v", scale.LearningRate.Name, scale.LearningRate.Tag.Roles)
 	}
@@ -91,7 +91,7 @@ func TestDefaultStepRuleIsScaleOne(t *testing.T) {
 
 func TestCompositeRuleChains(t *testing.T) {
 	W, cost := quadratic([]float64{4, 0}, []float64{0, 2})
-	rule := NewCompositeRule(NewScale(0.5), NewScale(0.25))
+	rule := NewCompositeRule(NewScale(nd.Float32, 0.5), NewScale(nd.Float32, 0.25))
 	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W}, StepRule: rule})
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +214,7 @@ func TestLinearRegressionConvergesToLeastSquares(t *testing.T) {
 	}
 	cost := core.MeanAll(core.Sqr(core.Sub(core.Add(xw, b), target)))
 	cost.Name = "cost"
-	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W, b}, StepRule: NewScale(0.2)})
+	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W, b}, StepRule: NewScale(nd.Float32, 0.2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestPrecomputedGradientsAndUpdates(t *testing.T) {
 	counter := core.NewShared(nd.Scalar(nd.Float64, 0), "counter")
 	gd, err := NewGradientDescent(GradientDescentConfig{
 		Gradients: []Gradient{{b, gb}, {a, ga}},
-		StepRule:  NewScale(0.5),
+		StepRule:  NewScale(nd.Float32, 0.5),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -384,7 +384,7 @@ func TestPrecomputedGradientsAndUpdates(t *testing.T) {
 
 func TestBufferIsTagged(t *testing.T) {
 	W := core.NewShared(nd.New(nd.Float64, 2, 3), "W")
-	buf, err := NewBuffer(W, "velocity")
+	buf, err := NewBuffer(W, "velocity", nd.Float32)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestProcessBatchDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	cost := core.MeanAll(core.Sqr(core.Sub(core.Add(h, b), y)))
-	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W, b}, StepRule: NewScale(0.01)})
+	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W, b}, StepRule: NewScale(nd.Float32, 0.01)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 type symbolicAdam struct{ *Adam }
 
 func (r symbolicAdam) ComputeStep(parameter, g *core.Variable) (*core.Variable, []core.Update, error) {
-	bufs, err := newBuffers(parameter, "mean", "variance")
+	bufs, err := newBuffers(nd.Float32, parameter, "mean", "variance")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,8 +54,8 @@ func adamStepper(tb testing.TB, rule StepRule) (*GradientDescent, *core.Variable
 // TestFusedAdamMatchesSymbolic: the fused kernel and the graph-op Adam
 // give the same float32 parameters after 5 steps, up to rounding.
 func TestFusedAdamMatchesSymbolic(t *testing.T) {
-	fused, wf := adamStepper(t, NewAdam(0.002, 0.9, 0.999, 1e-8, 0.99))
-	sym, ws := adamStepper(t, symbolicAdam{NewAdam(0.002, 0.9, 0.999, 1e-8, 0.99)})
+	fused, wf := adamStepper(t, NewAdam(nd.Float32, 0.002, 0.9, 0.999, 1e-8, 0.99))
+	sym, ws := adamStepper(t, symbolicAdam{NewAdam(nd.Float32, 0.002, 0.9, 0.999, 1e-8, 0.99)})
 	for range 5 {
 		if err := fused.ProcessBatch(map[string]*nd.Array{}); err != nil {
 			t.Fatal(err)
@@ -85,7 +85,7 @@ func benchAdam(b *testing.B, rule StepRule) {
 
 // BenchmarkAdamFused and BenchmarkAdamSymbolic: one Adam update of a
 // 784×100 float32 parameter.
-func BenchmarkAdamFused(b *testing.B) { benchAdam(b, NewAdam(0.002, 0.9, 0.999, 1e-8, 1)) }
+func BenchmarkAdamFused(b *testing.B) { benchAdam(b, NewAdam(nd.Float32, 0.002, 0.9, 0.999, 1e-8, 1)) }
 func BenchmarkAdamSymbolic(b *testing.B) {
-	benchAdam(b, symbolicAdam{NewAdam(0.002, 0.9, 0.999, 1e-8, 1)})
+	benchAdam(b, symbolicAdam{NewAdam(nd.Float32, 0.002, 0.9, 0.999, 1e-8, 1)})
 }

@@ -79,7 +79,7 @@ func finiteLoop(t *testing.T, rule StepRule, bad int, value float64) (*mainloop.
 // A NaN in a batch makes the cost NaN: training stops with an error that
 // names the batch, the cost and the parameter the update spoilt.
 func TestNaNCostStopsTraining(t *testing.T) {
-	m, _ := finiteLoop(t, NewScale(0.1), 7, math.NaN())
+	m, _ := finiteLoop(t, NewScale(nd.Float32, 0.1), 7, math.NaN())
 	err := m.Run()
 	var nf *NotFiniteError
 	var be *mainloop.BatchError
@@ -100,7 +100,7 @@ func TestNaNCostStopsTraining(t *testing.T) {
 
 // An infinite value overflows the cost to +Inf.
 func TestInfCostStopsTraining(t *testing.T) {
-	m, _ := finiteLoop(t, NewScale(0.1), 2, 1e30)
+	m, _ := finiteLoop(t, NewScale(nd.Float32, 0.1), 2, 1e30)
 	err := m.Run()
 	if err == nil || !strings.HasPrefix(err.Error(), "iteration 2 (batch 2 of epoch 1): the cost cost is +Inf") {
 		t.Fatalf("got %v", err)
@@ -111,7 +111,7 @@ func TestInfCostStopsTraining(t *testing.T) {
 // training goes on, as in Blocks: the NaN step is replaced and the
 // parameters stay finite.
 func TestRemoveNotFiniteTrainsOn(t *testing.T) {
-	m, W := finiteLoop(t, NewCompositeRule(NewScale(0.1), NewRemoveNotFinite(1)), 7, math.NaN())
+	m, W := finiteLoop(t, NewCompositeRule(NewScale(nd.Float32, 0.1), NewRemoveNotFinite(1)), 7, math.NaN())
 	if err := m.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestRemoveNotFiniteTrainsOn(t *testing.T) {
 	if n := nonFinite(W.Value()); n != 0 {
 		t.Errorf("W holds %d non-finite values", n)
 	}
-	if !HasRemoveNotFinite(NewRestrict(NewRemoveNotFinite(1), nil)) || HasRemoveNotFinite(NewScale(1)) {
+	if !HasRemoveNotFinite(NewRestrict(NewRemoveNotFinite(1), nil)) || HasRemoveNotFinite(NewScale(nd.Float32, 1)) {
 		t.Error("HasRemoveNotFinite")
 	}
 }

@@ -23,8 +23,11 @@ type GradientDescentConfig struct {
 	// Parameters are the shared variables to train, in the order steps
 	// and updates are made. Inferred from Gradients when nil.
 	Parameters []*core.Variable
-	// StepRule computes the steps; nil means Scale(1.0).
+	// StepRule computes the steps; nil means Scale(1.0) of FloatX.
 	StepRule StepRule
+	// FloatX is the run's floatX (Theano's config.floatX), the dtype of
+	// the default step rule's learning rate; the zero value is float32.
+	FloatX nd.DType
 	// Gradients, optional, are precomputed gradients; when nil they are
 	// taken from Cost with core.Grad.
 	Gradients []Gradient
@@ -203,7 +206,7 @@ func NewGradientDescent(c GradientDescentConfig) (*GradientDescent, error) {
 
 	g.StepRule = c.StepRule
 	if g.StepRule == nil {
-		g.StepRule = NewScale(DefaultLearningRate)
+		g.StepRule = NewScale(c.FloatX, DefaultLearningRate)
 	}
 	steps, ruleUpdates, err := g.StepRule.ComputeSteps(g.Parameters, g.Gradients)
 	if err != nil {

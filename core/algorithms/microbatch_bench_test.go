@@ -29,7 +29,7 @@ func benchMLP(b *testing.B, k int) {
 	h := core.Tanh(core.Add(h1, b1))
 	o, _ := core.Dot(h, W2)
 	cost := core.MeanAll(core.Sqr(core.Sub(o, y)))
-	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W1, b1, W2}, StepRule: NewScale(0.1)})
+	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W1, b1, W2}, StepRule: NewScale(nd.Float32, 0.1)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func newNet(t *testing.T, mb *Microbatching, drop float64) *tinyNet {
 	}
 	cost := core.MeanAll(core.Sqr(core.Sub(out, y)))
 	cost.Name = "cost"
-	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{n.W1, n.b1, n.W2}, StepRule: NewAdam(0.01, 0.9, 0.999, 1e-8, 1-1e-8)})
+	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{n.W1, n.b1, n.W2}, StepRule: NewAdam(nd.Float32, 0.01, 0.9, 0.999, 1e-8, 1-1e-8)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -15,11 +14,11 @@ import (
 // compute the step and the new buffer values in one fused pass per
 // parameter (kernels.go); the stateless ones are symbolic.
 
-// bufferFor returns the buffer and the value the kernel reads from it.
-func newBuffers(parameter *core.Variable, names ...string) ([]*core.Variable, error) {
+// newBuffers makes a rule's buffers for parameter, of the rule's floatX.
+func newBuffers(floatX nd.DType, parameter *core.Variable, names ...string) ([]*core.Variable, error) {
 	out := make([]*core.Variable, len(names))
 	for i, n := range names {
-		b, err := NewBuffer(parameter, n)
+		b, err := NewBuffer(parameter, n, floatX)
 		if err != nil {
 			return nil, err
 		}
@@ -37,13 +36,13 @@ type BasicMomentum struct {
 }
 
 // NewBasicMomentum returns Blocks' BasicMomentum(momentum=0).
-func NewBasicMomentum(momentum float64) *BasicMomentum {
-	return &BasicMomentum{Momentum: NewHyperparameter(momentum, "momentum")}
+func NewBasicMomentum(floatX nd.DType, momentum float64) *BasicMomentum {
+	return &BasicMomentum{Momentum: NewHyperparameter(floatX, momentum, "momentum")}
 }
 
 // ComputeStep makes the velocity buffer and the fused step.
 func (r *BasicMomentum) ComputeStep(parameter, previousStep *core.Variable) (*core.Variable, []core.Update, error) {
-	bufs, err := newBuffers(parameter, "velocity")
+	bufs, err := newBuffers(r.Momentum.DType(), parameter, "velocity")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -67,8 +66,8 @@ type Momentum struct {
 }
 
 // NewMomentum returns Blocks' Momentum(learning_rate=1.0, momentum=0).
-func NewMomentum(learningRate, momentum float64) *Momentum {
-	s, m := NewScale(learningRate), NewBasicMomentum(momentum)
+func NewMomentum(floatX nd.DType, learningRate, momentum float64) *Momentum {
+	s, m := NewScale(floatX, learningRate), NewBasicMomentum(floatX, momentum)
 	return &Momentum{CompositeRule: CompositeRule{Components: []StepRule{s, m}}, LearningRate: s.LearningRate, Momentum: m.Momentum}
 }
 
@@ -79,16 +78,16 @@ type AdaDelta struct {
 }
 
 // NewAdaDelta returns Blocks' AdaDelta(decay_rate=0.95, epsilon=1e-6).
-func NewAdaDelta(decayRate, epsilon float64) (*AdaDelta, error) {
+func NewAdaDelta(floatX nd.DType, decayRate, epsilon float64) (*AdaDelta, error) {
 	if decayRate < 0 || decayRate > 1 {
 		return nil, fmt.Errorf("AdaDelta: decay rate needs to be in [0, 1], got %v", decayRate)
 	}
-	return &AdaDelta{DecayRate: NewHyperparameter(decayRate, "decay_rate"), Epsilon: NewHyperparameter(epsilon, "epsilon")}, nil
+	return &AdaDelta{DecayRate: NewHyperparameter(floatX, decayRate, "decay_rate"), Epsilon: NewHyperparameter(floatX, epsilon, "epsilon")}, nil
 }
 
 // ComputeStep makes the buffers and the fused step.
 func (r *AdaDelta) ComputeStep(parameter, previousStep *core.Variable) (*core.Variable, []core.Update, error) {
-	bufs, err := newBuffers(parameter, "mean_square_step_tm1", "mean_square_delta_x_tm1")
+	bufs, err := newBuffers(r.DecayRate.DType(), parameter, "mean_square_step_tm1", "mean_square_delta_x_tm1")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,19 +114,19 @@ type BasicRMSProp struct {
 
 // NewBasicRMSProp returns Blocks' BasicRMSProp(decay_rate=0.9,
 // max_scaling=1e5).
-func NewBasicRMSProp(decayRate, maxScaling float64) (*BasicRMSProp, error) {
+func NewBasicRMSProp(floatX nd.DType, decayRate, maxScaling float64) (*BasicRMSProp, error) {
 	if decayRate < 0 || decayRate > 1 {
 		return nil, fmt.Errorf("BasicRMSProp: decay rate needs to be in [0, 1], got %v", decayRate)
 	}
 	if maxScaling <= 0 {
 		return nil, fmt.Errorf("BasicRMSProp: max. scaling needs to be greater than 0, got %v", maxScaling)
 	}
-	return &BasicRMSProp{DecayRate: NewHyperparameter(decayRate, "decay_rate"), Epsilon: 1 / maxScaling}, nil
+	return &BasicRMSProp{DecayRate: NewHyperparameter(floatX, decayRate, "decay_rate"), Epsilon: 1 / maxScaling}, nil
 }
 
 // ComputeStep makes the buffer and the fused step.
 func (r *BasicRMSProp) ComputeStep(parameter, previousStep *core.Variable) (*core.Variable, []core.Update, error) {
-	bufs, err := newBuffers(parameter, "mean_square_step_tm1")
+	bufs, err := newBuffers(r.DecayRate.DType(), parameter, "mean_square_step_tm1")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,12 +150,12 @@ type RMSProp struct {
 
 // NewRMSProp returns Blocks' RMSProp(learning_rate=1.0, decay_rate=0.9,
 // max_scaling=1e5).
-func NewRMSProp(learningRate, decayRate, maxScaling float64) (*RMSProp, error) {
-	b, err := NewBasicRMSProp(decayRate, maxScaling)
+func NewRMSProp(floatX nd.DType, learningRate, decayRate, maxScaling float64) (*RMSProp, error) {
+	b, err := NewBasicRMSProp(floatX, decayRate, maxScaling)
 	if err != nil {
 		return nil, fmt.Errorf("RMSProp: %w", err)
 	}
-	s := NewScale(learningRate)
+	s := NewScale(floatX, learningRate)
 	return &RMSProp{CompositeRule: CompositeRule{Components: []StepRule{b, s}}, LearningRate: s.LearningRate, DecayRate: b.DecayRate}, nil
 }
 
@@ -167,8 +166,8 @@ type AdaGrad struct {
 }
 
 // NewAdaGrad returns Blocks' AdaGrad(learning_rate=0.002, epsilon=1e-6).
-func NewAdaGrad(learningRate, epsilon float64) *AdaGrad {
-	return &AdaGrad{LearningRate: NewHyperparameter(learningRate, "learning_rate"), Epsilon: NewHyperparameter(epsilon, "epsilon")}
+func NewAdaGrad(floatX nd.DType, learningRate, epsilon float64) *AdaGrad {
+	return &AdaGrad{LearningRate: NewHyperparameter(floatX, learningRate, "learning_rate"), Epsilon: NewHyperparameter(floatX, epsilon, "epsilon")}
 }
 
 // ComputeStep makes the buffer and the fused step.
@@ -177,7 +176,7 @@ func (r *AdaGrad) ComputeStep(parameter, previousStep *core.Variable) (*core.Var
 	if parameter.Name != "" {
 		name += "_" + parameter.Name
 	}
-	bufs, err := newBuffers(parameter, name)
+	bufs, err := newBuffers(r.LearningRate.DType(), parameter, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,24 +210,24 @@ const (
 
 // NewAdam returns Blocks' Adam(learning_rate=0.002, beta1=0.9,
 // beta2=0.999, epsilon=1e-8, decay_factor=1).
-func NewAdam(learningRate, beta1, beta2, epsilon, decayFactor float64) *Adam {
+func NewAdam(floatX nd.DType, learningRate, beta1, beta2, epsilon, decayFactor float64) *Adam {
 	return &Adam{
-		LearningRate: NewHyperparameter(learningRate, "learning_rate"),
-		Beta1:        NewHyperparameter(beta1, "beta1"),
-		Beta2:        NewHyperparameter(beta2, "beta2"),
-		Epsilon:      NewHyperparameter(epsilon, "epsilon"),
-		DecayFactor:  NewHyperparameter(decayFactor, "decay_factor"),
+		LearningRate: NewHyperparameter(floatX, learningRate, "learning_rate"),
+		Beta1:        NewHyperparameter(floatX, beta1, "beta1"),
+		Beta2:        NewHyperparameter(floatX, beta2, "beta2"),
+		Epsilon:      NewHyperparameter(floatX, epsilon, "epsilon"),
+		DecayFactor:  NewHyperparameter(floatX, decayFactor, "decay_factor"),
 	}
 }
 
 // ComputeStep makes the buffers, the scalar schedule of the rates and
 // the fused step.
 func (r *Adam) ComputeStep(parameter, previousStep *core.Variable) (*core.Variable, []core.Update, error) {
-	bufs, err := newBuffers(parameter, "mean", "variance")
+	bufs, err := newBuffers(r.LearningRate.DType(), parameter, "mean", "variance")
 	if err != nil {
 		return nil, nil, err
 	}
-	time := core.NewShared(nd.Scalar(config.FloatX(), 0), "time")
+	time := core.NewShared(nd.Scalar(r.LearningRate.DType(), 0), "time")
 	core.AddRole(time, core.AlgorithmBuffer)
 	time.Tag.ForParameter = parameter
 	dt := time.DType()
@@ -259,11 +258,11 @@ type StepClipping struct {
 
 // NewStepClipping returns Blocks' StepClipping(threshold); nil is
 // threshold=None.
-func NewStepClipping(threshold *float64) *StepClipping {
+func NewStepClipping(floatX nd.DType, threshold *float64) *StepClipping {
 	if threshold == nil {
 		return &StepClipping{}
 	}
-	return &StepClipping{Threshold: NewHyperparameter(*threshold, "threshold")}
+	return &StepClipping{Threshold: NewHyperparameter(floatX, *threshold, "threshold")}
 }
 
 // ComputeSteps multiplies every step by min(1, threshold/norm).
@@ -291,7 +290,7 @@ type VariableClipping struct {
 
 // NewVariableClipping returns Blocks' VariableClipping(threshold,
 // axis=None).
-func NewVariableClipping(threshold float64, axes []int) (*VariableClipping, error) {
+func NewVariableClipping(floatX nd.DType, threshold float64, axes []int) (*VariableClipping, error) {
 	seen := map[int]bool{}
 	for _, a := range axes {
 		if seen[a] {
@@ -301,7 +300,7 @@ func NewVariableClipping(threshold float64, axes []int) (*VariableClipping, erro
 	}
 	ax := slices.Clone(axes)
 	slices.Sort(ax)
-	return &VariableClipping{Threshold: NewHyperparameter(threshold, "threshold"), Axes: ax}, nil
+	return &VariableClipping{Threshold: NewHyperparameter(floatX, threshold, "threshold"), Axes: ax}, nil
 }
 
 // ComputeStep clips one parameter.

@@ -85,7 +85,7 @@ func sumOfSquares() (a, grad *core.Variable) {
 // where float32 arithmetic cannot reach 1e-7.
 func TestBlocksVectors(t *testing.T) {
 	mustAdaDelta := func(d, e float64) StepRule {
-		r, err := NewAdaDelta(d, e)
+		r, err := NewAdaDelta(nd.Float32, d, e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,13 +93,13 @@ func TestBlocksVectors(t *testing.T) {
 	}
 	mustRMS := func(lr, d, m float64, basic bool) StepRule {
 		if basic {
-			r, err := NewBasicRMSProp(d, m)
+			r, err := NewBasicRMSProp(nd.Float32, d, m)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return r
 		}
-		r, err := NewRMSProp(lr, d, m)
+		r, err := NewRMSProp(nd.Float32, lr, d, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,17 +112,17 @@ func TestBlocksVectors(t *testing.T) {
 		want   [][]float64
 		rtol   float64
 	}{
-		{"BasicMomentum(0.5)", NewBasicMomentum(0.5), nil, [][]float64{{6, 8}, {9, 12}, {10.5, 14}}, 1e-7},
-		{"Momentum(0.1, 0.5)", NewMomentum(0.1, 0.5), nil, [][]float64{{0.6, 0.8}, {0.9, 1.2}, {1.05, 1.4}}, 1e-6},
+		{"BasicMomentum(0.5)", NewBasicMomentum(nd.Float32, 0.5), nil, [][]float64{{6, 8}, {9, 12}, {10.5, 14}}, 1e-7},
+		{"Momentum(0.1, 0.5)", NewMomentum(nd.Float32, 0.1, 0.5), nil, [][]float64{{0.6, 0.8}, {0.9, 1.2}, {1.05, 1.4}}, 1e-6},
 		{"AdaDelta(0.5, 1e-7)", mustAdaDelta(0.5, 1e-7), nil,
 			[][]float64{{0.00044721, 0.00044721}, {0.0005164, 0.0005164}, {0.00056904, 0.00056904}}, 1e-5},
 		{"BasicRMSProp(0.5, 1e5)", mustRMS(0, 0.5, 1e5, true), [][]float64{nil, {2, 3}, {1, 1.5}},
 			[][]float64{{1.41421356, 1.41421356}, {0.9701425, 1.02899151}, {0.6172134, 0.64699664}}, 1e-6},
 		{"RMSProp(0.1, 0.5, 1e5)", mustRMS(0.1, 0.5, 1e5, false), [][]float64{nil, {2, 3}, {1, 1.5}},
 			[][]float64{{0.141421356, 0.141421356}, {0.09701425, 0.102899151}, {0.06172134, 0.064699664}}, 1e-6},
-		{"Adam()", NewAdam(AdamLearningRate, AdamBeta1, AdamBeta2, AdamEpsilon, AdamDecayFactor), [][]float64{nil, {2, 3}, {1, 1.5}},
+		{"Adam()", NewAdam(nd.Float32, AdamLearningRate, AdamBeta1, AdamBeta2, AdamEpsilon, AdamDecayFactor), [][]float64{nil, {2, 3}, {1, 1.5}},
 			[][]float64{{0.002, 0.002}, {0.0019407, 0.00196515}, {0.00178724, 0.0018223}}, 1e-4},
-		{"AdaGrad()", NewAdaGrad(0.002, 1e-6), [][]float64{nil, {2, 3}, {1, 1.5}},
+		{"AdaGrad()", NewAdaGrad(nd.Float32, 0.002, 1e-6), [][]float64{nil, {2, 3}, {1, 1.5}},
 			[][]float64{{0.002, 0.002}, {0.0011094, 0.0012}, {0.00053452, 0.0005747}}, 1e-4},
 	}
 	for _, c := range cases {
@@ -140,26 +140,26 @@ func TestBlocksVectors(t *testing.T) {
 func TestBasicRMSPropMaxScaling(t *testing.T) {
 	a := sharedFloatX("a", []int{2}, 1e-6, 1e-6)
 	g, _ := core.Grad(core.SumAll(core.Sqr(a)), []*core.Variable{a}, core.GradOptions{})
-	r, _ := NewBasicRMSProp(0.5, 1e5)
+	r, _ := NewBasicRMSProp(nd.Float32, 0.5, 1e5)
 	assertClose(t, "max_scaling", stepFunction(t, r, []*core.Variable{a}, g)()[0], []float64{0.2, 0.2}, 1e-6)
 }
 
 func TestSanityChecks(t *testing.T) {
 	for _, d := range []float64{-1, 2} {
-		if _, err := NewAdaDelta(d, 1e-6); err == nil || !strings.Contains(err.Error(), "decay rate") {
+		if _, err := NewAdaDelta(nd.Float32, d, 1e-6); err == nil || !strings.Contains(err.Error(), "decay rate") {
 			t.Errorf("AdaDelta(%v): %v", d, err)
 		}
-		if _, err := NewBasicRMSProp(d, 1e5); err == nil {
+		if _, err := NewBasicRMSProp(nd.Float32, d, 1e5); err == nil {
 			t.Errorf("BasicRMSProp(%v): no error", d)
 		}
 	}
-	if _, err := NewBasicRMSProp(0.5, -1); err == nil || !strings.Contains(err.Error(), "max. scaling") {
+	if _, err := NewBasicRMSProp(nd.Float32, 0.5, -1); err == nil || !strings.Contains(err.Error(), "max. scaling") {
 		t.Errorf("BasicRMSProp max_scaling -1: %v", err)
 	}
-	if _, err := NewVariableClipping(50, []int{0, 0}); err == nil {
+	if _, err := NewVariableClipping(nd.Float32, 50, []int{0, 0}); err == nil {
 		t.Error("VariableClipping axis (0, 0): no error")
 	}
-	r, _ := NewVariableClipping(10, []int{1, 2})
+	r, _ := NewVariableClipping(nd.Float32, 10, []int{1, 2})
 	p := sharedFloatX("p", []int{1}, 1)
 	if _, _, err := r.ComputeSteps([]*core.Variable{p}, []*core.Variable{p}); err == nil || !strings.Contains(err.Error(), "invalid axis") {
 		t.Errorf("VariableClipping bad axis: %v", err)
@@ -191,30 +191,30 @@ func TestStepClippingAndComposite(t *testing.T) {
 	four, five := 4.0, 5.0
 	grads := scalars(3, 4)
 	params := scalars(0, 0)
-	steps, ups, _ := NewStepClipping(&four).ComputeSteps(params, grads)
+	steps, ups, _ := NewStepClipping(nd.Float32, &four).ComputeSteps(params, grads)
 	out := evalAll(t, steps)
 	assertClose(t, "StepClipping(4)", out[0], []float64{12 / 5.0}, 1e-6)
 	assertClose(t, "StepClipping(4)", out[1], []float64{16 / 5.0}, 1e-6)
 	if len(ups) != 0 {
 		t.Errorf("updates %v", ups)
 	}
-	steps, _, _ = NewStepClipping(&five).ComputeSteps(params, grads)
+	steps, _, _ = NewStepClipping(nd.Float32, &five).ComputeSteps(params, grads)
 	out = evalAll(t, steps)
 	assertClose(t, "StepClipping(5)", out[0], []float64{3}, 1e-7)
 	assertClose(t, "StepClipping(5)", out[1], []float64{4}, 1e-7)
-	none := NewStepClipping(nil)
+	none := NewStepClipping(nd.Float32, nil)
 	steps, ups, _ = none.ComputeSteps(params, grads)
 	if none.Threshold != nil || len(ups) != 0 || steps[0] != grads[0] || steps[1] != grads[1] {
 		t.Error("StepClipping() changed the steps")
 	}
-	steps, _, _ = NewCompositeRule(NewStepClipping(&four), NewScale(0.1)).ComputeSteps(params, grads)
+	steps, _, _ = NewCompositeRule(NewStepClipping(nd.Float32, &four), NewScale(nd.Float32, 0.1)).ComputeSteps(params, grads)
 	out = evalAll(t, steps)
 	assertClose(t, "Composite", out[0], []float64{12 / 50.0}, 1e-6)
 	assertClose(t, "Composite", out[1], []float64{16 / 50.0}, 1e-6)
 }
 
 func TestVariableClipping(t *testing.T) {
-	rule1, _ := NewVariableClipping(5, nil)
+	rule1, _ := NewVariableClipping(nd.Float32, 5, nil)
 	params := []*core.Variable{sharedFloatX("p0", []int{2}, 1, 1), sharedFloatX("p1", []int{3}, -1, -1, -1),
 		sharedFloatX("p2", []int{1, 4, 1}, 1, -1, 1, -1)}
 	grads := []*core.Variable{sharedFloatX("g0", []int{2}, 3, 2), sharedFloatX("g1", []int{1, 3}, 3, 9, 2),
@@ -232,13 +232,13 @@ func TestVariableClipping(t *testing.T) {
 	assertClose(t, "clipped", out[1], []float64{0.78885438, 3.47213595, 0.34164079}, 1e-5)
 	assertClose(t, "notclipped", out[2], []float64{1, 2, 3, 2}, 1e-7)
 
-	rule2, _ := NewVariableClipping(10, []int{1})
+	rule2, _ := NewVariableClipping(nd.Float32, 10, []int{1})
 	steps, _, _ = rule2.ComputeSteps([]*core.Variable{sharedFloatX("p", []int{2, 4}, 1, -1, 1, -1, -1, 1, -1, 1)},
 		[]*core.Variable{sharedFloatX("g", []int{2, 4}, 1, 2, 3, 4, 5, 6, 7, 8)})
 	assertClose(t, "axis=1", evalAll(t, steps)[0],
 		[]float64{1, 2, 3, 4, 3.54858826, 4.79049022, 5.06478435, 6.30668631}, 1e-5)
 
-	rule3, _ := NewVariableClipping(10, []int{1, 2})
+	rule3, _ := NewVariableClipping(nd.Float32, 10, []int{1, 2})
 	steps, _, _ = rule3.ComputeSteps([]*core.Variable{sharedFloatX("p", []int{2, 2, 2, 1}, 1, -1, -1, 1, -1, 1, 2, -1)},
 		[]*core.Variable{sharedFloatX("g", []int{2, 2, 2, 1}, 1, 2, 3, 4, 5, 6, 7, 8)})
 	assertClose(t, "axis=(1, 2)", evalAll(t, steps)[0],
@@ -265,7 +265,7 @@ func TestRestrict(t *testing.T) {
 		params = append(params, sharedFloatX("p", nil, float64(i)))
 		grads = append(grads, sharedFloatX("g", nil, float64(i*i)))
 	}
-	steps, ups, _ := NewRestrict(NewScale(0.1), []*core.Variable{params[1], params[4]}).ComputeSteps(params, grads)
+	steps, ups, _ := NewRestrict(NewScale(nd.Float32, 0.1), []*core.Variable{params[1], params[4]}).ComputeSteps(params, grads)
 	out := evalAll(t, steps)
 	for i, w := range []float64{0, 0.1, 4, 9, 1.6, 25} {
 		assertClose(t, "Restrict", out[i], []float64{w}, 1e-6)
@@ -274,7 +274,7 @@ func TestRestrict(t *testing.T) {
 		t.Errorf("updates %v", ups)
 	}
 	// A rule with updates: only the restricted parameters get them.
-	steps, ups, _ = NewRestrict(NewBasicMomentum(0.5), []*core.Variable{params[1], params[4]}).ComputeSteps(params, grads)
+	steps, ups, _ = NewRestrict(NewBasicMomentum(nd.Float32, 0.5), []*core.Variable{params[1], params[4]}).ComputeSteps(params, grads)
 	if len(ups) != 2 || ups[0].Shared.Tag.ForParameter != params[1] || ups[1].Shared.Tag.ForParameter != params[4] {
 		t.Errorf("Restrict updates %v", ups)
 	}
@@ -417,28 +417,28 @@ func TestAgainstFloat64Reference(t *testing.T) {
 	type mk func() (StepRule, reference, *refClip)
 	cases := map[string]mk{
 		"Scale": func() (StepRule, reference, *refClip) {
-			return NewScale(0.3), &refMomentum{lr: 0.3, m: 0, s: refState{}}, nil
+			return NewScale(nd.Float32, 0.3), &refMomentum{lr: 0.3, m: 0, s: refState{}}, nil
 		},
 		"Momentum": func() (StepRule, reference, *refClip) {
-			return NewMomentum(0.1, 0.9), &refMomentum{lr: 0.1, m: 0.9, s: refState{}}, nil
+			return NewMomentum(nd.Float32, 0.1, 0.9), &refMomentum{lr: 0.1, m: 0.9, s: refState{}}, nil
 		},
 		"AdaDelta": func() (StepRule, reference, *refClip) {
-			r, _ := NewAdaDelta(0.95, 1e-6)
+			r, _ := NewAdaDelta(nd.Float32, 0.95, 1e-6)
 			return r, &refAdaDelta{d: 0.95, eps: 1e-6, s: refState{}}, nil
 		},
 		"RMSProp": func() (StepRule, reference, *refClip) {
-			r, _ := NewRMSProp(0.01, 0.9, 1e5)
+			r, _ := NewRMSProp(nd.Float32, 0.01, 0.9, 1e5)
 			return r, &refRMSProp{lr: 0.01, d: 0.9, maxScaling: 1e5, s: refState{}}, nil
 		},
 		"AdaGrad": func() (StepRule, reference, *refClip) {
-			return NewAdaGrad(0.002, 1e-6), &refAdaGrad{lr: 0.002, eps: 1e-6, s: refState{}}, nil
+			return NewAdaGrad(nd.Float32, 0.002, 1e-6), &refAdaGrad{lr: 0.002, eps: 1e-6, s: refState{}}, nil
 		},
 		"Adam": func() (StepRule, reference, *refClip) {
-			return NewAdam(0.01, 0.9, 0.999, 1e-8, 0.99), &refAdam{lr: 0.01, b1: 0.9, b2: 0.999, eps: 1e-8, decay: 0.99, s: refState{}}, nil
+			return NewAdam(nd.Float32, 0.01, 0.9, 0.999, 1e-8, 0.99), &refAdam{lr: 0.01, b1: 0.9, b2: 0.999, eps: 1e-8, decay: 0.99, s: refState{}}, nil
 		},
 		"StepClipping+Scale": func() (StepRule, reference, *refClip) {
 			th := 1.5
-			return NewCompositeRule(NewStepClipping(&th), NewScale(0.5)), nil, &refClip{th: 1.5, lr: 0.5}
+			return NewCompositeRule(NewStepClipping(nd.Float32, &th), NewScale(nd.Float32, 0.5)), nil, &refClip{th: 1.5, lr: 0.5}
 		},
 	}
 	for name, mk := range cases {
@@ -516,7 +516,7 @@ func TestBuffersNamedAndEnumerated(t *testing.T) {
 	cost := core.Add(core.Add(core.SumAll(core.Sqr(W)), core.SumAll(core.Sqr(b))), core.SumAll(core.Sqr(W2)))
 	paths := map[*core.Variable]string{W: "/mlp/linear_0.W", b: "/mlp/linear_0.b", W2: "/mlp/linear_1.W"}
 	gd, err := NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W, b, W2},
-		StepRule:      NewCompositeRule(NewAdam(0.002, 0.9, 0.999, 1e-8, 1), NewBasicMomentum(0.5)),
+		StepRule:      NewCompositeRule(NewAdam(nd.Float32, 0.002, 0.9, 0.999, 1e-8, 1), NewBasicMomentum(nd.Float32, 0.5)),
 		ParameterName: func(p *core.Variable) string { return paths[p] }})
 	if err != nil {
 		t.Fatal(err)
@@ -535,7 +535,7 @@ func TestBuffersNamedAndEnumerated(t *testing.T) {
 		t.Errorf("buffers\n got %s\nwant %s", got, want)
 	}
 	// Without a naming function, colliding names get the position.
-	gd, _ = NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W, b, W2}, StepRule: NewBasicMomentum(0.5)})
+	gd, _ = NewGradientDescent(GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{W, b, W2}, StepRule: NewBasicMomentum(nd.Float32, 0.5)})
 	names = nil
 	for _, buf := range gd.Buffers() {
 		names = append(names, buf.Name)

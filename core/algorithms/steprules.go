@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -46,32 +45,27 @@ func ComputeStepsParameterwise(rule ParameterwiseRule, parameters, previousSteps
 	return steps, updates, nil
 }
 
-// SharedFloatX returns a 0-d shared variable of floatX holding value
-// (Blocks' shared_floatx). floatX is Fuel's (FUEL_FLOATX or .fuelrc,
-// float32 by default).
-func SharedFloatX(value float64, name string) *core.Variable {
-	return core.NewShared(nd.Scalar(config.FloatX(), value), name)
-}
-
-// NewHyperparameter returns a 0-d shared floatX variable tagged
-// ALGORITHM_HYPERPARAMETER, the way step rules store their settings so that
-// schedules (SharedVariableModifier) can change them during training.
-func NewHyperparameter(value float64, name string) *core.Variable {
-	v := SharedFloatX(value, name)
+// NewHyperparameter returns a 0-d shared variable of floatX holding value
+// (Blocks' shared_floatx), tagged ALGORITHM_HYPERPARAMETER: the way step
+// rules store their settings so that schedules (SharedVariableModifier)
+// can change them during training. floatX is the run's (Theano's
+// config.floatX), which every step rule's constructor takes.
+func NewHyperparameter(floatX nd.DType, value float64, name string) *core.Variable {
+	v := core.NewShared(nd.Scalar(floatX, value), name)
 	core.AddRole(v, core.AlgorithmHyperparameter)
 	return v
 }
 
-// NewBuffer returns a shared floatX variable of zeros shaped like the
+// NewBuffer returns a shared variable of zeros of dtype shaped like the
 // parameter's value, tagged ALGORITHM_BUFFER and recorded as made for
 // parameter (Blocks' _create_algorithm_buffer_for). Stateful step rules
-// keep their state in such buffers.
-func NewBuffer(parameter *core.Variable, name string) (*core.Variable, error) {
+// keep their state in such buffers, of their floatX.
+func NewBuffer(parameter *core.Variable, name string, dtype nd.DType) (*core.Variable, error) {
 	val := parameter.Value()
 	if val == nil {
 		return nil, fmt.Errorf("algorithm buffer %q: %s is not a shared variable", name, parameter)
 	}
-	b := core.NewShared(nd.New(config.FloatX(), val.Shape...), name)
+	b := core.NewShared(nd.New(dtype, val.Shape...), name)
 	core.AddRole(b, core.AlgorithmBuffer)
 	b.Tag.ForParameter = parameter
 	return b, nil
@@ -90,8 +84,8 @@ type Scale struct {
 }
 
 // NewScale returns Blocks' Scale(learning_rate).
-func NewScale(learningRate float64) *Scale {
-	return &Scale{LearningRate: NewHyperparameter(learningRate, "learning_rate")}
+func NewScale(floatX nd.DType, learningRate float64) *Scale {
+	return &Scale{LearningRate: NewHyperparameter(floatX, learningRate, "learning_rate")}
 }
 
 // ComputeStep returns learning_rate · previousStep and no updates.

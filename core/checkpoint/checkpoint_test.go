@@ -84,7 +84,7 @@ func newLoop(t *testing.T, exts ...mainloop.Extension) (*mainloop.MainLoop, Bind
 	}
 	cost := core.MeanAll(core.Sqr(core.Sub(noisy, y)))
 	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{w},
-		StepRule: algorithms.NewAdam(0.05, 0.9, 0.999, 1e-8, 1-1e-8)})
+		StepRule: algorithms.NewAdam(nd.Float32, 0.05, 0.9, 0.999, 1e-8, 1-1e-8)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func newRegression(batches int) (*mainloop.MainLoop, *core.Variable) {
 	cost := core.MeanAll(core.Sqr(core.Sub(prediction, y)))
 	algorithm, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
 		Cost: cost, Parameters: []*core.Variable{w},
-		StepRule: algorithms.NewAdam(0.05, 0.9, 0.999, 1e-8, 1-1e-8),
+		StepRule: algorithms.NewAdam(nd.Float32, 0.05, 0.9, 0.999, 1e-8, 1-1e-8),
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -114,7 +114,7 @@ func serverLoop(t *testing.T, port int, exts ...mainloop.Extension) (*mainloop.M
 	}
 	cost := core.MeanAll(core.Sqr(core.Sub(h, y)))
 	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost, Parameters: []*core.Variable{w},
-		StepRule: algorithms.NewScale(0.05)})
+		StepRule: algorithms.NewScale(nd.Float32, 0.05)})
 	if err != nil {
 		t.Fatal(err)
 	}

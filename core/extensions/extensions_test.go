@@ -328,7 +328,7 @@ func TestTrainingDataMonitoring(t *testing.T) {
 		m.Log.CurrentRow()["true_cost"] = d * d
 	}}
 	gd := must(algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
-		Cost: cost, Parameters: []*core.Variable{W}, StepRule: algorithms.NewScale(0.001)}))
+		Cost: cost, Parameters: []*core.Variable{W}, StepRule: algorithms.NewScale(nd.Float32, 0.001)}))
 	m := mainloop.New(gd, stream, nil, nil, []mainloop.Extension{
 		must(NewFinishAfter(Triggers{"after_n_epochs": 1})),
 		must(NewTrainingDataMonitoring([]*core.Variable{wsum, cost, V}, "train1", "", Triggers{"after_batch": true})),

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -91,15 +90,26 @@ func (s *Concatenate) NewAggregator() Aggregator {
 
 // MeanOf is Blocks' aggregation.mean: numerator/denominator, named after
 // the numerator and tagged so that it is aggregated as
-// sum(numerator)/sum(denominator) over batches. A nil denominator is 1.
+// sum(numerator)/sum(denominator) over batches. A nil denominator is 1,
+// of the numerator's dtype (as Theano casts Blocks' default 1.0).
 func MeanOf(numerator, denominator *core.Variable) *core.Variable {
 	if denominator == nil {
-		denominator = core.Const(config.FloatX(), 1)
+		denominator = oneLike(numerator)
 	}
 	v := core.Div(numerator, denominator)
 	v.Tag.Aggregation = &Mean{numerator, denominator}
 	v.Name = numerator.Name
 	return v
+}
+
+// oneLike is the constant 1 of v's dtype when it is a float, else of
+// float64 (Theano's result dtype for an integer divided by a Python
+// float).
+func oneLike(v *core.Variable) *core.Variable {
+	if dt := v.DType(); dt == nd.Float32 || dt == nd.Float64 {
+		return core.Const(dt, 1)
+	}
+	return core.Const(nd.Float64, 1)
 }
 
 // PerplexityOf is Blocks' aggregation.perplexity: exp(-logLikelihood /

@@ -11,7 +11,6 @@ import (
 	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/fuel"
-	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -99,7 +98,7 @@ func NewAggregationBuffer(variables []*core.Variable, useTakeLast bool) (*Aggreg
 		case nil:
 			switch {
 			case dependsOnData(v):
-				scheme = &Mean{v, core.Const(config.FloatX(), 1)}
+				scheme = &Mean{v, oneLike(v)}
 			case useTakeLast:
 				scheme = &TakeLast{v}
 			}

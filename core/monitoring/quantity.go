@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -40,7 +39,8 @@ func (q *MonitoredQuantity) Variable() (*core.Variable, error) {
 	if q.New == nil {
 		return nil, fmt.Errorf("MonitoredQuantity %s: no accumulator", q.Name)
 	}
-	v := core.Const(config.FloatX(), 0).Copy()
+	// A placeholder, never computed: its value comes from the quantity.
+	v := core.Const(nd.Float64, 0).Copy()
 	v.Name = q.Name
 	v.Tag.Aggregation = q
 	return v, nil

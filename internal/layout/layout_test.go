@@ -69,6 +69,7 @@ func TestImportRules(t *testing.T) {
 		{"fuel", "bricks", "fuel stands alone"},
 		{"core", "bricks", "bricks are built on core, not the reverse"},
 		{"core", "output", "the log's output formats are not part of the core"},
+		{"core", "fuel/config", "floatX is passed to core explicitly (GradientDescentConfig.FloatX, the step rules' constructors), never read from the environment"},
 		{"nd", "core", "nd is a leaf"},
 		{"nd", "fuel", "nd is a leaf"},
 		{"numpyrand", "nd", "numpyrand is a leaf"},
