@@ -53,6 +53,7 @@ type chunk struct {
 	floatX    string
 	overrides map[string]string
 	env       map[string]string // environment variables set for the chunk
+	serve     string            // a script whose global stream a data server serves during the chunk
 }
 
 var wantRE = regexp.MustCompile(`###\s*(.*)$`)
@@ -95,6 +96,8 @@ func readChunks(t *testing.T, file string) []*chunk {
 				case strings.HasPrefix(opt, "set "):
 					k, v, _ := strings.Cut(strings.TrimPrefix(opt, "set "), "=")
 					c.overrides[k] = v
+				case strings.HasPrefix(opt, "serve "):
+					c.serve = strings.TrimSpace(strings.TrimPrefix(opt, "serve "))
 				case strings.HasPrefix(opt, "env "):
 					k, v, _ := strings.Cut(strings.TrimPrefix(opt, "env "), "=")
 					if c.env == nil {
@@ -127,6 +130,9 @@ func runChunk(t *testing.T, c *chunk) {
 	t.Setenv("TEST_TMPDIR", t.TempDir())
 	for k, v := range c.env {
 		t.Setenv(k, os.ExpandEnv(v))
+	}
+	if c.serve != "" {
+		serveForChunk(t, c)
 	}
 	var out bytes.Buffer
 	opts := Options{
