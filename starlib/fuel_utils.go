@@ -83,6 +83,11 @@ func findInDataPath(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err != nil {
 		return nil, fmt.Errorf("find_in_data_path: IOError: %v", err)
 	}
+	// A name with ".." leaves the data path: a confined script may not
+	// even learn that such a file exists.
+	if err := CheckRead(thread, p); err != nil {
+		return nil, fmt.Errorf("find_in_data_path: %w", err)
+	}
 	return starlark.String(p), nil
 }
 

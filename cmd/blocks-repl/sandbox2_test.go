@@ -126,6 +126,10 @@ func TestConfinedRunRoutes(t *testing.T) {
 		{"checkpoint-elsewhere", `Checkpoint("` + filepath.Join(outside, "c.tar") + `")`, "outside the run directory", nil, filepath.Join(outside, "c.tar")},
 		{"textfile", `TextFile(["/proc/self/environ"], {"<UNK>": 0})`, "reading /proc/self/environ: outside the directories", nil, ""},
 		{"h5py", `H5PYDataset("/etc/passwd", which_sets = ("train",))`, "reading /etc/passwd: outside the directories", nil, ""},
+		{"pytables", `load("fuel.datasets", "PytablesDataset"); PytablesDataset("/etc/passwd", ("features",))`, "reading /etc/passwd: outside the directories", nil, ""},
+		{"find_in_data_path", `load("fuel.utils", "find_in_data_path"); find_in_data_path("../../../../../../../../etc/passwd")`, "outside the directories", []string{"FUEL_DATA_PATH=" + outside}, ""},
+		{"load_parameters", `load("blocks.serialization", "load_parameters"); load_parameters("/etc/passwd")`, "reading /etc/passwd: outside the directories", nil, ""},
+		{"convert", `load("fuel.converters.mnist", "convert_mnist"); convert_mnist("/etc", ".")`, "reading /etc: outside the directories", nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
