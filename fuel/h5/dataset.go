@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -542,7 +543,29 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 	default:
 		return fmt.Errorf("cannot read into %T", out.Data)
 	}
-	rowBytes := nd.Prod(s.shape[1:]) * s.dtype.Size()
+	// Before any H5Dread writes through base: the rows asked for lie in
+	// the dataset and fill out exactly (libhdf5 writes what the selection
+	// holds, whatever the buffer's length).
+	rowElems, ok := nd.ProdChecked(s.shape[1:])
+	if !ok || rowElems > math.MaxInt/s.dtype.Size() {
+		return fmt.Errorf("rows of shape %v overflow", s.shape[1:])
+	}
+	rowBytes := rowElems * s.dtype.Size()
+	if out.DType() != s.dtype {
+		return fmt.Errorf("reading %s rows into a %s array", s.dtype, out.DType())
+	}
+	total := 0
+	for _, runs := range reads {
+		for _, r := range runs {
+			if r.start < 0 || r.stop < r.start || r.stop > s.shape[0] {
+				return fmt.Errorf("rows [%d, %d) outside the dataset's %d", r.start, r.stop, s.shape[0])
+			}
+			total += r.stop - r.start
+		}
+	}
+	if total*rowElems != out.Size() {
+		return fmt.Errorf("%d rows of %d elements do not fill an array of %d", total, rowElems, out.Size())
+	}
 	off := 0
 	for _, runs := range reads {
 		if err := readRuns(s.ds, s.dtype, s.shape, runs, unsafe.Add(base, off*rowBytes)); err != nil {
