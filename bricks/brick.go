@@ -459,6 +459,20 @@ func Apply(br Brick, name string, inputs ...*core.Variable) ([]*core.Variable, e
 	if app == nil {
 		return nil, fmt.Errorf("%s has no application %s", b.AnnotationName(), name)
 	}
+	return applyApp(br, app, "", inputs)
+}
+
+// applySuper runs app, an application of br's parent class super, as a
+// call of its own (Blocks' super().apply(...) inside an application):
+// its inputs and outputs are tagged with br and the call, whose Super is
+// set.
+func applySuper(br Brick, app *Application, super string, inputs []*core.Variable) ([]*core.Variable, error) {
+	return applyApp(br, app, super, inputs)
+}
+
+func applyApp(br Brick, app *Application, super string, inputs []*core.Variable) ([]*core.Variable, error) {
+	b := br.BaseBrick()
+	name := app.Name
 	if !app.Variadic && len(inputs) != len(app.Inputs) {
 		return nil, fmt.Errorf("%s.%s takes %d inputs (%s), got %d", b.AnnotationName(), name, len(app.Inputs), strings.Join(app.Inputs, ", "), len(inputs))
 	}
@@ -467,7 +481,7 @@ func Apply(br Brick, name string, inputs ...*core.Variable) ([]*core.Variable, e
 			return nil, err
 		}
 	}
-	call := &core.ApplicationCall{Brick: br.(core.Annotation), Application: name, Metadata: map[string]any{}, ID: callIDs.Add(1)}
+	call := &core.ApplicationCall{Brick: br.(core.Annotation), Application: name, Metadata: map[string]any{}, ID: callIDs.Add(1), Super: super}
 	tagged := make([]*core.Variable, len(inputs))
 	for i, in := range inputs {
 		inName := "input_"

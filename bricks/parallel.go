@@ -185,9 +185,13 @@ func NewMerge(cfg *Config, name string, inputNames []string, inputDims []int, ou
 	if outputDim > 0 {
 		p.attrs["output_dim"] = outputDim
 	}
+	// Blocks' Merge.apply calls Parallel.apply (an application of its
+	// own: its outputs are OUTPUT variables of the merge brick too).
+	parallelApply := &Application{Name: "apply", Inputs: inputNames, Outputs: inputNames,
+		Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) { return p.applyAll(in) }}
 	p.addApplication(&Application{Name: "apply", Inputs: inputNames, Outputs: []string{"output"},
 		Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
-			out, err := p.applyAll(in)
+			out, err := applySuper(p, parallelApply, "Parallel", in)
 			if err != nil {
 				return nil, err
 			}

@@ -83,6 +83,10 @@ type ApplicationCall struct {
 	AuxiliaryVariables []*Variable
 	Metadata           map[string]any
 	ID                 int64
+	// Super names the parent class whose application the brick's own
+	// application called (Blocks' super().apply: Merge.apply runs
+	// Parallel.apply); empty for a call of the brick's own application.
+	Super string
 }
 
 // AnnotationName describes the call.

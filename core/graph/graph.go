@@ -345,7 +345,7 @@ func (f *VariableFilter) keep(v *core.Variable, nameRe, theanoRe *regexp.Regexp)
 		if len(f.Applications) > 0 {
 			b, _ := call.Brick.(Brick)
 			if b == nil || !slices.ContainsFunc(f.Applications, func(s ApplicationSelector) bool {
-				return s.Name == call.Application && s.matches(b)
+				return s.Name == call.Application && call.Super == "" && s.matches(b)
 			}) {
 				return false
 			}
