@@ -58,10 +58,20 @@ var AllRoles = []*Role{Input, Output, Cost, Persistent, Parameter, Auxiliary, We
 	BatchNormGraphVariable, BatchNormOffset, BatchNormDivisor, BatchNormMinibatchEstimate,
 	BatchNormScaleParameter, BatchNormShiftParameter}
 
-// AddRole adds role to v's roles unless v already has it or a more
-// specific one (Blocks' add_role).
+// AddRole adds role to v's roles, replacing the more general ones it had,
+// unless v already has it or a more specific one (Blocks' add_role).
 func AddRole(v *Variable, role *Role) {
+	// As Blocks' add_role: a more general role the variable had gives way
+	// to role (PARAMETER then WEIGHT is [WEIGHT]); role is not added when
+	// the variable already has it or a more specific one.
+	kept := v.Tag.Roles[:0:0]
 	for _, r := range v.Tag.Roles {
+		if !role.IsA(r) || r == role {
+			kept = append(kept, r)
+		}
+	}
+	v.Tag.Roles = kept
+	for _, r := range kept {
 		if r.IsA(role) {
 			return
 		}
