@@ -61,6 +61,9 @@ type Tag struct {
 	ApplicationCall *ApplicationCall
 	// Aggregation is the monitoring aggregation scheme, when one is set.
 	Aggregation any
+	// ReplacementOf is, for a variable made by a graph transformation
+	// (apply_dropout), the variable it replaced.
+	ReplacementOf *Variable
 	// ForParameter is the parameter an algorithm buffer (a step rule's
 	// state, such as momentum's velocity) was made for: Blocks'
 	// tag.for_parameter.

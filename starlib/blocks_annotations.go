@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 
 	"github.com/blocks-go/blocks/bricks"
@@ -21,6 +22,15 @@ import (
 //	                            .metadata (a dict), .auxiliary_variables,
 //	                            .add_auxiliary_variable(variable, roles=None, name=None)
 //
+// Added to the module blocks.graph (Blocks' blocks.graph.annotations):
+//
+//	Annotation()                     auxiliary variables attached by hand:
+//	                                 .auxiliary_variables, .updates,
+//	                                 .add_auxiliary_variable(variable, roles=None, name=None)
+//	add_annotation(var, annotation)  attaches it to var (a ComputationGraph that
+//	                                 meets var lists its auxiliary variables);
+//	                                 a second annotation of the same kind is refused
+//
 // Added to the module blocks.utils:
 //
 //	is_shared_variable(variable)   whether variable is a shared variable
@@ -29,6 +39,12 @@ func init() {
 		"get_brick":            NewBuiltin("get_brick", getBrick),
 		"get_application_call": NewBuiltin("get_application_call", getApplicationCall),
 	})
+	annotations := starlark.StringDict{
+		"Annotation":     NewBuiltin("Annotation", newAnnotation),
+		"add_annotation": NewBuiltin("add_annotation", addAnnotation),
+	}
+	Extend("blocks.graph", annotations)
+	Register("blocks.graph.annotations", &starlarkstruct.Module{Name: "blocks.graph.annotations", Members: annotations})
 	Extend("blocks.utils", starlark.StringDict{
 		"is_shared_variable": NewBuiltin("is_shared_variable", isSharedVariable),
 	})
@@ -178,4 +194,94 @@ func metadataValue(x any) starlark.Value {
 		return x
 	}
 	return attrValue(x)
+}
+
+// Annotation is Blocks' Annotation as a Starlark value.
+type Annotation struct{ A *core.UserAnnotation }
+
+var _ starlark.HasAttrs = (*Annotation)(nil)
+
+func (a *Annotation) String() string        { return "<Annotation>" }
+func (a *Annotation) Type() string          { return "Annotation" }
+func (a *Annotation) Freeze()               {}
+func (a *Annotation) Truth() starlark.Bool  { return true }
+func (a *Annotation) Hash() (uint32, error) { return starlark.String(fmt.Sprintf("%p", a.A)).Hash() }
+
+func newAnnotation(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	return &Annotation{A: &core.UserAnnotation{}}, nil
+}
+
+// AttrNames lists the annotation's attributes.
+func (a *Annotation) AttrNames() []string {
+	return []string{"add_auxiliary_variable", "auxiliary_variables", "updates"}
+}
+
+// Attr returns an attribute.
+func (a *Annotation) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "auxiliary_variables":
+		return variableList(nil, a.A.AuxiliaryVariables), nil
+	case "updates":
+		d := starlark.NewDict(len(a.A.Updates))
+		for _, u := range a.A.Updates {
+			_ = d.SetKey(&Variable{V: u.Shared}, &Variable{V: u.Value})
+		}
+		return d, nil
+	case "add_auxiliary_variable":
+		return NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			v, roles, vname, err := auxiliaryArgs(b.Name(), args, kwargs)
+			if err != nil {
+				return nil, err
+			}
+			a.A.AddAuxiliaryVariable(v, vname, roles...)
+			return starlark.None, nil
+		}).BindReceiver(a), nil
+	}
+	return nil, nil
+}
+
+func addAnnotation(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var v *Variable
+	var ann starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "var", &v, "annotation", &ann); err != nil {
+		return nil, err
+	}
+	var a core.Annotation
+	switch x := ann.(type) {
+	case *Annotation:
+		a = x.A
+	case *ApplicationCall:
+		a = x.C
+	case *Brick:
+		c, ok := x.B.(core.Annotation)
+		if !ok {
+			return nil, fmt.Errorf("add_annotation: %s cannot annotate a variable", x)
+		}
+		a = c
+	default:
+		return nil, fmt.Errorf("add_annotation: annotation must be an Annotation, a brick or an application call, got %s", ann.Type())
+	}
+	if v.frozen {
+		return nil, fmt.Errorf("add_annotation: %s is frozen (defined by a module that has finished loading)", v)
+	}
+	if err := core.AddAnnotation(v.V, a); err != nil {
+		return nil, fmt.Errorf("ValueError: add_annotation: %w", err)
+	}
+	return starlark.None, nil
+}
+
+// annotationValue is one of a variable's annotations as a Starlark value.
+func annotationValue(a core.Annotation) starlark.Value {
+	switch x := a.(type) {
+	case *core.ApplicationCall:
+		return &ApplicationCall{C: x}
+	case *core.UserAnnotation:
+		return &Annotation{A: x}
+	case bricks.Brick:
+		return &Brick{x}
+	}
+	return starlark.String(a.AnnotationName())
 }

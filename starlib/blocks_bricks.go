@@ -319,7 +319,7 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 	if !ok {
 		return starlark.NoSuchAttrError(fmt.Sprintf("%s has no attribute %s", b.AnnotationName(), name))
 	}
-	if v == starlark.None {
+	if v == starlark.None || v == NoneAllocation {
 		return b.SetAttr(name, nil)
 	}
 	bad := func(want string) error {
@@ -518,8 +518,12 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 			return v, err
 		}
 	}
-	if _, ok := base.Spec(name); ok {
-		return attrValue(base.Attr(name)), nil
+	if spec, ok := base.Spec(name); ok {
+		v := base.Attr(name)
+		if v == nil && spec.Lazy == bricks.ForAllocation {
+			return NoneAllocation, nil // Blocks' unset lazy allocation argument
+		}
+		return attrValue(v), nil
 	}
 	if app := base.Application(name); app != nil {
 		return &BoundApplication{Brick: b.B, App: name}, nil

@@ -21,6 +21,17 @@ func tagAttrMore(t *Tag, name string) (starlark.Value, bool, error) {
 			return starlark.None, true, nil
 		}
 		return starlark.String(v.Tag.Name), true, nil
+	case "annotations":
+		out := make([]starlark.Value, len(v.Tag.Annotations))
+		for i, a := range v.Tag.Annotations {
+			out[i] = annotationValue(a)
+		}
+		return starlark.NewList(out), true, nil
+	case "replacement_of":
+		if v.Tag.ReplacementOf == nil {
+			return nil, true, starlark.NoSuchAttrError(fmt.Sprintf("tag of %s has no replacement_of (it replaces no variable)", t.v))
+		}
+		return &Variable{V: v.Tag.ReplacementOf}, true, nil
 	case "aggregation_scheme":
 		if s, ok := schemeValue(v.Tag.Aggregation); ok {
 			return s, true, nil
@@ -31,7 +42,10 @@ func tagAttrMore(t *Tag, name string) (starlark.Value, bool, error) {
 }
 
 func tagAttrNamesMore(t *Tag) []string {
-	names := []string{"name"}
+	names := []string{"name", "annotations"}
+	if t.v.V.Tag.ReplacementOf != nil {
+		names = append(names, "replacement_of")
+	}
 	if _, ok := schemeValue(t.v.V.Tag.Aggregation); ok {
 		names = append(names, "aggregation_scheme")
 	}

@@ -30,6 +30,7 @@ func New(outputs []*core.Variable) *ComputationGraph {
 	roots := append([]*core.Variable(nil), outputs...)
 	seenCall := map[*core.ApplicationCall]bool{}
 	seenBrick := map[core.Annotation]bool{}
+	seenUser := map[*core.UserAnnotation]bool{}
 	var brickAux []*core.Variable
 	for {
 		vars := core.Ancestors(roots)
@@ -39,6 +40,13 @@ func New(outputs []*core.Variable) *ComputationGraph {
 				if br, ok := a.(brickAuxiliaries); ok && !seenBrick[a] {
 					seenBrick[a] = true
 					brickAux = append(brickAux, br.BrickAuxiliaryVariables()...)
+				}
+				if ua, ok := a.(*core.UserAnnotation); ok && !seenUser[ua] {
+					seenUser[ua] = true
+					for _, aux := range ua.AuxiliaryVariables {
+						roots = append(roots, aux)
+						added = true
+					}
 				}
 				call, ok := a.(*core.ApplicationCall)
 				if !ok || seenCall[call] {

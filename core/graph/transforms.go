@@ -46,6 +46,7 @@ func ApplyDropout(g *ComputationGraph, vars []*core.Variable, dropProb float64, 
 			r.Name = v.Name + "_dropout"
 		}
 		core.AddRole(r, core.Dropout)
+		r.Tag.ReplacementOf = v
 		repl[v] = r
 	}
 	ng, err := g.Replace(repl)
