@@ -430,11 +430,9 @@ func (e *Extension) Attr(name string) (starlark.Value, error) {
 }
 
 // progressOut is where a ProgressBar made by a script draws: standard
-// error when it is a terminal (a live bar), else the script's print
-// (plain lines).
+// error, as Blocks' (progressbar2 writes to sys.stderr): a live bar when it
+// is a terminal, plain lines otherwise. The script's output (its print,
+// Printing) stays as it is with or without a bar.
 func progressOut(thread *starlark.Thread) (w io.Writer, terminal bool) {
-	if extensions.IsTerminal(os.Stderr) {
-		return os.Stderr, true
-	}
-	return &printWriter{thread: thread}, false
+	return os.Stderr, extensions.IsTerminal(os.Stderr)
 }

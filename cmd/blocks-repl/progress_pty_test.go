@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -100,5 +101,33 @@ func TestTerminalProgressBarLeavesOutThePause(t *testing.T) {
 	// The clock is rounded to the second.
 	if elapsed > ran+time.Second {
 		t.Errorf("the bar says %v elapsed, but the loop ran at most %v (it was paused %v): %s", elapsed, ran.Round(time.Millisecond), idle, m[len(m)-1][0])
+	}
+}
+
+// The shipped training scripts show a progress bar: on a terminal, the
+// demo draws one per epoch; through a pipe its output is unchanged (the
+// bar writes to stderr, and quick epochs write nothing there).
+func TestShippedScriptsShowAProgressBar(t *testing.T) {
+	tm := startTerminal(t, nil, "run", "--set", "epochs=2", "../../scripts/demo.star")
+	tm.expect("Epoch 0, step 100/100 (100%)")
+	tm.expect("AFTER ANOTHER EPOCH")
+	tm.expect("Epoch 1, step 100/100 (100%)")
+	tm.expect("test error after 2 epochs")
+	if err := <-tm.done; err != nil {
+		t.Fatalf("%v\n%s", err, tm.screen())
+	}
+	code, out, errs := runBinary(t, "", "run", "--set", "epochs=2", "../../scripts/demo.star")
+	if code != 0 || strings.Contains(out, "step") || strings.Contains(errs, "step") || !strings.Contains(out, "test error after 2 epochs") {
+		t.Errorf("piped: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, s := range []string{"demo", "mnist_tutorial", "mnist_dropout", "mnist_weight_noise", "mnist_adam_early_stopping", "mnist_lenet",
+		"batch_norm_spiral", "parity_problem", "markov_chain", "reverse_words", "train_from_server"} {
+		src, err := os.ReadFile("../../scripts/" + s + ".star")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), "ProgressBar()") {
+			t.Errorf("scripts/%s.star has no ProgressBar", s)
+		}
 	}
 }

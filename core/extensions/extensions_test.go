@@ -399,6 +399,7 @@ func TestTimingAndProgressBar(t *testing.T) {
 	pb := NewProgressBar(&bar)
 	now := time.Unix(0, 0)
 	pb.Now = func() time.Time { now = now.Add(time.Second); return now }
+	pb.LineInterval = 2 * time.Second
 	m := mainloop.New(nopAlgorithm{}, rangeStream(4, 0), nil, nil, []mainloop.Extension{
 		pb, timing, must(NewFinishAfter(Triggers{"after_n_epochs": 2}))})
 	if err := m.Run(); err != nil {
@@ -416,14 +417,13 @@ func TestTimingAndProgressBar(t *testing.T) {
 			}
 		}
 	}
-	// Plain lines (a bytes.Buffer is no terminal): the first batch and
-	// the end of each epoch; first epoch of unknown length, the second
-	// of the first one's.
+	// Plain lines (a bytes.Buffer is no terminal) every 2 s of an epoch;
+	// first epoch of unknown length, the second of the first one's.
 	// The clock ticks one second per reading: before the epoch and after
-	// each of the 4 batches; the epoch's last line is as of its last batch.
-	want := "Epoch 0, step 1, 1.00 it/s, elapsed 0:00:01\n" +
+	// each of the 4 batches.
+	want := "Epoch 0, step 2, 1.00 it/s, elapsed 0:00:02\n" +
 		"Epoch 0, step 4, 1.00 it/s, elapsed 0:00:04\n" +
-		"Epoch 1, step 1/4 (25%), 1.00 it/s, elapsed 0:00:01, ETA 0:00:03\n" +
+		"Epoch 1, step 2/4 (50%), 1.00 it/s, elapsed 0:00:02, ETA 0:00:02\n" +
 		"Epoch 1, step 4/4 (100%), 1.00 it/s, elapsed 0:00:04, ETA 0:00:00\n"
 	if bar.String() != want {
 		t.Errorf("progress bar output\n%s\nwant\n%s", bar.String(), want)

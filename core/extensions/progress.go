@@ -16,8 +16,9 @@ import (
 // ProgressBar). On a terminal it redraws one line in place — a bar, the
 // step, the rate in iterations per second, the elapsed time and the ETA —
 // at most every RedrawInterval. Elsewhere (a pipe, a file, a log) it
-// prints plain lines instead: one at the first batch, one every
-// LineInterval and one at the end of the epoch.
+// prints plain lines instead: one every LineInterval of an epoch and, for
+// an epoch that printed any, one at its end; an epoch shorter than
+// LineInterval prints none.
 //
 // The length of an epoch is IterationsPerEpoch when set, else the
 // stream's (EpochLengther), else that of the previous epoch; while it is
@@ -46,6 +47,7 @@ type ProgressBar struct {
 	lastBatch time.Time // the end of the last batch: a pause starts there
 	active    bool
 	started   bool // start was set by BeforeEpoch
+	printed   bool // a plain line was printed in this epoch
 	terminal  bool
 }
 
@@ -119,8 +121,14 @@ func (p *ProgressBar) AfterBatch(batch mainloop.Batch) error {
 		}
 		return err
 	}
-	if first || now.Sub(p.lastDraw) >= durationOr(p.LineInterval, 10*time.Second) {
-		p.lastDraw = now
+	// Plain lines: every LineInterval of the epoch, none for an epoch
+	// shorter than that (a log is not filled with two lines per epoch of
+	// a quick run).
+	if first {
+		p.lastDraw, p.printed = p.start, false
+	}
+	if now.Sub(p.lastDraw) >= durationOr(p.LineInterval, 10*time.Second) {
+		p.lastDraw, p.printed = now, true
 		_, err = io.WriteString(p.out(), p.plainLine(epoch, now)+"\n")
 	}
 	return err
@@ -142,11 +150,18 @@ func (p *ProgressBar) EpochEnded() error {
 		return err
 	}
 	epoch := loop.Log.Status.EpochsDone // the epoch is not counted yet
+	return p.endLine(epoch)
+}
+
+func (p *ProgressBar) endLine(epoch int) error {
 	if p.terminal {
 		_, err := io.WriteString(p.out(), "\r"+p.barLine(epoch, p.lastBatch)+"\x1b[K\n")
 		return err
 	}
-	_, err = io.WriteString(p.out(), p.plainLine(epoch, p.lastBatch)+"\n")
+	if !p.printed || p.lastDraw.Equal(p.lastBatch) {
+		return nil // a quick epoch, or its last batch has just printed
+	}
+	_, err := io.WriteString(p.out(), p.plainLine(epoch, p.lastBatch)+"\n")
 	return err
 }
 
@@ -162,13 +177,7 @@ func (p *ProgressBar) AfterEpoch() error {
 	if err != nil {
 		return err
 	}
-	epoch := loop.Log.Status.EpochsDone - 1
-	if p.terminal {
-		_, err := io.WriteString(p.out(), "\r"+p.barLine(epoch, p.lastBatch)+"\x1b[K\n")
-		return err
-	}
-	_, err = io.WriteString(p.out(), p.plainLine(epoch, p.lastBatch)+"\n")
-	return err
+	return p.endLine(loop.Log.Status.EpochsDone - 1)
 }
 
 // OnResumption, in an epoch a pause interrupted (the REPL's Ctrl-C, then

@@ -86,15 +86,23 @@ func TestProgressBarInPipe(t *testing.T) {
 	if strings.ContainsAny(out, "\r\x1b") {
 		t.Errorf("control characters in pipe output %q", out)
 	}
-	// Lines at the first batch, then every >= 5 s of the clock (6 s
-	// apart here), then at the end of the epoch.
-	want := "Epoch 0, step 1/5 (20%), 0.50 it/s, elapsed 0:00:02, ETA 0:00:08\n" +
-		"Epoch 0, step 4/5 (80%), 0.50 it/s, elapsed 0:00:08, ETA 0:00:02\n" +
+	// A line every >= 5 s of the clock from the epoch's start (6 s here),
+	// then one at the end of the epoch.
+	want := "Epoch 0, step 3/5 (60%), 0.50 it/s, elapsed 0:00:06, ETA 0:00:04\n" +
 		"Epoch 0, step 5/5 (100%), 0.50 it/s, elapsed 0:00:10, ETA 0:00:00\n" +
-		"Epoch 1, step 1/5 (20%), 0.50 it/s, elapsed 0:00:02, ETA 0:00:08\n" +
-		"Epoch 1, step 4/5 (80%), 0.50 it/s, elapsed 0:00:08, ETA 0:00:02\n" +
+		"Epoch 1, step 3/5 (60%), 0.50 it/s, elapsed 0:00:06, ETA 0:00:04\n" +
 		"Epoch 1, step 5/5 (100%), 0.50 it/s, elapsed 0:00:10, ETA 0:00:00\n"
 	if out != want {
 		t.Errorf("pipe output\n%s\nwant\n%s", out, want)
+	}
+	// An epoch shorter than LineInterval prints nothing.
+	var quick bytes.Buffer
+	pb := NewProgressBar(&quick)
+	m := mainloop.New(nopAlgorithm{}, rangeStream(5, 0), nil, nil, []mainloop.Extension{pb, must(NewFinishAfter(Triggers{"after_n_epochs": 2}))})
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if quick.Len() != 0 {
+		t.Errorf("quick epochs printed %q", quick.String())
 	}
 }
