@@ -144,15 +144,22 @@ func undefinedHint(msg string, globals starlark.StringDict) string {
 	if !ok || strings.Contains(name, " ") {
 		return ""
 	}
+	// The name itself may be among them (predeclared where the error was
+	// not): it is no suggestion.
 	var names []string
+	add := func(n string) {
+		if n != name {
+			names = append(names, n)
+		}
+	}
 	for n := range globals {
-		names = append(names, n)
+		add(n)
 	}
 	for n := range starlark.Universe {
-		names = append(names, n)
+		add(n)
 	}
 	for n := range Predeclared() {
-		names = append(names, n)
+		add(n)
 	}
 	sort.Strings(names)
 	if c := closest(name, names); c != "" {
@@ -173,6 +180,9 @@ func undefinedHint(msg string, globals starlark.StringDict) string {
 				best, bestMod, bestD = n, m, d
 			}
 		}
+	}
+	if best == name {
+		return fmt.Sprintf("it comes from a module: load(%q, %q)", bestMod, best)
 	}
 	if best != "" {
 		return fmt.Sprintf("did you mean %s? load(%q, %q)", best, bestMod, best)

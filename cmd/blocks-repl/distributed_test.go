@@ -54,8 +54,8 @@ func tutorialScript(t *testing.T, every int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(src), `load("blocks.extensions", "FinishAfter", "Printing")`,
-		`load("blocks.extensions", "FinishAfter", "Printing")
+	s := strings.Replace(string(src), `load("blocks.extensions", "FinishAfter", "Printing", "ProgressBar")`,
+		`load("blocks.extensions", "FinishAfter", "Printing", "ProgressBar")
 load("blocks.extensions.saveload", "Checkpoint")
 load("blocks.config", "config")`, 1)
 	s = strings.Replace(s, "FinishAfter(after_n_epochs = 1)",

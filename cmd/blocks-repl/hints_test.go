@@ -18,6 +18,7 @@ func TestPythonHabitHints(t *testing.T) {
 		{"x = (1,\ny = 2\n", `got '=', want ')' (the "(" opened at line 1, column 5 is not closed)`},
 		{"x = f(1\n", `(the "(" opened at line 1, column 6 is not closed)`},
 		{"Rectifer()\n", `undefined: Rectifer (did you mean Rectifier? load("blocks.bricks", "Rectifier"))`},
+		{"n = config.get(\"n\", 1)\n", `undefined: config (it comes from a module: load("blocks.config", "config"))`},
 	} {
 		script := writeScript(t, "habit.star", c.src)
 		code, _, errs := runBinary(t, "", "run", script)
