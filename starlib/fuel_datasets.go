@@ -54,6 +54,8 @@ func init() {
 		"SVHN":                  NewBuiltin("SVHN", fileDatasetBuiltin),
 		"Iris":                  NewBuiltin("Iris", fileDatasetBuiltin),
 		"CalTech101Silhouettes": NewBuiltin("CalTech101Silhouettes", fileDatasetBuiltin),
+		"Adult":                 NewBuiltin("Adult", fileDatasetBuiltin),
+		"CelebA":                NewBuiltin("CelebA", fileDatasetBuiltin),
 	})
 	Register("fuel.datasets.toy", &starlarkstruct.Module{Name: "fuel.datasets.toy", Members: starlark.StringDict{
 		"Spiral":    NewBuiltin("Spiral", toyBuiltin),
@@ -70,10 +72,13 @@ func fileDatasetBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 	var which, subset, sources, loadInMemory starlark.Value = nil, starlark.None, starlark.None, starlark.None
 	sortIndices := true
 	format, size := 0, 28
+	var strFormat string
 	params := []any{}
 	switch name {
 	case "SVHN":
 		params = append(params, "which_format", &format)
+	case "CelebA":
+		params = append(params, "which_format", &strFormat)
 	}
 	params = append(params, "which_sets", &which)
 	if name == "CalTech101Silhouettes" {
@@ -118,6 +123,10 @@ func fileDatasetBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		ds, err = datasets.Iris(ws, opts)
 	case "CalTech101Silhouettes":
 		ds, err = datasets.CalTech101Silhouettes(ws, size, opts)
+	case "Adult":
+		ds, err = datasets.Adult(ws, opts)
+	case "CelebA":
+		ds, err = datasets.CelebA(strFormat, ws, opts)
 	}
 	if err != nil {
 		return nil, err

@@ -112,6 +112,22 @@ var Datasets = map[string]Dataset{
 			"extra_32x32.mat": "a93ce644f1a588dc4d68dda5feec44a7",
 		}, srcTorchvision), nil
 	}},
+	"adult": {Name: "adult", Files: noArgs("adult", func() []File {
+		return files([]string{"https://archive.ics.uci.edu/ml/machine-learning-databases/adult/"}, []string{"adult.data", "adult.test"}, nil, "")
+	})},
+	"celeba": {Name: "celeba", Files: noArgs("celeba", func() []File {
+		// Fuel's Dropbox addresses, one per file.
+		return []File{
+			{Name: "list_attr_celeba.txt", URLs: []string{"https://www.dropbox.com/sh/8oqt9vytwxb3s4r/AAC7-uCaJkmPmvLX2_P5qy0ga/Anno/list_attr_celeba.txt?dl=1"}},
+			{Name: "img_align_celeba.zip", URLs: []string{"https://www.dropbox.com/sh/8oqt9vytwxb3s4r/AADIKlz8PR9zr6Y20qbkunrba/Img/img_align_celeba.zip?dl=1"}},
+		}
+	})},
+	"dogs_vs_cats": {Name: "dogs_vs_cats", Files: noArgs("dogs_vs_cats", func() []File {
+		return []File{
+			{Name: "dogs_vs_cats.train.zip", URLs: []string{"https://www.dropbox.com/s/s3u30quvpxqdbz6/train.zip?dl=1"}},
+			{Name: "dogs_vs_cats.test1.zip", URLs: []string{"https://www.dropbox.com/s/21rwu6drnplsbkb/test1.zip?dl=1"}},
+		}
+	})},
 	"iris": {Name: "iris", Files: noArgs("iris", func() []File {
 		return files([]string{"https://archive.ics.uci.edu/ml/machine-learning-databases/iris/"}, []string{"iris.data"}, nil, "")
 	})},

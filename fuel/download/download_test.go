@@ -288,7 +288,7 @@ func TestDatasetTable(t *testing.T) {
 		want string
 	}{
 		{"svhn", nil, "svhn needs its format, 1 or 2"}, {"caltech101_silhouettes", []string{"32"}, "16 or 28"},
-		{"mnist", []string{"x"}, "takes no arguments"}, {"imagenet", nil, "unknown dataset \"imagenet\" (known: binarized_mnist, caltech101_silhouettes, cifar10, cifar100, iris, mnist, svhn)"},
+		{"mnist", []string{"x"}, "takes no arguments"}, {"imagenet", nil, "unknown dataset \"imagenet\" (known: adult, binarized_mnist, caltech101_silhouettes, celeba, cifar10, cifar100, dogs_vs_cats, iris, mnist, svhn)"},
 	} {
 		if _, err := Lookup(bad.name, bad.args); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s %v: %v", bad.name, bad.args, err)

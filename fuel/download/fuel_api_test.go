@@ -170,6 +170,9 @@ func TestDefaultDownloaderClear(t *testing.T) {
 // comes first (mirrors follow it).
 //
 // upstream fuel: tests/test_downloaders.py::test_mnist
+// upstream fuel: tests/test_downloaders.py::test_adult
+// upstream fuel: tests/test_downloaders.py::test_celeba
+// upstream fuel: tests/test_downloaders.py::test_dogs_vs_cats
 // upstream fuel: tests/test_downloaders.py::test_binarized_mnist
 // upstream fuel: tests/test_downloaders.py::test_caltech101_silhouettes
 // upstream fuel: tests/test_downloaders.py::test_iris
@@ -199,6 +202,14 @@ func TestFuelDownloaderFilenamesAndURLs(t *testing.T) {
 		{"caltech101_silhouettes", []string{"16"},
 			[]string{"caltech101_silhouettes_16_split1.mat"},
 			[]string{"https://people.cs.umass.edu/~marlin/data/caltech101_silhouettes_16_split1.mat"}},
+		{"adult", nil, []string{"adult.data", "adult.test"},
+			[]string{"https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data",
+				"https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.test"}},
+		{"celeba", nil, []string{"list_attr_celeba.txt", "img_align_celeba.zip"},
+			[]string{"https://www.dropbox.com/sh/8oqt9vytwxb3s4r/AAC7-uCaJkmPmvLX2_P5qy0ga/Anno/list_attr_celeba.txt?dl=1",
+				"https://www.dropbox.com/sh/8oqt9vytwxb3s4r/AADIKlz8PR9zr6Y20qbkunrba/Img/img_align_celeba.zip?dl=1"}},
+		{"dogs_vs_cats", nil, []string{"dogs_vs_cats.train.zip", "dogs_vs_cats.test1.zip"},
+			[]string{"https://www.dropbox.com/s/s3u30quvpxqdbz6/train.zip?dl=1", "https://www.dropbox.com/s/21rwu6drnplsbkb/test1.zip?dl=1"}},
 		{"iris", nil, []string{"iris.data"},
 			[]string{"https://archive.ics.uci.edu/ml/machine-learning-databases/iris/iris.data"}},
 		{"cifar10", nil, []string{"cifar-10-python.tar.gz"},
