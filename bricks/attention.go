@@ -55,6 +55,7 @@ func NewSequenceContentAttention(cfg *Config, name string, stateNames []string, 
 	if matchDim > 0 {
 		a.attrs["match_dim"] = matchDim
 	}
+	a.addApplications()
 	return a, nil
 }
 
@@ -99,6 +100,24 @@ func (a *SequenceContentAttention) PreprocessAttended(attended *core.Variable) (
 // TakeGlimpses computes the weighted average (batch, attended_dim) and the
 // weights (batch, time) from the states; mask may be nil.
 func (a *SequenceContentAttention) TakeGlimpses(attended, preprocessed, mask *core.Variable, states map[string]*core.Variable) ([]*core.Variable, error) {
+	energies, err := a.energies(preprocessed, states)
+	if err != nil {
+		return nil, err
+	}
+	weights, err := ComputeWeights(energies, mask)
+	if err != nil {
+		return nil, err
+	}
+	avg, err := weightedAverages(weights, attended)
+	if err != nil {
+		return nil, err
+	}
+	return []*core.Variable{avg, core.Transpose(weights)}, nil
+}
+
+// energies is Blocks' compute_energies: (time, batch) energies of the
+// preprocessed attended sequence against the states.
+func (a *SequenceContentAttention) energies(preprocessed *core.Variable, states map[string]*core.Variable) (*core.Variable, error) {
 	ins := make([]*core.Variable, len(a.StateNames))
 	for i, n := range a.StateNames {
 		s, ok := states[n]
@@ -124,13 +143,23 @@ func (a *SequenceContentAttention) TakeGlimpses(attended, preprocessed, mask *co
 	if err != nil {
 		return nil, err
 	}
+	return energies, nil
+}
+
+// ComputeWeights is Blocks' GenericSequenceAttention.compute_weights: the
+// softmax over the first axis of energies (time, ...), stabilized by
+// subtracting the maximum, times the mask (nil: no mask); where the mask
+// is zero over the whole sequence (Blocks' tensor.all(1 - mask, axis=0))
+// the normalization is one more, so the weights stay finite (zeros).
+func ComputeWeights(energies, mask *core.Variable) (*core.Variable, error) {
 	mx, err := core.Max(energies, []int{0}, true)
 	if err != nil {
 		return nil, err
 	}
 	un := core.Exp(core.Sub(energies, mx))
+	var m *core.Variable
 	if mask != nil {
-		m := mask
+		m = mask
 		if m.DType() != un.DType() {
 			m = core.Cast(m, un.DType())
 		}
@@ -140,16 +169,17 @@ func (a *SequenceContentAttention) TakeGlimpses(attended, preprocessed, mask *co
 	if err != nil {
 		return nil, err
 	}
-	weights := core.Div(un, tot)
-	w3, err := core.Dimshuffle(weights, []int{0, 1, -1})
-	if err != nil {
-		return nil, err
+	if m != nil {
+		one := core.Const(m.DType(), 1)
+		zero := core.Const(m.DType(), 0)
+		nonzero := core.Cast(core.NEQ(core.Sub(one, m), zero), m.DType())
+		all, err := core.Min(nonzero, []int{0}, true)
+		if err != nil {
+			return nil, err
+		}
+		tot = core.Add(tot, all)
 	}
-	avg, err := core.Sum(core.Mul(attended, w3), []int{0}, false, nil)
-	if err != nil {
-		return nil, err
-	}
-	return []*core.Variable{avg, core.Transpose(weights)}, nil
+	return core.Div(un, tot), nil
 }
 
 // InitialGlimpses are zeros: (batch, attended_dim) and (batch, time).

@@ -78,6 +78,8 @@ type AttrSpec struct {
 	Kind AttrKind
 	Lazy Lazy
 	Doc  string
+	// NonNegative lets an AttrInt be 0 (which otherwise must be positive).
+	NonNegative bool
 }
 
 // ApplyFunc computes an application's outputs from its (already copied and

@@ -26,15 +26,20 @@ type Emitter interface {
 
 // SoftmaxEmitter emits a symbol drawn from softmax(readouts); its cost is
 // the categorical cross-entropy.
-type SoftmaxEmitter struct{ *Base }
+type SoftmaxEmitter struct {
+	*Base
+	// TheanoSeed, when set, seeds the generator generation draws from
+	// (Blocks' theano_seed; otherwise the brick's seed).
+	TheanoSeed *int64
+}
 
 // NewSoftmaxEmitter makes a SoftmaxEmitter (initial_output, default 0, is
 // the symbol before the first).
 func NewSoftmaxEmitter(cfg *Config, name string, initialOutput int) *SoftmaxEmitter {
 	e := &SoftmaxEmitter{Base: &Base{}}
 	e.initBase(e, cfg, name, []string{"SoftmaxEmitter", "AbstractEmitter", "Initializable", "Random", "Brick"}, append([]AttrSpec{
-		{Name: "initial_output", Kind: AttrInt, Doc: "the output before the first step (default 0)"},
-		{Name: "readout_dim", Kind: AttrInt, Doc: "number of symbols (pushed by the Readout)"},
+		{Name: "initial_output", Kind: AttrInt, NonNegative: true, Doc: "the output before the first step (default 0)"},
+		{Name: "readout_dim", Kind: AttrInt, NonNegative: true, Doc: "number of symbols (pushed by the Readout)"},
 	}, initializableSpecs...))
 	e.attrs["initial_output"] = initialOutput
 	return e
@@ -220,6 +225,9 @@ func (r *Readout) PushAllocationConfigHook() error {
 	if _, ok := r.Emitter.BaseBrick().Spec("readout_dim"); ok {
 		r.Emitter.BaseBrick().attrs["readout_dim"] = d
 	}
+	if tf, ok := r.FeedbackBr.(*TrivialFeedback); ok {
+		tf.attrs["output_dim"] = r.Emitter.OutputsDim() // Blocks: get_dim("outputs")
+	}
 	r.Merge.attrs["input_dims"] = sd
 	r.Merge.attrs["output_dim"] = d
 	r.PostMerge.attrs["dim"] = d
@@ -280,10 +288,14 @@ type SequenceGenerator struct {
 }
 
 // SampleRNG is the generator sampling draws from: numpy's RandomState
-// seeded with the emitter's seed, kept across calls.
+// seeded with the emitter's theano_seed or seed, kept across calls.
 func (g *SequenceGenerator) SampleRNG() *numpyrand.RandomState {
 	if g.sampleRNG == nil {
-		g.sampleRNG = numpyrand.New(uint32(g.Readout.Emitter.BaseBrick().Seed()))
+		seed := g.Readout.Emitter.BaseBrick().Seed()
+		if se, ok := g.Readout.Emitter.(*SoftmaxEmitter); ok && se.TheanoSeed != nil {
+			seed = *se.TheanoSeed
+		}
+		g.sampleRNG = numpyrand.New(uint32(seed))
 	}
 	return g.sampleRNG
 }
@@ -511,6 +523,17 @@ func (g *SequenceGenerator) ApplyKeywords(app string, in map[string]*core.Variab
 			return nil, err
 		}
 		out = core.MeanAll(s)
+		// Blocks' auxiliary per_sequence_element: the cost per output,
+		// over the unmasked outputs.
+		per := core.MeanAll(cm)
+		if m := tagged["mask"]; m != nil {
+			if m.DType() != cm.DType() {
+				m = core.Cast(m, cm.DType())
+			}
+			per = core.Div(core.SumAll(cm), core.SumAll(m))
+		}
+		call.AddAuxiliaryVariable(per, fmt.Sprintf("%s_%s_per_sequence_element", g.Name, app))
+		per.Tag.Name = "per_sequence_element"
 	default:
 		return nil, fmt.Errorf("%s has no application %s", g.AnnotationName(), app)
 	}

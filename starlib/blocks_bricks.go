@@ -331,7 +331,7 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 		if err := starlark.AsInt(v, &i); err != nil {
 			return bad("an int")
 		}
-		if i <= 0 {
+		if i < 0 || (i == 0 && !spec.NonNegative) {
 			return fmt.Errorf("%s.%s must be positive, got %d", b.Name, name, i)
 		}
 		return b.SetAttr(name, i)

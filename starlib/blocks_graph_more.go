@@ -19,9 +19,14 @@ import (
 //	cg.scan_variables          the variables inside the loops' step graphs
 //	cg.get_snapshot(data)      a dict of every variable that has a role (shared ones
 //	    excepted) to its value on data, a dict of input name to array
+//	cg.updates                 the updates the graph needs when compiled: none here, an
+//	    empty list (Blocks lists those of Theano's random streams; a random op here
+//	    advances its own generator)
 
 func graphMoreAttr(g *ComputationGraph, name string) starlark.Value {
 	switch name {
+	case "updates":
+		return starlark.NewList(nil)
 	case "replace":
 		return NewBuiltin("replace", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var replV starlark.Value
@@ -92,7 +97,7 @@ func graphMoreAttr(g *ComputationGraph, name string) starlark.Value {
 	return nil
 }
 
-var graphMoreAttrNames = []string{"get_snapshot", "scan_variables", "scans"}
+var graphMoreAttrNames = []string{"get_snapshot", "scan_variables", "scans", "updates"}
 
 func graphSnapshot(thread *starlark.Thread, g *graph.ComputationGraph, data *starlark.Dict) (starlark.Value, error) {
 	var outs []*core.Variable

@@ -25,9 +25,11 @@ import (
 //	        Unlike Blocks (a symbolic scan with Theano's random streams), it runs the
 //	        loop and draws from numpy's generator, seeded with the emitter's seed
 //	        (or seed); contexts are variables computed from the inputs in inputs_dict.
-//	Readout(readout_dim, source_names, emitter, feedback_brick, merge_prototype=None, name=None)
-//	    readouts = Bias(Merge(sources)); children emitter, feedback, merge, bias
-//	SoftmaxEmitter(initial_output=0, name=None)    outputs drawn from softmax(readouts); cost −log p
+//	Readout(readout_dim, source_names, emitter=None, feedback_brick=None, merge_prototype=None, name=None)
+//	    readouts = Bias(Merge(sources)); children emitter (default TrivialEmitter(readout_dim)),
+//	    feedback (default TrivialFeedback(readout_dim)), merge, bias
+//	SoftmaxEmitter(initial_output=0, theano_seed=None, name=None)    outputs drawn from softmax(readouts); cost −log p;
+//	    theano_seed seeds the numpy generator generation draws from (Blocks: Theano's MRG streams)
 //	TrivialEmitter(readout_dim, name=None)         outputs = readouts; cost Σ (readouts − outputs)²
 //	LookupFeedback(num_outputs, feedback_dim, name=None)   feedback = LookupTable(outputs)
 //	TrivialFeedback(output_dim, name=None)         feedback = outputs
@@ -91,7 +93,11 @@ func makeGeneratorBrick(thread *starlark.Thread, class string, args starlark.Tup
 	case "AttentionRecurrent":
 		positional = []string{"transition", "attention"}
 	}
-	a, err := brickArgs(class, positional, append(append([]string(nil), positional...), common...), args, kwargs)
+	allowed := append(append([]string(nil), positional...), common...)
+	if class == "SoftmaxEmitter" {
+		allowed = append(allowed, "theano_seed")
+	}
+	a, err := brickArgs(class, positional, allowed, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -133,9 +139,16 @@ func makeGeneratorBrick(thread *starlark.Thread, class string, args starlark.Tup
 			return nil, err
 		}
 	case "Readout":
+		rd, err := intArg("readout_dim")
+		if err != nil {
+			return nil, err
+		}
 		em, err := optBrick(class, "emitter", take("emitter"))
 		if err != nil {
 			return nil, err
+		}
+		if em == nil { // Blocks' default: TrivialEmitter(readout_dim)
+			em = bricks.NewTrivialEmitter(cfg, "", rd)
 		}
 		emitter, ok := em.(bricks.Emitter)
 		if !ok {
@@ -144,6 +157,9 @@ func makeGeneratorBrick(thread *starlark.Thread, class string, args starlark.Tup
 		fb, err := optBrick(class, "feedback_brick", take("feedback_brick"))
 		if err != nil {
 			return nil, err
+		}
+		if fb == nil { // Blocks' default: TrivialFeedback(readout_dim)
+			fb = bricks.NewTrivialFeedback(cfg, "", rd)
 		}
 		feedback, ok := fb.(bricks.Feedback)
 		if !ok {
@@ -162,10 +178,6 @@ func makeGeneratorBrick(thread *starlark.Thread, class string, args starlark.Tup
 		if err != nil {
 			return nil, err
 		}
-		rd, err := intArg("readout_dim")
-		if err != nil {
-			return nil, err
-		}
 		if b, err = bricks.NewReadout(cfg, name, emitter, feedback, sn, rd, mp); err != nil {
 			return nil, err
 		}
@@ -174,7 +186,15 @@ func makeGeneratorBrick(thread *starlark.Thread, class string, args starlark.Tup
 		if err != nil {
 			return nil, err
 		}
-		b = bricks.NewSoftmaxEmitter(cfg, name, io)
+		e := bricks.NewSoftmaxEmitter(cfg, name, io)
+		if v := take("theano_seed"); v != nil && v != starlark.None {
+			var seed int64
+			if err := starlark.AsInt(v, &seed); err != nil {
+				return nil, fmt.Errorf("SoftmaxEmitter: theano_seed must be an int, got %s", v.Type())
+			}
+			e.TheanoSeed = &seed
+		}
+		b = e
 	case "TrivialEmitter":
 		d, err := intArg("readout_dim")
 		if err != nil {
@@ -296,14 +316,25 @@ func inputData(fname string, inputs []*core.Variable, d *starlark.Dict) ([]*nd.A
 	return data, nil
 }
 
-// generatorAttr gives SequenceGenerator.generate.
+// generatorAttr gives SequenceGenerator.generate (Blocks' symbolic one)
+// and sample (the loop run at once), and the emitters' initial_outputs.
 func generatorAttr(b *Brick, name string) (starlark.Value, bool) {
+	if e, ok := b.B.(bricks.Emitter); ok && name == "initial_outputs" {
+		return emitterInitialOutputs(e), true
+	}
 	g, ok := b.B.(*bricks.SequenceGenerator)
-	if !ok || name != "generate" {
+	if !ok {
 		return nil, false
 	}
-	return starlark.NewBuiltin("generate", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
-		defer recoverInternal("generate", &err)
+	switch name {
+	case "generate":
+		return symbolicGenerate(g), true
+	case "sample":
+	default:
+		return nil, false
+	}
+	return starlark.NewBuiltin("sample", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+		defer recoverInternal("sample", &err)
 		nSteps, batch := 0, 1
 		var d *starlark.Dict
 		var seed starlark.Value = starlark.None
@@ -318,20 +349,20 @@ func generatorAttr(b *Brick, name string) (starlark.Value, bool) {
 			}
 		}
 		iterate := true
-		if err := starlark.UnpackArgs("generate", args, known, "n_steps", &nSteps, "batch_size?", &batch, "inputs_dict?", &d, "seed?", &seed, "iterate?", &iterate); err != nil {
+		if err := starlark.UnpackArgs("sample", args, known, "n_steps", &nSteps, "batch_size?", &batch, "inputs_dict?", &d, "seed?", &seed, "iterate?", &iterate); err != nil {
 			return nil, err
 		}
 		if !iterate {
-			return nil, fmt.Errorf("generate: iterate=False is not supported")
+			return nil, fmt.Errorf("sample: iterate=False is not supported")
 		}
 		if nSteps < 0 || batch < 1 {
-			return nil, fmt.Errorf("generate: want n_steps >= 0 and batch_size >= 1, got %d and %d", nSteps, batch)
+			return nil, fmt.Errorf("sample: want n_steps >= 0 and batch_size >= 1, got %d and %d", nSteps, batch)
 		}
-		ctx, inputs, err := contextsAndInputs(thread, "generate", ctxArgs)
+		ctx, inputs, err := contextsAndInputs(thread, "sample", ctxArgs)
 		if err != nil {
 			return nil, err
 		}
-		data, err := inputData("generate", inputs, d)
+		data, err := inputData("sample", inputs, d)
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +374,7 @@ func generatorAttr(b *Brick, name string) (starlark.Value, bool) {
 		if seed != starlark.None {
 			var s int64
 			if err := starlark.AsInt(seed, &s); err != nil {
-				return nil, fmt.Errorf("generate: seed: %v", err)
+				return nil, fmt.Errorf("sample: seed: %v", err)
 			}
 			rng = numpyrand.New(uint32(s))
 		}
@@ -356,6 +387,65 @@ func generatorAttr(b *Brick, name string) (starlark.Value, bool) {
 		res.SetKey(starlark.String("costs"), FromArray(costs))
 		return res, nil
 	}), true
+}
+
+// symbolicGenerate is Blocks' SequenceGenerator.generate(n_steps,
+// batch_size, iterate=True, **states_and_contexts): the list of variables
+// states..., outputs, glimpses..., costs, each (n_steps, batch, ...).
+func symbolicGenerate(g *bricks.SequenceGenerator) starlark.Value {
+	return NewBuiltin("generate", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var nSteps, batch int
+		iterate := true
+		var known []starlark.Tuple
+		given := map[string]*core.Variable{}
+		for _, kv := range kwargs {
+			switch k := string(kv[0].(starlark.String)); k {
+			case "n_steps", "batch_size", "iterate":
+				known = append(known, kv)
+			default:
+				v, err := AsVariable(thread, kv[1])
+				if err != nil {
+					return nil, fmt.Errorf("generate: %s: %v", k, err)
+				}
+				given[k] = v
+			}
+		}
+		if err := starlark.UnpackArgs("generate", args, known, "n_steps", &nSteps, "batch_size", &batch, "iterate?", &iterate); err != nil {
+			return nil, fmt.Errorf("%v (n_steps and batch_size are ints: a symbolic shape is not supported)", err)
+		}
+		if !iterate {
+			return nil, fmt.Errorf("generate: iterate=False (one generation step) is not supported")
+		}
+		outs, err := g.Generate(nSteps, batch, given, g.SampleRNG())
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]starlark.Value, len(outs))
+		for i, o := range outs {
+			vals[i] = NewVariable(thread, o)
+		}
+		return starlark.NewList(vals), nil
+	})
+}
+
+// emitterInitialOutputs is an emitter's initial_outputs(batch_size): the
+// outputs before the first step, for batch_size sequences.
+func emitterInitialOutputs(e bricks.Emitter) starlark.Value {
+	return NewBuiltin("initial_outputs", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var batch int
+		if err := starlark.UnpackArgs("initial_outputs", args, kwargs, "batch_size", &batch); err != nil {
+			return nil, err
+		}
+		if batch < 0 {
+			return nil, fmt.Errorf("initial_outputs: batch_size must be >= 0, got %d", batch)
+		}
+		ref := core.NewConstant(nd.New(BrickConfig(thread).FloatX, batch))
+		v, err := e.InitialOutputs(ref, 0)
+		if err != nil {
+			return nil, err
+		}
+		return NewVariable(thread, v), nil
+	})
 }
 
 // BeamSearch is blocks.search.BeamSearch over a generator.
