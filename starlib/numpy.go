@@ -32,6 +32,7 @@ func init() {
 //	zeros_like(a, dtype=None), ones_like(a, dtype=None).
 //	arange(start, stop=None, step=1, dtype=None) - evenly spaced values in
 //	    [start, stop) (arange(n) is 0..n-1); int64 unless a bound is a float.
+//	transpose(a, axes=None) - the axes reversed, or permuted as axes says.
 //	linspace(start, stop, num=50, endpoint=True, dtype=None) - num evenly
 //	    spaced float64 values.
 //	float32, float64, int64, int32, uint8, bool_ - dtype names (strings).
@@ -483,15 +484,38 @@ func npReshape(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 }
 
 func npTranspose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var x starlark.Value
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x); err != nil {
+	var x, axes starlark.Value = nil, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "axes?", &axes); err != nil {
 		return nil, err
 	}
 	a, err := arrayParam("transpose", "a", x)
 	if err != nil {
 		return nil, err
 	}
-	return (&Array{A: a}).Attr("T")
+	if axes == starlark.None {
+		return (&Array{A: a}).Attr("T")
+	}
+	perm, err := AsInts(axes)
+	if err != nil || len(perm) != a.NDim() {
+		return nil, fmt.Errorf("transpose: axes must be a permutation of the %d axes, got %s", a.NDim(), axes)
+	}
+	for i, p := range perm {
+		if p < 0 {
+			perm[i] = p + a.NDim()
+		}
+	}
+	seen := map[int]bool{}
+	for _, p := range perm {
+		if p < 0 || p >= a.NDim() || seen[p] {
+			return nil, fmt.Errorf("transpose: axes %s is not a permutation of the %d axes", axes, a.NDim())
+		}
+		seen[p] = true
+	}
+	r, err := computeArray(nil, func() (*core.Variable, error) { return core.Dimshuffle(core.NewConstant(a), perm) })
+	if err != nil {
+		return nil, fmt.Errorf("transpose: %w", err)
+	}
+	return &Array{A: r}, nil
 }
 
 func npConcatenate(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

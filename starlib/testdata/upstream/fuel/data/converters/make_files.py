@@ -113,8 +113,47 @@ def cifar100():
     os.chdir('..')
 
 
+def savemat5(path, arrays):
+    # What scipy.io.savemat writes for uint8 arrays (scipy is not in
+    # Debian's python3 here): a level 5 MAT-file, one miMATRIX element per
+    # variable, data in column-major order.
+    def element(typ, data):
+        pad = (-len(data)) % 8
+        return struct.pack('<II', typ, len(data)) + data + b'\0' * pad
+    out = bytearray(b'MATLAB 5.0 MAT-file, written by make_files.py'.ljust(116))
+    out += b'\0' * 8 + struct.pack('<H', 0x0100) + b'IM'
+    for name, a in arrays.items():
+        a = numpy.asarray(a, dtype='uint8')
+        body = element(6, struct.pack('<II', 9, 0))  # mxUINT8_CLASS
+        body += element(5, struct.pack('<%di' % a.ndim, *a.shape))
+        body += element(1, name.encode('ascii'))
+        body += element(2, a.tobytes(order='F'))
+        out += struct.pack('<II', 14, len(body)) + body
+    with open(path, 'wb') as f:
+        f.write(bytes(out))
+
+
+def svhn():
+    # TestSVHN.setUp: its format 1 draws come first (the images and
+    # bounding boxes of each split, not written here: the format 1
+    # converter is not implemented), then format 2's .mat files.
+    numpy.random.seed(9 + 5 + 2015)
+    for split in ('train', 'test', 'extra'):
+        numpy.random.randint(0, 256, (6, 6, 3))
+        numpy.random.randint(0, 256, (5, 5, 3))
+        for source in ('label', 'height', 'width', 'left', 'top'):
+            numpy.random.randint(0, 4, (2,))
+    os.makedirs('svhn', exist_ok=True)
+    for split in ('train', 'test', 'extra'):
+        features = numpy.random.randint(0, 256, (32, 32, 3, 10)).astype('uint8')
+        targets = numpy.random.randint(1, 11, (10, 1)).astype('uint8')
+        savemat5(os.path.join('svhn', split + '_32x32.mat'),
+                 {'X': features, 'y': targets})
+
+
 if __name__ == '__main__':
     mnist()
     binarized_mnist()
     cifar10()
     cifar100()
+    svhn()
