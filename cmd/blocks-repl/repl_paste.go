@@ -20,9 +20,10 @@ import (
 //   - a paste is what the terminal brackets with ESC[200~ … ESC[201~
 //     (bracketed paste, which the REPL turns on), or, from a terminal
 //     without it, a burst of plain text (no tab, which asks for a
-//     completion) that arrives in one read with a newline in it or at
-//     least pasteBurst bytes (a person typing sends a key or an escape
-//     sequence per read; keys typed ahead give the same lines either way);
+//     completion) that arrives in one read with two lines of text in it
+//     or at least pasteBurst bytes (a person typing sends a key or an
+//     escape sequence per read; keys typed ahead give the same lines
+//     either way);
 //   - its text up to the first newline is inserted at the cursor in one
 //     edit (readline's Listener hook, woken by a sentinel key that
 //     readline's FuncFilterInputRune hook turns into the no-op Ctrl-G);
@@ -179,22 +180,28 @@ func lastRuneStart(b []byte) int {
 }
 
 // isBurst reports whether one read's bytes look like pasted text: only
-// printable characters and newlines, with a newline (after at least
-// one other character) or at least pasteBurst bytes.
+// printable characters and newlines, and either at least pasteBurst
+// bytes or at least two lines with text. Keys typed ahead that arrive
+// together (a line and its Enter, two Enters) are not a paste: they must
+// reach readline as keys, which may be in a mode of its own (Ctrl-R's
+// search, where the paste's sentinel key would cancel the search).
 func isBurst(b []byte) bool {
-	newline := false
-	for i, c := range b {
+	lines, text := 0, false
+	for _, c := range b {
 		switch {
 		case c == '\r' || c == '\n':
-			if i > 0 {
-				newline = true
+			if text {
+				lines++
 			}
+			text = false
 		case c < 0x20 || c == 0x7f:
 			// Tab too: typed ahead, it asks for a completion.
 			return false
+		default:
+			text = true
 		}
 	}
-	return len(b) > 1 && (newline || len(b) >= pasteBurst)
+	return len(b) >= pasteBurst || lines >= 2
 }
 
 // paste queues pasted text: its first line for the listener to insert

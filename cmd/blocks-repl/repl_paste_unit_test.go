@@ -52,20 +52,22 @@ func TestPasteInputSplits(t *testing.T) {
 	}
 
 	// A burst without brackets, whose \r\n is cut between two reads.
-	p = newPasteInput(io.MultiReader(strings.NewReader("first line\r"), strings.NewReader("\nsecond\r")))
+	p = newPasteInput(io.MultiReader(strings.NewReader("first line\rnext\r"), strings.NewReader("\nsecond\rthird\r")))
 	if got := read(p); got != sentinels+"\r" {
 		t.Errorf("burst stands for %q", got)
 	}
-	if ins, lines, tail := take(p); ins != "afirst lineb" || lines != nil || tail != "" {
+	if ins, lines, tail := take(p); ins != "afirst lineb" || !slices.Equal(lines, []string{"next"}) || tail != "" {
 		t.Errorf("insert %q lines %q tail %q", ins, lines, tail)
 	}
 	read(p)
-	if ins, lines, tail := take(p); ins != "asecondb" || lines != nil || tail != "" {
+	if ins, lines, tail := take(p); ins != "asecondb" || !slices.Equal(lines, []string{"third"}) || tail != "" {
 		t.Errorf("after the cut \\r\\n: insert %q lines %q tail %q", ins, lines, tail)
 	}
 
-	// Typed keys are not a paste: one key, an escape sequence, a Tab.
-	for _, keys := range []string{"a", "\x1b[A", "ab\tc\r", "\x7f"} {
+	// Typed keys are not a paste: one key, an escape sequence, a Tab, a
+	// line and its Enter typed ahead, two Enters (which, in Ctrl-R's
+	// search, must reach readline as keys).
+	for _, keys := range []string{"a", "\x1b[A", "ab\tc\r", "\x7f", "x = 1\r", "\r\r", "marker + 1\r\r"} {
 		p = newPasteInput(strings.NewReader(keys))
 		if got := read(p); got != keys {
 			t.Errorf("keys %q came out as %q", keys, got)
