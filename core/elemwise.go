@@ -688,12 +688,31 @@ func as(v *Variable, dt nd.DType) *Variable {
 	return Cast(v, dt)
 }
 
+// kernelType is the dtype the elementwise kernels compute dt in: they
+// run on float32, float64, int64, int32 and uint8, so bool is computed as
+// uint8 and int16 and uint16 as int32 (exactly, for every op), and the
+// result is cast back to dt.
+func kernelType(dt nd.DType) nd.DType {
+	switch dt {
+	case nd.Bool:
+		return nd.Uint8
+	case nd.Int16, nd.Uint16:
+		return nd.Int32
+	}
+	return dt
+}
+
 func binary(k elemKind, a, b *Variable) *Variable {
 	dt := resultType(a, b)
 	if k == eDiv && !dt.IsFloat() {
 		dt = nd.Float64
 	}
-	return apply(elemOp{k}, as(a, dt), as(b, dt))
+	kt := kernelType(dt)
+	r := apply(elemOp{k}, as(a, kt), as(b, kt))
+	if kt != dt && !k.isComparison() {
+		r = Cast(r, dt)
+	}
+	return r
 }
 
 func unary(k elemKind, x *Variable) *Variable {
@@ -702,6 +721,9 @@ func unary(k elemKind, x *Variable) *Variable {
 		if !x.dtype.IsFloat() {
 			x = Cast(x, nd.Float64)
 		}
+	}
+	if kt := kernelType(x.dtype); kt != x.dtype {
+		return Cast(apply(elemOp{k}, Cast(x, kt)), x.dtype)
 	}
 	return apply(elemOp{k}, x)
 }
