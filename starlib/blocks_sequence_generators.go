@@ -67,7 +67,7 @@ func init() {
 		"GenericSequenceAttention": &BrickClass{Class: "GenericSequenceAttention"},
 	}})
 	Register("blocks.search", &starlarkstruct.Module{Name: "blocks.search", Members: starlark.StringDict{
-		"BeamSearch": NewBuiltin("BeamSearch", newBeamSearch),
+		"BeamSearch": beamSearchClass{},
 	}})
 }
 
