@@ -1,3 +1,5 @@
+//go:build cgo
+
 package core
 
 // The matrix products run on OpenBLAS through gonum's cgo binding; the link
@@ -24,6 +26,9 @@ import (
 )
 
 var blasImpl netlib.Implementation
+
+// BLASName names the BLAS this build multiplies with.
+const BLASName = "OpenBLAS"
 
 // gemmSplit says whether core splits large products across its workers.
 var gemmSplit = true

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package core
 
 // #include "gemm_split.h"

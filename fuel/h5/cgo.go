@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5
 
 // The serial HDF5 build of Debian and Ubuntu (package libhdf5-dev) keeps its

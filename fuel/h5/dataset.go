@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5
 
 // #include "shim.h"
@@ -15,30 +17,6 @@ import (
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
 )
-
-// Options are H5PYDataset's optional arguments. The zero value gives
-// Fuel's defaults.
-type Options struct {
-	// Subset selects examples within the chosen splits (Fuel's subset);
-	// nil means all of them.
-	Subset *Subset
-	// LoadInMemory reads the whole subset of every source when the dataset
-	// is opened and closes the file (Fuel's load_in_memory); otherwise each
-	// request is read from the file.
-	LoadInMemory bool
-	// NoSortIndices is Fuel's sort_indices=False. By default a list
-	// request is read from the file in sorted order, in one read, and put
-	// back in request order; with NoSortIndices it is read in request
-	// order, one read per run of consecutive examples. Both give the same
-	// data (Fuel's unsorted read would fail in h5py instead).
-	NoSortIndices bool
-	// Driver is h5py's file driver (Fuel's driver): "" for the default,
-	// or one of Drivers.
-	Driver string
-	// Sources are the sources to return, in this order (Fuel's sources);
-	// nil means all the sources the splits provide, sorted by name.
-	Sources []string
-}
 
 // H5PYDataset is Fuel's fuel.datasets.hdf5.H5PYDataset: the examples of
 // some splits of a file in Fuel's HDF5 format. It implements

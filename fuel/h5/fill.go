@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5
 
 // #include <stdlib.h>
@@ -11,29 +13,6 @@ import (
 
 	"github.com/blocks-go/blocks/nd"
 )
-
-// SplitData is one element of the data of Fuel's fill_hdf5_file: the
-// examples of one source in one split, with an optional comment.
-type SplitData struct {
-	Split, Source string
-	Data          *nd.Array
-	Comment       string
-	// Examples, instead of Data, makes the source variable-length: one
-	// array per example, shapes free (Fuel's documented vlen recipe; its
-	// axis labels are the batch label, then one per example axis).
-	Examples []*nd.Array
-}
-
-// rows is the number of examples of an entry.
-func (d SplitData) rows() int {
-	if d.Data == nil {
-		return len(d.Examples)
-	}
-	if len(d.Data.Shape) == 0 {
-		return -1
-	}
-	return d.Data.Shape[0]
-}
 
 // Fill does what Fuel's fuel.converters.base.fill_hdf5_file does: each
 // source is the concatenation, in data order, of its arrays (which must
@@ -152,29 +131,6 @@ func (w *Writer) Fill(data []SplitData, axisLabels map[string][]string) error {
 		}
 	}
 	return nil
-}
-
-// SourceInfo describes one source of a file, as stored.
-type SourceInfo struct {
-	Name string
-	// DType is the stored element type ("uint8", ...; for a vlen source,
-	// the type of its elements), Shape the dataset's shape (for a vlen
-	// source, (N,)).
-	DType string
-	Shape []int
-	Vlen  bool
-	// AxisLabels as Fuel reads them (for a vlen source: the batch label,
-	// then shape_labels).
-	AxisLabels []string
-}
-
-// FileInfo is what a Fuel HDF5 file holds: its split table, sources and
-// string attributes.
-type FileInfo struct {
-	Path       string
-	Split      Split
-	Sources    []SourceInfo
-	Attributes map[string]string
 }
 
 // Describe reads what a Fuel HDF5 file holds without reading its data.

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5
 
 // #include <stdlib.h>
@@ -23,10 +25,6 @@ var ErrNotHDF5 = errors.New("not an HDF5 file")
 
 // openFile opens an HDF5 file read-only.
 func openFile(path string) (hid, error) { return openFileDriver(path, "") }
-
-// Drivers are the file drivers H5PYDataset's driver argument may name
-// (h5py's driver; "" is h5py's None, the library's default).
-var Drivers = []string{"sec2", "stdio", "core"}
 
 // openFileDriver opens a file read-only with one of Drivers ("" for the
 // default): "core" reads the whole file into memory when it opens.
@@ -369,17 +367,6 @@ func readStrings(ds hid) ([]string, error) {
 		out[i] = trimNul(buf[i*size : (i+1)*size])
 	}
 	return out, nil
-}
-
-// trimNul cuts a fixed-length HDF5 string at its first NUL (NULLPAD and
-// NULLTERM padding; Fuel's strings are NULLPAD).
-func trimNul(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
 }
 
 // readInt64s reads a whole 1-D integer dataset (an index dataset) as int64.

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5
 
 // #include "shim.h"
@@ -11,19 +13,6 @@ import (
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
 )
-
-// PytablesOptions are PytablesDataset's optional arguments; the zero
-// value is Fuel's defaults.
-type PytablesOptions struct {
-	// Start and Stop delimit the rows used, [Start, Stop); Stop < 0 is
-	// Fuel's None, the number of rows of the first source.
-	Start, Stop int
-	// DataNode is the group the sources are under ("Data" when empty).
-	DataNode string
-	// SourcesInFile are the datasets' names under DataNode, one per
-	// source (the source names when nil).
-	SourcesInFile []string
-}
 
 // PytablesDataset is Fuel's fuel.datasets.hdf5.PytablesDataset: the rows
 // [Start, Stop) of datasets /<data_node>/<source> of an HDF5 file written

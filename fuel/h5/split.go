@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5
 
 // #include <stdlib.h>
@@ -9,84 +11,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"unsafe"
 )
-
-// SplitRow is one row of the root `split` attribute of a Fuel HDF5 file:
-// where one split of one source lies.
-type SplitRow struct {
-	Split  string
-	Source string
-	// Start and Stop delimit the split, [Start, Stop), when IndicesPath is
-	// empty.
-	Start, Stop int
-	// IndicesPath is the path of the index dataset the row's object
-	// reference points to, "" for the null reference; Indices is that
-	// dataset's contents (the examples of the split, in the file's order).
-	IndicesPath string
-	Indices     []int
-	// Available is false for a (split, source) pair the split does not
-	// have (the writer stores 0, 0, a null reference and '.' then).
-	Available bool
-	// Comment is stored as written: Fuel writes "." for no comment.
-	Comment string
-}
-
-// Split is the parsed `split` attribute: one row per (split, source)
-// pair, in file order.
-type Split []SplitRow
-
-// Splits returns the split names, sorted.
-func (s Split) Splits() []string {
-	var out []string
-	for _, r := range s {
-		out = append(out, r.Split)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// Sources returns the source names, sorted.
-func (s Split) Sources() []string {
-	var out []string
-	for _, r := range s {
-		out = append(out, r.Source)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// ProvidedSources returns the sources available in a split, in file order
-// (Fuel's get_provided_sources).
-func (s Split) ProvidedSources(split string) []string {
-	var out []string
-	for _, r := range s {
-		if r.Split == split && r.Available {
-			out = append(out, r.Source)
-		}
-	}
-	return out
-}
-
-// Row returns the row of a (split, source) pair.
-func (s Split) Row(split, source string) (SplitRow, bool) {
-	for _, r := range s {
-		if r.Split == split && r.Source == source {
-			return r, true
-		}
-	}
-	return SplitRow{}, false
-}
-
-// ErrNotFuel is wrapped by the error for an HDF5 file that has no `split`
-// attribute on its root group, so is not in Fuel's format.
-var ErrNotFuel = errors.New("not a Fuel HDF5 file (no `split` attribute on the root group)")
-
-// ErrNotFuelSplit is wrapped by the error for an HDF5 file whose `split`
-// attribute is not Fuel's table of (split, source, start, stop, indices,
-// available, comment) rows.
-var ErrNotFuelSplit = errors.New("not a Fuel HDF5 file")
 
 // ReadSplit reads the `split` attribute of the Fuel HDF5 file at path.
 func ReadSplit(path string) (Split, error) {

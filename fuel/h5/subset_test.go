@@ -86,3 +86,12 @@ func TestIndexSet(t *testing.T) {
 		t.Error("index 100 of 100 rows: no error")
 	}
 }
+
+// span is [a, b) as a list.
+func span(a, b int) []int {
+	var out []int
+	for i := a; i < b; i++ {
+		out = append(out, i)
+	}
+	return out
+}

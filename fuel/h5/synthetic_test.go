@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5
 
 import (
@@ -219,14 +221,6 @@ func checkAgainstFormulas(t *testing.T, path string, whichSets []string, opts Op
 			t.Fatal(err)
 		}
 	}
-}
-
-func span(a, b int) []int {
-	var out []int
-	for i := a; i < b; i++ {
-		out = append(out, i)
-	}
-	return out
 }
 
 func TestSynthetic(t *testing.T) {

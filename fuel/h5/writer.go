@@ -1,3 +1,5 @@
+//go:build cgo
+
 package h5
 
 // #include <stdlib.h>
@@ -44,41 +46,6 @@ type Writer struct {
 	splits    []SplitDef
 	attrs     [][2]string
 	done      bool
-}
-
-// SplitDef is one split of a file being written: the examples [Start,
-// Stop) of each of its sources, or the listed Indices (strictly
-// increasing; written as an index dataset `<split>_indices` that the
-// split's rows reference, as Fuel's `indices` field).
-type SplitDef struct {
-	Name        string
-	Start, Stop int
-	Indices     []int
-	// Sources the split provides; nil means every source of the file.
-	// The file's other sources are marked unavailable in the split (Fuel
-	// stores 0, 0, a null reference, False and '.').
-	Sources []string
-	// Ranges, when set, gives a source its own range [start, stop) in
-	// this split (fill_hdf5_file concatenates each source separately);
-	// a source not in Ranges uses Start and Stop. With Sources nil and
-	// Ranges set, the split provides exactly the sources of Ranges.
-	Ranges map[string][2]int
-	// Comment is stored for every source of the split ('.' when empty, as
-	// Fuel writes).
-	Comment string
-	// Comments, when set, gives a source its own comment.
-	Comments map[string]string
-}
-
-// provides reports whether the split provides source src, and its range.
-func (s SplitDef) provides(src string) (start, stop int, ok bool) {
-	if r, ok := s.Ranges[src]; ok {
-		return r[0], r[1], true
-	}
-	if s.Sources == nil && s.Ranges != nil || s.Sources != nil && !slices.Contains(s.Sources, src) {
-		return 0, 0, false
-	}
-	return s.Start, s.Stop, true
 }
 
 // Create starts a Fuel HDF5 file that Close will put at path.

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package server
 
 import (
@@ -15,33 +17,6 @@ import (
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
 )
-
-// DefaultTimeout is how long a ServerDataStream waits for a message by
-// default before it fails.
-const DefaultTimeout = 60 * time.Second
-
-// ClientOptions configure a ServerDataStream.
-type ClientOptions struct {
-	// Host to connect to ("localhost" when empty) and Port (DefaultPort
-	// when 0).
-	Host string
-	Port int
-	// HWM is the receiving socket's high-water mark (DefaultHWM when 0).
-	HWM int
-	// AxisLabels are the stream's axis labels (Fuel's axis_labels); nil
-	// for none. The protocol does not carry them.
-	AxisLabels map[string][]string
-	// Timeout is the longest wait for one message (DefaultTimeout when 0;
-	// negative waits forever, as Fuel's client does).
-	Timeout time.Duration
-	// Sequence requires sequence and epoch markers (a server started with
-	// Options.Sequence or CURVE): a message without one is an error.
-	// Markers are checked whenever they come, required or not.
-	Sequence bool
-	// Curve, when not nil, connects with ZeroMQ's CURVE mechanism to a
-	// server in the CURVE mode.
-	Curve *CurveClient
-}
 
 // ServerDataStream is Fuel's ServerDataStream: a stream whose batches
 // come from a server. It connects at its first use. Its epoch iterator

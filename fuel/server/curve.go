@@ -1,3 +1,5 @@
+//go:build cgo
+
 package server
 
 import (
@@ -27,19 +29,6 @@ import (
 // of pyzmq's zmq.auth (create_certificates / load_certificate, the CZMQ
 // certificate format): NAME.key holds the public key, NAME.key_secret
 // both, so Python Fuel peers can use the same files.
-
-// CurveServer is the server's side of the CURVE mode.
-type CurveServer struct {
-	SecretKey  string   // the server's secret key (Z85)
-	ClientKeys []string // the public keys (Z85) of the clients admitted
-}
-
-// CurveClient is a client's side of the CURVE mode.
-type CurveClient struct {
-	ServerKey string // the server's public key (Z85)
-	PublicKey string // this client's key pair (Z85)
-	SecretKey string
-}
 
 // zapDomain is the ZAP domain the server's socket asks its authenticator
 // about.

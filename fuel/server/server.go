@@ -1,3 +1,5 @@
+//go:build cgo
+
 package server
 
 import (
@@ -15,41 +17,6 @@ import (
 
 	"github.com/blocks-go/blocks/fuel"
 )
-
-// Fuel's defaults.
-const (
-	DefaultPort = 5557
-	DefaultHWM  = 10
-)
-
-// Options configure a server.
-type Options struct {
-	// Host is the address to bind: "127.0.0.1" when empty; "*" binds
-	// every interface (what Fuel did).
-	Host string
-	// Port is the TCP port: DefaultPort when 0; -1 picks a free port
-	// (see Server.Port).
-	Port int
-	// HWM is the ZeroMQ high-water mark of the socket (DefaultHWM when 0).
-	HWM int
-	// Epochs, when > 0, stops serving after that many epochs (and their
-	// stop frames) have been queued; 0 serves forever, as Fuel. Serve then
-	// waits up to Linger (10 s when 0) for the queued messages to be
-	// taken before it closes the socket.
-	Epochs int
-	Linger time.Duration
-	// Log receives a line when the server starts and one per epoch; nil
-	// for none.
-	Log io.Writer
-	// Sequence adds sequence and epoch markers to every message (see
-	// Marker), so that ServerDataStream clients detect lost, duplicated
-	// and reordered messages; Fuel's clients ignore them. The CURVE mode
-	// always adds them.
-	Sequence bool
-	// Curve, when not nil, admits only clients whose CURVE key it lists
-	// (ZeroMQ's CURVE mechanism: the messages are also encrypted).
-	Curve *CurveServer
-}
 
 // Server is a bound PUSH socket that serves a stream.
 type Server struct {

@@ -1,0 +1,36 @@
+//go:build !cgo
+
+package core
+
+// The pure-Go build (CGO_ENABLED=0): products run on gonum's Go BLAS
+// instead of OpenBLAS, split across core's workers as the cgo build splits
+// them (the same row blocks, so the same partition of the work). gonum's
+// kernels sum in another order than OpenBLAS's, so products agree with the
+// cgo build's within float tolerance, not bit for bit
+// (purego_compare_test.go checks the tolerance).
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+var blasImpl gonum.Implementation
+
+// gemmSplit says whether core splits large products across its workers.
+const gemmSplit = true
+
+// BLASName names the BLAS this build multiplies with.
+const BLASName = "gonum (pure Go)"
+
+func trans(t bool) blas.Transpose {
+	if t {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+// gemm2 runs a product's two parts on the calling goroutine and a worker
+// (the cgo build hands part 1 to a C thread, gemm_split.go).
+func gemm2[T float32 | float64](j *gemmJob[T]) {
+	runLocked(j, 2)
+}
