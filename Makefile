@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev libopenmpi-dev openmpi-bin
 TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil
 
-.PHONY: all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed
+.PHONY: test-purego build-purego build-cuda gpu-check all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed
 
 all: build
 
@@ -50,6 +50,28 @@ vet:
 
 test: test-deps vet
 	BLOCKS_SHARED=$(SHARED) $(GO) test -count=1 -timeout 20m ./...
+
+# The pure-Go build (CGO_ENABLED=0: gonum's Go BLAS; HDF5 and ZeroMQ
+# refused with a message naming the build) and its own tests: every
+# package that needs neither, and TestBuildsAgree, which checks a trained
+# MLP against the cgo build's golden file within float tolerance
+# (docs/backends.md), and scripts/purego_compare.sh, which trains the demo
+# with both binaries and compares every printed cost (1e-5). Two tests are the cgo build's only: a training step
+# allocates nothing (gonum's parallel products allocate) and the count of
+# NaN elements after a NaN cost (gonum's products skip zero factors, so a
+# NaN meets fewer elements).
+PUREGO_PKGS := ./bricks/... ./core ./core/algorithms ./core/device ./core/exec/... ./core/extensions ./core/graph \
+  ./core/mainloop ./core/monitoring ./core/parallel ./core/plot ./core/sqlitelog ./docs ./fuel ./fuel/config \
+  ./fuel/datasets/toy ./fuel/download ./fuel/h5 ./fuel/schemes ./fuel/streams ./fuel/transformers ./internal/... \
+  ./nd ./numpyrand ./stdlib
+PUREGO_CGO_ONLY := TestProcessBatchDoesNotAllocate|TestNaNCostStopsTraining
+build-purego:
+	CGO_ENABLED=0 $(GO) build -o bin/blocks-repl-purego ./cmd/blocks-repl
+test-purego: build-purego build
+	CGO_ENABLED=0 $(GO) vet ./...
+	./scripts/purego_compare.sh $(BIN) bin/blocks-repl-purego
+	BLOCKS_SHARED=$(SHARED) CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m -skip '$(PUREGO_CGO_ONLY)' $(PUREGO_PKGS)
+	BLOCKS_SHARED=$(SHARED) CGO_ENABLED=0 $(GO) test -count=1 -run 'PureGo' ./fuel/server
 
 # The dashboard in headless Chromium while a real run trains (Debian's
 # chromium and chromium-driver, installed when missing); .ci/run calls it.

@@ -32,5 +32,8 @@ func trans(t bool) blas.Transpose {
 // gemm2 runs a product's two parts on the calling goroutine and a worker
 // (the cgo build hands part 1 to a C thread, gemm_split.go).
 func gemm2[T float32 | float64](j *gemmJob[T]) {
-	runLocked(j, 2)
+	runGemmParts(j, 2)
 }
+
+// setSpin does nothing: the pure-Go build has no C product worker.
+func setSpin(us int) {}

@@ -256,20 +256,16 @@ func (j *gemmJob[T]) runPart(i, parts int) {
 	}
 }
 
-// minGemmSplit is the least number of multiply-adds of a split product.
-// With the split's hand-over at a microsecond or so while its worker polls
-// (gemm_split.c), splitting pays from about half a million: the 784-500-10
-// MLP's three small products (640k each) gain 2% on its step.
-const minGemmSplit = 1 << 19
-
 // gemmParts is how many row blocks a product runs in: one unless it is
-// large enough (minGemmSplit, 32 rows or more) for the split to pay, and
-// only when core threads the products (blas.go).
+// large enough (CPUSettings.MinGemmSplit multiply-adds, 32 rows or more)
+// for the split to pay, and only when core threads the products
+// (blas.go).
 func gemmParts(m, n, k int) int {
-	if !gemmSplit || max(m, n) < 32 || m*n*k < minGemmSplit {
+	s := cpuSettings()
+	if !gemmSplit || max(m, n) < 32 || m*n*k < s.MinGemmSplit {
 		return 1
 	}
-	return maxParts
+	return s.Parts
 }
 
 // splitGemm is C = op(A)·op(B) for row-major C (m×n), split into row (or
@@ -281,14 +277,40 @@ func splitGemm[T float32 | float64](tA, tB bool, m, n, k int, a []T, lda int, b 
 	checkGemm(tA, tB, m, n, k, lda, ldb, n, len(a), len(b), len(c))
 	j := gemmJob[T]{tA, tB, m, n, k, a, lda, b, ldb, c}
 	parts := gemmParts(m, n, k)
-	if parts != 2 || !lockParts(parts) {
+	if !lockParts(parts) {
 		for i := range parts {
 			j.runPart(i, parts)
 		}
 		return
 	}
 	defer unlockParts()
-	gemm2(&j)
+	if parts == 2 {
+		gemm2(&j)
+		return
+	}
+	runGemmParts(&j, parts)
+}
+
+// The job of the running split product (guarded by the split lock), so
+// that a split allocates nothing.
+var (
+	gemmJob32 gemmJob[float32]
+	gemmJob64 gemmJob[float64]
+)
+
+// runGemmParts runs j in parts on the workers; the caller holds the split
+// lock.
+func runGemmParts[T float32 | float64](j *gemmJob[T], parts int) {
+	switch j := any(j).(type) {
+	case *gemmJob[float32]:
+		gemmJob32 = *j
+		runLocked(&gemmJob32, parts)
+		gemmJob32 = gemmJob[float32]{}
+	case *gemmJob[float64]:
+		gemmJob64 = *j
+		runLocked(&gemmJob64, parts)
+		gemmJob64 = gemmJob[float64]{}
+	}
 }
 
 // Sgemm computes the float32 product c (m×n, row-major) = op(a)·op(b), op

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -33,6 +34,9 @@ type Function struct {
 	// memory); SetMemoryLimit.
 	maxBytes uint64
 	maxWhat  string
+
+	backend Backend
+	exec    Executor
 
 	mu    sync.Mutex
 	plans map[string]*plan
@@ -81,9 +85,38 @@ func (f *Function) SetMemoryLimit(bytes uint64, what string) {
 }
 
 // Compile plans a function computing outputs from inputs and applying
-// updates. Every data input the outputs and updates depend on must be
-// listed in inputs.
+// updates, to run on the device selected for the process (device.Current:
+// the CPU unless --device or config.device chose another). Every data
+// input the outputs and updates depend on must be listed in inputs.
 func Compile(inputs, outputs []*Variable, updates []Update) (*Function, error) {
+	b, err := BackendFor(device.Current())
+	if err != nil {
+		return nil, err
+	}
+	return CompileOn(b, inputs, outputs, updates)
+}
+
+// CompileOn is Compile on backend b.
+func CompileOn(b Backend, inputs, outputs []*Variable, updates []Update) (*Function, error) {
+	f, err := compileGraph(inputs, outputs, updates)
+	if err != nil {
+		return nil, err
+	}
+	f.backend = b
+	if f.exec, err = b.Executor(f); err != nil {
+		return nil, fmt.Errorf("%s backend: %w", b.Name(), err)
+	}
+	return f, nil
+}
+
+// compileCPU is CompileOn(CPUBackend, ...): the step functions of loops,
+// which the CPU executor runs itself (scan.go).
+func compileCPU(inputs, outputs []*Variable, updates []Update) (*Function, error) {
+	return CompileOn(CPUBackend, inputs, outputs, updates)
+}
+
+// compileGraph checks the request and orders its graph.
+func compileGraph(inputs, outputs []*Variable, updates []Update) (*Function, error) {
 	f := &Function{inputs: inputs, outputs: outputs, updates: updates, plans: map[string]*plan{}}
 	roots := append([]*Variable(nil), outputs...)
 	for _, u := range updates {
@@ -166,6 +199,13 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 				in, in.TypeString(), a.DType(), in.dtype)}
 		}
 	}
+	return f.exec.Run(args, copyOutputs)
+}
+
+// run is the CPU executor's Run: the function's outputs for checked
+// arguments (copies, or its own buffers valid until the next run), its
+// updates stored.
+func (f *Function) run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) {
 	p, err := f.plan(args)
 	if err != nil {
 		return nil, err
@@ -412,6 +452,11 @@ func (f *Function) makePlan(args []*nd.Array) (*plan, error) {
 func (f *Function) Program(args []*nd.Array) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.exec.Program(args)
+}
+
+// cpuProgram is the CPU executor's Program.
+func (f *Function) cpuProgram(args []*nd.Array) ([]string, error) {
 	p, err := f.plan(args)
 	if err != nil {
 		return nil, err

@@ -12,13 +12,16 @@
 // Hand-over. Waking a sleeping thread takes 15-25 µs on these machines
 // (a futex wake-up of an idle virtual CPU), and a split product runs every
 // few hundred microseconds during training. So each side first polls for
-// up to SPIN_US microseconds, calling sched_yield between looks so that any
+// up to spin_us microseconds (200 unless the settings say otherwise,
+// core/settings.go), calling sched_yield between looks so that any
 // other runnable thread (Go's own workers) gets the core, and only then
 // sleeps on a condition variable. Measured (medians of 7 interleaved
 // rounds): the tutorial MLP 383k -> 422k examples/s, the 784-500-10 MLP
 // 94k -> 100k, LeNet unchanged; a busy poll without yielding instead made
 // the 784-500-10 step 50% slower (it took the core from Go's workers).
-#define SPIN_US 200
+static int spin_us = 200;
+
+void blocks_gemm_set_spin(int us) { __atomic_store_n(&spin_us, us, __ATOMIC_RELAXED); }
 
 typedef struct {
 	int dbl, ta, tb, m, n, k, lda, ldb, ldc;
@@ -39,11 +42,11 @@ static double now_us(void) {
 	return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
 }
 
-// poll waits up to SPIN_US for *flag, yielding the core to any other
+// poll waits up to spin_us for *flag, yielding the core to any other
 // runnable thread meanwhile.
 static void poll(int *flag) {
 	double t0 = now_us();
-	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE) && now_us() - t0 < SPIN_US) {
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE) && now_us() - t0 < __atomic_load_n(&spin_us, __ATOMIC_RELAXED)) {
 		sched_yield();
 	}
 }

@@ -7,7 +7,7 @@ import "C"
 
 import "unsafe"
 
-// Split products run their two parts (maxParts is 2) in one cgo call:
+// Split products in two parts run them in one cgo call:
 // part 0 on the calling thread, part 1 on a C thread that polls briefly,
 // then sleeps, between products (gemm_split.c). Handing part 1 to a Go
 // worker instead left the two parts serialized on about one product in
@@ -38,3 +38,7 @@ func first[T float32 | float64](s []T) unsafe.Pointer {
 	}
 	return unsafe.Pointer(&s[0])
 }
+
+// setSpin sets how long the C worker polls before it sleeps
+// (CPUSettings.SpinMicros).
+func setSpin(us int) { C.blocks_gemm_set_spin(C.int(us)) }

@@ -19,8 +19,6 @@ import (
 // partJob computes part i of n.
 type partJob interface{ runPart(i, n int) }
 
-const maxParts = 2 // the machine this was tuned on has 2 cores
-
 var par struct {
 	mu     sync.Mutex
 	once   sync.Once
@@ -53,13 +51,13 @@ func lockParts(n int) bool {
 
 func unlockParts() { par.mu.Unlock() }
 
-// runLocked runs job in n parts (n ≤ maxParts) in parallel; the caller
+// runLocked runs job in n parts (n ≤ CPUSettings.Parts) in parallel; the caller
 // holds the split lock.
 func runLocked(job partJob, n int) {
 	par.once.Do(func() {
 		par.work = make(chan partWork)
 		par.done = make(chan struct{})
-		for range maxParts - 1 {
+		for range cpuSettings().Parts - 1 {
 			go parWorker()
 		}
 	})
@@ -84,10 +82,6 @@ func partRange(size, align, i, n int) (lo, hi int) {
 // runs in: splitting pays once each part has tens of thousands of
 // elements.
 func elemParts(size int) int {
-	if size >= 2*minElemPart {
-		return maxParts
-	}
-	return 1
+	s := cpuSettings()
+	return max(1, min(s.Parts, size/s.MinElemPart))
 }
-
-const minElemPart = 32 << 10

@@ -215,7 +215,7 @@ func Scan(spec ScanSpec, step StepFunc) (states, outputs []*Variable, err error)
 		}
 		info.outNames = append(info.outNames, inner[i].String())
 	}
-	info.step, err = Compile(ph, innerOuts, nil)
+	info.step, err = compileCPU(ph, innerOuts, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: compiling the step: %v", name, err)
 	}
@@ -558,7 +558,7 @@ func (s *scanInfo) gradFunction() (*Function, error) {
 			s.gradErr = fmt.Errorf("%s: differentiating the step: %w", s.name, err)
 			return
 		}
-		s.grad, s.gradErr = Compile(append(append([]*Variable(nil), s.placeholders...), gph...), grads, nil)
+		s.grad, s.gradErr = compileCPU(append(append([]*Variable(nil), s.placeholders...), gph...), grads, nil)
 	})
 	return s.grad, s.gradErr
 }

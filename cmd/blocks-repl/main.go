@@ -40,6 +40,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/starlib"
@@ -310,12 +311,19 @@ func versionString() string {
 		}
 		s += ")"
 	}
+	s += "\n" + device.Build
+	if cs, err := core.CPU(); err == nil {
+		s += fmt.Sprintf("; CPU: %s, %d parts", core.BLASName, cs.Parts)
+	}
 	return s
 }
 
 // selectDevice checks and selects the device named by --device (empty:
 // the CPU).
 func selectDevice(name string) error {
+	if _, err := core.CPU(); err != nil {
+		return err
+	}
 	if name == "" {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chzyer/readline"
 	"go.starlark.net/starlark"
+	"golang.org/x/term"
 
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/internal/termsafe"
@@ -428,6 +429,5 @@ func isTerminal(r io.Reader) bool {
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }

@@ -1,10 +1,10 @@
 // Package device names where a compiled graph runs (Device: the CPU or
 // a CUDA GPU) and checks that this build of the project can run there.
 //
-// The project has one backend today: the CPU (OpenBLAS and Go kernels).
-// A CUDA backend would be a build with the cuda tag; this build refuses
-// a CUDA device at once, saying which build is running and whether an
-// NVIDIA driver is visible on the machine.
+// Every build has the CPU backend. The CUDA backend (core/exec/cuda) is
+// in the build made with the cuda tag (make build-cuda) only; other builds
+// refuse a CUDA device at once, saying which build is running and whether
+// an NVIDIA driver is visible on the machine. Build names the build.
 package device
 
 import (
@@ -54,17 +54,32 @@ func Parse(s string) (Device, error) {
 	return Device{}, fmt.Errorf("unknown device %q (want cpu, cuda or cuda:N)", s)
 }
 
-// Build says which backends this binary has.
-const Build = "CPU build (OpenBLAS; no CUDA backend)"
-
 // Check returns nil when this build can run graphs on d, else an error
-// that says why: no CUDA backend in this build, and whether an NVIDIA
-// driver and device are visible here.
+// that says why: no CUDA backend in this build, or no NVIDIA driver or
+// device visible here.
 func Check(d Device) error {
 	if d.Kind == CPU {
 		return nil
 	}
-	return fmt.Errorf("device %s: this blocks-repl is the %s, which runs on the CPU only; %s", d, Build, driverStatus(d.Index))
+	if !hasCUDA {
+		return fmt.Errorf("device %s: this blocks-repl is the %s, which runs on the CPU only; %s", d, Build, driverStatus(d.Index))
+	}
+	if msg, ok := driverReady(d.Index); !ok {
+		return fmt.Errorf("device %s: %s", d, msg)
+	}
+	return nil
+}
+
+// driverReady reports whether NVIDIA's driver and GPU index are visible,
+// and otherwise what is missing.
+func driverReady(index int) (string, bool) {
+	if _, err := os.Stat("/proc/driver/nvidia/version"); err != nil {
+		return driverStatus(index), false
+	}
+	if _, err := os.Stat(fmt.Sprintf("/dev/nvidia%d", index)); err != nil {
+		return driverStatus(index), false
+	}
+	return "", true
 }
 
 // driverStatus describes what this machine shows of NVIDIA's driver.

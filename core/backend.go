@@ -1,0 +1,124 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/blocks-go/blocks/core/device"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// The backend seam. core keeps the graph: variables, ops' definitions,
+// roles, shape inference, Grad, and a Function's contract (its inputs
+// checked, outputs returned, updates stored). Running a Function is a
+// Backend's business: planning per input-shape signature, buffers,
+// kernels, fusion. The CPU backend (CPUBackend: OpenBLAS or gonum's Go
+// BLAS, the AVX2 kernels and their portable twins, fusion, products split
+// across cores) is the reference; core/exec/cpu is its package face, with
+// its settings. core/exec/cuda (build tag cuda) registers the CUDA backend.
+
+// Backend runs compiled functions.
+type Backend interface {
+	// Name names the backend: "cpu", "cuda".
+	Name() string
+	// Executor prepares f for running on this backend. It is called once,
+	// by CompileOn; the executor plans each input-shape signature itself.
+	// A backend that cannot run one of f's ops says so here.
+	Executor(f *Function) (Executor, error)
+}
+
+// Executor runs one compiled function.
+type Executor interface {
+	// Run computes the function's outputs for args (already checked by
+	// the Function: their number, dtypes and dimensions) and stores its
+	// updates into the shared variables' host arrays. With copyOutputs the
+	// outputs are fresh host arrays holding the values from before the
+	// updates; without, the executor's own host arrays, valid until the
+	// next Run.
+	Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
+	// Program lists the steps Run runs for args' shapes, one line each.
+	Program(args []*nd.Array) ([]string, error)
+}
+
+// Graph is what a backend sees of a function: its inputs (in argument
+// order), outputs and updates, and every node they depend on in
+// topological order.
+type Graph struct {
+	Inputs  []*Variable
+	Outputs []*Variable
+	Updates []Update
+	Nodes   []*Variable
+}
+
+// Graph returns the function's graph.
+func (f *Function) Graph() Graph {
+	return Graph{Inputs: f.inputs, Outputs: f.outputs, Updates: f.updates, Nodes: f.nodes}
+}
+
+// MemoryLimit is the bound on each value the function computes, and what
+// names it (SetMemoryLimit); 0 means the machine's memory.
+func (f *Function) MemoryLimit() (uint64, string) { return f.maxBytes, f.maxWhat }
+
+// Backend is the backend the function runs on.
+func (f *Function) Backend() Backend { return f.backend }
+
+// CPUBackend is the CPU backend: the reference every other backend is
+// checked against.
+var CPUBackend Backend = cpuBackend{}
+
+type cpuBackend struct{}
+
+func (cpuBackend) Name() string { return "cpu" }
+
+func (cpuBackend) Executor(f *Function) (Executor, error) { return cpuExecutor{f}, nil }
+
+// cpuExecutor runs f with the plans kept on f (function.go, fuse.go).
+type cpuExecutor struct{ f *Function }
+
+func (e cpuExecutor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) {
+	return e.f.run(args, copyOutputs)
+}
+
+func (e cpuExecutor) Program(args []*nd.Array) ([]string, error) { return e.f.cpuProgram(args) }
+
+var backends struct {
+	mu sync.Mutex
+	m  map[device.Kind]Backend
+}
+
+// RegisterBackend makes b the backend of devices of kind k (a backend
+// package's init does it: core/exec/cuda for device.CUDA).
+func RegisterBackend(k device.Kind, b Backend) {
+	backends.mu.Lock()
+	defer backends.mu.Unlock()
+	if backends.m == nil {
+		backends.m = map[device.Kind]Backend{}
+	}
+	backends.m[k] = b
+}
+
+// BackendFor returns the backend of device d's kind.
+func BackendFor(d device.Device) (Backend, error) {
+	if d.Kind == device.CPU {
+		return CPUBackend, nil
+	}
+	backends.mu.Lock()
+	defer backends.mu.Unlock()
+	if b, ok := backends.m[d.Kind]; ok {
+		return b, nil
+	}
+	var have []string
+	for k := range backends.m {
+		have = append(have, string(k))
+	}
+	slices.Sort(have)
+	return nil, fmt.Errorf("no %s backend in this build (%s); it has the CPU backend%s", d.Kind, device.Build, andList(have))
+}
+
+func andList(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return " and " + fmt.Sprint(s)
+}

@@ -1,0 +1,93 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+// CPUSettings are the CPU executor's machine-specific tuning: how large
+// products, elementwise kernels and column sums split across cores. They
+// are read once, at the first split, from the runtime and the environment,
+// and never change afterwards. The partition of a split depends on the
+// tensor's size and on Parts only, and each part computes a fixed slice of
+// the output with the same arithmetic as a serial run, so results are the
+// same bits for every value of these settings.
+type CPUSettings struct {
+	// Parts is how many parts a large kernel runs in: the number of CPUs
+	// the runtime sees (runtime.NumCPU), at most 8; BLOCKS_CPU_PARTS
+	// overrides it (1 turns splitting off). Products in two parts run on
+	// the calling thread and a C thread in one cgo call (gemm_split.go);
+	// in more parts, on Go workers.
+	Parts int
+	// SpinMicros is how long the C thread of split products polls for
+	// the next product before it sleeps (cgo build): 200 µs, measured on
+	// a 2-core machine (docs/performance.md); BLOCKS_CPU_SPIN_US
+	// overrides it (0: sleep at once).
+	SpinMicros int
+	// MinGemmSplit is the least number of multiply-adds of a split
+	// product (1<<19: with the hand-over at a microsecond or so, the
+	// 784-500-10 MLP's three 640k products gain 2% on its step);
+	// BLOCKS_CPU_MIN_GEMM_SPLIT overrides it.
+	MinGemmSplit int
+	// MinElemPart is the least number of elements of each part of a
+	// split elementwise kernel (32768: splitting pays once each part has
+	// tens of thousands); BLOCKS_CPU_MIN_ELEM_PART overrides it.
+	MinElemPart int
+}
+
+// DefaultCPUSettings are the settings for a machine with cpus CPUs and no
+// overrides.
+func DefaultCPUSettings(cpus int) CPUSettings {
+	return CPUSettings{Parts: max(1, min(cpus, 8)), SpinMicros: 200, MinGemmSplit: 1 << 19, MinElemPart: 32 << 10}
+}
+
+var settings struct {
+	once sync.Once
+	s    CPUSettings
+	err  error
+}
+
+// CPU returns the settings in force, reading them on the first call, and
+// an error naming a malformed override (its default is kept then).
+func CPU() (CPUSettings, error) {
+	settings.once.Do(func() {
+		s := DefaultCPUSettings(runtime.NumCPU())
+		for _, o := range []struct {
+			env string
+			to  *int
+			min int
+		}{
+			{"BLOCKS_CPU_PARTS", &s.Parts, 1},
+			{"BLOCKS_CPU_SPIN_US", &s.SpinMicros, 0},
+			{"BLOCKS_CPU_MIN_GEMM_SPLIT", &s.MinGemmSplit, 1},
+			{"BLOCKS_CPU_MIN_ELEM_PART", &s.MinElemPart, 1},
+		} {
+			v := os.Getenv(o.env)
+			if v == "" {
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < o.min || n > 1<<30 {
+				if settings.err == nil {
+					settings.err = fmt.Errorf("%s=%q: want a whole number from %d; keeping %d", o.env, v, o.min, *o.to)
+				}
+				continue
+			}
+			*o.to = n
+		}
+		s.Parts = min(s.Parts, 64)
+		settings.s = s
+		setSpin(s.SpinMicros)
+	})
+	return settings.s, settings.err
+}
+
+// cpuSettings is CPU without its error (blocks-repl reports the error at
+// start-up).
+func cpuSettings() CPUSettings {
+	s, _ := CPU()
+	return s
+}
