@@ -73,6 +73,29 @@ test-purego: build-purego build
 	BLOCKS_SHARED=$(SHARED) CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m -skip '$(PUREGO_CGO_ONLY)' $(PUREGO_PKGS)
 	BLOCKS_SHARED=$(SHARED) CGO_ENABLED=0 $(GO) test -count=1 -run 'PureGo' ./fuel/server
 
+# The CUDA build (docs/backends.md): Debian's CUDA toolkit (the non-free
+# component is enabled when missing; a large install, once per machine)
+# compiles the kernels to PTX, embedded in bin/blocks-repl-cuda, which
+# runs with --device cuda on a machine with an NVIDIA driver and GPU.
+CUDA_PTX  := core/exec/cuda/kernels/kernels.ptx
+NVCC_ARCH ?= compute_60
+$(CUDA_PTX): core/exec/cuda/kernels/kernels.cu
+	./scripts/cuda_toolkit.sh
+	nvcc -ptx -arch=$(NVCC_ARCH) -O3 $< -o $@
+build-cuda: deps $(CUDA_PTX)
+	./scripts/cuda_toolkit.sh
+	$(GO) vet -tags cuda ./core/exec/cuda ./cmd/blocks-repl
+	$(GO) build -tags cuda -o bin/blocks-repl-cuda ./cmd/blocks-repl
+	$(GO) test -c -tags cuda -o bin/cuda.test ./core/exec/cuda
+
+# The checks only a GPU can make (under 5 minutes there): built and packed
+# here into gpu-check.tar.xz (binaries, their shared libraries, MNIST and
+# the PyTorch baselines), then run by scripts/gpu_check_run.sh, here when
+# this machine has an NVIDIA GPU, else on the GPU machine (README).
+gpu-check: build-cuda
+	BLOCKS_SHARED=$(SHARED) ./scripts/gpu_check_prepare.sh
+	@if [ -e /dev/nvidia0 ]; then sh scripts/gpu_check_run.sh; else echo "no GPU here: copy this checkout with gpu-check.tar.xz to a GPU machine and run sh scripts/gpu_check_run.sh there"; fi
+
 # The dashboard in headless Chromium while a real run trains (Debian's
 # chromium and chromium-driver, installed when missing); .ci/run calls it.
 # BLOCKS_DASHBOARD_SCREENSHOT=docs/dashboard.png also saves a screenshot.

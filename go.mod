@@ -14,8 +14,11 @@ require (
 	gonum.org/v1/hdf5 v0.0.0-20210714002203-8c5d23bc6946
 	gonum.org/v1/netlib v0.0.0-20220323200511-14de99971b2d
 	gonum.org/v1/plot v0.17.0
+	gorgonia.org/cu v0.9.6
 	modernc.org/sqlite v1.62.0
 )
+
+require github.com/pkg/errors v0.9.1 // indirect
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect

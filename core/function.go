@@ -265,7 +265,7 @@ func (f *Function) run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 		if p.staging[k] != nil {
 			src = p.staging[k]
 		}
-		dst := u.Shared.value
+		dst := u.Shared.Value()
 		if !nd.SameShape(dst.Shape, src.Shape) {
 			return outs, fmt.Errorf("update of %s: value has shape %s, the variable %s", u.Shared, nd.ShapeString(src.Shape), nd.ShapeString(dst.Shape))
 		}
@@ -492,7 +492,7 @@ func (f *Function) bind(p *plan, args []*nd.Array) {
 			}
 			p.vals[i] = a
 		case v.kind == KindShared || v.kind == KindConstant:
-			p.vals[i] = v.value
+			p.vals[i] = v.Value()
 		}
 	}
 }

@@ -43,7 +43,7 @@ func parWorker() {
 // parts serially then) when n is 1 or another split is running. The
 // caller fills its preallocated job, calls runLocked, then unlockParts.
 func lockParts(n int) bool {
-	if n <= 1 || par.serial {
+	if n <= 1 || par.serial || cpuSettings().Workers < 2 {
 		return false
 	}
 	return par.mu.TryLock()
@@ -51,13 +51,14 @@ func lockParts(n int) bool {
 
 func unlockParts() { par.mu.Unlock() }
 
-// runLocked runs job in n parts (n ≤ CPUSettings.Parts) in parallel; the caller
+// runLocked runs job in n parts (n ≤ max(CPUSettings.Parts, Workers)) in parallel; the caller
 // holds the split lock.
 func runLocked(job partJob, n int) {
 	par.once.Do(func() {
 		par.work = make(chan partWork)
 		par.done = make(chan struct{})
-		for range cpuSettings().Parts - 1 {
+		s := cpuSettings()
+		for range max(s.Parts, s.Workers) - 1 {
 			go parWorker()
 		}
 	})
@@ -83,5 +84,5 @@ func partRange(size, align, i, n int) (lo, hi int) {
 // elements.
 func elemParts(size int) int {
 	s := cpuSettings()
-	return max(1, min(s.Parts, size/s.MinElemPart))
+	return max(1, min(s.Workers, size/s.MinElemPart))
 }

@@ -11,17 +11,28 @@ import (
 // CPUSettings are the CPU executor's machine-specific tuning: how large
 // products, elementwise kernels and column sums split across cores. They
 // are read once, at the first split, from the runtime and the environment,
-// and never change afterwards. The partition of a split depends on the
-// tensor's size and on Parts only, and each part computes a fixed slice of
-// the output with the same arithmetic as a serial run, so results are the
-// same bits for every value of these settings.
+// and never change afterwards.
+//
+// Bits: an elementwise kernel or a column sum computes each output
+// element with the same arithmetic however it is split, so Workers never
+// changes a result. A product split into row blocks may not (OpenBLAS
+// picks its inner kernels by the block's size), so the partition of
+// products, Parts, is a fixed number, the same on every machine (2), not
+// the number of cores: a run gives the same bits on a laptop, a 64-core
+// server and every process of a data-parallel job (whose processes may
+// each see one core). Workers only says how many parts run at once.
 type CPUSettings struct {
-	// Parts is how many parts a large kernel runs in: the number of CPUs
-	// the runtime sees (runtime.NumCPU), at most 8; BLOCKS_CPU_PARTS
-	// overrides it (1 turns splitting off). Products in two parts run on
-	// the calling thread and a C thread in one cgo call (gemm_split.go);
-	// in more parts, on Go workers.
+	// Parts is the number of row blocks of a large product: 2;
+	// BLOCKS_CPU_PARTS overrides it (1: no split). Another value changes
+	// the products' last bits, and so a run's.
 	Parts int
+	// Workers is how many parts run at once: the number of CPUs the
+	// runtime sees (runtime.NumCPU, which honours the process's CPU
+	// affinity), at most 8; BLOCKS_CPU_WORKERS overrides it. With one,
+	// every split runs serially (same partition, same bits). Products in
+	// two parts run on the calling thread and a C thread in one cgo call
+	// (gemm_split.go); other splits on Go workers.
+	Workers int
 	// SpinMicros is how long the C thread of split products polls for
 	// the next product before it sleeps (cgo build): 200 µs, measured on
 	// a 2-core machine (docs/performance.md); BLOCKS_CPU_SPIN_US
@@ -41,7 +52,7 @@ type CPUSettings struct {
 // DefaultCPUSettings are the settings for a machine with cpus CPUs and no
 // overrides.
 func DefaultCPUSettings(cpus int) CPUSettings {
-	return CPUSettings{Parts: max(1, min(cpus, 8)), SpinMicros: 200, MinGemmSplit: 1 << 19, MinElemPart: 32 << 10}
+	return CPUSettings{Parts: 2, Workers: max(1, min(cpus, 8)), SpinMicros: 200, MinGemmSplit: 1 << 19, MinElemPart: 32 << 10}
 }
 
 var settings struct {
@@ -61,6 +72,7 @@ func CPU() (CPUSettings, error) {
 			min int
 		}{
 			{"BLOCKS_CPU_PARTS", &s.Parts, 1},
+			{"BLOCKS_CPU_WORKERS", &s.Workers, 1},
 			{"BLOCKS_CPU_SPIN_US", &s.SpinMicros, 0},
 			{"BLOCKS_CPU_MIN_GEMM_SPLIT", &s.MinGemmSplit, 1},
 			{"BLOCKS_CPU_MIN_ELEM_PART", &s.MinElemPart, 1},
@@ -78,7 +90,7 @@ func CPU() (CPUSettings, error) {
 			}
 			*o.to = n
 		}
-		s.Parts = min(s.Parts, 64)
+		s.Parts, s.Workers = min(s.Parts, 64), min(s.Workers, 64)
 		settings.s = s
 		setSpin(s.SpinMicros)
 	})

@@ -34,6 +34,9 @@ type Variable struct {
 
 	// value is the array of a shared variable or a constant.
 	value *nd.Array
+	// device, when set, holds a newer copy of value on a device
+	// (AttachDevice).
+	device DeviceCopy
 
 	// Name is the variable's name (Theano's .name); may be empty.
 	Name string
@@ -183,8 +186,33 @@ func (v *Variable) IsConstant() bool { return v.kind == KindConstant }
 
 // Value is the array of a shared variable or constant (nil otherwise). The
 // array is the one every compiled function reads: change it in place or
-// through SetValue.
-func (v *Variable) Value() *nd.Array { return v.value }
+// through SetValue. When a device holds the value (a function run on a
+// GPU updated it), Value first copies it back and detaches the device's
+// copy, so that what the caller reads, or writes in place, is what the
+// next function run sees.
+func (v *Variable) Value() *nd.Array {
+	if d := v.device; d != nil {
+		v.device = nil
+		d.ToHost(v.value)
+	}
+	return v.value
+}
+
+// DeviceCopy is a device's copy of a shared variable's value, newer than
+// the host array while attached (a backend's business: core/exec/cuda).
+type DeviceCopy interface {
+	// ToHost copies the device's value into host, the variable's array.
+	ToHost(host *nd.Array)
+}
+
+// AttachDevice records that d holds the variable's current value: the
+// host array may be stale until Value or SetValue detaches d. A backend
+// attaches its copy after a run that updated the variable on the device.
+func (v *Variable) AttachDevice(d DeviceCopy) { v.device = d }
+
+// Device is the attached device copy (nil when the host array is
+// current).
+func (v *Variable) Device() DeviceCopy { return v.device }
 
 // SetValue replaces a shared variable's value. The new array must have the
 // variable's dtype and number of dimensions.
@@ -198,6 +226,7 @@ func (v *Variable) SetValue(a *nd.Array) error {
 	if a.DType() != v.dtype {
 		a = a.Astype(v.dtype)
 	}
+	v.device = nil
 	v.value = a
 	return nil
 }

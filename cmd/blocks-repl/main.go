@@ -62,8 +62,8 @@ const runOptions = `  --set NAME=VALUE   override the setting NAME, which the sc
                      config.get), as resolved with the --set overrides, and
                      stop at its first main loop or compiled function.
   --device DEV       where graphs run: cpu (the default; also BLOCKS_DEVICE),
-                     cuda or cuda:N. This build has the CPU backend only and
-                     refuses cuda at once, saying so.
+                     cuda or cuda:N (the CUDA build, make build-cuda; other
+                     builds refuse cuda at once, saying so).
   --dashboard        serve the live dashboard (blocks-repl dashboard) of this run on
                      127.0.0.1:8765 (--dashboard-port N; a free port if taken) while
                      it trains; the log goes to --log FILE.sqlite, default
@@ -313,7 +313,7 @@ func versionString() string {
 	}
 	s += "\n" + device.Build
 	if cs, err := core.CPU(); err == nil {
-		s += fmt.Sprintf("; CPU: %s, %d parts", core.BLASName, cs.Parts)
+		s += fmt.Sprintf("; CPU: %s, %d workers, products in %d parts", core.BLASName, cs.Workers, cs.Parts)
 	}
 	return s
 }

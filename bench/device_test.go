@@ -1,0 +1,26 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/blocks-go/blocks/core/device"
+)
+
+// TestMain runs the benchmarks on the device BLOCKS_DEVICE names (the CPU
+// when unset): make gpu-check times the CUDA build's steps with
+// BLOCKS_DEVICE=cuda.
+func TestMain(m *testing.M) {
+	if s := os.Getenv("BLOCKS_DEVICE"); s != "" {
+		d, err := device.Parse(s)
+		if err == nil {
+			err = device.Select(d)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: BLOCKS_DEVICE:", err)
+			os.Exit(2)
+		}
+	}
+	os.Exit(m.Run())
+}

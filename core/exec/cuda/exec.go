@@ -1,0 +1,464 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// devBuf is a device buffer: its pointer and size in bytes.
+type devBuf struct {
+	ptr   cu.DevicePtr
+	bytes int64
+}
+
+func (g *gpu) alloc(bytes int64) (devBuf, error) {
+	if bytes == 0 {
+		return devBuf{}, nil
+	}
+	p, err := cu.MemAlloc(bytes)
+	if err != nil {
+		return devBuf{}, fmt.Errorf("cuda: allocating %d bytes: %w", bytes, err)
+	}
+	return devBuf{p, bytes}, nil
+}
+
+// hostBytes is a's data as bytes (the storage the device copies).
+func hostBytes(a *nd.Array) (unsafe.Pointer, int64) {
+	n := int64(a.Size()) * int64(a.DType().Size())
+	if n == 0 {
+		return nil, 0
+	}
+	switch d := a.Data.(type) {
+	case []float32:
+		return unsafe.Pointer(&d[0]), n
+	case []float64:
+		return unsafe.Pointer(&d[0]), n
+	case []int64:
+		return unsafe.Pointer(&d[0]), n
+	case []int32:
+		return unsafe.Pointer(&d[0]), n
+	case []uint8:
+		return unsafe.Pointer(&d[0]), n
+	case []bool:
+		return unsafe.Pointer(&d[0]), n
+	}
+	return nil, 0
+}
+
+func (g *gpu) upload(dst devBuf, a *nd.Array) error {
+	p, n := hostBytes(a)
+	if n == 0 {
+		return nil
+	}
+	if p == nil || n > dst.bytes {
+		return fmt.Errorf("cuda: cannot copy a %s array of shape %v to the device", a.DType(), a.Shape)
+	}
+	return cu.MemcpyHtoDAsync(dst.ptr, p, n, g.stream)
+}
+
+func (g *gpu) download(a *nd.Array, src devBuf) error {
+	p, n := hostBytes(a)
+	if n == 0 {
+		return nil
+	}
+	if p == nil || n > src.bytes {
+		return fmt.Errorf("cuda: cannot copy a %s array of shape %v from the device", a.DType(), a.Shape)
+	}
+	if err := cu.MemcpyDtoHAsync(p, src.ptr, n, g.stream); err != nil {
+		return err
+	}
+	return g.stream.Synchronize()
+}
+
+// devValue is the device copy of a shared variable. Attached to the
+// variable (core.Variable.AttachDevice) while the variable's host array
+// may be older (dirty) or equal to it.
+type devValue struct {
+	g     *gpu
+	buf   devBuf
+	shape []int
+	dirty bool
+}
+
+// ToHost copies the device's value into host when it is newer.
+func (d *devValue) ToHost(host *nd.Array) {
+	if !d.dirty {
+		return
+	}
+	d.dirty = false
+	if d.g.running {
+		// Read by an op run on the CPU during a run (a loop's step
+		// function): this goroutine holds the GPU, on its locked thread.
+		_ = d.g.download(host, d.buf)
+		return
+	}
+	d.g.mu.Lock()
+	defer d.g.mu.Unlock()
+	// The variable's value is what the host reads next: an error here
+	// (the device lost) cannot be returned through Value; it leaves the
+	// host array as it was and is reported by the next run.
+	_ = d.g.do(func() error { return d.g.download(host, d.buf) })
+}
+
+// step is one op of a plan.
+type step struct {
+	node     int
+	in       []int
+	what     string       // the kernel, or "on the CPU"
+	run      func() error // device kernel launch(es)
+	fallback bool
+	op       core.Op
+}
+
+// plan is one input-shape signature's buffers and steps.
+type plan struct {
+	shapes [][]int
+	bufs   []devBuf // per node (views share their input's)
+	owned  []bool
+	steps  []step
+	metas  []devBuf
+	host   []*nd.Array // per node: host scratch (fallbacks, outputs, inputs)
+	args   []*nd.Array
+}
+
+type executor struct {
+	g     *gpu
+	f     *core.Function
+	graph core.Graph
+	index map[*core.Variable]int
+	argOf []int
+	plans map[string]*plan
+	outs  []*nd.Array
+}
+
+func newExecutor(g *gpu, f *core.Function) *executor {
+	gr := f.Graph()
+	e := &executor{g: g, f: f, graph: gr, index: map[*core.Variable]int{}, plans: map[string]*plan{}}
+	for i, v := range gr.Nodes {
+		e.index[v] = i
+	}
+	e.argOf = make([]int, len(gr.Nodes))
+	for i := range e.argOf {
+		e.argOf[i] = -1
+	}
+	for k, in := range gr.Inputs {
+		e.argOf[e.index[in]] = k
+	}
+	return e
+}
+
+// key is the input-shape signature.
+func (e *executor) key(args []*nd.Array) string {
+	var b strings.Builder
+	for _, a := range args {
+		fmt.Fprint(&b, a.DType(), a.Shape, ";")
+	}
+	for _, v := range e.graph.Nodes {
+		if v.IsShared() {
+			fmt.Fprint(&b, v.Value().Shape, ";")
+		}
+	}
+	return b.String()
+}
+
+// Program lists the steps for args' shapes: the kernel of each op, or
+// "on the CPU" for an op the backend runs on host copies.
+func (e *executor) Program(args []*nd.Array) ([]string, error) {
+	var lines []string
+	err := e.g.do(func() error {
+		p, err := e.plan(args)
+		if err != nil {
+			return err
+		}
+		for _, s := range p.steps {
+			var ins []string
+			for _, j := range s.in {
+				ins = append(ins, fmt.Sprintf("%%%d", j))
+			}
+			lines = append(lines, fmt.Sprintf("%%%d = %s(%s) %v [%s]", s.node, s.op, strings.Join(ins, ", "), p.shapes[s.node], s.what))
+		}
+		return nil
+	})
+	return lines, err
+}
+
+func (e *executor) plan(args []*nd.Array) (*plan, error) {
+	k := e.key(args)
+	if p, ok := e.plans[k]; ok {
+		return p, nil
+	}
+	p, err := e.makePlan(args)
+	if err != nil {
+		return nil, err
+	}
+	e.plans[k] = p
+	return p, nil
+}
+
+type viewer interface {
+	IsView(in [][]int, out []int) bool
+}
+
+func (e *executor) makePlan(args []*nd.Array) (*plan, error) {
+	n := len(e.graph.Nodes)
+	p := &plan{shapes: make([][]int, n), bufs: make([]devBuf, n), owned: make([]bool, n), host: make([]*nd.Array, n)}
+	maxBytes, maxWhat := e.f.MemoryLimit()
+	for i, v := range e.graph.Nodes {
+		switch {
+		case e.argOf[i] >= 0:
+			p.shapes[i] = args[e.argOf[i]].Shape
+		case v.IsShared():
+			p.shapes[i] = v.Value().Shape
+			continue // the backend's copy (sharedBuf), bound at run time
+		case v.IsConstant():
+			p.shapes[i] = v.Value().Shape
+		default:
+			inShapes := make([][]int, len(v.Inputs()))
+			for k, in := range v.Inputs() {
+				inShapes[k] = p.shapes[e.index[in]]
+			}
+			s, err := v.Op().Shape(inShapes)
+			if err == nil {
+				err = nd.CheckAlloc(v.DType(), s, maxBytes, maxWhat)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("computing %s = %s: %w", v, v.Op(), err)
+			}
+			p.shapes[i] = s
+			if isView(v.Op(), inShapes, s) {
+				continue // shares its input's buffer (makeStep)
+			}
+		}
+		b, err := e.g.alloc(int64(nd.Prod(p.shapes[i])) * int64(v.DType().Size()))
+		if err != nil {
+			return nil, err
+		}
+		p.bufs[i], p.owned[i] = b, true
+		if v.IsConstant() {
+			if err := e.g.upload(b, v.Value()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, v := range e.graph.Nodes {
+		if v.Op() == nil {
+			continue
+		}
+		ins := make([]int, len(v.Inputs()))
+		for k, in := range v.Inputs() {
+			ins[k] = e.index[in]
+		}
+		st, err := e.makeStep(p, i, v, ins)
+		if err != nil {
+			return nil, fmt.Errorf("computing %s = %s: %w", v, v.Op(), err)
+		}
+		p.steps = append(p.steps, st)
+	}
+	return p, nil
+}
+
+func (e *executor) sharedBuf(v *core.Variable) (*devValue, error) {
+	d := e.g.shared[v]
+	host := v.Value() // detaches any device copy: the host is current now
+	if d == nil || !slices.Equal(d.shape, host.Shape) {
+		bytes := int64(host.Size()) * int64(host.DType().Size())
+		b, err := e.g.alloc(bytes)
+		if err != nil {
+			return nil, err
+		}
+		if d != nil && d.buf.bytes > 0 {
+			_ = cu.MemFree(d.buf.ptr)
+		}
+		d = &devValue{g: e.g, buf: b, shape: slices.Clone(host.Shape)}
+		e.g.shared[v] = d
+	}
+	if err := e.g.upload(d.buf, host); err != nil {
+		return nil, err
+	}
+	d.dirty = false
+	v.AttachDevice(d)
+	return d, nil
+}
+
+// isView reports whether the op's output is its first input's data under
+// another shape, so that it shares the input's device buffer.
+func isView(op core.Op, in [][]int, out []int) bool {
+	switch core.Spec(op).Kind {
+	case "view":
+		return true
+	case "dimshuffle", "sum_to":
+		vw, ok := op.(viewer)
+		return ok && vw.IsView(in, out)
+	}
+	return false
+}
+
+// Run computes the outputs and stores the updates on the device.
+func (e *executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) {
+	e.g.mu.Lock()
+	defer e.g.mu.Unlock()
+	e.g.running = true
+	defer func() { e.g.running = false }()
+	var outs []*nd.Array
+	err := e.g.do(func() error {
+		p, err := e.plan(args)
+		if err != nil {
+			return err
+		}
+		// Shared variables: the device copy, uploaded when the host's is
+		// current (a first run, or a Value since).
+		for i, v := range e.graph.Nodes {
+			if !v.IsShared() {
+				continue
+			}
+			d, ok := v.Device().(*devValue)
+			if !ok || d.g != e.g || e.g.shared[v] != d {
+				if d, err = e.sharedBuf(v); err != nil {
+					return err
+				}
+			}
+			p.bufs[i] = d.buf
+		}
+		for i := range e.graph.Nodes {
+			if k := e.argOf[i]; k >= 0 {
+				a := args[k]
+				if a.DType() != e.graph.Nodes[i].DType() {
+					a = a.Astype(e.graph.Nodes[i].DType())
+				}
+				if err := e.g.upload(p.bufs[i], a); err != nil {
+					return err
+				}
+			}
+		}
+		for _, s := range p.steps {
+			var err error
+			if s.fallback {
+				err = e.runOnCPU(p, s)
+			} else {
+				err = s.run()
+			}
+			if err != nil {
+				return fmt.Errorf("computing %s = %s [%s]: %w", e.graph.Nodes[s.node], s.op, s.what, err)
+			}
+		}
+		// Outputs come down before the updates are stored (Call returns
+		// the values from before them).
+		outs = outs[:0]
+		for _, o := range e.graph.Outputs {
+			i := e.index[o]
+			h := nd.New(o.DType(), p.shapes[i]...)
+			if err := e.g.download(h, p.bufs[i]); err != nil {
+				return err
+			}
+			outs = append(outs, h)
+		}
+		return e.storeUpdates(p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !copyOutputs {
+		e.outs = outs
+	}
+	return outs, nil
+}
+
+// storeUpdates copies each update's value into its shared variable's
+// device copy, staging values that alias updated storage first.
+func (e *executor) storeUpdates(p *plan) error {
+	type pending struct {
+		d   *devValue
+		src devBuf
+	}
+	var todo []pending
+	for _, u := range e.graph.Updates {
+		d := e.g.shared[u.Shared]
+		if d == nil {
+			var err error
+			if d, err = e.sharedBuf(u.Shared); err != nil {
+				return err
+			}
+		}
+		src := p.bufs[e.index[u.Value]]
+		if src.bytes != d.buf.bytes {
+			return fmt.Errorf("update of %s: value of %d bytes, the variable %d", u.Shared, src.bytes, d.buf.bytes)
+		}
+		if src.ptr == d.buf.ptr {
+			continue
+		}
+		// A value that is some shared variable's storage is copied aside
+		// first, so every update sees the values from before the call.
+		for _, o := range e.g.shared {
+			if o.buf.ptr == src.ptr && o.buf.bytes > 0 {
+				tmp, err := e.g.alloc(src.bytes)
+				if err != nil {
+					return err
+				}
+				defer cu.MemFree(tmp.ptr)
+				if err := cu.MemcpyDtoDAsync(tmp.ptr, src.ptr, src.bytes, e.g.stream); err != nil {
+					return err
+				}
+				src = tmp
+				break
+			}
+		}
+		todo = append(todo, pending{d, src})
+	}
+	for _, t := range todo {
+		if t.src.bytes > 0 {
+			if err := cu.MemcpyDtoDAsync(t.d.buf.ptr, t.src.ptr, t.src.bytes, e.g.stream); err != nil {
+				return err
+			}
+		}
+	}
+	for _, u := range e.graph.Updates {
+		d := e.g.shared[u.Shared]
+		d.dirty = true
+		u.Shared.AttachDevice(d)
+	}
+	return e.g.stream.Synchronize()
+}
+
+// runOnCPU runs an op the backend has no kernel for: its inputs come
+// down, its CPU kernel runs, its output goes up.
+func (e *executor) runOnCPU(p *plan, s step) error {
+	v := e.graph.Nodes[s.node]
+	ins := make([]*nd.Array, len(s.in))
+	for k, j := range s.in {
+		in := e.graph.Nodes[j]
+		h := p.host[j]
+		if h == nil || !slices.Equal(h.Shape, p.shapes[j]) {
+			h = nd.New(in.DType(), p.shapes[j]...)
+			p.host[j] = h
+		}
+		if err := e.g.download(h, p.bufs[j]); err != nil {
+			return err
+		}
+		ins[k] = h
+	}
+	if c, ok := s.op.(interface{ Check([]*nd.Array) error }); ok {
+		if err := c.Check(ins); err != nil {
+			return err
+		}
+	}
+	out := nd.New(v.DType(), p.shapes[s.node]...)
+	if r, ok := s.op.(interface {
+		RunErr(*nd.Array, []*nd.Array) error
+	}); ok {
+		if err := r.RunErr(out, ins); err != nil {
+			return err
+		}
+	} else {
+		s.op.Run(out, ins)
+	}
+	return e.g.upload(p.bufs[s.node], out)
+}
