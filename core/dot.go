@@ -261,11 +261,10 @@ func (j *gemmJob[T]) runPart(i, parts int) {
 // for the split to pay, and only when core threads the products
 // (blas.go).
 func gemmParts(m, n, k int) int {
-	s := cpuSettings()
-	if !gemmSplit || max(m, n) < 32 || m*n*k < s.MinGemmSplit {
+	if !gemmSplit || max(m, n) < 32 || m*n*k < cpuSettings().MinGemmSplit {
 		return 1
 	}
-	return s.Parts
+	return maxParts
 }
 
 // splitGemm is C = op(A)·op(B) for row-major C (m×n), split into row (or

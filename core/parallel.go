@@ -51,14 +51,14 @@ func lockParts(n int) bool {
 
 func unlockParts() { par.mu.Unlock() }
 
-// runLocked runs job in n parts (n ≤ max(CPUSettings.Parts, Workers)) in parallel; the caller
+// runLocked runs job in n parts (n ≤ max(maxParts, CPUSettings.Workers)) in parallel; the caller
 // holds the split lock.
 func runLocked(job partJob, n int) {
 	par.once.Do(func() {
 		par.work = make(chan partWork)
 		par.done = make(chan struct{})
 		s := cpuSettings()
-		for range max(s.Parts, s.Workers) - 1 {
+		for range max(maxParts, s.Workers) - 1 {
 			go parWorker()
 		}
 	})

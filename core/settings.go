@@ -17,15 +17,12 @@ import (
 // element with the same arithmetic however it is split, so Workers never
 // changes a result. A product split into row blocks may not (OpenBLAS
 // picks its inner kernels by the block's size), so the partition of
-// products, Parts, is a fixed number, the same on every machine (2), not
-// the number of cores: a run gives the same bits on a laptop, a 64-core
-// server and every process of a data-parallel job (whose processes may
-// each see one core). Workers only says how many parts run at once.
+// products and of the fused recurrent sequences is a constant, maxParts
+// (2), the same on every machine, not the number of cores: a run gives the
+// same bits on a laptop, a 64-core server and every process of a
+// data-parallel job (whose processes may each see one core). Workers only
+// says how many parts run at once.
 type CPUSettings struct {
-	// Parts is the number of row blocks of a large product: 2;
-	// BLOCKS_CPU_PARTS overrides it (1: no split). Another value changes
-	// the products' last bits, and so a run's.
-	Parts int
 	// Workers is how many parts run at once: the number of CPUs the
 	// runtime sees (runtime.NumCPU, which honours the process's CPU
 	// affinity), at most 8; BLOCKS_CPU_WORKERS overrides it. With one,
@@ -49,10 +46,15 @@ type CPUSettings struct {
 	MinElemPart int
 }
 
+// maxParts is the number of row blocks of a large product or a split
+// recurrent sequence: fixed, because the partition of a product can change
+// its bits (CPUSettings).
+const maxParts = 2
+
 // DefaultCPUSettings are the settings for a machine with cpus CPUs and no
 // overrides.
 func DefaultCPUSettings(cpus int) CPUSettings {
-	return CPUSettings{Parts: 2, Workers: max(1, min(cpus, 8)), SpinMicros: 200, MinGemmSplit: 1 << 19, MinElemPart: 32 << 10}
+	return CPUSettings{Workers: max(1, min(cpus, 8)), SpinMicros: 200, MinGemmSplit: 1 << 19, MinElemPart: 32 << 10}
 }
 
 var settings struct {
@@ -71,7 +73,6 @@ func CPU() (CPUSettings, error) {
 			to  *int
 			min int
 		}{
-			{"BLOCKS_CPU_PARTS", &s.Parts, 1},
 			{"BLOCKS_CPU_WORKERS", &s.Workers, 1},
 			{"BLOCKS_CPU_SPIN_US", &s.SpinMicros, 0},
 			{"BLOCKS_CPU_MIN_GEMM_SPLIT", &s.MinGemmSplit, 1},
@@ -90,7 +91,7 @@ func CPU() (CPUSettings, error) {
 			}
 			*o.to = n
 		}
-		s.Parts, s.Workers = min(s.Parts, 64), min(s.Workers, 64)
+		s.Workers = min(s.Workers, 64)
 		settings.s = s
 		setSpin(s.SpinMicros)
 	})

@@ -313,7 +313,7 @@ func versionString() string {
 	}
 	s += "\n" + device.Build
 	if cs, err := core.CPU(); err == nil {
-		s += fmt.Sprintf("; CPU: %s, %d workers, products in %d parts", core.BLASName, cs.Workers, cs.Parts)
+		s += fmt.Sprintf("; CPU: %s, %d workers", core.BLASName, cs.Workers)
 	}
 	return s
 }

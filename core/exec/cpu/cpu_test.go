@@ -34,20 +34,18 @@ func TestBackendRunsFunction(t *testing.T) {
 	}
 }
 
-// The default workers follow the number of CPUs (at most 8); the
-// partition of products does not (it would change their bits).
+// The default workers follow the number of CPUs, at most 8.
 func TestDefaultSettings(t *testing.T) {
 	for cpus, want := range map[int]int{1: 1, 2: 2, 16: 8} {
-		s := core.DefaultCPUSettings(cpus)
-		if s.Workers != want || s.Parts != 2 {
-			t.Errorf("%d CPUs: %d workers and %d parts, want %d and 2", cpus, s.Workers, s.Parts, want)
+		if s := core.DefaultCPUSettings(cpus); s.Workers != want {
+			t.Errorf("%d CPUs: %d workers, want %d", cpus, s.Workers, want)
 		}
 	}
 	s, err := cpu.Settings()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Parts < 1 || s.Workers < 1 || s.MinGemmSplit < 1 || s.MinElemPart < 1 || s.SpinMicros < 0 {
+	if s.Workers < 1 || s.MinGemmSplit < 1 || s.MinElemPart < 1 || s.SpinMicros < 0 {
 		t.Errorf("settings out of range: %+v", s)
 	}
 }
