@@ -176,12 +176,25 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 			break
 		}
 		x := p.shapes[ins[0]]
-		// Out-of-range targets are the CPU op's Check's business: run it
-		// there when the op has one.
-		if _, ok := v.Op().(interface{ Check([]*nd.Array) error }); ok {
-			break
-		}
-		return kernel("pick", func() error { return e.g.launch("pick", grid(x[0]), 256, buf(i), buf(ins[0]), buf(ins[1]), x[0], x[1]) })
+		check, hasCheck := v.Op().(interface{ Check([]*nd.Array) error })
+		return kernel("pick", func() error {
+			if hasCheck {
+				// The op refuses targets outside the classes: it reads
+				// only the targets (a batch of int64) and x's shape.
+				y := p.host[ins[1]]
+				if y == nil || !slices.Equal(y.Shape, p.shapes[ins[1]]) {
+					y = nd.New(nd.Int64, p.shapes[ins[1]]...)
+					p.host[ins[1]] = y
+				}
+				if err := e.g.download(y, p.bufs[ins[1]]); err != nil {
+					return err
+				}
+				if err := check.Check([]*nd.Array{{Shape: x}, y}); err != nil {
+					return err
+				}
+			}
+			return e.g.launch("pick", grid(x[0]), 256, buf(i), buf(ins[0]), buf(ins[1]), x[0], x[1])
+		})
 	case "pick_grad":
 		if v.DType() != nd.Float32 || dt(ins[1]) != nd.Int64 || dt(ins[2]) != nd.Float32 || len(out) != 2 {
 			break

@@ -164,15 +164,28 @@ func (e *executor) key(args []*nd.Array) string {
 	}
 	for _, v := range e.graph.Nodes {
 		if v.IsShared() {
-			fmt.Fprint(&b, v.Value().Shape, ";")
+			fmt.Fprint(&b, e.sharedShape(v), ";")
 		}
 	}
 	return b.String()
 }
 
+// sharedShape is a shared variable's shape, read without bringing its
+// value back from the device.
+func (e *executor) sharedShape(v *core.Variable) []int {
+	if d, ok := v.Device().(*devValue); ok && d.g == e.g {
+		return d.shape
+	}
+	return v.Value().Shape
+}
+
 // Program lists the steps for args' shapes: the kernel of each op, or
 // "on the CPU" for an op the backend runs on host copies.
 func (e *executor) Program(args []*nd.Array) ([]string, error) {
+	e.g.mu.Lock()
+	defer e.g.mu.Unlock()
+	e.g.running = true
+	defer func() { e.g.running = false }()
 	var lines []string
 	err := e.g.do(func() error {
 		p, err := e.plan(args)
@@ -217,7 +230,7 @@ func (e *executor) makePlan(args []*nd.Array) (*plan, error) {
 		case e.argOf[i] >= 0:
 			p.shapes[i] = args[e.argOf[i]].Shape
 		case v.IsShared():
-			p.shapes[i] = v.Value().Shape
+			p.shapes[i] = e.sharedShape(v)
 			continue // the backend's copy (sharedBuf), bound at run time
 		case v.IsConstant():
 			p.shapes[i] = v.Value().Shape
