@@ -89,12 +89,12 @@ build-cuda: deps $(CUDA_PTX)
 	$(GO) test -c -tags cuda -o bin/cuda.test ./core/exec/cuda
 
 # The checks only a GPU can make (under 5 minutes there): built and packed
-# here into gpu-check.tar.xz (binaries, their shared libraries, MNIST and
+# here into gpu-check.tar.gz (binaries, their shared libraries, MNIST and
 # the PyTorch baselines), then run by scripts/gpu_check_run.sh, here when
 # this machine has an NVIDIA GPU, else on the GPU machine (README).
 gpu-check: build-cuda
 	BLOCKS_SHARED=$(SHARED) ./scripts/gpu_check_prepare.sh
-	@if [ -e /dev/nvidia0 ]; then sh scripts/gpu_check_run.sh; else echo "no GPU here: copy this checkout with gpu-check.tar.xz to a GPU machine and run sh scripts/gpu_check_run.sh there"; fi
+	@if [ -e /dev/nvidia0 ]; then sh scripts/gpu_check_run.sh; else echo "no GPU here: copy this checkout with gpu-check.tar.gz to a GPU machine and run sh scripts/gpu_check_run.sh there"; fi
 
 # The dashboard in headless Chromium while a real run trains (Debian's
 # chromium and chromium-driver, installed when missing); .ci/run calls it.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make gpu-check, the part that runs on the GPU machine (no Go there):
-# sh scripts/gpu_check_run.sh, in this checkout, with gpu-check.tar.xz (or
+# sh scripts/gpu_check_run.sh, in this checkout, with gpu-check.tar.gz (or
 # gpu-check/) made by scripts/gpu_check_prepare.sh. Under 5 minutes on one
 # GPU. Prints PASS or FAIL per check, and the speed table; exits 1 when a
 # check fails.
@@ -17,7 +17,7 @@ set -u
 cd "$(dirname "$0")/.."
 root=$PWD
 g=$root/gpu-check
-[ -d "$g" ] || tar -xJf gpu-check.tar.xz || { echo "gpu-check: no gpu-check/ nor gpu-check.tar.xz (make gpu-check on a machine with Go)"; exit 2; }
+[ -d "$g" ] || tar -xzf gpu-check.tar.gz || { echo "gpu-check: no gpu-check/ nor gpu-check.tar.gz (make gpu-check on a machine with Go)"; exit 2; }
 fail=0
 check() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2"; fail=1; fi; }
 
