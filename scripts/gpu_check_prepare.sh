@@ -20,7 +20,7 @@ go build $flags -o "$out/bin/blocks-repl" ./cmd/blocks-repl
 go test -c $flags -o "$out/bin/cuda.test" ./core/exec/cuda
 go test -c $flags -o "$out/bin/bench.test" ./bench
 for b in "$out"/bin/*; do
-  ldd "$b" | awk '/=> \// {print $3} /^\s*\/lib64\/ld-linux/ {print $1}'
+  ldd "$b" | awk '/=> \// {print $3} /ld-linux/ && !/=>/ {print $1}'
 done | sort -u | while read -r lib; do
   case $(basename "$lib") in
     libcuda.so*) ;; # the driver's own, on the GPU machine
