@@ -18,6 +18,9 @@ var elemCodes = map[string]int64{
 	"sqrt": 20, "abs": 21, "relu": 22, "sgn": 23, "log1p": 24, "inv": 25,
 }
 
+// The comparisons, written as uint8 truth values by ew_cmp.
+var cmpCodes = map[string]int64{"lt": 7, "le": 8, "gt": 9, "ge": 10, "eq": 11, "neq": 12}
+
 const (
 	eCopy     = 100
 	eReluGrad = 101
@@ -55,6 +58,39 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 	}
 	switch spec.Kind {
 	case "elemwise":
+		if c, ok := cmpCodes[spec.Func]; ok && v.DType() == nd.Uint8 && dt(ins[0]) == nd.Float32 && dt(ins[1]) == nd.Float32 {
+			stA, okA := broadcastStrides(p.shapes[ins[0]], out)
+			stB, okB := broadcastStrides(p.shapes[ins[1]], out)
+			if !okA || !okB {
+				break
+			}
+			meta, err := e.meta(p, out, stA, stB)
+			if err != nil {
+				return st, err
+			}
+			return kernel("ew_cmp", func() error {
+				return e.g.launch("ew_cmp", grid(size), 256, buf(i), buf(ins[0]), buf(ins[1]), size, c, meta.ptr)
+			})
+		}
+		if spec.Func == "switch" && v.DType() == nd.Float32 && dt(ins[0]) == nd.Uint8 && dt(ins[1]) == nd.Float32 && dt(ins[2]) == nd.Float32 {
+			var sts [3][]int64
+			for k := range 3 {
+				var ok bool
+				if sts[k], ok = broadcastStrides(p.shapes[ins[k]], out); !ok {
+					break
+				}
+			}
+			if sts[2] == nil {
+				break
+			}
+			meta, err := e.meta(p, out, sts[0], append(append([]int64(nil), sts[1]...), sts[2]...))
+			if err != nil {
+				return st, err
+			}
+			return kernel("ew_switch", func() error {
+				return e.g.launch("ew_switch", grid(size), 256, buf(i), buf(ins[0]), buf(ins[1]), buf(ins[2]), size, meta.ptr)
+			})
+		}
 		code, ok := elemCodes[spec.Func]
 		if !ok || !allF32 {
 			break

@@ -6,7 +6,7 @@ package cuda
 // kernelNames are the kernels the backend loads (kernels/kernels.cu); the
 // module must define each.
 var kernelNames = []string{
-	"ew_contig", "ew_strided", "bias_relu", "scaled_sub", "cast_i64", "cast_u8",
+	"ew_contig", "ew_strided", "ew_cmp", "ew_switch", "bias_relu", "scaled_sub", "cast_i64", "cast_u8",
 	"reduce_strided", "softmax_rows", "softmax_grad_rows", "pick", "pick_grad", "gemm_tiled",
 	"im2col", "maxpool2d", "maxpool2d_grad", "lstm_cell", "gru_cell", "adam", "momentum",
 }

@@ -94,6 +94,41 @@ extern "C" __global__ void ew_strided(float *out, const float *a, const float *b
 	}
 }
 
+// ew_cmp: a comparison (E_LT .. E_NEQ) written as 0 or 1 bytes (core's
+// uint8 truth values), broadcast as ew_strided.
+extern "C" __global__ void ew_cmp(unsigned char *out, const float *a, const float *b, long long n, long long op, const long long *meta) {
+	int nd = (int)meta[0];
+	const long long *shape = meta + 1, *stA = meta + 1 + nd, *stB = meta + 1 + 2 * nd;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+		long long r = i, ia = 0, ib = 0;
+		for (int d = nd - 1; d >= 0; d--) {
+			long long c = r % shape[d];
+			r /= shape[d];
+			ia += c * stA[d];
+			ib += c * stB[d];
+		}
+		out[i] = binop(op, a[ia], b[ib]) != 0.0f;
+	}
+}
+
+// ew_switch: out = c ? a : b, c uint8; meta holds ndim, the output's
+// shape, then c's, a's and b's strides.
+extern "C" __global__ void ew_switch(float *out, const unsigned char *c, const float *a, const float *b, long long n, const long long *meta) {
+	int nd = (int)meta[0];
+	const long long *shape = meta + 1, *stC = meta + 1 + nd, *stA = meta + 1 + 2 * nd, *stB = meta + 1 + 3 * nd;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+		long long r = i, ic = 0, ia = 0, ib = 0;
+		for (int d = nd - 1; d >= 0; d--) {
+			long long q = r % shape[d];
+			r /= shape[d];
+			ic += q * stC[d];
+			ia += q * stA[d];
+			ib += q * stB[d];
+		}
+		out[i] = c[ic] ? a[ia] : b[ib];
+	}
+}
+
 // bias_relu: out = relu(x + b), b a row of n broadcast over the rows.
 extern "C" __global__ void bias_relu(float *out, const float *x, const float *b, long long size, long long n) {
 	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < size; i += (long long)gridDim.x * blockDim.x) {
