@@ -61,7 +61,7 @@ test: test-deps vet
 # NaN elements after a NaN cost (gonum's products skip zero factors, so a
 # NaN meets fewer elements).
 PUREGO_PKGS := ./bricks/... ./core ./core/algorithms ./core/device ./core/exec/... ./core/extensions ./core/graph \
-  ./core/mainloop ./core/monitoring ./core/parallel ./core/plot ./core/sqlitelog ./docs ./fuel ./fuel/config \
+  ./core/mainloop ./core/monitoring ./core/parallel ./output/... ./docs ./fuel ./fuel/config \
   ./fuel/datasets/toy ./fuel/download ./fuel/h5 ./fuel/schemes ./fuel/streams ./fuel/transformers ./internal/... \
   ./nd ./numpyrand ./stdlib
 PUREGO_CGO_ONLY := TestProcessBatchDoesNotAllocate|TestNaNCostStopsTraining
