@@ -234,7 +234,7 @@ func trainMLP(t *testing.T, d device.Device, steps int) ([]*nd.Array, []string) 
 	must(t, err)
 	cg := graph.New([]*core.Variable{costs[0]})
 	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
-		Cost: costs[0], Parameters: cg.Parameters(), StepRule: algorithms.NewScale(0.1)})
+		Cost: costs[0], Parameters: cg.Parameters(), StepRule: algorithms.NewScale(nd.Float32, 0.1)})
 	must(t, err)
 	must(t, gd.Initialize())
 	rng := numpyrand.New(3)
