@@ -313,16 +313,20 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 }
 
 // release closes every HDF5 object the dataset holds. Lock held.
-func (d *H5PYDataset) release() {
-	for _, s := range d.srcs {
+func (d *H5PYDataset) release() { releaseHandles(&d.file, d.srcs) }
+
+// releaseHandles closes the sources' datasets and the file, marking each
+// closed (-1); H5PYDataset and PytablesDataset share it.
+func releaseHandles(file *hid, srcs []*source) {
+	for _, s := range srcs {
 		if s.ds >= 0 {
 			C.H5Dclose(s.ds)
 			s.ds = -1
 		}
 	}
-	if d.file >= 0 {
-		C.H5Fclose(d.file)
-		d.file = -1
+	if *file >= 0 {
+		C.H5Fclose(*file)
+		*file = -1
 	}
 }
 

@@ -110,18 +110,7 @@ func (d *PytablesDataset) open(node string, inFile []string) error {
 }
 
 // release closes what the dataset holds. Lock held.
-func (d *PytablesDataset) release() {
-	for _, s := range d.srcs {
-		if s.ds >= 0 {
-			C.H5Dclose(s.ds)
-			s.ds = -1
-		}
-	}
-	if d.file >= 0 {
-		C.H5Fclose(d.file)
-		d.file = -1
-	}
-}
+func (d *PytablesDataset) release() { releaseHandles(&d.file, d.srcs) }
 
 // Close releases the file (Fuel's close_file); closing twice is harmless.
 func (d *PytablesDataset) Close() error {

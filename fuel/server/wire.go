@@ -170,7 +170,7 @@ func decodeArray(h Header, data []byte) (*nd.Array, error) {
 		// The bytes are those of the transposed array, in C order.
 		slices.Reverse(shape)
 	}
-	native := order.AppendUint16(nil, 1)[0] == binary.NativeEndian.AppendUint16(nil, 1)[0]
+	native := npy.IsLittleEndian(order) == npy.IsLittleEndian(binary.NativeEndian)
 	if native && !h.FortranOrder && dt != nd.Bool {
 		if n, ok := nd.ProdChecked(shape); ok && n <= math.MaxInt/dt.Size() && n*dt.Size() == len(data) {
 			if a := view(dt, shape, data); a != nil {

@@ -36,6 +36,10 @@ type Order interface {
 	binary.AppendByteOrder
 }
 
+// IsLittleEndian says whether order puts the least significant byte
+// first (binary.NativeEndian is either, by machine).
+func IsLittleEndian(order Order) bool { return order.Uint16([]byte{1, 0}) == 1 }
+
 // Supported says whether dt has a numpy descr here.
 func Supported(dt nd.DType) bool {
 	_, ok := kinds[dt]
@@ -53,7 +57,7 @@ func Descr(dt nd.DType, order Order) (string, error) {
 	if dt.Size() == 1 {
 		return "|" + k, nil
 	}
-	if order.AppendUint16(nil, 1)[0] == 0 { // big-endian
+	if !IsLittleEndian(order) {
 		return ">" + k, nil
 	}
 	return "<" + k, nil
@@ -146,10 +150,7 @@ func DecodeData(dt nd.DType, shape []int, b []byte, order Order) (*nd.Array, err
 		}
 	}
 	n, ok := nd.ProdChecked(shape)
-	if !ok || n > math.MaxInt/dt.Size() || n*dt.Size() > len(b) {
-		if ok && n <= math.MaxInt/dt.Size() {
-			return nil, fmt.Errorf("%d bytes for a %s array of shape %s (want %d)", len(b), dt, nd.ShapeString(shape), n*dt.Size())
-		}
+	if !ok || n > math.MaxInt/dt.Size() {
 		return nil, fmt.Errorf("%d bytes for a %s array of shape %s (the shape is too large)", len(b), dt, nd.ShapeString(shape))
 	}
 	if len(b) != n*dt.Size() {
