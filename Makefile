@@ -83,7 +83,7 @@ CUDA_PTX  := core/exec/cuda/kernels/kernels.ptx
 NVCC_ARCH ?= compute_60
 $(CUDA_PTX): core/exec/cuda/kernels/kernels.cu
 	./scripts/cuda_toolkit.sh
-	nvcc -ptx -arch=$(NVCC_ARCH) -O3 $< -o $@
+	nvcc -ptx -arch=$(NVCC_ARCH) -O3 -fmad=false $< -o $@
 build-cuda: deps $(CUDA_PTX)
 	./scripts/cuda_toolkit.sh
 	$(GO) vet -tags cuda ./core/exec/cuda ./cmd/blocks-repl

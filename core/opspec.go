@@ -27,6 +27,8 @@ type OpSpec struct {
 	Keepdims bool
 	DType    nd.DType
 	Pattern  []int
+	// The kinds of opspec_ext.go and their parameters.
+	Ext
 }
 
 // Spec describes op for a backend other than the CPU's.
@@ -59,5 +61,5 @@ func Spec(op Op) OpSpec {
 	case copyOp, expandOp, reshapeOp, reshapeLikeOp, flattenOp:
 		return OpSpec{Kind: "view"}
 	}
-	return OpSpec{}
+	return specExt(op)
 }

@@ -17,15 +17,22 @@ type float interface{ ~float32 | ~float64 }
 
 // kernel adapts a generic loop to core.FusedKernel.
 type kernel struct {
-	name  string
-	parts int
-	f32   func(out, in [][]float32, s []float32)
-	f64   func(out, in [][]float64, s []float64)
-	nFull int // number of full-size inputs; the rest are scalars
+	name   string
+	parts  int
+	f32    func(out, in [][]float32, s []float32)
+	f64    func(out, in [][]float64, s []float64)
+	nFull  int       // number of full-size inputs; the rest are scalars
+	consts []float64 // constants of the loop (rmsprop's epsilon)
 }
 
 func (k *kernel) Name() string { return k.name }
 func (k *kernel) Parts() int   { return k.parts }
+
+// FullInputs and Consts describe the kernel to backends with kernels of
+// their own (core.DescribedKernel): the CUDA backend runs each rule's
+// loop by its name.
+func (k *kernel) FullInputs() int   { return k.nFull }
+func (k *kernel) Consts() []float64 { return k.consts }
 func (k *kernel) Run(out, in []*nd.Array) {
 	switch out[0].Data.(type) {
 	case []float32:
@@ -104,7 +111,7 @@ func adaDeltaLoop[T float](out, in [][]T, s []T) {
 }
 
 func rmsPropKernel(epsilon float64) *kernel {
-	return &kernel{name: "rmsprop", parts: 2,
+	return &kernel{name: "rmsprop", parts: 2, consts: []float64{epsilon},
 		f32: func(out, in [][]float32, s []float32) { rmsPropLoop(out, in, s, float32(epsilon)) },
 		f64: func(out, in [][]float64, s []float64) { rmsPropLoop(out, in, s, epsilon) }}
 }

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -51,6 +52,7 @@ type gpu struct {
 	name    string
 	shared  map[*core.Variable]*devValue
 	scratch []unsafe.Pointer // launch arguments
+	strict  bool             // BLOCKS_CUDA_STRICT=1: a step on the CPU is an error
 }
 
 func openGPU(index int) (*gpu, error) {
@@ -61,7 +63,7 @@ func openGPU(index int) (*gpu, error) {
 	if index >= n {
 		return nil, fmt.Errorf("cuda: no GPU %d (this machine has %d)", index, n)
 	}
-	g := &gpu{fns: map[string]cu.Function{}, shared: map[*core.Variable]*devValue{}}
+	g := &gpu{fns: map[string]cu.Function{}, shared: map[*core.Variable]*devValue{}, strict: os.Getenv("BLOCKS_CUDA_STRICT") == "1"}
 	if g.dev, err = cu.GetDevice(index); err != nil {
 		return nil, fmt.Errorf("cuda: GPU %d: %w", index, err)
 	}

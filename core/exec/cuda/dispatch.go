@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"fmt"
 	"slices"
 
 	"gorgonia.org/cu"
@@ -46,7 +47,20 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 	}
 	if isView(v.Op(), inShapes, out) {
 		st.what = "view"
-		st.run = func() error { p.bufs[i] = p.bufs[ins[0]]; return nil }
+		off, bytes := 0, int64(size)*int64(v.DType().Size())
+		if spec.Offset != nil {
+			off = spec.Offset(inShapes)
+			st.what = fmt.Sprintf("view at %d", off)
+		}
+		esz := v.DType().Size()
+		st.run = func() error {
+			b := p.bufs[ins[0]]
+			if int64(off*esz)+bytes > b.bytes {
+				return fmt.Errorf("a view of %d bytes at element %d of a buffer of %d bytes", bytes, off, b.bytes)
+			}
+			p.bufs[i] = devBuf{b.ptr + cu.DevicePtr(off*esz), bytes}
+			return nil
+		}
 		return st, nil
 	}
 	kernel := func(what string, run func() error) (step, error) {
@@ -278,7 +292,21 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 			return e.g.launch2("gemm_tiled", (n+15)/16, (m+15)/16, 16, 16, buf(i), buf(ins[0]), buf(ins[1]), m, n, k, tA, tB)
 		})
 	}
-	st.what, st.fallback = "on the CPU", true
+	st2, ok, err := e.makeStepExt(p, st, v, spec, allF32)
+	if err != nil || ok {
+		return st2, err
+	}
+	st = st2
+	if st.what == "" {
+		st.what = "on the CPU: " + notFloat32
+		if allF32 {
+			st.what = fmt.Sprintf("on the CPU: no kernel for %s of these shapes", v.Op())
+		}
+	}
+	st.fallback = true
+	if e.g.strict {
+		return st, fmt.Errorf("BLOCKS_CUDA_STRICT is set and this step would run %s", st.what)
+	}
 	return st, nil
 }
 
@@ -316,7 +344,10 @@ func (e *executor) elemwise(p *plan, st step, code int64, ins []int, out []int) 
 	stA, okA := broadcastStrides(p.shapes[a], out)
 	stB, okB := broadcastStrides(p.shapes[b], out)
 	if !okA || !okB {
-		st.what, st.fallback = "on the CPU", true
+		st.what, st.fallback = "on the CPU: shapes that do not broadcast", true
+		if e.g.strict {
+			return st, fmt.Errorf("BLOCKS_CUDA_STRICT is set and this step would run %s", st.what)
+		}
 		return st, nil
 	}
 	meta, err := e.meta(p, out, stA, stB)

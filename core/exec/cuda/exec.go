@@ -306,7 +306,7 @@ func (e *executor) sharedBuf(v *core.Variable) (*devValue, error) {
 // another shape, so that it shares the input's device buffer.
 func isView(op core.Op, in [][]int, out []int) bool {
 	switch core.Spec(op).Kind {
-	case "view":
+	case "view", "rows", "view_at":
 		return true
 	case "dimshuffle", "sum_to":
 		vw, ok := op.(viewer)

@@ -8,7 +8,8 @@ package cuda
 var kernelNames = []string{
 	"ew_contig", "ew_strided", "ew_cmp", "ew_switch", "bias_relu", "scaled_sub", "cast_i64", "cast_u8",
 	"reduce_strided", "softmax_rows", "softmax_grad_rows", "pick", "pick_grad", "gemm_tiled",
-	"im2col", "maxpool2d", "maxpool2d_grad", "lstm_cell", "gru_cell", "adam", "momentum",
+	"im2col", "col2im", "conv_scatter", "conv_gather", "pool2d", "pool2d_grad",
+	"take", "take_grad", "tile", "copy2d", "fused_rule",
 }
 
 // contiguousStrides are a row-major array's strides in elements.

@@ -67,7 +67,7 @@ func TestKernelsCompileToPTX(t *testing.T) {
 		t.Skip("nvcc not installed (make build-cuda installs Debian's nvidia-cuda-toolkit)")
 	}
 	out := t.TempDir() + "/k.ptx"
-	if b, err := exec.Command(nvcc, "-ptx", "-arch=compute_60", "-O3", "kernels/kernels.cu", "-o", out).CombinedOutput(); err != nil {
+	if b, err := exec.Command(nvcc, "-ptx", "-arch=compute_60", "-O3", "-fmad=false", "kernels/kernels.cu", "-o", out).CombinedOutput(); err != nil {
 		t.Fatalf("nvcc: %v\n%s", err, b)
 	}
 	ptx, err := os.ReadFile(out)

@@ -301,112 +301,262 @@ extern "C" __global__ void gemm_tiled(float *c, const float *a, const float *b, 
 	if (row < m && col < n) c[row * n + col] = acc;
 }
 
-// ---- convolution and pooling -------------------------------------------
 
-// im2col: the (c*kh*kw) x (oh*ow) patch matrix of image img (c x h x w)
-// for a valid convolution with strides (sh, sw); a product with the
-// filters (f x c*kh*kw) then gives the f x oh x ow output.
-extern "C" __global__ void im2col(float *col, const float *img, long long c, long long h, long long w, long long kh, long long kw, long long sh, long long sw, long long oh, long long ow) {
-	long long total = c * kh * kw * oh * ow;
+// ---- convolution and pooling -------------------------------------------
+//
+// A convolution runs as the CPU backend's does (core/conv_kernels.go): a
+// group of m images is unfolded by im2col into k = c·kh·kw rows of m·p
+// columns (p = oh·ow, the images side by side), one product with the
+// filters (f × k) gives f rows of m·p, and conv_scatter writes them into
+// the NCHW output (plus the tied biases). The gradients: conv_gather puts
+// gz's (f, p) blocks side by side, a product with the filters' transpose
+// gives the columns' gradient, col2im sums it back into the images; and
+// the filters' gradient is gz's columns times the images' columns,
+// transposed. geom holds c, h, w, kh, kw, sh, sw, ph, pw, oh, ow, flip.
+
+enum { G_C = 0, G_H, G_W, G_KH, G_KW, G_SH, G_SW, G_PH, G_PW, G_OH, G_OW, G_FLIP };
+
+// im2col: col[r, i·p + q] for r = (ci, a, b) and output position q =
+// (oy, ox) of image i is the pixel filter entry (a, b) of channel ci meets
+// there (entry (kh-1-a, kw-1-b) of the window when the filters are
+// flipped); padding reads as zeros. x points at the group's first image.
+extern "C" __global__ void im2col(float *col, const float *x, long long m, const long long *geom) {
+	long long c = geom[G_C], h = geom[G_H], w = geom[G_W], kh = geom[G_KH], kw = geom[G_KW];
+	long long oh = geom[G_OH], ow = geom[G_OW], p = oh * ow, ld = m * p, total = c * kh * kw * ld;
 	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
-		long long p = i % (oh * ow), r = i / (oh * ow);
-		long long oy = p / ow, ox = p % ow;
-		long long kx = r % kw, ky = (r / kw) % kh, ch = r / (kw * kh);
-		col[i] = img[(ch * h + oy * sh + ky) * w + ox * sw + kx];
+		long long r = i / ld, rem = i % ld, img = rem / p, q = rem % p;
+		long long b = r % kw, a = (r / kw) % kh, ci = r / (kw * kh);
+		long long rr = geom[G_FLIP] ? kh - 1 - a : a, ss = geom[G_FLIP] ? kw - 1 - b : b;
+		long long y = (q / ow) * geom[G_SH] + rr - geom[G_PH], xx = (q % ow) * geom[G_SW] + ss - geom[G_PW];
+		col[i] = (y >= 0 && y < h && xx >= 0 && xx < w) ? x[((img * c + ci) * h + y) * w + xx] : 0.0f;
 	}
 }
 
-// maxpool2d: non-overlapping (ph x pw) max pooling of n planes of h x w
-// (ignore_border: the last partial window is dropped); maxpool2d_grad
-// routes each gradient to the first maximum of its window, as the CPU
-// backend does.
-extern "C" __global__ void maxpool2d(float *out, const float *x, long long planes, long long h, long long w, long long ph, long long pw, long long oh, long long ow) {
+// col2im: the adjoint of im2col for a group of m images: each pixel sums
+// the column entries that read it, in the order (a, b) of the filter
+// entries (the CPU backend's order), from zero.
+extern "C" __global__ void col2im(float *gx, const float *col, long long m, const long long *geom) {
+	long long c = geom[G_C], h = geom[G_H], w = geom[G_W], kh = geom[G_KH], kw = geom[G_KW];
+	long long sh = geom[G_SH], sw = geom[G_SW], oh = geom[G_OH], ow = geom[G_OW], p = oh * ow, ld = m * p;
+	long long total = m * c * h * w;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) {
+		long long xx = i % w, y = (i / w) % h, ci = (i / (w * h)) % c, img = i / (w * h * c);
+		float s = 0.0f;
+		for (long long a = 0; a < kh; a++) {
+			long long rr = geom[G_FLIP] ? kh - 1 - a : a;
+			long long ty = y + geom[G_PH] - rr; // = oy·sh
+			if (ty < 0 || ty % sh != 0 || ty / sh >= oh) continue;
+			long long oy = ty / sh;
+			for (long long b = 0; b < kw; b++) {
+				long long ss = geom[G_FLIP] ? kw - 1 - b : b;
+				long long tx = xx + geom[G_PW] - ss;
+				if (tx < 0 || tx % sw != 0 || tx / sw >= ow) continue;
+				s += col[((ci * kh + a) * kw + b) * ld + img * p + oy * ow + tx / sw];
+			}
+		}
+		gx[i] = s;
+	}
+}
+
+// conv_scatter: y (m, f, p), the group's NCHW output, from the product
+// tmp (f, m·p), plus bias[f] when bias is not null.
+extern "C" __global__ void conv_scatter(float *y, const float *tmp, const float *bias, long long m, long long f, long long p) {
+	long long ld = m * p;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < m * f * p; i += (long long)gridDim.x * blockDim.x) {
+		long long q = i % p, fi = (i / p) % f, img = i / (p * f);
+		float v = tmp[fi * ld + img * p + q];
+		y[i] = bias ? v + bias[fi] : v;
+	}
+}
+
+// conv_gather: dst (f, m·p) from the group's gz (m, f, p).
+extern "C" __global__ void conv_gather(float *dst, const float *gz, long long m, long long f, long long p) {
+	long long ld = m * p;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < m * f * p; i += (long long)gridDim.x * blockDim.x) {
+		long long q = i % p, fi = (i / p) % f, img = i / (p * f);
+		dst[fi * ld + img * p + q] = gz[i];
+	}
+}
+
+// Pooling (core/pool.go): planes of h × w pooled to oh × ow; geom holds
+// h, w, oh, ow, the window (rows, cols), the stride, the padding and the
+// mode (0 max, 1 sum, 2 average_inc_pad, 3 average_exc_pad). A window
+// along an axis of length n: a = i·stride, b = min(a + size, n + 2·pad),
+// image coordinates [max(a, pad) − pad, min(b, n + pad) − pad), and b − a
+// the length counting the padding.
+enum { P_H = 0, P_W, P_OH, P_OW, P_SZ0, P_SZ1, P_ST0, P_ST1, P_PAD0, P_PAD1, P_MODE };
+enum { PM_MAX = 0, PM_SUM, PM_AVG_INC, PM_AVG_EXC };
+
+__device__ __forceinline__ void pspan(long long i, long long n, long long size, long long step, long long pad, long long *lo, long long *hi, long long *inc) {
+	long long a = i * step, b = min(a + size, n + 2 * pad);
+	*lo = max(a, pad) - pad;
+	*hi = min(b, n + pad) - pad;
+	*inc = b - a;
+}
+
+__device__ __forceinline__ long long pcount(const long long *g, long long rlo, long long rhi, long long rinc, long long clo, long long chi, long long cinc) {
+	if (g[P_MODE] == PM_AVG_INC) return rinc * cinc;
+	return max(0LL, rhi - rlo) * max(0LL, chi - clo);
+}
+
+// pool2d: each output folds its window row by row as the CPU backend does
+// (max: the first larger value; sum and averages: float sums in order).
+extern "C" __global__ void pool2d(float *out, const float *x, long long planes, const long long *g) {
+	long long h = g[P_H], w = g[P_W], oh = g[P_OH], ow = g[P_OW];
 	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < planes * oh * ow; i += (long long)gridDim.x * blockDim.x) {
 		long long pl = i / (oh * ow), oy = (i / ow) % oh, ox = i % ow;
-		const float *p = x + pl * h * w;
-		float m = -INFINITY;
-		for (long long dy = 0; dy < ph; dy++)
-			for (long long dx = 0; dx < pw; dx++) {
-				long long y = oy * ph + dy, xx = ox * pw + dx;
-				if (y < h && xx < w) {
-					float v = p[y * w + xx];
-					if (v > m || v != v) m = v;
+		long long rlo, rhi, rinc, clo, chi, cinc;
+		pspan(oy, h, g[P_SZ0], g[P_ST0], g[P_PAD0], &rlo, &rhi, &rinc);
+		pspan(ox, w, g[P_SZ1], g[P_ST1], g[P_PAD1], &clo, &chi, &cinc);
+		const float *xp = x + pl * h * w;
+		float s = g[P_MODE] == PM_MAX ? -INFINITY : 0.0f;
+		for (long long r = rlo; r < rhi; r++)
+			for (long long cc = clo; cc < chi; cc++) {
+				float e = xp[r * w + cc];
+				if (g[P_MODE] == PM_MAX) {
+					if (e > s) s = e;
+				} else {
+					s += e;
 				}
 			}
-		out[i] = m;
-	}
-}
-extern "C" __global__ void maxpool2d_grad(float *gx, const float *x, const float *y, const float *gy, long long planes, long long h, long long w, long long ph, long long pw, long long oh, long long ow) {
-	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < planes * h * w; i += (long long)gridDim.x * blockDim.x) {
-		long long pl = i / (h * w), yy = (i / w) % h, xx = i % w;
-		long long oy = yy / ph, ox = xx / pw;
-		float g = 0;
-		if (oy < oh && ox < ow) {
-			long long o = (pl * oh + oy) * ow + ox;
-			const float *p = x + pl * h * w;
-			// the first position of the window holding the maximum
-			long long first = -1;
-			for (long long dy = 0; dy < ph && first < 0; dy++)
-				for (long long dx = 0; dx < pw; dx++) {
-					long long y2 = oy * ph + dy, x2 = ox * pw + dx;
-					if (y2 < h && x2 < w && p[y2 * w + x2] == y[o]) { first = y2 * w + x2; break; }
-				}
-			if (first == yy * w + xx) g = gy[o];
+		if (g[P_MODE] != PM_MAX && g[P_MODE] != PM_SUM) {
+			long long n = pcount(g, rlo, rhi, rinc, clo, chi, cinc);
+			if (n > 0) s /= (float)n;
 		}
-		gx[i] = g;
+		out[i] = s;
 	}
 }
 
-// ---- recurrent steps ----------------------------------------------------
-
-__device__ __forceinline__ float sigm(float x) { return (float)(1.0 / (1.0 + exp(-(double)x))); }
-
-// lstm_cell: one LSTM step for a batch: pre (b x 4n) holds the gate
-// pre-activations in Blocks' order (input, forget, cell, output); c0 the
-// previous cells; writes the new cells c and hidden states h.
-extern "C" __global__ void lstm_cell(float *h, float *c, const float *pre, const float *c0, long long batch, long long n) {
-	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < batch * n; i += (long long)gridDim.x * blockDim.x) {
-		long long r = i / n, j = i % n;
-		const float *p = pre + r * 4 * n;
-		float ig = sigm(p[j]), fg = sigm(p[n + j]), cc = (float)tanh((double)p[2 * n + j]), og = sigm(p[3 * n + j]);
-		float cn = fg * c0[i] + ig * cc;
-		c[i] = cn;
-		h[i] = og * (float)tanh((double)cn);
+// pool2d_grad: each input element sums, over the windows holding it in
+// the CPU backend's order (rows of windows, then columns), gz where it
+// equals the window's maximum (max pooling) or gz over the window's count.
+// y is the pooled output (max pooling only).
+extern "C" __global__ void pool2d_grad(float *gx, const float *x, const float *y, const float *gz, long long planes, const long long *g) {
+	long long h = g[P_H], w = g[P_W], oh = g[P_OH], ow = g[P_OW];
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < planes * h * w; i += (long long)gridDim.x * blockDim.x) {
+		long long pl = i / (h * w), r = (i / w) % h, c = i % w;
+		// the windows whose padded span [i·step, i·step + size) holds r + pad
+		long long r0 = r + g[P_PAD0] - g[P_SZ0] + 1, c0 = c + g[P_PAD1] - g[P_SZ1] + 1;
+		r0 = r0 <= 0 ? 0 : (r0 + g[P_ST0] - 1) / g[P_ST0];
+		c0 = c0 <= 0 ? 0 : (c0 + g[P_ST1] - 1) / g[P_ST1];
+		long long r1 = min(oh - 1, (r + g[P_PAD0]) / g[P_ST0]), c1 = min(ow - 1, (c + g[P_PAD1]) / g[P_ST1]);
+		float s = 0.0f;
+		for (long long oy = r0; oy <= r1; oy++) {
+			long long rlo, rhi, rinc;
+			pspan(oy, h, g[P_SZ0], g[P_ST0], g[P_PAD0], &rlo, &rhi, &rinc);
+			if (r < rlo || r >= rhi) continue;
+			for (long long ox = c0; ox <= c1; ox++) {
+				long long clo, chi, cinc;
+				pspan(ox, w, g[P_SZ1], g[P_ST1], g[P_PAD1], &clo, &chi, &cinc);
+				if (c < clo || c >= chi) continue;
+				long long o = (pl * oh + oy) * ow + ox;
+				if (g[P_MODE] == PM_MAX) {
+					if (x[i] == y[o]) s += gz[o];
+				} else {
+					float d = gz[o];
+					long long n = pcount(g, rlo, rhi, rinc, clo, chi, cinc);
+					if (g[P_MODE] != PM_SUM && n > 0) d /= (float)n;
+					s += d;
+				}
+			}
+		}
+		gx[i] = s;
 	}
 }
 
-// gru_cell: one GRU step: zr (b x 2n) the update and reset gates'
-// pre-activations, hc (b x n) the candidate's pre-activation, h0 the
-// previous state.
-extern "C" __global__ void gru_cell(float *h, const float *zr, const float *hc, const float *h0, long long batch, long long n) {
-	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < batch * n; i += (long long)gridDim.x * blockDim.x) {
-		long long r = i / n, j = i % n;
-		float z = sigm(zr[r * 2 * n + j]);
-		float cand = (float)tanh((double)hc[i]);
-		h[i] = z * cand + (1 - z) * h0[i];
+// ---- lookups, copies ----------------------------------------------------
+
+// take: out[i, :] = w[idx[i], :] (rows of row elements); the indices were
+// checked on the host.
+extern "C" __global__ void take(float *out, const float *w, const long long *idx, long long n, long long row) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n * row; i += (long long)gridDim.x * blockDim.x) {
+		out[i] = w[idx[i / row] * row + i % row];
+	}
+}
+
+// take_grad: gw[j, :] = Σ gz[i, :] over the positions i with idx[i] = j,
+// in increasing i (the CPU backend's order): perm lists the positions
+// grouped by row, start[j] .. start[j+1] those of row j (made on the host).
+extern "C" __global__ void take_grad(float *gw, const float *gz, const long long *perm, const long long *start, long long rows, long long row) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < rows * row; i += (long long)gridDim.x * blockDim.x) {
+		long long j = i / row, c = i % row;
+		float s = 0.0f;
+		for (long long q = start[j]; q < start[j + 1]; q++) s += gz[perm[q] * row + c];
+		gw[i] = s;
+	}
+}
+
+// tile: out[i] = x[i mod n] (RepeatLike).
+extern "C" __global__ void tile(float *out, const float *x, long long n, long long total) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total; i += (long long)gridDim.x * blockDim.x) out[i] = x[i % n];
+}
+
+// copy2d: rows × cols elements from src (rows ld_src apart) to dst (ld_dst
+// apart): concatenation, slices of the last axis and their gradients.
+extern "C" __global__ void copy2d(float *dst, long long ldd, const float *src, long long lds, long long rows, long long cols) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < rows * cols; i += (long long)gridDim.x * blockDim.x) {
+		long long r = i / cols, c = i % cols;
+		dst[r * ldd + c] = src[r * lds + c];
 	}
 }
 
 // ---- step rules' fused updates ------------------------------------------
+//
+// The loops of core/algorithms/kernels.go, one thread per element, in
+// float arithmetic in the Go loops' order (the PTX is compiled with
+// -fmad=false: no product is fused into an addition, as Go does not on
+// amd64), the square roots in double as math.Sqrt. out holds the parts
+// (n each); f0..f2 the full inputs; s0..s3 the 0-d scalars, each a float
+// or, where bit k of dbl is set, a double.
 
-// adam: Blocks' Adam step for one parameter (m, v updated in place; step
-// written to out): lr the step's learning rate with its bias correction
-// already applied.
-extern "C" __global__ void adam(float *out, float *m, float *v, const float *g, long long n, double lr, double b1, double b2, double eps) {
-	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-		float mi = (float)(b1 * m[i] + (1 - b1) * g[i]);
-		float vi = (float)(b2 * v[i] + (1 - b2) * (double)g[i] * g[i]);
-		m[i] = mi;
-		v[i] = vi;
-		out[i] = (float)(lr * mi / (sqrt((double)vi) + eps));
-	}
+enum { FR_MOMENTUM = 0, FR_ADADELTA, FR_RMSPROP, FR_ADAGRAD, FR_ADAM };
+
+__device__ __forceinline__ float scal(const void *p, long long dbl, int k) {
+	if (!p) return 0.0f;
+	return (dbl >> k) & 1 ? (float)*(const double *)p : *(const float *)p;
 }
 
-// momentum: v = mom*v - lr*g (in place); out = v.
-extern "C" __global__ void momentum(float *out, float *v, const float *g, long long n, double lr, double mom) {
+__device__ __forceinline__ float gomax(float a, float b) {
+	if (a != a || b != b) return NAN;
+	return a > b ? a : b;
+}
+
+extern "C" __global__ void fused_rule(float *out, const float *f0, const float *f1, const float *f2, const float *s0, const float *s1, const float *s2, const float *s3, long long dbl, long long n, long long rule, double c0) {
+	float a = scal(s0, dbl, 0), b = scal(s1, dbl, 1), c = scal(s2, dbl, 2), d = scal(s3, dbl, 3);
 	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-		float vi = (float)(mom * v[i] - lr * g[i]);
-		v[i] = vi;
-		out[i] = vi;
+		float g = f0[i];
+		switch (rule) {
+		case FR_MOMENTUM: // step = m·velocity + previous
+			out[i] = a * f1[i] + g;
+			break;
+		case FR_ADADELTA: { // decay a, eps b
+			float ms = a * f1[i] + (1 - a) * g * g;
+			float dx = (float)sqrt((double)(f2[i] + b)) / (float)sqrt((double)(ms + b)) * g;
+			out[i] = dx;
+			out[n + i] = ms;
+			out[2 * n + i] = a * f2[i] + (1 - a) * dx * dx;
+			break;
+		}
+		case FR_RMSPROP: { // decay a, eps c0
+			float m = a * f1[i] + (1 - a) * g * g;
+			out[n + i] = m;
+			out[i] = g / gomax((float)sqrt((double)m), (float)c0);
+			break;
+		}
+		case FR_ADAGRAD: { // lr a, eps b
+			float q = g * g + f1[i];
+			out[n + i] = q;
+			out[i] = a * g / ((float)sqrt((double)q) + b);
+			break;
+		}
+		case FR_ADAM: { // lr a, b1 b, b2 c, eps d
+			float m = b * f1[i] + (1 - b) * g;
+			float v = c * f2[i] + (1 - c) * g * g;
+			out[n + i] = m;
+			out[2 * n + i] = v;
+			out[i] = a * m / ((float)sqrt((double)v) + d);
+			break;
+		}
+		}
 	}
 }

@@ -1,0 +1,97 @@
+package cuda
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// The backend's routes, built (and tested) without the cuda tag: for every
+// kind of op core.Spec describes, the kernels the dispatcher (dispatch.go)
+// runs it with, or why it runs on the CPU. make gpu-check prints this
+// table (RouteTable); a step run on the CPU is marked so in
+// Function.Program with its reason, and BLOCKS_CUDA_STRICT=1 makes it an
+// error instead.
+
+// gpuRoutes are the kinds run on the GPU (float32 data) and their kernels.
+var gpuRoutes = map[string][]string{
+	"elemwise":            {"ew_contig", "ew_strided", "ew_cmp", "ew_switch"},
+	"relu_grad":           {"ew_contig", "ew_strided"},
+	"broadcast_to":        {"ew_contig", "ew_strided"},
+	"dimshuffle":          {"ew_strided"},
+	"cast":                {"ew_contig", "cast_i64", "cast_u8"},
+	"reduce":              {"reduce_strided"},
+	"sum_to":              {"reduce_strided"},
+	"map_sum":             {"reduce_strided"},
+	"softmax":             {"softmax_rows"},
+	"softmax_grad":        {"softmax_grad_rows"},
+	"pick":                {"pick"},
+	"pick_grad":           {"pick_grad"},
+	"dot":                 {"cublasSgemm", "gemm_tiled"},
+	"dot_nd":              {"cublasSgemm", "gemm_tiled"},
+	"view":                {"(a view: no kernel)"},
+	"rows":                {"(a view: no kernel)"},
+	"view_at":             {"(a view at an offset: no kernel)"},
+	"place":               {"cuMemsetD32", "cuMemcpyDtoD"},
+	"shape_value":         {"(computed from the shapes when planned, uploaded once)"},
+	"conv2d":              {"im2col", "cublasSgemm", "gemm_tiled", "conv_scatter"},
+	"conv2d_grad_input":   {"conv_gather", "cublasSgemm", "gemm_tiled", "col2im"},
+	"conv2d_grad_weights": {"im2col", "conv_gather", "cublasSgemm", "gemm_tiled", "ew_contig"},
+	"pool2d":              {"pool2d"},
+	"pool2d_grad":         {"pool2d_grad"},
+	"fused":               {"fused_rule"},
+	"take":                {"take"},
+	"take_grad":           {"take_grad"},
+	"repeat":              {"tile"},
+	"concat":              {"copy2d"},
+	"concat_grad":         {"copy2d"},
+	"slice_last":          {"copy2d"},
+	"slice_last_grad":     {"cuMemsetD32", "copy2d"},
+	"bias_relu":           {"bias_relu"},
+	"scaled_sub":          {"scaled_sub"},
+}
+
+// cpuKinds are the kinds the backend runs on host copies of their inputs
+// (its CPU kernel), and why.
+var cpuKinds = map[string]string{
+	"lstm_seq":         "the fused LSTM sequence: its per-step kernels are not written for the GPU yet",
+	"lstm_seq_grad":    "the fused LSTM sequence's gradient: not written for the GPU yet",
+	"gru_seq":          "the fused GRU sequence: not written for the GPU yet",
+	"gru_seq_grad":     "the fused GRU sequence's gradient: not written for the GPU yet",
+	"scan":             "a generic Scan runs its step function per time step on the CPU (the bricks' LSTM and GRU use the fused sequences)",
+	"scan_output":      "reads a Scan's CPU result",
+	"scan_output_grad": "part of a Scan's gradient",
+	"scan_grad":        "a generic Scan's gradient runs on the CPU",
+	"scan_grad_part":   "part of a Scan's gradient",
+	"random":           "random draws come from the CPU's numpy-exact generator (bit-identical across devices)",
+	"subtensor":        "general (strided, integer-indexed) subtensors have no kernel",
+	"subtensor_grad":   "general subtensors' gradient has no kernel",
+	"maxout":           "no kernel",
+	"maxout_grad":      "no kernel",
+	"arg":              "argmax/argmin (int64 results) have no kernel",
+}
+
+// fusedRules are the step rules' fused kernels fused_rule runs, by the
+// kernel's name (core/algorithms/kernels.go), with their code.
+var fusedRules = map[string]int64{"momentum": 0, "adadelta": 1, "rmsprop": 2, "adagrad": 3, "adam": 4}
+
+// poolModes are core's pooling modes, numbered as kernels.cu's.
+var poolModes = map[string]int64{"max": 0, "sum": 1, "average_inc_pad": 2, "average_exc_pad": 3}
+
+// notFloat32 is why an op on other dtypes runs on the CPU: the kernels
+// are float32 (int64 indices, uint8 truth values).
+const notFloat32 = "the kernels are float32 (float64 and integer arithmetic run on the CPU)"
+
+// RouteTable lists every kind of op with its kernels or "CPU: why", one
+// line each, sorted by kind.
+func RouteTable() []string {
+	var lines []string
+	for k, ks := range gpuRoutes {
+		lines = append(lines, fmt.Sprintf("%-20s GPU: %s", k, strings.Join(ks, ", ")))
+	}
+	for k, why := range cpuKinds {
+		lines = append(lines, fmt.Sprintf("%-20s CPU: %s", k, why))
+	}
+	sort.Strings(lines)
+	return append(lines, fmt.Sprintf("%-20s CPU: %s", "(any kind)", notFloat32))
+}

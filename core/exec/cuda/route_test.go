@@ -1,0 +1,77 @@
+package cuda
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/blocks-go/blocks/core"
+)
+
+// Every kind of op core.Spec describes has a route: kernels of the
+// backend's (each loaded), or a reason to run on the CPU; every kernel
+// loaded serves some route; and the dispatcher has a case for every kind
+// routed to the GPU.
+func TestRoutesCoverEverySpecKind(t *testing.T) {
+	for _, k := range core.SpecKinds {
+		_, gpu := gpuRoutes[k]
+		_, cpu := cpuKinds[k]
+		if gpu == cpu {
+			t.Errorf("kind %q: routed to the GPU %v, listed for the CPU %v (want exactly one)", k, gpu, cpu)
+		}
+	}
+	for k := range gpuRoutes {
+		if !slices.Contains(core.SpecKinds, k) {
+			t.Errorf("route for %q, which core.Spec never returns", k)
+		}
+	}
+	used := map[string]bool{}
+	for k, ks := range gpuRoutes {
+		for _, name := range ks {
+			if strings.HasPrefix(name, "(") || strings.HasPrefix(name, "cu") {
+				continue // no kernel, cuBLAS, or a driver call
+			}
+			used[name] = true
+			if !slices.Contains(kernelNames, name) {
+				t.Errorf("kind %q: kernel %s is not loaded", k, name)
+			}
+		}
+	}
+	for _, name := range kernelNames {
+		if !used[name] && name != "gemm_tiled" {
+			t.Errorf("kernel %s serves no route", name)
+		}
+	}
+	var src []byte
+	for _, f := range []string{"dispatch.go", "dispatch_ext.go", "exec.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, b...)
+	}
+	for k := range gpuRoutes {
+		if !regexp.MustCompile(`case [^\n]*"` + regexp.QuoteMeta(k) + `"`).Match(src) {
+			t.Errorf("the dispatcher has no case for %q", k)
+		}
+	}
+	for _, l := range RouteTable() {
+		t.Log(l)
+	}
+}
+
+// Every fused step rule the dispatcher knows has an arity and a code.
+func TestFusedRules(t *testing.T) {
+	for name := range fusedRules {
+		if _, ok := fusedArity[name]; !ok {
+			t.Errorf("fused rule %s has no arity", name)
+		}
+	}
+	for name := range fusedArity {
+		if _, ok := fusedRules[name]; !ok {
+			t.Errorf("fused rule %s has no code", name)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package core
+
+import "github.com/blocks-go/blocks/nd"
+
+// Ext holds the parameters of the op kinds beyond opspec.go's: the
+// convolutions, poolings, fused update kernels, fused recurrent
+// sequences, lookups and views at an offset. Kinds (in OpSpec.Kind):
+//
+//   - "conv2d" (inputs images, filters[, biases]), "conv2d_grad_input"
+//     (gz, filters[, a variable shaped like the images]),
+//     "conv2d_grad_weights" (images, gz, a variable shaped like the
+//     filters): Conv; "map_sum" (the tied biases' gradient: a 4-d
+//     (n, f, h, w) summed to (f,));
+//   - "pool2d" (x) and "pool2d_grad" (x, the pooled output, gz for max
+//     pooling; x, gz otherwise): Pool;
+//   - "fused" (a FusedKernel: Func its name, Parts, FullInputs, Consts;
+//     FullInputs is -1 for a kernel that does not describe itself);
+//   - "view_at": the output is the first input's data from element
+//     Offset(input shapes) on (a fused kernel's part, a fused sequence's
+//     output or gradient part); "rows" is a "view";
+//   - "place": zeros shaped like the output with the first input copied
+//     at element Offset (the LSTM's (dH, dC) packing);
+//   - "dot_nd" (x·W over x's last axis), "take" (W[indices]) and
+//     "take_grad" (inputs W, indices, gz: gz's rows summed into zeros
+//     shaped like W), "repeat" (x stacked along a new first axis),
+//     "concat" and "concat_grad" (Axis; Part the input), "slice_last" and
+//     "slice_last_grad" (Start, Stop);
+//   - "shape_value": an op whose result depends on its inputs' shapes
+//     only (Count, Shape, Shape_i): its Run reads no data;
+//   - "lstm_seq", "lstm_seq_grad", "gru_seq", "gru_seq_grad": the fused
+//     recurrent sequences (Reverse, Mask), with the packed layouts of
+//     rnn.go (RNNLayout);
+//   - kinds that backends other than the CPU's run on the CPU: "scan",
+//     "scan_output", "scan_output_grad", "scan_grad", "scan_grad_part",
+//     "random", "subtensor", "subtensor_grad", "maxout", "maxout_grad",
+//     "arg", and the CPU planner's own fusions "bias_relu", "scaled_sub".
+type Ext struct {
+	Conv       ConvSpec
+	Pool       PoolOptions
+	Parts      int
+	FullInputs int
+	Consts     []float64
+	Offset     func(in [][]int) int
+	Axis       int
+	Part       int
+	Start      int
+	Stop       int
+	Reverse    bool
+	Mask       bool
+}
+
+// ConvSpec is a convolution's geometry.
+type ConvSpec struct {
+	Step [2]int
+	Flip bool
+	// Border gives the padding (Border.Pads) for the filters' size.
+	Border Border
+	// ImageSize is conv2d_grad_input's image size when it has no third
+	// input.
+	ImageSize [2]int
+}
+
+// DescribedKernel is a FusedKernel that backends with kernels of their
+// own can run: FullInputs is how many of its inputs are arrays shaped like
+// the first (the rest are 0-d scalars), Consts the constants its loop
+// uses besides its inputs.
+type DescribedKernel interface {
+	FusedKernel
+	FullInputs() int
+	Consts() []float64
+}
+
+// SpecKinds lists every kind Spec returns.
+var SpecKinds = []string{
+	"elemwise", "cast", "dot", "softmax", "softmax_grad", "pick", "pick_grad", "reduce", "sum_to",
+	"broadcast_to", "relu_grad", "dimshuffle", "view",
+	"conv2d", "conv2d_grad_input", "conv2d_grad_weights", "map_sum", "pool2d", "pool2d_grad",
+	"fused", "view_at", "place", "rows", "dot_nd", "take", "take_grad", "repeat", "concat", "concat_grad",
+	"slice_last", "slice_last_grad", "shape_value", "lstm_seq", "lstm_seq_grad", "gru_seq", "gru_seq_grad",
+	"scan", "scan_output", "scan_output_grad", "scan_grad", "scan_grad_part", "random", "subtensor",
+	"subtensor_grad", "maxout", "maxout_grad", "arg", "bias_relu", "scaled_sub",
+}
+
+// RNNLayout is the element offsets of a fused sequence's packed forward
+// output for T steps, B rows and d units: LSTM h ([h0, H]), c ([c0, C]),
+// the activated gates, tanh of the cells and the total; GRU h, the gates
+// (first return), the candidates n (second), h(t-1)·r (third), total.
+func RNNLayout(gru bool, T, B, d int) (a, b, c, e, total int) {
+	r := rnnDims{T: T, B: B, d: d}
+	if gru {
+		return gruLayout(r)
+	}
+	return lstmLayout(r)
+}
+
+// RNNGradLayout is the offsets of the gradients in a fused sequence's
+// packed gradient (LSTM: dX, dh0, dc0, dW, dwci, dwcf, dwco; GRU: dX,
+// dXG, dh0, dU, dWg) and its total.
+func RNNGradLayout(gru bool, T, B, d int) ([]int, int) {
+	r := rnnDims{T: T, B: B, d: d}
+	if gru {
+		o, t := gruGradLayout(r)
+		return o[:], t
+	}
+	o, t := lstmGradLayout(r)
+	return o[:], t
+}
+
+func convSpec(p convParams) ConvSpec { return ConvSpec{Step: p.step, Flip: p.flip, Border: p.border} }
+
+func specExt(op Op) OpSpec {
+	var e Ext
+	kind := ""
+	switch o := op.(type) {
+	case conv2dOp:
+		kind, e.Conv = "conv2d", convSpec(o.convParams)
+	case conv2dGradInputOp:
+		kind, e.Conv = "conv2d_grad_input", convSpec(o.convParams)
+		e.Conv.ImageSize = o.size
+	case conv2dGradWeightsOp:
+		kind, e.Conv = "conv2d_grad_weights", convSpec(o.convParams)
+	case mapSumOp:
+		kind = "map_sum"
+	case pool2dOp:
+		kind, e.Pool = "pool2d", o.o
+	case poolGradOp:
+		kind, e.Pool = "pool2d_grad", o.o
+	case fusedOp:
+		kind, e.Parts, e.FullInputs = "fused", o.k.Parts(), -1
+		if d, ok := o.k.(DescribedKernel); ok {
+			e.FullInputs, e.Consts = d.FullInputs(), d.Consts()
+		}
+		return OpSpec{Kind: kind, Func: o.k.Name(), Ext: e}
+	case fusedPartOp:
+		part := o.part
+		kind, e.Offset = "view_at", func(in [][]int) int { return part * nd.Prod(in[0][1:]) }
+	case rnnOutOp:
+		k := o.k
+		kind, e.Offset = "view_at", func(in [][]int) int {
+			T, n := in[1][0], nd.Prod(in[2])
+			return (k*(T+1) + 1) * n
+		}
+	case rnnOutGradOp:
+		if o.parts() == 1 {
+			kind = "view"
+			break
+		}
+		k := o.k
+		kind, e.Offset = "place", func(in [][]int) int { return k * nd.Prod(in[0]) }
+	case rnnGradPartOp:
+		rk, k := o.kind, o.k
+		kind, e.Offset = "view_at", func(in [][]int) int {
+			d := in[2][1] // LSTM: h0 (B, d)
+			if rk == gruKind {
+				d = in[3][1]
+			}
+			offs, _ := RNNGradLayout(rk == gruKind, in[1][0], in[1][1], d)
+			return offs[k]
+		}
+	case rowsOp:
+		kind = "rows"
+	case dotNDOp:
+		kind = "dot_nd"
+	case takeOp:
+		kind = "take"
+	case takeGradOp:
+		kind = "take_grad"
+	case repeatOp:
+		kind, e.Axis = "repeat", o.axis
+	case concatOp:
+		kind, e.Axis = "concat", o.axis
+	case concatGradOp:
+		kind, e.Axis, e.Part = "concat_grad", o.axis, o.k
+	case sliceLastOp:
+		kind, e.Start, e.Stop = "slice_last", o.start, o.stop
+	case sliceLastGradOp:
+		kind, e.Start, e.Stop = "slice_last_grad", o.s.start, o.s.stop
+	case countOp, shapeOfOp, shapeIOp:
+		kind = "shape_value"
+	case *lstmSeqOp:
+		kind, e.Reverse, e.Mask = "lstm_seq", o.reverse, o.mask
+	case *lstmSeqGradOp:
+		kind, e.Reverse, e.Mask = "lstm_seq_grad", o.f.reverse, o.f.mask
+	case *gruSeqOp:
+		kind, e.Reverse, e.Mask = "gru_seq", o.reverse, o.mask
+	case *gruSeqGradOp:
+		kind, e.Reverse, e.Mask = "gru_seq_grad", o.f.reverse, o.f.mask
+	case *scanOp:
+		kind = "scan"
+	case *scanOutputOp:
+		kind = "scan_output"
+	case *scanOutputGradOp:
+		kind = "scan_output_grad"
+	case *scanGradOp:
+		kind = "scan_grad"
+	case *scanGradPartOp:
+		kind = "scan_grad_part"
+	case *randomOp:
+		kind = "random"
+	case subtensorOp:
+		kind = "subtensor"
+	case subtensorGradOp:
+		kind = "subtensor_grad"
+	case maxoutOp:
+		kind = "maxout"
+	case maxoutGradOp:
+		kind = "maxout_grad"
+	case argOp:
+		kind = "arg"
+	case biasReluOp:
+		kind = "bias_relu"
+	case scaledSubOp:
+		kind = "scaled_sub"
+	}
+	return OpSpec{Kind: kind, Ext: e}
+}
