@@ -416,6 +416,11 @@ func (e *executor) makeStepExt(p *plan, st step, v *core.Variable, spec core.OpS
 			return st, false, err
 		}
 		return done("shape, uploaded when planned", func() error { return nil })
+	case "lstm_seq", "lstm_seq_grad", "gru_seq", "gru_seq_grad":
+		if !allF32 {
+			break
+		}
+		return e.rnnStep(p, st, spec.Kind, spec.Reverse, spec.Mask)
 	case "bias_relu":
 		if !allF32 || len(out) == 0 {
 			break

@@ -47,6 +47,10 @@ var gpuRoutes = map[string][]string{
 	"concat_grad":         {"copy2d"},
 	"slice_last":          {"copy2d"},
 	"slice_last_grad":     {"cuMemsetD32", "copy2d"},
+	"lstm_seq":            {"cuMemcpyDtoD", "cublasSgemm", "gemm_tiled", "lstm_fwd_step"},
+	"lstm_seq_grad":       {"cuMemsetD32", "lstm_bwd_step", "colsum_add", "cublasSgemm", "gemm_tiled", "ew_contig", "reverse_steps"},
+	"gru_seq":             {"cuMemcpyDtoD", "cublasSgemm", "gemm_tiled", "gru_gates", "gru_fwd_step"},
+	"gru_seq_grad":        {"cuMemsetD32", "gru_bwd_n", "gru_bwd_r", "cublasSgemm", "gemm_tiled", "ew_contig", "reverse_steps"},
 	"bias_relu":           {"bias_relu"},
 	"scaled_sub":          {"scaled_sub"},
 }
@@ -54,10 +58,6 @@ var gpuRoutes = map[string][]string{
 // cpuKinds are the kinds the backend runs on host copies of their inputs
 // (its CPU kernel), and why.
 var cpuKinds = map[string]string{
-	"lstm_seq":         "the fused LSTM sequence: its per-step kernels are not written for the GPU yet",
-	"lstm_seq_grad":    "the fused LSTM sequence's gradient: not written for the GPU yet",
-	"gru_seq":          "the fused GRU sequence: not written for the GPU yet",
-	"gru_seq_grad":     "the fused GRU sequence's gradient: not written for the GPU yet",
 	"scan":             "a generic Scan runs its step function per time step on the CPU (the bricks' LSTM and GRU use the fused sequences)",
 	"scan_output":      "reads a Scan's CPU result",
 	"scan_output_grad": "part of a Scan's gradient",

@@ -560,3 +560,178 @@ extern "C" __global__ void fused_rule(float *out, const float *f0, const float *
 		}
 	}
 }
+
+// ---- fused recurrent sequences (the scan step) -----------------------
+//
+// core/rnn.go's LSTM and GRU sequences, one launch per time step for the
+// elementwise work (core/rnn_kernels.go's expressions, in their order)
+// between the steps' products; one thread per (row b, unit j) of the B × d
+// state. The packed buffers are laid out as rnn.go's (core.RNNLayout,
+// core.RNNGradLayout). mask (T × B) is null without a mask; t is the step's
+// input time (iteration step s, or T-1-s for a reversed sequence).
+
+__device__ __forceinline__ float sigmf_(float x) { return (float)(1.0 / (1.0 + exp(-(double)x))); }
+__device__ __forceinline__ float tanhf_(float x) { return (float)tanh((double)x); }
+
+// lstm_fwd_step: on entry g (B × 4d) holds h(t-1)·W; x the step's inputs
+// (B × 4d), cp and hp the previous cell and state. Writes the activated
+// gates [i f c̃ o] into g, the new cell c and state h, tc = tanh(c) before
+// the mask.
+extern "C" __global__ void lstm_fwd_step(float *g, const float *x, const float *cp, const float *hp, const float *wci, const float *wcf, const float *wco, const float *mask, float *c, float *h, float *tc, long long B, long long d) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < B * d; i += (long long)gridDim.x * blockDim.x) {
+		long long b = i / d, j = i % d;
+		float *gr = g + b * 4 * d;
+		const float *xr = x + b * 4 * d;
+		float cpv = cp[i];
+		float ai = gr[j] + xr[j], af = gr[d + j] + xr[d + j], ag = gr[2 * d + j] + xr[2 * d + j], ao = gr[3 * d + j] + xr[3 * d + j];
+		ai += cpv * wci[j];
+		af += cpv * wcf[j];
+		float ig = sigmf_(ai), fg = sigmf_(af), cc = tanhf_(ag);
+		float cn = fg * cpv;
+		cn += ig * cc;
+		ao += cn * wco[j];
+		float og = sigmf_(ao);
+		float t = tanhf_(cn);
+		float hn = og * t;
+		gr[j] = ig;
+		gr[d + j] = fg;
+		gr[2 * d + j] = cc;
+		gr[3 * d + j] = og;
+		tc[i] = t;
+		if (mask) {
+			float mb = mask[b];
+			hn = mb * hn + (1 - mb) * hp[i];
+			cn = mb * cn + (1 - mb) * cpv;
+		}
+		c[i] = cn;
+		h[i] = hn;
+	}
+}
+
+// lstm_bwd_step: dh = dH + carryH and dc = dC + carryC are the gradients
+// of the step's (masked) outputs; g, c, tc, cp the forward step's gates,
+// new cell, tanh of the unmasked cell, previous cell. Writes the
+// pre-activations' gradient da (B × 4d), the previous cell's gradient
+// into carryC, the part of the previous state's gradient that does not go
+// through W into keep, and the peepholes' terms of each row into pe
+// (B × 3d: wci's, wcf's, wco's), which colsum_add sums in row order.
+extern "C" __global__ void lstm_bwd_step(float *da, const float *dH, const float *dC, const float *carryH, float *carryC, float *keep, float *pe, const float *g, const float *c, const float *tc, const float *cp, const float *wci, const float *wcf, const float *wco, const float *mask, long long B, long long d) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < B * d; i += (long long)gridDim.x * blockDim.x) {
+		long long b = i / d, j = i % d;
+		const float *gr = g + b * 4 * d;
+		float *dar = da + b * 4 * d;
+		float dhn = dH[i] + carryH[i], dcn = dC[i] + carryC[i];
+		float keepH = 0, keepC = 0, cn = c[i], cpv = cp[i];
+		if (mask) {
+			float mb = mask[b];
+			keepH = (1 - mb) * dhn;
+			keepC = (1 - mb) * dcn;
+			dhn = mb * dhn;
+			dcn = mb * dcn;
+			if (mb != 1) cn = gr[d + j] * cpv + gr[j] * gr[2 * d + j];
+		}
+		float ig = gr[j], fg = gr[d + j], cc = gr[2 * d + j], og = gr[3 * d + j];
+		float t = tc[i];
+		float dO = dhn * t;
+		float dct = dcn + dhn * og * (1 - t * t);
+		float dao = dO * og * (1 - og);
+		dct += dao * wco[j];
+		float dai = dct * cc * ig * (1 - ig);
+		float daf = dct * cpv * fg * (1 - fg);
+		float dag = dct * ig * (1 - cc * cc);
+		dar[j] = dai;
+		dar[d + j] = daf;
+		dar[2 * d + j] = dag;
+		dar[3 * d + j] = dao;
+		carryC[i] = dct * fg + dai * wci[j] + daf * wcf[j] + keepC;
+		keep[i] = keepH;
+		pe[b * 3 * d + j] = dai * cpv;
+		pe[b * 3 * d + d + j] = daf * cpv;
+		pe[b * 3 * d + 2 * d + j] = dao * cn;
+	}
+}
+
+// colsum_add: sums[j] += x[0, j] + x[1, j] + ... (rows × cols, added one
+// row after the other, as the CPU backend accumulates).
+extern "C" __global__ void colsum_add(float *sums, const float *x, long long rows, long long cols) {
+	for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < cols; j += (long long)gridDim.x * blockDim.x) {
+		float s = sums[j];
+		for (long long r = 0; r < rows; r++) s += x[r * cols + j];
+		sums[j] = s;
+	}
+}
+
+// gru_gates: on entry g (B × 2d) holds h(t-1)·W_g; adds the gate inputs
+// xg, applies the sigmoid (update, reset) and writes hr = h(t-1)·r.
+extern "C" __global__ void gru_gates(float *g, const float *xg, const float *hp, float *hr, long long B, long long d) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < B * d; i += (long long)gridDim.x * blockDim.x) {
+		long long b = i / d, j = i % d;
+		float *gr = g + b * 2 * d;
+		const float *xr = xg + b * 2 * d;
+		float u = sigmf_(gr[j] + xr[j]), r = sigmf_(gr[d + j] + xr[d + j]);
+		gr[j] = u;
+		gr[d + j] = r;
+		hr[i] = hp[i] * r;
+	}
+}
+
+// gru_fwd_step: on entry n holds (h(t-1)·r)·U; adds the inputs x,
+// applies tanh and writes h = n·u + h(t-1)·(1-u), masked.
+extern "C" __global__ void gru_fwd_step(float *n, const float *x, const float *g, const float *hp, const float *mask, float *h, long long B, long long d) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < B * d; i += (long long)gridDim.x * blockDim.x) {
+		long long b = i / d, j = i % d;
+		float nv = tanhf_(n[i] + x[i]);
+		n[i] = nv;
+		float u = g[b * 2 * d + j];
+		float hv = nv * u + hp[i] * (1 - u);
+		if (mask) {
+			float mb = mask[b];
+			hv = mb * hv + (1 - mb) * hp[i];
+		}
+		h[i] = hv;
+	}
+}
+
+// gru_bwd_n: from dh = dH + carry (the masked new state's gradient) writes
+// the candidate's pre-activation gradient dan, the update gate's
+// gradient (first half of dg's rows) and the direct part of the previous
+// state's gradient into carry.
+extern "C" __global__ void gru_bwd_n(float *dan, float *dg, const float *dH, float *carry, const float *g, const float *n, const float *hp, const float *mask, long long B, long long d) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < B * d; i += (long long)gridDim.x * blockDim.x) {
+		long long b = i / d, j = i % d;
+		float dn = dH[i] + carry[i], keep = 0;
+		if (mask) {
+			float mb = mask[b];
+			keep = (1 - mb) * dn;
+			dn = mb * dn;
+		}
+		float u = g[b * 2 * d + j], nr = n[i];
+		dan[i] = dn * u * (1 - nr * nr);
+		dg[b * 2 * d + j] = (dn * nr - dn * hp[i]) * u * (1 - u);
+		carry[i] = dn * (1 - u) + keep;
+	}
+}
+
+// gru_bwd_r: dhr is the gradient of h(t-1)·r; adds its share to carry and
+// writes the reset gate's gradient (second half of dg's rows).
+extern "C" __global__ void gru_bwd_r(float *dg, const float *dhr, float *carry, const float *g, const float *hp, long long B, long long d) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < B * d; i += (long long)gridDim.x * blockDim.x) {
+		long long b = i / d, j = i % d;
+		float r = g[b * 2 * d + d + j];
+		carry[i] += dhr[i] * r;
+		dg[b * 2 * d + d + j] = dhr[i] * hp[i] * r * (1 - r);
+	}
+}
+
+// reverse_steps: swaps step s's block (size elements) with step
+// steps-1-s's: per-step gradients computed in iteration order put back in
+// time order after a reversed sequence.
+extern "C" __global__ void reverse_steps(float *x, long long steps, long long size) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < steps / 2 * size; i += (long long)gridDim.x * blockDim.x) {
+		long long s = i / size, j = i % size;
+		float *a = x + s * size + j, *b = x + (steps - 1 - s) * size + j;
+		float v = *a;
+		*a = *b;
+		*b = v;
+	}
+}
