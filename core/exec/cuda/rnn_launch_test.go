@@ -31,7 +31,7 @@ func (h *hostSeq) gemm(tA, tB bool, m, n, k int, a, b, c ref) error {
 }
 
 func (h *hostSeq) copy(dst, src ref, n int) error { copy(h.sl(dst)[:n], h.sl(src)[:n]); return nil }
-func (h *hostSeq) zero(dst ref, n int) error     { clear(h.sl(dst)[:n]); return nil }
+func (h *hostSeq) zero(dst ref, n int) error      { clear(h.sl(dst)[:n]); return nil }
 func (h *hostSeq) add(dst, src ref, n int) error {
 	d, s := h.sl(dst), h.sl(src)
 	for i := range n {
