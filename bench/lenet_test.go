@@ -20,6 +20,12 @@ func lenetStep(tb testing.TB) func() error { return lenetStepBatch(tb, 64) }
 
 // lenetStepBatch is lenetStep with another batch size.
 func lenetStepBatch(tb testing.TB, batch int) func() error {
+	gd, data := lenetModel(tb, batch)
+	return func() error { return gd.ProcessBatch(data) }
+}
+
+// lenetModel is lenetStepBatch's training algorithm and batch.
+func lenetModel(tb testing.TB, batch int) (*algorithms.GradientDescent, map[string]*nd.Array) {
 	cfg := bricks.NewConfig(nd.Float32, 1)
 	must := func(err error) {
 		tb.Helper()
@@ -83,8 +89,7 @@ func lenetStepBatch(tb testing.TB, batch int) func() error {
 	for i := range batch {
 		ys.SetFlat(i, float64(rng.Randint(0, 10)))
 	}
-	data := map[string]*nd.Array{"features": xs, "targets": ys}
-	return func() error { return gd.ProcessBatch(data) }
+	return gd, map[string]*nd.Array{"features": xs, "targets": ys}
 }
 
 // BenchmarkLeNetStep is one training step of the benchmark LeNet at

@@ -4,15 +4,22 @@
 # gpu-check/) made by scripts/gpu_check_prepare.sh. Under 5 minutes on one
 # GPU. Prints PASS or FAIL per check, and the speed table; exits 1 when a
 # check fails.
+#  0. the route table: every kind of op with its kernels, or why it runs on
+#     the CPU;
 #  1. the CUDA backend's op tests against the CPU backend (each op and its
-#     gradients, float32, relative 1e-5) and the MLP's training (20 steps,
-#     1e-4; two GPU runs bit-identical);
+#     gradients, float32, relative 1e-5: elementwise, reductions, softmax,
+#     products, convolutions, poolings, lookups, copies) and training on
+#     both devices (1e-4; every step on the GPU; two GPU runs bit-identical):
+#     the MLP (SGD, and each step rule's fused update), LeNet, the LSTM and
+#     GRU language models (fused sequences, SGD and Adam);
 #  2. the tutorial script (one epoch of MNIST) on the GPU and on the CPU:
 #     every printed cost and error within 1e-4 relative;
 #  3. two GPU runs of the tutorial print the same bits;
 #  4. a GPU checkpoint resumed on the CPU ends within 1e-4 of a CPU run;
-#  5. speed: the tutorial MLP, mlp-500, LeNet and lstm-lm steps here beside
-#     PyTorch on the same GPU (torch_mnist.py / torch_rnn.py --device cuda).
+#  5. speed: the tutorial MLP, mlp-500, LeNet and lstm-lm steps on the GPU
+#     (BLOCKS_CUDA_STRICT=1: a step on the CPU fails the run) beside this
+#     machine's CPU backend and PyTorch on the same GPU (torch_mnist.py /
+#     torch_rnn.py --device cuda).
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -36,10 +43,15 @@ export FUEL_DATA_PATH=$g/data/mnist FUEL_FLOATX=float32
 echo "== $(nvidia-smi -L 2>/dev/null | head -1); $(nproc) CPUs"
 R "$g/bin/blocks-repl" version
 
+echo "== 0. routes (every kind of op: its kernels, or why on the CPU)"
+# (the package's tests read its sources: they run in its directory)
+( cd "$root/core/exec/cuda" && R "$g/bin/cuda.test" -test.run 'TestRoutesCoverEverySpecKind$' -test.v -test.count=1 2>&1 ) | sed -n 's/^ *route_test.go:[0-9]*: /  /p'
+
 echo "== 1. op tests (CUDA vs CPU)"
-R "$g/bin/cuda.test" -test.v -test.count=1 2>&1 | grep -E '^(--- |=== RUN   TestMLP|ok|FAIL|PASS|panic|\s+cuda_test)' | grep -v -- '--- PASS: TestOpsMatchCPU/'
-R "$g/bin/cuda.test" -test.count=1 >/dev/null 2>&1
-check $? "op tests: every op and gradient within 1e-5, MLP training within 1e-4, bit-identical reruns"
+( cd "$root/core/exec/cuda" && R "$g/bin/cuda.test" -test.v -test.count=1 >"$g/optests.txt" 2>&1 )
+r=$?
+grep -E '^(--- |    --- FAIL|ok|FAIL|PASS|panic)|_test.go:[0-9]+:' "$g/optests.txt" | grep -v -E -- '--- PASS: Test(OpsMatchCPU|ExtOpsMatchCPU)/|route_test.go' | head -150
+check $r "op tests: every op and gradient within 1e-5; MLP (each step rule), LeNet, LSTM and GRU LMs trained within 1e-4, all steps on the GPU, bit-identical reruns"
 
 echo "== 2. tutorial, one epoch, GPU vs CPU"
 tmp=$(mktemp -d)
@@ -91,22 +103,23 @@ r2=$?
 check $((r1 + r2)) "100 steps on the GPU resumed for 100 on the CPU end within 1e-4 of 200 CPU steps"
 
 echo "== 5. speed on this GPU (examples/s; tokens/s for lstm-lm)"
-bench() { # benchmark-regexp metric
-  BLOCKS_DEVICE=cuda R "$g/bin/bench.test" -test.run XXX -test.bench "$1" -test.benchtime 300x 2>/dev/null |
-    awk -v m="$2" '/^Benchmark/ {for (i = 2; i <= NF; i++) if ($i == m) print $(i-1)}' | tail -1
+bench() { # device benchmark-regexp metric steps
+  BLOCKS_CUDA_STRICT=1 BLOCKS_DEVICE=$1 R "$g/bin/bench.test" -test.run XXX -test.bench "$2" -test.benchtime "$4" 2>"$g/bench-$1.err" |
+    awk -v m="$3" '/^Benchmark/ {for (i = 2; i <= NF; i++) if ($i == m) print $(i-1)}' | tail -1
 }
 torch() { # script model metric
   python3 "$g/torch/$1" "$2" --device cuda $( [ "$1" = torch_mnist.py ] && echo --data "$g/data/mnist" ) 2>/dev/null |
     awk -v m="$3" '/^RESULT/ {for (i = 1; i <= NF; i++) if (index($i, m "=") == 1) print substr($i, length(m) + 2)}'
 }
-printf '%-14s %14s %14s %8s\n' model blocks-go torch ratio
+printf '%-14s %14s %14s %14s %8s\n' model blocks-go-gpu blocks-go-cpu torch-gpu ratio
 for row in "mlp-tutorial BenchmarkMLPTutorialStep$ examples/s torch_mnist.py ex_per_s" \
            "mlp-500 BenchmarkMLP500Step$ examples/s torch_mnist.py ex_per_s" \
-           "lenet BenchmarkLeNetStep$ examples/s torch_mnist.py ex_per_s" \
+           "lenet BenchmarkLeNetStep$/batch=64$ examples/s torch_mnist.py ex_per_s" \
            "lstm-lm BenchmarkLSTMLMStep$ tokens/s torch_rnn.py tokens_per_s"; do
   set -- $row
-  ours=$(bench "$2" "$3"); theirs=$(torch "$4" "$1" "$5")
-  printf '%-14s %14s %14s %8s\n' "$1" "${ours:-?}" "${theirs:-?}" "$(awk -v a="${ours:-0}" -v b="${theirs:-0}" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "?" }')"
+  ours=$(bench cuda "$2" "$3" 300x); cpu=$(bench cpu "$2" "$3" 20x); theirs=$(torch "$4" "$1" "$5")
+  [ -n "$ours" ] || { echo "$1 on the GPU failed:"; tail -3 "$g/bench-cuda.err"; fail=1; }
+  printf '%-14s %14s %14s %14s %8s\n' "$1" "${ours:-?}" "${cpu:-?}" "${theirs:-?}" "$(awk -v a="${ours:-0}" -v b="${theirs:-0}" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "?" }')"
 done
 rm -rf "$tmp"
 [ $fail = 0 ] && echo "gpu-check: all checks passed" || echo "gpu-check: some checks FAILED"

@@ -115,7 +115,8 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 			return e.elemwise(p, st, eReluGrad, ins, out)
 		}
 	case "broadcast_to":
-		if allF32 {
+		// the second input gives the shape only (any dtype)
+		if v.DType() == nd.Float32 && dt(ins[0]) == nd.Float32 {
 			return e.elemwise(p, st, eCopy, ins[:1], out)
 		}
 	case "dimshuffle":

@@ -317,7 +317,8 @@ func (e *executor) makeStepExt(p *plan, st step, v *core.Variable, spec core.OpS
 			return e.g.launch("take_grad", grid(size), 256, buf(i).ptr, buf(ins[2]).ptr, perm.ptr, start.ptr, rows, row)
 		})
 	case "repeat":
-		if !allF32 {
+		// the second input gives the count only (any dtype)
+		if v.DType() != nd.Float32 || dt(ins[0]) != nd.Float32 {
 			break
 		}
 		n := nd.Prod(p.shapes[ins[0]])

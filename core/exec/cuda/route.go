@@ -82,6 +82,18 @@ var poolModes = map[string]int64{"max": 0, "sum": 1, "average_inc_pad": 2, "aver
 // are float32 (int64 indices, uint8 truth values).
 const notFloat32 = "the kernels are float32 (float64 and integer arithmetic run on the CPU)"
 
+// OnGPU reports whether ops of kind run on the GPU (for float32 data),
+// and otherwise why not.
+func OnGPU(kind string) (bool, string) {
+	if _, ok := gpuRoutes[kind]; ok {
+		return true, ""
+	}
+	if why, ok := cpuKinds[kind]; ok {
+		return false, why
+	}
+	return false, "an op core.Spec does not describe"
+}
+
 // RouteTable lists every kind of op with its kernels or "CPU: why", one
 // line each, sorted by kind.
 func RouteTable() []string {
