@@ -11,16 +11,14 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// callables lists every callable member of every registered module, by
+// callables lists every callable member of every module of the library, by
 // "module.name", sorted: what FuzzBuiltins calls.
 func callables(t testing.TB) ([]string, map[string]starlark.Callable) {
 	t.Helper()
 	m := map[string]starlark.Callable{}
-	for _, mod := range Modules() {
-		if strings.HasPrefix(mod, "testonly") {
-			continue
-		}
-		lm, ok := Lookup(mod)
+	lib := testLibrary()
+	for _, mod := range lib.Names() {
+		lm, ok := lib.Lookup(mod)
 		if !ok {
 			continue
 		}

@@ -17,8 +17,9 @@ import (
 
 // Hint adds a hint to a syntax or resolve error of src; other errors come
 // back unchanged. globals are names the script could have meant (the REPL
-// session's), for "undefined" errors.
-func Hint(err error, src []byte, globals starlark.StringDict) error {
+// session's), for "undefined" errors, and lib's modules say which load
+// brings a name (lib may be nil).
+func Hint(err error, src []byte, globals starlark.StringDict, lib *Library) error {
 	var se syntax.Error
 	if errors.As(err, &se) {
 		if h := syntaxHint(se, src); h != "" {
@@ -33,7 +34,7 @@ func Hint(err error, src []byte, globals starlark.StringDict) error {
 		out := make(resolve.ErrorList, len(el))
 		for i, e := range el {
 			out[i] = e
-			if h := undefinedHint(e.Msg, globals); h != "" {
+			if h := undefinedHint(e.Msg, globals, lib); h != "" {
 				out[i].Msg += " (" + h + ")"
 				changed = true
 			}
@@ -139,7 +140,7 @@ func unclosedBracket(src []byte, pos syntax.Position) (line, col int, ok bool) {
 
 // undefinedHint suggests, for "undefined: NAME", a near global or
 // universal name, or the module that exports a near name.
-func undefinedHint(msg string, globals starlark.StringDict) string {
+func undefinedHint(msg string, globals starlark.StringDict, lib *Library) string {
 	name, ok := strings.CutPrefix(msg, "undefined: ")
 	if !ok || strings.Contains(name, " ") {
 		return ""
@@ -167,8 +168,8 @@ func undefinedHint(msg string, globals starlark.StringDict) string {
 	}
 	// A name a module exports: say which load brings it.
 	best, bestMod, bestD := "", "", len(name)/2+1
-	for _, m := range Modules() {
-		mod, ok := Lookup(m)
+	for _, m := range lib.Names() {
+		mod, ok := lib.Lookup(m)
 		if !ok {
 			continue
 		}

@@ -49,8 +49,12 @@ type Options struct {
 	// at its next step, and Go builtins that loop (training) see it through
 	// Cancelled(thread).
 	Context context.Context
+	// Library is the set of modules load() resolves by name (package
+	// all's Library is the standard one); with none, a script loads only
+	// .star files and the embedded standard library.
+	Library *Library
 	// Modules are extra modules for this run only (a test's assert
-	// module), found before the registered ones.
+	// module), found before the Library's.
 	Modules map[string]*starlarkstruct.Module
 	// Predeclared are extra global names, added to Predeclared().
 	Predeclared starlark.StringDict
@@ -226,7 +230,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		thread.Print = func(*starlark.Thread, string) {}
 	}
 	in.Thread = thread
-	in.modules = newModuleCache(thread)
+	in.modules = newModuleCache(opts.Library, thread)
 
 	var fx nd.DType
 	if opts.FloatX == "" {
@@ -313,6 +317,10 @@ func (in *Interp) Cancel(reason string) {
 	in.cancel(errors.New(reason))
 }
 
+// Library is the set of modules the interpreter's load() resolves
+// (Options.Library).
+func (in *Interp) Library() *Library { return in.opts.Library }
+
 // Loaded lists the .star files loaded so far, in the order they were
 // first loaded (absolute paths).
 func (in *Interp) Loaded() []string {
@@ -339,7 +347,7 @@ func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, er
 	in.recordScript(filename, src)
 	g, err := starlark.ExecFileOptions(FileOptions, in.Thread, filename, src, in.predeclared)
 	if err != nil {
-		return g, normalizeError(Hint(err, src, nil))
+		return g, normalizeError(Hint(err, src, nil, in.opts.Library))
 	}
 	return g, nil
 }
@@ -364,20 +372,20 @@ func (in *Interp) ExecREPLFile(ctx context.Context, filename, src string) (starl
 	opts.LoadBindsGlobally = true
 	f, err := opts.Parse(filename, src, 0)
 	if err != nil {
-		return nil, Hint(err, []byte(src), in.Globals)
+		return nil, Hint(err, []byte(src), in.Globals, in.opts.Library)
 	}
 	if len(f.Stmts) == 1 {
 		if e, ok := f.Stmts[0].(*syntax.ExprStmt); ok {
 			v, err := starlark.EvalExprOptions(&opts, in.Thread, e.X, in.Globals)
 			if err != nil {
-				return nil, normalizeError(Hint(err, []byte(src), in.Globals))
+				return nil, normalizeError(Hint(err, []byte(src), in.Globals, in.opts.Library))
 			}
 			in.Globals["_"] = v
 			return v, nil
 		}
 	}
 	if err := starlark.ExecREPLChunk(f, in.Thread, in.Globals); err != nil {
-		return nil, normalizeError(Hint(err, []byte(src), in.Globals))
+		return nil, normalizeError(Hint(err, []byte(src), in.Globals, in.opts.Library))
 	}
 	return starlark.None, nil
 }
@@ -433,7 +441,7 @@ func (s *runState) unknownOverrides() error {
 }
 
 // ExecFile runs a script: the dialect of FileOptions, load() of
-// registered modules and of .star files, print to opts.Stdout, floatX and
+// the Library's modules and of .star files, print to opts.Stdout, floatX and
 // the overrides of opts. It returns the script's globals (frozen). A
 // runtime error is a *starlark.EvalError whose Backtrace() names the
 // script lines; an override the script never read is an error after a
@@ -469,7 +477,7 @@ func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringD
 		} else if m, ok := in.modules.lookup(module); ok {
 			e.globals = m.Members
 		} else {
-			e.err = unknownModule(module)
+			e.err = unknownModule(module, in.opts.Library)
 		}
 		in.cache[key] = e
 		return e.globals, e.err
@@ -516,14 +524,17 @@ func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringD
 	// Same thread: thread locals carry over and a backtrace goes through
 	// the load statement into the loaded file.
 	g, err := starlark.ExecFileOptions(FileOptions, thread, path, src, in.predeclared)
-	err = Hint(err, src, nil)
+	err = Hint(err, src, nil, in.opts.Library)
 	in.cache[abs] = &loadEntry{g, err}
 	return g, err
 }
 
-func unknownModule(module string) error {
-	names := Modules()
+func unknownModule(module string, lib *Library) error {
+	names := lib.Names()
 	msg := fmt.Sprintf("no module %q (a file must end in .star)", module)
+	if lib == nil {
+		msg += "; this run has no module library (Options.Library: package all's Library)"
+	}
 	if s := closest(module, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}

@@ -149,8 +149,8 @@ func TestParseOverride(t *testing.T) {
 	}
 }
 
-func TestRegistryParentsAndDynamic(t *testing.T) {
-	Register("testonly.leaf.deep", &starlarkstruct.Module{Name: "testonly.leaf.deep", Members: starlark.StringDict{
+func TestLibraryParentsAndDynamic(t *testing.T) {
+	lib, err := NewLibrary(&starlarkstruct.Module{Name: "testonly.leaf.deep", Members: starlark.StringDict{
 		"answer": starlark.MakeInt(42),
 		"fx": &Dynamic{Name: "fx", Get: func(thread *starlark.Thread) starlark.Value {
 			return starlark.String(FloatX(thread).String())
@@ -161,22 +161,25 @@ func TestRegistryParentsAndDynamic(t *testing.T) {
 			return starlark.None, nil
 		}),
 	}})
-	m, ok := Lookup("testonly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := lib.Lookup("testonly")
 	if !ok {
 		t.Fatal("no testonly parent")
 	}
 	if names := m.AttrNames(); len(names) != 1 || names[0] != "leaf" {
 		t.Errorf("testonly members: %v", names)
 	}
-	if _, ok := Lookup("testonly.nothing"); ok {
-		t.Error("Lookup found an unregistered module")
+	if _, ok := lib.Lookup("testonly.nothing"); ok {
+		t.Error("Lookup found an undefined module")
 	}
 	found := false
-	for _, n := range Modules() {
+	for _, n := range lib.Names() {
 		found = found || n == "testonly.leaf"
 	}
 	if !found {
-		t.Errorf("Modules() lacks the parent testonly.leaf: %v", Modules())
+		t.Errorf("Names() lacks the parent testonly.leaf: %v", lib.Names())
 	}
 
 	src := `
@@ -185,7 +188,7 @@ load("testonly.leaf.deep", "fx")
 a = leaf.deep.answer
 f = fx
 `
-	g, err := ExecFile("x.star", []byte(src), Options{FloatX: "float64"})
+	g, err := ExecFile("x.star", []byte(src), Options{FloatX: "float64", Library: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +196,7 @@ f = fx
 		t.Errorf("a = %v, f = %v", g["a"], g["f"])
 	}
 
-	_, err = ExecFile("y.star", []byte("load('testonly.leaf.deep', 'boom')\n\nboom()\n"), Options{FloatX: "float32"})
+	_, err = ExecFile("y.star", []byte("load('testonly.leaf.deep', 'boom')\n\nboom()\n"), Options{FloatX: "float32", Library: lib})
 	var ev *starlark.EvalError
 	if !errors.As(err, &ev) {
 		t.Fatalf("panic in a builtin: got %v, want an EvalError", err)
@@ -201,18 +204,22 @@ f = fx
 	if bt := ev.Backtrace(); !strings.Contains(bt, "y.star:3:5") || !strings.Contains(bt, "internal error in boom: assignment to entry in nil map") {
 		t.Errorf("backtrace:\n%s", bt)
 	}
+
+	// Without a library, only files load, and the error says why.
+	_, err = ExecFile("z.star", []byte("load('testonly', 'leaf')\n"), Options{FloatX: "float32"})
+	if err == nil || !strings.Contains(err.Error(), "no module library") {
+		t.Errorf("load without a Library: %v", err)
+	}
 }
 
-func TestRegisterRefusesDuplicatesAndBadNames(t *testing.T) {
-	for _, name := range []string{"tensor", "", "a..b", "x.star", "1abc"} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("Register(%q) did not panic", name)
-				}
-			}()
-			Register(name, &starlarkstruct.Module{Name: name})
-		}()
+func TestLibraryRefusesBadNames(t *testing.T) {
+	for _, name := range []string{"", "a..b", "x.star", "1abc"} {
+		if _, err := NewLibrary(&starlarkstruct.Module{Name: name}); err == nil {
+			t.Errorf("NewLibrary(%q) did not fail", name)
+		}
+	}
+	if _, err := NewLibrary(nil); err == nil {
+		t.Error("NewLibrary(nil) did not fail")
 	}
 }
 
@@ -324,11 +331,16 @@ func TestConversions(t *testing.T) {
 	}
 }
 
-func TestExtendMergesMembersFromSeveralFiles(t *testing.T) {
-	Extend("testonly.extended", starlark.StringDict{"a": starlark.MakeInt(1)})
-	Register("testonly.extended", &starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"b": starlark.MakeInt(2)}})
-	Extend("testonly.extended", starlark.StringDict{"c": starlark.MakeInt(3)})
-	m, ok := Lookup("testonly.extended")
+func TestLibraryMergesModulesOfOneName(t *testing.T) {
+	lib, err := NewLibrary(
+		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"a": starlark.MakeInt(1)}},
+		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"b": starlark.MakeInt(2)}},
+		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"c": starlark.MakeInt(3)}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := lib.Lookup("testonly.extended")
 	if !ok {
 		t.Fatal("module not found")
 	}
@@ -337,10 +349,11 @@ func TestExtendMergesMembersFromSeveralFiles(t *testing.T) {
 			t.Errorf("member %s missing: %v", k, m.Members)
 		}
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("Extend with a member defined twice did not panic")
-		}
-	}()
-	Extend("testonly.extended", starlark.StringDict{"a": starlark.MakeInt(4)})
+	_, err = NewLibrary(
+		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"a": starlark.MakeInt(1)}},
+		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"a": starlark.MakeInt(4)}},
+	)
+	if err == nil || !strings.Contains(err.Error(), "defines a twice") {
+		t.Errorf("a member defined twice: %v", err)
+	}
 }

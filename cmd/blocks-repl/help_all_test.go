@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/docs"
-	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // TestHelpForEveryName checks that :help answers for every name a script
@@ -14,14 +14,15 @@ import (
 // or a section of another docs file).
 func TestHelpForEveryName(t *testing.T) {
 	n, nFuel := 0, 0
-	for _, mod := range starlib.Modules() {
-		m, ok := starlib.Lookup(mod)
+	lib := all.Library()
+	for _, mod := range lib.Names() {
+		m, ok := lib.Lookup(mod)
 		if !ok {
 			continue
 		}
 		fuel := mod == "fuel" || strings.HasPrefix(mod, "fuel.")
 		for name := range m.Members {
-			if _, sub := starlib.Lookup(mod + "." + name); sub {
+			if _, sub := lib.Lookup(mod + "." + name); sub {
 				continue // a child module, documented by its members
 			}
 			n++

@@ -217,7 +217,7 @@ func (s *session) readChunk(r lineReader) (string, error) {
 		return "", errInterrupt
 	}
 	if err != nil && readErr != io.EOF {
-		return "", starlib.Hint(err, []byte(strings.Join(lines, "\n")+"\n"), s.interp.Globals)
+		return "", starlib.Hint(err, []byte(strings.Join(lines, "\n")+"\n"), s.interp.Globals, s.interp.Library())
 	}
 	return strings.Join(lines, "\n") + "\n", nil
 }

@@ -89,7 +89,7 @@ func (s *session) value(expr string) (starlark.Value, bool) {
 func (s *session) help(name string) {
 	if name == "" {
 		fmt.Fprint(s.out, replHelp)
-		fmt.Fprintf(s.out, "\nmodules: %s\n", strings.Join(starlib.Modules(), ", "))
+		fmt.Fprintf(s.out, "\nmodules: %s\n", strings.Join(s.interp.Library().Names(), ", "))
 		return
 	}
 	printed := false
@@ -101,7 +101,7 @@ func (s *session) help(name string) {
 		fmt.Fprintf(s.out, "%s\n(docs/%s)\n\n", sec.Text, sec.File)
 		printed = true
 	}
-	if m, ok := starlib.Lookup(name); ok {
+	if m, ok := s.interp.Library().Lookup(name); ok {
 		names := m.AttrNames()
 		sort.Strings(names)
 		fmt.Fprintf(s.out, "module %s: %s\n", name, strings.Join(names, ", "))

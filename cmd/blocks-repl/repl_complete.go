@@ -39,7 +39,7 @@ func (c *completer) candidates(text string) (string, []string) {
 	if strings.HasPrefix(text, ":") && !strings.Contains(text, " ") {
 		return text, replCommands
 	}
-	if prefix, names, ok := loadCompletion(text); ok {
+	if prefix, names, ok := loadCompletion(text, c.s.interp.Library()); ok {
 		return prefix, names
 	}
 	// The identifier (or dotted name) that ends at the cursor.
@@ -59,8 +59,8 @@ func isIdentByte(b byte) bool {
 }
 
 // loadCompletion handles a cursor inside a string of a load(...) call: the
-// first string names a module, the later ones its members.
-func loadCompletion(text string) (prefix string, names []string, ok bool) {
+// first string names a module of lib, the later ones its members.
+func loadCompletion(text string, lib *starlib.Library) (prefix string, names []string, ok bool) {
 	i := strings.LastIndex(text, "load(")
 	if i < 0 || (i > 0 && isIdentByte(text[i-1])) {
 		return "", nil, false
@@ -90,9 +90,9 @@ func loadCompletion(text string) (prefix string, names []string, ok bool) {
 		return "", nil, false
 	}
 	if len(strs) == 0 {
-		return cur.String(), starlib.Modules(), true
+		return cur.String(), lib.Names(), true
 	}
-	m, found := starlib.Lookup(strs[0])
+	m, found := lib.Lookup(strs[0])
 	if !found {
 		return cur.String(), nil, true
 	}

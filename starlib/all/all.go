@@ -1,0 +1,27 @@
+// Package all assembles the standard module library: every Starlark
+// module a blocks-repl script may load, listed explicitly.
+package all
+
+import (
+	starlarkmath "go.starlark.net/lib/math"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// Modules returns every module of the standard library.
+func Modules() []*starlarkstruct.Module {
+	mods := []*starlarkstruct.Module{starlarkmath.Module}
+	return append(mods, starlib.Registered()...)
+}
+
+// Library is the standard library of modules (Modules). It panics if two
+// modules define the same member, a programming error TestLibrary
+// catches.
+func Library() *starlib.Library {
+	l, err := starlib.NewLibrary(Modules()...)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
