@@ -286,3 +286,32 @@ func joinNames(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// ShapeArg unpacks a shape: an int or a tuple or list of ints.
+type ShapeArg struct{ Shape []int }
+
+// Unpack implements starlark.Unpacker.
+func (s *ShapeArg) Unpack(v starlark.Value) error {
+	if _, ok := v.(starlark.Int); ok {
+		var n int
+		if err := starlark.AsInt(v, &n); err != nil {
+			return err
+		}
+		s.Shape = []int{n}
+	} else {
+		sh, err := AsInts(v)
+		if err != nil {
+			return fmt.Errorf("got %s, want an int or a tuple of ints", v.Type())
+		}
+		s.Shape = sh
+	}
+	for _, d := range s.Shape {
+		if d < 0 {
+			return fmt.Errorf("negative dimensions are not allowed: %v", s.Shape)
+		}
+	}
+	if _, ok := nd.ProdChecked(s.Shape); !ok {
+		return &nd.SizeError{Shape: s.Shape}
+	}
+	return nil
+}

@@ -247,20 +247,6 @@ func binaryBuiltin(name string, f func(a, b *core.Variable) *core.Variable) *sta
 	})
 }
 
-// variables converts arguments with AsVariable, naming the parameter of a
-// value that does not convert.
-func variables(thread *starlark.Thread, fname string, params []string, vals ...starlark.Value) ([]*core.Variable, error) {
-	out := make([]*core.Variable, len(vals))
-	for i, v := range vals {
-		x, err := AsVariable(thread, v)
-		if err != nil {
-			return nil, fmt.Errorf("%s: for parameter %s: %v", fname, params[i], err)
-		}
-		out[i] = x
-	}
-	return out, nil
-}
-
 func tensorSwitch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var c, x, y starlark.Value
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cond", &c, "ift", &x, "iff", &y); err != nil {
@@ -537,59 +523,6 @@ func tensorGrad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		return out[0], nil
 	}
 	return starlark.NewList(out), nil
-}
-
-func tensorFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if err := settingsCheckpoint(thread); err != nil {
-		return nil, err
-	}
-	var insV, outsV starlark.Value
-	var upV starlark.Value = starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "inputs", &insV, "outputs", &outsV, "updates?", &upV); err != nil {
-		return nil, err
-	}
-	items, ok := elems(insV)
-	if !ok {
-		return nil, fmt.Errorf("function: inputs must be a list of input variables, got %s", insV.Type())
-	}
-	var ins []*core.Variable
-	for i, it := range items {
-		v, ok := it.(*Variable)
-		if !ok {
-			return nil, fmt.Errorf("function: input %d is %s, want an input variable", i, it.Type())
-		}
-		ins = append(ins, v.V)
-	}
-	outs, single, err := VariableList(thread, outsV)
-	if err != nil {
-		return nil, fmt.Errorf("function: outputs: %v", err)
-	}
-	ups, err := Updates(thread, upV)
-	if err != nil {
-		return nil, fmt.Errorf("function: %v", err)
-	}
-	f, err := core.Compile(ins, outs, ups)
-	if err != nil {
-		return nil, fmt.Errorf("function: %v", err)
-	}
-	f.SetMemoryLimit(memoryLimit(thread))
-	return &Function{F: f, single: single}, nil
-}
-
-func tensorShared(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var val starlark.Value
-	var name string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "value", &val, "name??", &name); err != nil {
-		return nil, err
-	}
-	var a *nd.Array
-	var err error
-	if arr, ok := val.(*Array); ok {
-		a = arr.A.Copy()
-	} else if a, err = toArrayFloat(val, FloatX(thread)); err != nil {
-		return nil, fmt.Errorf("shared: %v", err)
-	}
-	return NewVariable(thread, core.NewShared(a, name)), nil
 }
 
 func tensorConstant(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
