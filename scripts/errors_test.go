@@ -7,6 +7,7 @@ import (
 
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // A small training script on the embedded data, with a hole for the line
@@ -44,7 +45,7 @@ main_loop.run()
 func runSource(t *testing.T, name, src string) error {
 	t.Helper()
 	var out bytes.Buffer
-	_, err := starlib.ExecFile(name, []byte(src), starlib.Options{Stdout: &out})
+	_, err := starlib.ExecFile(name, []byte(src), starlib.Options{Stdout: &out, Library: all.Library()})
 	return err
 }
 

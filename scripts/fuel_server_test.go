@@ -9,6 +9,7 @@ import (
 
 	"github.com/blocks-go/blocks/fuel/server"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // TestTrainFromServer serves scripts/serve_mnist.star's stream from a
@@ -21,7 +22,7 @@ func TestTrainFromServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := starlib.ExecFile("serve_mnist.star", src, starlib.Options{})
+	g, err := starlib.ExecFile("serve_mnist.star", src, starlib.Options{Library: all.Library()})
 	if err != nil {
 		t.Fatal(starlib.Backtrace(err))
 	}

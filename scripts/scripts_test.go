@@ -13,6 +13,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // sharedData returns <repo>/../shared/data/<rel> or skips the test.
@@ -36,7 +37,7 @@ func run(t *testing.T, script string, overrides map[string]string) (starlark.Str
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	globals, err := starlib.ExecFile(script, src, starlib.Options{Stdout: &out, Overrides: overrides})
+	globals, err := starlib.ExecFile(script, src, starlib.Options{Stdout: &out, Overrides: overrides, Library: all.Library()})
 	if err != nil {
 		t.Fatalf("%s: %v\n%s\noutput:\n%s", script, err, starlib.Backtrace(err), out.String())
 	}

@@ -100,7 +100,7 @@ func (a *Array) Len() int {
 // Index returns row i (an element as a number for a 1-d array).
 func (a *Array) Index(i int) starlark.Value {
 	if a.A.NDim() == 1 {
-		return numberValue(a.A.DType(), a.A.Flat(i))
+		return NumberValue(a.A.DType(), a.A.Flat(i))
 	}
 	r := a.A.Slice(i, i+1)
 	r.Shape = r.Shape[1:]
@@ -163,9 +163,9 @@ func (a *Array) Get(key starlark.Value) (v starlark.Value, found bool, err error
 		if err != nil {
 			return nil, false, fmt.Errorf("index %s: %v", key, err)
 		}
-		return numberValue(a.A.DType(), a.A.Flat(off)), true, nil
+		return NumberValue(a.A.DType(), a.A.Flat(off)), true, nil
 	}
-	r, err := computeArray(nil, func() (*core.Variable, error) {
+	r, err := ComputeArray(nil, func() (*core.Variable, error) {
 		s, err := core.Subtensor(core.NewConstant(a.A), idx)
 		if err != nil {
 			return nil, err
@@ -224,14 +224,14 @@ func (a *Array) CompareSameType(op syntax.Token, y starlark.Value, depth int) (b
 	b := y.(*Array)
 	switch op {
 	case syntax.EQL:
-		return arraysEqual(a.A, b.A), nil
+		return ArraysEqual(a.A, b.A), nil
 	case syntax.NEQ:
-		return !arraysEqual(a.A, b.A), nil
+		return !ArraysEqual(a.A, b.A), nil
 	}
 	return false, fmt.Errorf("ndarray %s ndarray is not supported (compare elements with numpy.allclose or a.tolist())", op)
 }
 
-func arraysEqual(a, b *nd.Array) bool {
+func ArraysEqual(a, b *nd.Array) bool {
 	if !nd.SameShape(a.Shape, b.Shape) {
 		return false
 	}
@@ -272,7 +272,7 @@ func (a *Array) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (v
 		return nil, err
 	}
 	x := core.NewConstant(a.A)
-	r, err := computeArray(nil, func() (*core.Variable, error) {
+	r, err := ComputeArray(nil, func() (*core.Variable, error) {
 		if side == starlark.Left {
 			return f(x, other), nil
 		}
@@ -298,7 +298,7 @@ func (a *Array) Unary(op syntax.Token) (starlark.Value, error) {
 	case syntax.PLUS:
 		return a, nil
 	case syntax.MINUS:
-		r, err := computeArray(nil, func() (*core.Variable, error) { return core.Neg(core.NewConstant(a.A)), nil })
+		r, err := ComputeArray(nil, func() (*core.Variable, error) { return core.Neg(core.NewConstant(a.A)), nil })
 		if err != nil {
 			return nil, err
 		}
@@ -312,7 +312,7 @@ func (a *Array) Unary(op syntax.Token) (starlark.Value, error) {
 //
 // thread, when not nil, gives the run's memory budget (an operator
 // method, which has no thread, is bounded by the machine's memory).
-func computeArray(thread *starlark.Thread, build func() (*core.Variable, error)) (*nd.Array, error) {
+func ComputeArray(thread *starlark.Thread, build func() (*core.Variable, error)) (*nd.Array, error) {
 	out, err := build()
 	if err != nil {
 		return nil, err
@@ -367,7 +367,7 @@ func (a *Array) Attr(name string) (starlark.Value, error) {
 	case "size":
 		return starlark.MakeInt(a.A.Size()), nil
 	case "T":
-		r, err := computeArray(nil, func() (*core.Variable, error) { return core.Transpose(core.NewConstant(a.A)), nil })
+		r, err := ComputeArray(nil, func() (*core.Variable, error) { return core.Transpose(core.NewConstant(a.A)), nil })
 		if err != nil {
 			return nil, err
 		}
@@ -394,22 +394,22 @@ func arrayToList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		return nil, err
 	}
 	a := b.Receiver().(*Array).A
-	return toList(a, 0, 0), nil
+	return ToList(a, 0, 0), nil
 }
 
 // toList converts axis ax of a at flat offset off to nested lists.
-func toList(a *nd.Array, ax, off int) starlark.Value {
+func ToList(a *nd.Array, ax, off int) starlark.Value {
 	if a.NDim() == 0 {
-		return numberValue(a.DType(), a.Flat(0))
+		return NumberValue(a.DType(), a.Flat(0))
 	}
 	n := a.Shape[ax]
 	stride := nd.Prod(a.Shape[ax+1:])
 	items := make([]starlark.Value, n)
 	for i := range items {
 		if ax == a.NDim()-1 {
-			items[i] = numberValue(a.DType(), a.Flat(off+i))
+			items[i] = NumberValue(a.DType(), a.Flat(off+i))
 		} else {
-			items[i] = toList(a, ax+1, off+i*stride)
+			items[i] = ToList(a, ax+1, off+i*stride)
 		}
 	}
 	return starlark.NewList(items)
@@ -423,7 +423,7 @@ func arrayItem(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if a.Size() != 1 {
 		return nil, fmt.Errorf("item: can only convert an array of size 1 to a number, got shape %v", a.Shape)
 	}
-	return numberValue(a.DType(), a.Flat(0)), nil
+	return NumberValue(a.DType(), a.Flat(0)), nil
 }
 
 func arrayReduce(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -438,21 +438,21 @@ func arrayReduce(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
 		return nil, err
 	}
-	a, err := reduceDType(thread, b.Name(), b.Receiver().(*Array).A, dt)
+	a, err := ReduceDType(thread, b.Name(), b.Receiver().(*Array).A, dt)
 	if err != nil {
 		return nil, err
 	}
-	return reduceArray(b.Name(), a, axes.Axes, keepdims, ddof)
+	return ReduceArray(b.Name(), a, axes.Axes, keepdims, ddof)
 }
 
 // reduceDType is a reduction's input in its dtype= argument (numpy
 // accumulates and answers in that dtype).
-func reduceDType(thread *starlark.Thread, name string, a *nd.Array, dt DTypeArg) (*nd.Array, error) {
+func ReduceDType(thread *starlark.Thread, name string, a *nd.Array, dt DTypeArg) (*nd.Array, error) {
 	if !dt.IsSet() || *dt.Get(thread) == a.DType() {
 		return a, nil
 	}
 	want := *dt.Get(thread)
-	r, err := computeArray(nil, func() (*core.Variable, error) { return core.Cast(core.NewConstant(a), want), nil })
+	r, err := ComputeArray(nil, func() (*core.Variable, error) { return core.Cast(core.NewConstant(a), want), nil })
 	if err != nil {
 		return nil, fmt.Errorf("%s: dtype: %v", name, err)
 	}
@@ -466,12 +466,12 @@ func arrayAllAny(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "axis?", &axes, "keepdims?", &keepdims); err != nil {
 		return nil, err
 	}
-	return allAny(b.Name(), b.Receiver().(*Array).A, axes.Axes, keepdims)
+	return AllAny(b.Name(), b.Receiver().(*Array).A, axes.Axes, keepdims)
 }
 
 // allAny is numpy's all or any: a bool, or a bool array along axes.
-func allAny(name string, a *nd.Array, axes []int, keepdims bool) (starlark.Value, error) {
-	r, err := computeArray(nil, func() (*core.Variable, error) {
+func AllAny(name string, a *nd.Array, axes []int, keepdims bool) (starlark.Value, error) {
+	r, err := ComputeArray(nil, func() (*core.Variable, error) {
 		x := core.Cast(core.NewConstant(a), nd.Float64)
 		nz := core.Cast(core.NEQ(x, core.Const(nd.Float64, 0)), nd.Float64)
 		if name == "all" {
@@ -494,8 +494,8 @@ func allAny(name string, a *nd.Array, axes []int, keepdims bool) (starlark.Value
 
 // reduceArray is numpy's a.sum/mean/max/min/prod/std: a Starlark number
 // for a reduction over every axis without keepdims, else an array.
-func reduceArray(name string, a *nd.Array, axes []int, keepdims bool, ddof int) (starlark.Value, error) {
-	r, err := computeArray(nil, func() (*core.Variable, error) {
+func ReduceArray(name string, a *nd.Array, axes []int, keepdims bool, ddof int) (starlark.Value, error) {
+	r, err := ComputeArray(nil, func() (*core.Variable, error) {
 		x := core.NewConstant(a)
 		switch name {
 		case "sum":
@@ -523,7 +523,7 @@ func reduceArray(name string, a *nd.Array, axes []int, keepdims bool, ddof int) 
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if r.NDim() == 0 {
-		return numberValue(r.DType(), r.Flat(0)), nil
+		return NumberValue(r.DType(), r.Flat(0)), nil
 	}
 	return &Array{A: r}, nil
 }
@@ -557,11 +557,11 @@ func arrayArg(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "axis?", &axis); err != nil {
 		return nil, err
 	}
-	return argArray(b.Name(), b.Receiver().(*Array).A, axis.Axis)
+	return ArgArray(b.Name(), b.Receiver().(*Array).A, axis.Axis)
 }
 
-func argArray(name string, a *nd.Array, axis *int) (starlark.Value, error) {
-	r, err := computeArray(nil, func() (*core.Variable, error) {
+func ArgArray(name string, a *nd.Array, axis *int) (starlark.Value, error) {
+	r, err := ComputeArray(nil, func() (*core.Variable, error) {
 		if name == "argmax" {
 			return core.Argmax(core.NewConstant(a), axis, false)
 		}
@@ -571,7 +571,7 @@ func argArray(name string, a *nd.Array, axis *int) (starlark.Value, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if r.NDim() == 0 {
-		return numberValue(r.DType(), r.Flat(0)), nil
+		return NumberValue(r.DType(), r.Flat(0)), nil
 	}
 	return &Array{A: r}, nil
 }
@@ -632,7 +632,7 @@ func ToArray(v starlark.Value, dtype *nd.DType) (*nd.Array, error) {
 
 // toArrayFloat is ToArray with floats defaulting to floatX (lists written
 // in a script next to floatX variables).
-func toArrayFloat(v starlark.Value, floatX nd.DType) (*nd.Array, error) {
+func ToArrayFloat(v starlark.Value, floatX nd.DType) (*nd.Array, error) {
 	return toArray(v, nil, floatX)
 }
 
@@ -676,7 +676,7 @@ func toArray(v starlark.Value, dtype *nd.DType, defFloat nd.DType) (*nd.Array, e
 	case arrayDT >= 0 && kind < 0:
 		dt = nd.DType(arrayDT)
 	case arrayDT >= 0:
-		dt = promoteDT(nd.DType(arrayDT), dt)
+		dt = PromoteDT(nd.DType(arrayDT), dt)
 	}
 	out := nd.New(dt, shape...)
 	for i, l := range leaves {
@@ -751,7 +751,7 @@ func setLeaf(out *nd.Array, i int, l leaf) error {
 	return nil
 }
 
-func elems(v starlark.Value) ([]starlark.Value, bool) {
+func Elems(v starlark.Value) ([]starlark.Value, bool) {
 	switch v := v.(type) {
 	case starlark.Tuple:
 		return v, true
@@ -773,7 +773,7 @@ func inferShape(v starlark.Value) ([]int, error) {
 	case starlark.Int, starlark.Float, starlark.Bool:
 		return []int{}, nil
 	}
-	items, ok := elems(v)
+	items, ok := Elems(v)
 	if !ok {
 		return nil, fmt.Errorf("cannot convert %s to an array (want numbers, or lists, tuples or arrays of them)", v.Type())
 	}
@@ -797,7 +797,7 @@ func collectLeaves(v starlark.Value, shape []int, depth int, leaves *[]leaf, kin
 		if *arrayDT < 0 {
 			*arrayDT = int(dt)
 		} else {
-			*arrayDT = int(promoteDT(nd.DType(*arrayDT), dt))
+			*arrayDT = int(PromoteDT(nd.DType(*arrayDT), dt))
 		}
 		for i, n := 0, x.A.Size(); i < n; i++ {
 			f := x.A.Flat(i)
@@ -839,7 +839,7 @@ func collectLeaves(v starlark.Value, shape []int, depth int, leaves *[]leaf, kin
 		*kind = 2
 		return nil
 	}
-	items, ok := elems(v)
+	items, ok := Elems(v)
 	if !ok {
 		return fmt.Errorf("cannot convert %s to an array element (want a number)", v.Type())
 	}
@@ -868,6 +868,6 @@ func raggedError(shape []int, depth int, got []int) error {
 
 // promoteDT is numpy's promotion of two array dtypes, as core computes
 // it.
-func promoteDT(a, b nd.DType) nd.DType {
+func PromoteDT(a, b nd.DType) nd.DType {
 	return core.Add(core.NewInput("a", a, 0), core.NewInput("b", b, 0)).DType()
 }

@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"os/exec"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 )
@@ -16,9 +18,9 @@ import (
 // Blocks' hierarchical names.
 func TestSerializationRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "params.tar")
-	in, err := NewInterp(Options{
+	in, err := starlib.NewInterp(starlib.Options{
 		Modules:     map[string]*starlarkstruct.Module{"assert": assertModule},
-		Predeclared: starlark.StringDict{"PATH": starlark.String(path)},
+		Predeclared: starlark.StringDict{"PATH": starlark.String(path)}, Library: all.Library(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +42,7 @@ assert.fails(lambda: unpickle(PATH), "never")
 assert.fails(lambda: dump("a string", PATH), "brick or a Model")
 `))
 	if err != nil {
-		t.Fatal(Backtrace(err))
+		t.Fatal(starlib.Backtrace(err))
 	}
 	py := "/usr/bin/python3"
 	out, err := exec.Command(py, "-c", `
@@ -64,10 +66,10 @@ for k in sorted(z.files):
 // builtin that opens a file a script names.
 func TestLoadParametersConfined(t *testing.T) {
 	runDir, outside := t.TempDir(), t.TempDir()
-	in, err := NewInterp(Options{
+	in, err := starlib.NewInterp(starlib.Options{
 		Modules:     map[string]*starlarkstruct.Module{"assert": assertModule},
 		Predeclared: starlark.StringDict{"OUTSIDE": starlark.String(filepath.Join(outside, "params.tar"))},
-		Sandbox:     Sandbox{Confined: true, RunDir: runDir},
+		Sandbox:     starlib.Sandbox{Confined: true, RunDir: runDir}, Library: all.Library(),
 	})
 	if err != nil {
 		t.Fatal(err)

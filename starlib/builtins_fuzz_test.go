@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 	"go.starlark.net/starlark"
 )
 
@@ -66,7 +68,7 @@ var fuzzKwargNames = []string{"name", "dims", "activations", "input_dim", "outpu
 // "internal error in NAME") and never hang.
 func FuzzBuiltins(f *testing.F) {
 	names, fns := callables(f)
-	globals, err := ExecFile("values.star", []byte(fuzzValueSource), Options{FloatX: "float32"})
+	globals, err := starlib.ExecFile("values.star", []byte(fuzzValueSource), starlib.Options{FloatX: "float32", Library: all.Library()})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func FuzzBuiltins(f *testing.F) {
 		defer os.Chdir(wd)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		in, err := NewInterp(Options{FloatX: "float32", Context: ctx, Stdout: discard{}})
+		in, err := starlib.NewInterp(starlib.Options{FloatX: "float32", Context: ctx, Stdout: discard{}, Library: all.Library()})
 		if err != nil {
 			t.Fatal(err)
 		}

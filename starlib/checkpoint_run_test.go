@@ -1,10 +1,13 @@
-package starlib
+package starlib_test
 
 import (
 	"errors"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // With Options.Files (a checkpoint's scripts), load() reads those files
@@ -20,7 +23,7 @@ func TestLoadReadsOnlyStoredFiles(t *testing.T) {
 	src, _ := os.ReadFile(main)
 	files := map[string][]byte{main: src, dir + "/lib.star": []byte("v = 'stored'\nprint(v)\n")}
 	var out strings.Builder
-	_, err := ExecFile(main, src, Options{Files: files, Stdout: &out})
+	_, err := starlib.ExecFile(main, src, starlib.Options{Files: files, Stdout: &out, Library: all.Library()})
 	if err == nil || !strings.Contains(err.Error(), "not stored in the checkpoint") {
 		t.Fatalf("loading a file not stored: %v", err)
 	}
@@ -34,19 +37,19 @@ func TestLoadReadsOnlyStoredFiles(t *testing.T) {
 func TestConfigTunables(t *testing.T) {
 	src := []byte("load('blocks.config', 'config')\ncfg = config(lr = 0.1, n = 2, name = 'a', dims = [1, 2])\nprint(cfg.lr, cfg.n, cfg.name, cfg.dims, config.default_seed)\n")
 	var out strings.Builder
-	if _, err := ExecFile("c.star", src, Options{Stdout: &out, Overrides: map[string]string{"lr": "1", "name": "b c", "dims": "(3,)"}}); err != nil {
+	if _, err := starlib.ExecFile("c.star", src, starlib.Options{Stdout: &out, Overrides: map[string]string{"lr": "1", "name": "b c", "dims": "(3,)"}, Library: all.Library()}); err != nil {
 		t.Fatal(err)
 	}
 	if got := out.String(); got != "1.0 2 b c [3] 1\n" {
 		t.Errorf("printed %q", got)
 	}
-	ck := &CheckpointRun{PrintConfig: true}
+	ck := &starlib.CheckpointRun{PrintConfig: true}
 	out.Reset()
-	_, err := ExecFile("c.star", src, Options{Stdout: &out, Checkpoint: ck, Overrides: map[string]string{"n": "5"}})
-	if !errors.Is(err, ErrConfigPrinted) || !ck.Printed || out.String() != "lr = 0.1\nn = 5  # --set\nname = \"a\"\ndims = [1, 2]\n" {
+	_, err := starlib.ExecFile("c.star", src, starlib.Options{Stdout: &out, Checkpoint: ck, Overrides: map[string]string{"n": "5"}, Library: all.Library()})
+	if !errors.Is(err, starlib.ErrConfigPrinted) || !ck.Printed || out.String() != "lr = 0.1\nn = 5  # --set\nname = \"a\"\ndims = [1, 2]\n" {
 		t.Errorf("print-config: %v %q", err, out.String())
 	}
-	_, err = ExecFile("c.star", src, Options{Overrides: map[string]string{"n": "2.5"}})
+	_, err = starlib.ExecFile("c.star", src, starlib.Options{Overrides: map[string]string{"n": "2.5"}, Library: all.Library()})
 	if err == nil || !strings.Contains(err.Error(), "n is declared as 2 (an int), got a float; the tunables are: dims, lr, n, name") {
 		t.Errorf("wrong type: %v", err)
 	}

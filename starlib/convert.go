@@ -228,7 +228,7 @@ func ToVariable(v starlark.Value, floatX nd.DType) (*core.Variable, error) {
 	case *Array:
 		return core.NewConstant(v.A), nil
 	case starlark.Tuple, *starlark.List:
-		a, err := toArrayFloat(v, floatX)
+		a, err := ToArrayFloat(v, floatX)
 		if err != nil {
 			return nil, err
 		}
@@ -268,7 +268,7 @@ func SetTrace(thread *starlark.Thread, v *core.Variable) {
 
 // numberValue converts a float64 element of an array of dtype dt to a
 // Starlark number: int for integer dtypes, bool for bool, float otherwise.
-func numberValue(dt nd.DType, x float64) starlark.Value {
+func NumberValue(dt nd.DType, x float64) starlark.Value {
 	switch {
 	case dt == nd.Bool:
 		return starlark.Bool(x != 0)

@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/blocks-go/blocks/fuel/h5"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 func TestFuelDatasetsScript(t *testing.T) {
@@ -61,8 +63,8 @@ print(w.get_data(request = [0, 1]), w.axis_labels["words"])
 `
 	var out bytes.Buffer
 	src = strings.Replace(src, "DIR", `"`+dir+`"`, -1)
-	if _, err := ExecFile("datasets.star", []byte(src), Options{Stdout: &out}); err != nil {
-		t.Fatalf("%v\n%s", Backtrace(err), out.String())
+	if _, err := starlib.ExecFile("datasets.star", []byte(src), starlib.Options{Stdout: &out, Library: all.Library()}); err != nil {
+		t.Fatalf("%v\n%s", starlib.Backtrace(err), out.String())
 	}
 	want := `4 ("features", "targets") ("batch", "channel", "height", "width")
 float32 (3, 3, 32, 32) 1.0 [[1], [2], [3]]
@@ -79,8 +81,8 @@ float32
 		t.Errorf("script printed\n%s\nwant\n%s", out.String(), want)
 	}
 	// Errors name the script line and what is wrong.
-	_, err = ExecFile("bad.star", []byte("load('fuel.datasets', 'Iris')\nIris(('all',))\n"), Options{Stdout: &out})
-	if err == nil || !strings.Contains(Backtrace(err), "bad.star:2") || !strings.Contains(err.Error(), "iris.hdf5 not found") {
+	_, err = starlib.ExecFile("bad.star", []byte("load('fuel.datasets', 'Iris')\nIris(('all',))\n"), starlib.Options{Stdout: &out, Library: all.Library()})
+	if err == nil || !strings.Contains(starlib.Backtrace(err), "bad.star:2") || !strings.Contains(err.Error(), "iris.hdf5 not found") {
 		t.Errorf("missing iris: %v", err)
 	}
 }
@@ -102,8 +104,8 @@ print(t.num_examples, [x[0].tolist() for x in DataStream(t).get_epoch_iterator()
 	}
 	var out bytes.Buffer
 	src = strings.Replace(src, "DIR", `"`+dir+`"`, -1)
-	if _, err := ExecFile("iterable.star", []byte(src), Options{Stdout: &out}); err != nil {
-		t.Fatalf("%v\n%s", Backtrace(err), out.String())
+	if _, err := starlib.ExecFile("iterable.star", []byte(src), starlib.Options{Stdout: &out, Library: all.Library()}); err != nil {
+		t.Fatalf("%v\n%s", starlib.Backtrace(err), out.String())
 	}
 	want := "3 (\"words\",)\n[1, 2]\n[3]\n[4, 5, 6]\nNone [[0, 3, 2, 1], [0, 3, 1]]\n"
 	if out.String() != want {

@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // FuzzFuelData feeds Fuel's dataset, stream, scheme and transformer
@@ -37,7 +40,7 @@ func FuzzFuelData(f *testing.F) {
 		src := fuelFuzzScript(data, int(pipe), 1+g.int()%4)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		in, err := NewInterp(Options{FloatX: "float32", Context: ctx, Stdout: discard{}})
+		in, err := starlib.NewInterp(starlib.Options{FloatX: "float32", Context: ctx, Stdout: discard{}, Library: all.Library()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/fuel/h5"
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // H5PYDataset.create_split_array gives, row for row, the split attribute
@@ -15,7 +17,7 @@ import (
 // same split dict (TestH5PYDataset.setUp's; make_files.py builds the rows
 // with numpy and h5py as Fuel's create_split_array does).
 func TestCreateSplitArrayMatchesH5pyFile(t *testing.T) {
-	in, err := NewInterp(Options{})
+	in, err := starlib.NewInterp(starlib.Options{Library: all.Library()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-package starlib
+package starlib_test
 
 import (
 	"encoding/json"
 	"os/exec"
 	"testing"
 
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 	"go.starlark.net/starlark"
 )
 
@@ -24,7 +26,7 @@ func TestNumpyRandomAgainstLiveNumpy(t *testing.T) {
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}
-	g, err := ExecFile("live.star", []byte(script), Options{})
+	g, err := starlib.ExecFile("live.star", []byte(script), starlib.Options{Library: all.Library()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/fuel/server"
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // TestServerDataStreamScript reads a stream served from Go in a script:
@@ -16,25 +18,25 @@ import (
 // them, epoch after epoch.
 func TestServerDataStreamScript(t *testing.T) {
 	t.Setenv("FUEL_FLOATX", "float32")
-	g, err := ExecFile("serve.star", []byte(`
+	g, err := starlib.ExecFile("serve.star", []byte(`
 load("fuel.datasets", "IndexableDataset")
 load("fuel.streams", "DataStream")
 load("fuel.schemes", "ShuffledScheme")
 load("numpy", "arange")
 ds = IndexableDataset({"x": arange(30).reshape(15, 2), "y": arange(15)})
 stream = DataStream(ds, iteration_scheme = ShuffledScheme(15, 4))
-`), Options{})
+`), starlib.Options{Library: all.Library()})
 	if err != nil {
-		t.Fatal(Backtrace(err))
+		t.Fatal(starlib.Backtrace(err))
 	}
-	srv, err := server.Listen(g["stream"].(*Stream).S, server.Options{Port: -1, HWM: 2})
+	srv, err := server.Listen(g["stream"].(*starlib.Stream).S, server.Options{Port: -1, HWM: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go srv.Serve(ctx)
-	_, err = ExecFile("client.star", []byte(`
+	_, err = starlib.ExecFile("client.star", []byte(`
 load("assert", "assert")
 load("fuel.streams", "ServerDataStream", "DataStream")
 load("fuel.datasets", "IndexableDataset")
@@ -50,9 +52,9 @@ for epoch in range(3):
     want = [(x.tolist(), y.tolist()) for x, y in local.get_epoch_iterator()]
     assert.eq(len(got), 4)
     assert.eq(got, want)
-`), Options{Modules: map[string]*starlarkstruct.Module{"assert": assertModule}, Predeclared: starlark.StringDict{"PORT": starlark.MakeInt(srv.Port())}})
+`), starlib.Options{Modules: map[string]*starlarkstruct.Module{"assert": assertModule}, Predeclared: starlark.StringDict{"PORT": starlark.MakeInt(srv.Port())}, Library: all.Library()})
 	if err != nil {
-		t.Fatal(Backtrace(err))
+		t.Fatal(starlib.Backtrace(err))
 	}
 }
 
@@ -66,8 +68,8 @@ func TestServerDataStreamArgumentErrors(t *testing.T) {
 		`ServerDataStream(("x",), False, axis_labels = 3)`:     "axis_labels must be a dict or None, got int",
 		`start_server(ServerDataStream(("x",), False), hwm=0)`: "start_server: hwm must be positive, got 0",
 	} {
-		_, err := ExecFile("bad.star", []byte("load(\"fuel.streams\", \"ServerDataStream\")\nload(\"fuel.server\", \"start_server\")\n"+src+"\n"), Options{})
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(Backtrace(err), "bad.star:3") {
+		_, err := starlib.ExecFile("bad.star", []byte("load(\"fuel.streams\", \"ServerDataStream\")\nload(\"fuel.server\", \"start_server\")\n"+src+"\n"), starlib.Options{Library: all.Library()})
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(starlib.Backtrace(err), "bad.star:3") {
 			t.Errorf("%s: %v, want %q at bad.star:3", src, err, want)
 		}
 	}

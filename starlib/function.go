@@ -80,7 +80,7 @@ func VariableList(thread *starlark.Thread, v starlark.Value) (vars []*core.Varia
 		x, _ := AsVariable(thread, v)
 		return []*core.Variable{x}, true, nil
 	}
-	items, ok := elems(v)
+	items, ok := Elems(v)
 	if !ok {
 		return nil, false, fmt.Errorf("got %s, want a variable or a list of variables", v.Type())
 	}
@@ -104,12 +104,12 @@ func Updates(thread *starlark.Thread, v starlark.Value) ([]core.Update, error) {
 	if d, ok := v.(*starlark.Dict); ok {
 		pairs = d.Items()
 	} else {
-		items, ok := elems(v)
+		items, ok := Elems(v)
 		if !ok {
 			return nil, fmt.Errorf("updates: got %s, want a dict or a list of (shared variable, value) pairs", v.Type())
 		}
 		for i, it := range items {
-			p, ok := elems(it)
+			p, ok := Elems(it)
 			if !ok || len(p) != 2 {
 				return nil, fmt.Errorf("updates: item %d is not a (shared variable, value) pair", i)
 			}

@@ -14,7 +14,7 @@ import (
 
 // variables converts arguments with AsVariable, naming the parameter of a
 // value that does not convert.
-func variables(thread *starlark.Thread, fname string, params []string, vals ...starlark.Value) ([]*core.Variable, error) {
+func Variables(thread *starlark.Thread, fname string, params []string, vals ...starlark.Value) ([]*core.Variable, error) {
 	out := make([]*core.Variable, len(vals))
 	for i, v := range vals {
 		x, err := AsVariable(thread, v)
@@ -26,7 +26,7 @@ func variables(thread *starlark.Thread, fname string, params []string, vals ...s
 	return out, nil
 }
 
-func tensorFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func TheanoFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := settingsCheckpoint(thread); err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func tensorFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "inputs", &insV, "outputs", &outsV, "updates?", &upV); err != nil {
 		return nil, err
 	}
-	items, ok := elems(insV)
+	items, ok := Elems(insV)
 	if !ok {
 		return nil, fmt.Errorf("function: inputs must be a list of input variables, got %s", insV.Type())
 	}
@@ -63,7 +63,7 @@ func tensorFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	return &Function{F: f, single: single}, nil
 }
 
-func tensorShared(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func TheanoShared(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var val starlark.Value
 	var name string
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "value", &val, "name??", &name); err != nil {
@@ -73,7 +73,7 @@ func tensorShared(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	var err error
 	if arr, ok := val.(*Array); ok {
 		a = arr.A.Copy()
-	} else if a, err = toArrayFloat(val, FloatX(thread)); err != nil {
+	} else if a, err = ToArrayFloat(val, FloatX(thread)); err != nil {
 		return nil, fmt.Errorf("shared: %v", err)
 	}
 	return NewVariable(thread, core.NewShared(a, name)), nil

@@ -1,10 +1,9 @@
-package starlib
+package starlib_test
+
+import (
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
+)
 
 // testLibrary is the library the tests' scripts load.
-func testLibrary() *Library {
-	l, err := NewLibrary(Registered()...)
-	if err != nil {
-		panic(err)
-	}
-	return l
-}
+func testLibrary() *starlib.Library { return all.Library() }

@@ -38,7 +38,7 @@ func checkAlloc(thread *starlark.Thread, dt nd.DType, shape []int) error {
 
 // newArray is nd.New for a shape a script gave: an error instead of an
 // overflowing or impossible allocation.
-func newArray(thread *starlark.Thread, dt nd.DType, shape []int) (*nd.Array, error) {
+func NewArray(thread *starlark.Thread, dt nd.DType, shape []int) (*nd.Array, error) {
 	if err := checkAlloc(thread, dt, shape); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,9 @@
-package starlib
+package starlib_test
 
 import (
 	"testing"
 
+	"github.com/blocks-go/blocks/starlib"
 	"go.starlark.net/starlark"
 )
 
@@ -15,20 +16,20 @@ func FuzzParseOverride(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		v, err := ParseOverride(text)
+		v, err := starlib.ParseOverride(text)
 		if err != nil {
 			t.Fatalf("ParseOverride(%q): %v", text, err)
 		}
 		if s, ok := v.(starlark.String); ok {
 			if string(s) != text {
 				// A string literal: its value, unquoted.
-				if _, err := ParseOverride(string(s)); err != nil {
+				if _, err := starlib.ParseOverride(string(s)); err != nil {
 					t.Fatalf("re-parsing %q: %v", s, err)
 				}
 			}
 			return
 		}
-		again, err := ParseOverride(v.String())
+		again, err := starlib.ParseOverride(v.String())
 		if err != nil {
 			t.Fatalf("ParseOverride(%q) = %s, which does not parse again: %v", text, v, err)
 		}

@@ -55,7 +55,7 @@ func (r *RandomState) AttrNames() []string {
 func rng(b *starlark.Builtin) *numpyrand.RandomState { return b.Receiver().(*RandomState).R }
 
 // seedRandom makes or reseeds a generator from an int or a list of ints.
-func seedRandom(r *numpyrand.RandomState, v starlark.Value) (*numpyrand.RandomState, error) {
+func SeedRandom(r *numpyrand.RandomState, v starlark.Value) (*numpyrand.RandomState, error) {
 	toU32 := func(x starlark.Value) (uint32, error) {
 		i, ok := x.(starlark.Int)
 		if !ok {
@@ -70,7 +70,7 @@ func seedRandom(r *numpyrand.RandomState, v starlark.Value) (*numpyrand.RandomSt
 	if v == starlark.None {
 		return nil, fmt.Errorf("a seed is required: scripts are deterministic, so there is no seeding from the clock")
 	}
-	if items, ok := elems(v); ok {
+	if items, ok := Elems(v); ok {
 		if len(items) == 0 {
 			return nil, fmt.Errorf("seed must be non-empty")
 		}
@@ -104,7 +104,7 @@ func rsSeed(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "seed", &seed); err != nil {
 		return nil, err
 	}
-	if _, err := seedRandom(rng(b), seed); err != nil {
+	if _, err := SeedRandom(rng(b), seed); err != nil {
 		return nil, fmt.Errorf("seed: %v", err)
 	}
 	return starlark.None, nil
@@ -134,9 +134,9 @@ func (s *SizeArg) Unpack(v starlark.Value) error {
 // draw makes one number (nil shape) or an array of shape filled by f.
 func draw(thread *starlark.Thread, b *starlark.Builtin, shape []int, dt nd.DType, f func() float64) (starlark.Value, error) {
 	if shape == nil {
-		return numberValue(dt, f()), nil
+		return NumberValue(dt, f()), nil
 	}
-	a, err := newArray(thread, dt, shape)
+	a, err := NewArray(thread, dt, shape)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -34,7 +36,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 
 func TestExecFilePrintAndGlobals(t *testing.T) {
 	var out bytes.Buffer
-	g, err := ExecFile("x.star", []byte("load('tensor', 'matrix')\nx = matrix('x')\nprint(x.type)\nn = 2\n"), Options{Stdout: &out, FloatX: "float64"})
+	g, err := starlib.ExecFile("x.star", []byte("load('tensor', 'matrix')\nx = matrix('x')\nprint(x.type)\nn = 2\n"), starlib.Options{Stdout: &out, FloatX: "float64", Library: all.Library()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestExecFilePrintAndGlobals(t *testing.T) {
 	if g["n"] != starlark.MakeInt(2) {
 		t.Errorf("globals: n = %v", g["n"])
 	}
-	v, ok := g["x"].(*Variable)
+	v, ok := g["x"].(*starlib.Variable)
 	if !ok || v.V.Trace != "x.star:2:11" {
 		t.Errorf("x = %v, trace %q; want a variable made at x.star:2:11", g["x"], v.V.Trace)
 	}
@@ -58,7 +60,7 @@ func TestBacktraceThroughLoad(t *testing.T) {
 		"sub/lib.star": "def g():\n    return 1 // 0\n\nf = g()\n",
 	})
 	main := filepath.Join(dir, "main.star")
-	_, err := ExecFile(main, nil, Options{FloatX: "float32"})
+	_, err := starlib.ExecFile(main, nil, starlib.Options{FloatX: "float32", Library: all.Library()})
 	var ev *starlark.EvalError
 	if !errors.As(err, &ev) {
 		t.Fatalf("got %T %v, want *starlark.EvalError", err, err)
@@ -72,8 +74,8 @@ func TestBacktraceThroughLoad(t *testing.T) {
 			t.Errorf("backtrace lacks %q:\n%s", want, bt)
 		}
 	}
-	if Backtrace(err) != bt {
-		t.Errorf("Backtrace(err) = %q, want %q", Backtrace(err), bt)
+	if starlib.Backtrace(err) != bt {
+		t.Errorf("Backtrace(err) = %q, want %q", starlib.Backtrace(err), bt)
 	}
 }
 
@@ -85,7 +87,7 @@ func TestLoadCachesFiles(t *testing.T) {
 		"c.star":    "print('c runs')\nn = 1\n",
 	})
 	var out bytes.Buffer
-	in, err := NewInterp(Options{Stdout: &out, FloatX: "float32"})
+	in, err := starlib.NewInterp(starlib.Options{Stdout: &out, FloatX: "float32", Library: all.Library()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +108,11 @@ func TestLoadCachesFiles(t *testing.T) {
 
 func TestUnusedOverride(t *testing.T) {
 	src := []byte("load('blocks.config', 'config')\nlr = config.get('learning_rate', 0.1)\n")
-	_, err := ExecFile("x.star", src, Options{FloatX: "float32", Overrides: map[string]string{"learning_rat": "0.5"}})
+	_, err := starlib.ExecFile("x.star", src, starlib.Options{FloatX: "float32", Overrides: map[string]string{"learning_rat": "0.5"}, Library: all.Library()})
 	if err == nil || !strings.Contains(err.Error(), "--set learning_rat: the script never reads this setting with config.get (it reads: learning_rate); did you mean learning_rate") {
 		t.Errorf("got %v", err)
 	}
-	g, err := ExecFile("x.star", src, Options{FloatX: "float32", Overrides: map[string]string{"learning_rate": "0.5"}})
+	g, err := starlib.ExecFile("x.star", src, starlib.Options{FloatX: "float32", Overrides: map[string]string{"learning_rate": "0.5"}, Library: all.Library()})
 	if err != nil || g["lr"] != starlark.Float(0.5) {
 		t.Errorf("got %v, %v", g["lr"], err)
 	}
@@ -134,7 +136,7 @@ func TestParseOverride(t *testing.T) {
 		"1 + 2":       `"1 + 2"`,
 		"/tmp/a.hdf5": `"/tmp/a.hdf5"`,
 	} {
-		v, err := ParseOverride(text)
+		v, err := starlib.ParseOverride(text)
 		if err != nil {
 			t.Errorf("%s: %v", text, err)
 			continue
@@ -150,10 +152,10 @@ func TestParseOverride(t *testing.T) {
 }
 
 func TestLibraryParentsAndDynamic(t *testing.T) {
-	lib, err := NewLibrary(&starlarkstruct.Module{Name: "testonly.leaf.deep", Members: starlark.StringDict{
+	lib, err := starlib.NewLibrary(&starlarkstruct.Module{Name: "testonly.leaf.deep", Members: starlark.StringDict{
 		"answer": starlark.MakeInt(42),
-		"fx": &Dynamic{Name: "fx", Get: func(thread *starlark.Thread) starlark.Value {
-			return starlark.String(FloatX(thread).String())
+		"fx": &starlib.Dynamic{Name: "fx", Get: func(thread *starlark.Thread) starlark.Value {
+			return starlark.String(starlib.FloatX(thread).String())
 		}},
 		"boom": starlark.NewBuiltin("boom", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 			var m map[string]int
@@ -188,7 +190,7 @@ load("testonly.leaf.deep", "fx")
 a = leaf.deep.answer
 f = fx
 `
-	g, err := ExecFile("x.star", []byte(src), Options{FloatX: "float64", Library: lib})
+	g, err := starlib.ExecFile("x.star", []byte(src), starlib.Options{FloatX: "float64", Library: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +198,7 @@ f = fx
 		t.Errorf("a = %v, f = %v", g["a"], g["f"])
 	}
 
-	_, err = ExecFile("y.star", []byte("load('testonly.leaf.deep', 'boom')\n\nboom()\n"), Options{FloatX: "float32", Library: lib})
+	_, err = starlib.ExecFile("y.star", []byte("load('testonly.leaf.deep', 'boom')\n\nboom()\n"), starlib.Options{FloatX: "float32", Library: lib})
 	var ev *starlark.EvalError
 	if !errors.As(err, &ev) {
 		t.Fatalf("panic in a builtin: got %v, want an EvalError", err)
@@ -206,7 +208,7 @@ f = fx
 	}
 
 	// Without a library, only files load, and the error says why.
-	_, err = ExecFile("z.star", []byte("load('testonly', 'leaf')\n"), Options{FloatX: "float32"})
+	_, err = starlib.ExecFile("z.star", []byte("load('testonly', 'leaf')\n"), starlib.Options{FloatX: "float32"})
 	if err == nil || !strings.Contains(err.Error(), "no module library") {
 		t.Errorf("load without a Library: %v", err)
 	}
@@ -214,18 +216,18 @@ f = fx
 
 func TestLibraryRefusesBadNames(t *testing.T) {
 	for _, name := range []string{"", "a..b", "x.star", "1abc"} {
-		if _, err := NewLibrary(&starlarkstruct.Module{Name: name}); err == nil {
+		if _, err := starlib.NewLibrary(&starlarkstruct.Module{Name: name}); err == nil {
 			t.Errorf("NewLibrary(%q) did not fail", name)
 		}
 	}
-	if _, err := NewLibrary(nil); err == nil {
+	if _, err := starlib.NewLibrary(nil); err == nil {
 		t.Error("NewLibrary(nil) did not fail")
 	}
 }
 
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	in, err := NewInterp(Options{Context: ctx, FloatX: "float32"})
+	in, err := starlib.NewInterp(starlib.Options{Context: ctx, FloatX: "float32", Library: all.Library()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,14 +246,14 @@ func TestCancel(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("cancel did not stop the script")
 	}
-	if err := Cancelled(in.Thread); err == nil {
+	if err := starlib.Cancelled(in.Thread); err == nil {
 		t.Error("Cancelled(thread) is nil after cancel")
 	}
 }
 
 func TestExecREPL(t *testing.T) {
 	var out bytes.Buffer
-	in, err := NewInterp(Options{Stdout: &out, FloatX: "float32"})
+	in, err := starlib.NewInterp(starlib.Options{Stdout: &out, FloatX: "float32", Library: all.Library()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,15 +301,15 @@ func TestConversions(t *testing.T) {
 		dtype string
 		ndim  int
 	}{
-		{&Variable{V: x}, "float32", 1},
+		{&starlib.Variable{V: x}, "float32", 1},
 		{starlark.MakeInt(3), "int64", 0},
 		{starlark.Float(0.5), "float32", 0},
 		{starlark.True, "int64", 0},
 		{starlark.NewList([]starlark.Value{starlark.Float(1), starlark.MakeInt(2)}), "float32", 1},
 		{starlark.Tuple{starlark.MakeInt(1)}, "int64", 1},
-		{&Array{A: nd.New(nd.Uint8, 2, 2)}, "uint8", 2},
+		{&starlib.Array{A: nd.New(nd.Uint8, 2, 2)}, "uint8", 2},
 	} {
-		v, err := ToVariable(c.v, nd.Float32)
+		v, err := starlib.ToVariable(c.v, nd.Float32)
 		if err != nil {
 			t.Errorf("%s: %v", c.v, err)
 			continue
@@ -316,23 +318,23 @@ func TestConversions(t *testing.T) {
 			t.Errorf("ToVariable(%s) = %s %d-d, want %s %d-d", c.v, v.DType(), v.NDim(), c.dtype, c.ndim)
 		}
 	}
-	if _, err := ToVariable(starlark.NewDict(0), nd.Float32); err == nil {
+	if _, err := starlib.ToVariable(starlark.NewDict(0), nd.Float32); err == nil {
 		t.Error("ToVariable(dict) did not fail")
 	}
-	a, err := ToArray(starlark.NewList([]starlark.Value{
+	a, err := starlib.ToArray(starlark.NewList([]starlark.Value{
 		starlark.Tuple{starlark.MakeInt(1), starlark.MakeInt(2)},
 		starlark.Tuple{starlark.MakeInt(3), starlark.MakeInt(4)},
 	}), nil)
 	if err != nil || a.DType() != nd.Int64 || !nd.SameShape(a.Shape, []int{2, 2}) || a.Flat(3) != 4 {
 		t.Errorf("ToArray = %v, %v", a, err)
 	}
-	if v, ok := FromArray(a).(*Array); !ok || v.A != a {
+	if v, ok := starlib.FromArray(a).(*starlib.Array); !ok || v.A != a {
 		t.Error("FromArray copied or changed type")
 	}
 }
 
 func TestLibraryMergesModulesOfOneName(t *testing.T) {
-	lib, err := NewLibrary(
+	lib, err := starlib.NewLibrary(
 		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"a": starlark.MakeInt(1)}},
 		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"b": starlark.MakeInt(2)}},
 		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"c": starlark.MakeInt(3)}},
@@ -349,7 +351,7 @@ func TestLibraryMergesModulesOfOneName(t *testing.T) {
 			t.Errorf("member %s missing: %v", k, m.Members)
 		}
 	}
-	_, err = NewLibrary(
+	_, err = starlib.NewLibrary(
 		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"a": starlark.MakeInt(1)}},
 		&starlarkstruct.Module{Name: "testonly.extended", Members: starlark.StringDict{"a": starlark.MakeInt(4)}},
 	)

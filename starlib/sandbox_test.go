@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 	"go.starlark.net/starlark"
 )
 
@@ -42,14 +44,14 @@ func TestSandboxLoadStaysUnderTheScriptsDirectory(t *testing.T) {
 	} {
 		script := filepath.Join(dir, "main.star")
 		write(t, script, tc.src+"\n")
-		_, err := ExecFile(script, nil, Options{FloatX: "float32"})
+		_, err := starlib.ExecFile(script, nil, starlib.Options{FloatX: "float32", Library: all.Library()})
 		switch {
 		case tc.wantErr == "" && err != nil:
 			t.Errorf("%s: %v", tc.src, err)
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("%s: got %v, want an error containing %q", tc.src, err, tc.wantErr)
 		case tc.wantErr != "":
-			var se *SandboxError
+			var se *starlib.SandboxError
 			if !errors.As(err, &se) {
 				t.Errorf("%s: %v is not a SandboxError", tc.src, err)
 			}
@@ -62,32 +64,32 @@ func TestSandboxLoadStaysUnderTheScriptsDirectory(t *testing.T) {
 func TestSandboxWritesAndNetwork(t *testing.T) {
 	runDir := t.TempDir()
 	for _, tc := range []struct {
-		sb             Sandbox
+		sb             starlib.Sandbox
 		path           string
 		writeOK, netOK bool
 	}{
-		{Sandbox{}, "/tmp/anywhere.tar", true, true},
-		{Sandbox{Confined: true, RunDir: runDir}, filepath.Join(runDir, "ckpt.tar"), true, false},
-		{Sandbox{Confined: true, RunDir: runDir}, filepath.Join(runDir, "sub", "plot.png"), true, false},
-		{Sandbox{Confined: true, RunDir: runDir}, filepath.Join(runDir, "..", "escape.tar"), false, false},
-		{Sandbox{Confined: true, RunDir: runDir}, "/etc/passwd", false, false},
-		{Sandbox{Confined: true, RunDir: runDir, Trust: true}, "/tmp/elsewhere.tar", true, true},
+		{starlib.Sandbox{}, "/tmp/anywhere.tar", true, true},
+		{starlib.Sandbox{Confined: true, RunDir: runDir}, filepath.Join(runDir, "ckpt.tar"), true, false},
+		{starlib.Sandbox{Confined: true, RunDir: runDir}, filepath.Join(runDir, "sub", "plot.png"), true, false},
+		{starlib.Sandbox{Confined: true, RunDir: runDir}, filepath.Join(runDir, "..", "escape.tar"), false, false},
+		{starlib.Sandbox{Confined: true, RunDir: runDir}, "/etc/passwd", false, false},
+		{starlib.Sandbox{Confined: true, RunDir: runDir, Trust: true}, "/tmp/elsewhere.tar", true, true},
 	} {
-		in, err := NewInterp(Options{FloatX: "float32", Sandbox: tc.sb})
+		in, err := starlib.NewInterp(starlib.Options{FloatX: "float32", Sandbox: tc.sb, Library: all.Library()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := CheckWrite(in.Thread, tc.path); (err == nil) != tc.writeOK {
+		if err := starlib.CheckWrite(in.Thread, tc.path); (err == nil) != tc.writeOK {
 			t.Errorf("%+v: CheckWrite(%s) = %v, want ok=%v", tc.sb, tc.path, err, tc.writeOK)
 		} else if err != nil && !strings.Contains(err.Error(), "--trust") {
 			t.Errorf("the refusal does not say how to allow it: %v", err)
 		}
-		if err := CheckNetwork(in.Thread, "tcp://localhost:5557"); (err == nil) != tc.netOK {
+		if err := starlib.CheckNetwork(in.Thread, "tcp://localhost:5557"); (err == nil) != tc.netOK {
 			t.Errorf("%+v: CheckNetwork = %v, want ok=%v", tc.sb, err, tc.netOK)
 		}
 	}
 	// A thread without a run (a builtin called from Go) is not confined.
-	if err := CheckWrite(&starlark.Thread{}, "/x"); err != nil {
+	if err := starlib.CheckWrite(&starlark.Thread{}, "/x"); err != nil {
 		t.Error(err)
 	}
 }
@@ -98,12 +100,12 @@ func TestSandboxRefusesTheDataServerWhenConfined(t *testing.T) {
 load("fuel.streams", "ServerDataStream")
 s = ServerDataStream(("features",), False, port = 5999, timeout = 1)
 `
-	_, err := ExecFile("confined.star", []byte(src), Options{FloatX: "float32", Sandbox: Sandbox{Confined: true}})
-	var se *SandboxError
+	_, err := starlib.ExecFile("confined.star", []byte(src), starlib.Options{FloatX: "float32", Sandbox: starlib.Sandbox{Confined: true}, Library: all.Library()})
+	var se *starlib.SandboxError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "ServerDataStream") {
 		t.Errorf("confined ServerDataStream: got %v, want a SandboxError", err)
 	}
-	if _, err := ExecFile("trusted.star", []byte(src), Options{FloatX: "float32", Sandbox: Sandbox{Confined: true, Trust: true}}); err != nil {
+	if _, err := starlib.ExecFile("trusted.star", []byte(src), starlib.Options{FloatX: "float32", Sandbox: starlib.Sandbox{Confined: true, Trust: true}, Library: all.Library()}); err != nil {
 		t.Errorf("trusted ServerDataStream: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // TestScripts runs the golden scripts testdata/*.star, in the style of
@@ -135,13 +137,13 @@ func runChunk(t *testing.T, c *chunk) {
 		serveForChunk(t, c)
 	}
 	var out bytes.Buffer
-	opts := Options{
+	opts := starlib.Options{
 		Stdout:    &out,
 		FloatX:    c.floatX,
 		Overrides: c.overrides,
-		Modules:   map[string]*starlarkstruct.Module{"assert": assertModule},
+		Modules:   map[string]*starlarkstruct.Module{"assert": assertModule}, Library: all.Library(),
 	}
-	in, err := NewInterp(opts)
+	in, err := starlib.NewInterp(opts)
 	if err != nil {
 		t.Fatalf("%s:%d: %v", c.file, c.firstLine, err)
 	}
@@ -154,7 +156,7 @@ func runChunk(t *testing.T, c *chunk) {
 	if err != nil {
 		line, msg := errorLine(c.file, err)
 		if line == 0 {
-			t.Errorf("%s (chunk at line %d): unexpected error: %v", c.file, c.firstLine, Backtrace(err))
+			t.Errorf("%s (chunk at line %d): unexpected error: %v", c.file, c.firstLine, starlib.Backtrace(err))
 		} else {
 			got[line] = msg
 		}
@@ -373,16 +375,16 @@ func assertWarns(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 // |a - b| <= tol * max(1, |b|) elementwise.
 func assertClose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x, y starlark.Value
-	tol := FloatArg(1e-6)
+	tol := starlib.FloatArg(1e-6)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y, "tol?", &tol); err != nil {
 		return nil, err
 	}
 	f64 := nd.Float64
-	a, err := ToArray(x, &f64)
+	a, err := starlib.ToArray(x, &f64)
 	if err != nil {
 		return nil, fmt.Errorf("close: a: %v", err)
 	}
-	c, err := ToArray(y, &f64)
+	c, err := starlib.ToArray(y, &f64)
 	if err != nil {
 		return nil, fmt.Errorf("close: b: %v", err)
 	}
@@ -439,11 +441,11 @@ func assertArrayEqual(thread *starlark.Thread, b *starlark.Builtin, args starlar
 // valuesDiffer says where x and y differ ("" when they are equal in
 // numpy.testing.assert_equal's sense); path locates the difference.
 func valuesDiffer(x, y starlark.Value, path string) string {
-	if a, ok := x.(*Array); ok {
-		x = toList(a.A, 0, 0)
+	if a, ok := x.(*starlib.Array); ok {
+		x = starlib.ToList(a.A, 0, 0)
 	}
-	if a, ok := y.(*Array); ok {
-		y = toList(a.A, 0, 0)
+	if a, ok := y.(*starlib.Array); ok {
+		y = starlib.ToList(a.A, 0, 0)
 	}
 	if dx, ok := x.(*starlark.Dict); ok {
 		dy, ok := y.(*starlark.Dict)

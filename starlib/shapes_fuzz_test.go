@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // shapeFuzzCalls are the array builtins that take a shape, as a format
@@ -52,15 +54,15 @@ func FuzzArrayShapes(f *testing.F) {
 		call := fmt.Sprintf(shapeFuzzCalls[int(which)%len(shapeFuzzCalls)], shape)
 		src := "load(\"numpy\", \"zeros\", \"ones\", \"arange\", \"reshape\", \"dot\", \"random\")\n" +
 			"load(\"tensor\", \"matrix\")\nx = matrix(\"x\")\nr = " + call + "\n"
-		g, err := ExecFile("shapes.star", []byte(src), Options{FloatX: "float32", Stdout: &strings.Builder{},
-			Limits: Limits{MaxMemory: 64 << 20}})
+		g, err := starlib.ExecFile("shapes.star", []byte(src), starlib.Options{FloatX: "float32", Stdout: &strings.Builder{},
+			Limits: starlib.Limits{MaxMemory: 64 << 20}, Library: all.Library()})
 		if err != nil {
 			if strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("%s: %v", call, err)
 			}
 			return
 		}
-		a, ok := g["r"].(*Array)
+		a, ok := g["r"].(*starlib.Array)
 		if !ok {
 			return
 		}

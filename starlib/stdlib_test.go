@@ -1,10 +1,12 @@
-package starlib
+package starlib_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 	"go.starlark.net/starlark"
 )
 
@@ -36,9 +38,9 @@ w = W.get_value().tolist()
 norms = [sqrt(w[0][j] * w[0][j] + w[1][j] * w[1][j]) for j in range(3)]
 `
 	var out bytes.Buffer
-	g, err := ExecFile("maxnorm.star", []byte(src), Options{Stdout: &out, FloatX: "float32"})
+	g, err := starlib.ExecFile("maxnorm.star", []byte(src), starlib.Options{Stdout: &out, FloatX: "float32", Library: all.Library()})
 	if err != nil {
-		t.Fatalf("%v\n%s", err, Backtrace(err))
+		t.Fatalf("%v\n%s", err, starlib.Backtrace(err))
 	}
 	norms := g["norms"].(*starlark.List)
 	for j := 0; j < norms.Len(); j++ {
@@ -62,11 +64,11 @@ func TestStdlibErrorBacktrace(t *testing.T) {
 load("stdlib/regularization.star", "l2_penalty")
 l2_penalty([], 0.1)
 `
-	_, err := ExecFile("caller.star", []byte(src), Options{})
+	_, err := starlib.ExecFile("caller.star", []byte(src), starlib.Options{Library: all.Library()})
 	if err == nil {
 		t.Fatal("no error")
 	}
-	bt := Backtrace(err)
+	bt := starlib.Backtrace(err)
 	if !strings.Contains(bt, "caller.star:3") || !strings.Contains(bt, "stdlib/regularization.star") {
 		t.Errorf("backtrace:\n%s", bt)
 	}

@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/output/sqlitelog"
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // TestSQLiteLogBackend: MainLoop(log_backend="sqlite") stores the log in
@@ -36,11 +38,11 @@ main_loop = MainLoop(algorithm = algorithm, data_stream = stream, log_backend = 
 main_loop.run()
 `
 	var out bytes.Buffer
-	g, err := ExecFile("sqlite.star", []byte(src), Options{Stdout: &out, FloatX: "float64"})
+	g, err := starlib.ExecFile("sqlite.star", []byte(src), starlib.Options{Stdout: &out, FloatX: "float64", Library: all.Library()})
 	if err != nil {
-		t.Fatalf("%v\n%s", Backtrace(err), out.String())
+		t.Fatalf("%v\n%s", starlib.Backtrace(err), out.String())
 	}
-	m := g["main_loop"].(*MainLoop).M
+	m := g["main_loop"].(*starlib.MainLoop).M
 	if m.Log.Status.ResumedFrom == "" || m.Log.Status.IterationsDone != 5 {
 		t.Fatalf("status %+v", m.Log.Status)
 	}

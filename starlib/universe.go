@@ -52,7 +52,7 @@ func numericBuiltins() starlark.StringDict {
 			case *Variable:
 				return NewVariable(thread, core.Abs(x.V)), true, nil
 			case *Array:
-				a, err := computeArray(thread, func() (*core.Variable, error) { return core.Abs(core.NewConstant(x.A)), nil })
+				a, err := ComputeArray(thread, func() (*core.Variable, error) { return core.Abs(core.NewConstant(x.A)), nil })
 				if err != nil {
 					return nil, true, err
 				}

@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/blocks-go/blocks/fuel/server"
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // serveForChunk is a chunk's "# option:serve FILE": FILE (beside the
@@ -24,11 +26,11 @@ func serveForChunk(t *testing.T, c *chunk) {
 	if err != nil {
 		t.Fatalf("%s:%d: option:serve: %v", c.file, c.firstLine, err)
 	}
-	g, err := ExecFile(file, src, Options{Stdout: io.Discard, FloatX: c.floatX})
+	g, err := starlib.ExecFile(file, src, starlib.Options{Stdout: io.Discard, FloatX: c.floatX, Library: all.Library()})
 	if err != nil {
-		t.Fatalf("%s: %v", file, Backtrace(err))
+		t.Fatalf("%s: %v", file, starlib.Backtrace(err))
 	}
-	st, ok := g["stream"].(*Stream)
+	st, ok := g["stream"].(*starlib.Stream)
 	if !ok {
 		t.Fatalf("%s defines no global stream to serve", file)
 	}

@@ -261,12 +261,12 @@ func (v *Variable) AttrNames() []string {
 func recv(b *starlark.Builtin) *core.Variable { return b.Receiver().(*Variable).V }
 
 func varReduce(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	return reduceBuiltin(thread, b.Name(), recv(b), args, kwargs)
+	return ReduceBuiltin(thread, b.Name(), recv(b), args, kwargs)
 }
 
 // reduceBuiltin unpacks (axis=None, keepdims=False[, dtype=None]) and
 // applies the reduction name.
-func reduceBuiltin(thread *starlark.Thread, name string, x *core.Variable, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func ReduceBuiltin(thread *starlark.Thread, name string, x *core.Variable, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var axes Axes
 	var keepdims bool
 	var dt DTypeArg
@@ -301,10 +301,10 @@ func reduceBuiltin(thread *starlark.Thread, name string, x *core.Variable, args 
 }
 
 func varArg(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	return argBuiltin(thread, b.Name(), recv(b), args, kwargs)
+	return ArgBuiltin(thread, b.Name(), recv(b), args, kwargs)
 }
 
-func argBuiltin(thread *starlark.Thread, name string, x *core.Variable, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func ArgBuiltin(thread *starlark.Thread, name string, x *core.Variable, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var axis Axis
 	var keepdims bool
 	if err := starlark.UnpackArgs(name, args, kwargs, "axis?", &axis, "keepdims?", &keepdims); err != nil {
@@ -354,15 +354,15 @@ func varDimshuffle(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if len(kwargs) > 0 {
 		return nil, fmt.Errorf("dimshuffle: unexpected keyword arguments")
 	}
-	return dimshuffle(thread, recv(b), args)
+	return Dimshuffle(thread, recv(b), args)
 }
 
 // dimshuffle reads a pattern given as arguments or as one tuple or list:
 // ints for input axes, 'x' for a new broadcastable axis.
-func dimshuffle(thread *starlark.Thread, x *core.Variable, args starlark.Tuple) (starlark.Value, error) {
+func Dimshuffle(thread *starlark.Thread, x *core.Variable, args starlark.Tuple) (starlark.Value, error) {
 	items := []starlark.Value(args)
 	if len(args) == 1 {
-		if e, ok := elems(args[0]); ok {
+		if e, ok := Elems(args[0]); ok {
 			items = e
 		}
 	}
@@ -557,13 +557,13 @@ func SetSharedValue(v *core.Variable, val starlark.Value) error {
 	if old := v.Value(); old != nil && nd.SameShape(old.Shape, a.Shape) {
 		return old.CopyFrom(a)
 	}
-	if a == valueArray(val) {
+	if a == ValueArray(val) {
 		a = a.Copy() // never share storage with a script's array
 	}
 	return v.SetValue(a)
 }
 
-func valueArray(v starlark.Value) *nd.Array {
+func ValueArray(v starlark.Value) *nd.Array {
 	if a, ok := v.(*Array); ok {
 		return a.A
 	}
@@ -614,7 +614,7 @@ func (t *Tag) SetField(name string, val starlark.Value) error {
 	if t.v.frozen {
 		return fmt.Errorf("cannot set the roles of %s: it is frozen (defined by a module that has finished loading)", t.v)
 	}
-	items, ok := elems(val)
+	items, ok := Elems(val)
 	if !ok {
 		return fmt.Errorf("tag.roles: got %s, want a list of roles", val.Type())
 	}

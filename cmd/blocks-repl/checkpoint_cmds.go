@@ -17,6 +17,7 @@ import (
 	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 func init() {
@@ -195,7 +196,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		Checkpoint: ck,
 		Sandbox:    storedSandbox(ck, trust),
 		Limits:     storedLimits(ck),
-		Parallel:   storedParallel(c, par),
+		Parallel:   storedParallel(c, par), Library: all.Library(),
 	}
 	in, err := starlib.NewInterp(opts)
 	if err != nil {

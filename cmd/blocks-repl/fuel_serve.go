@@ -14,6 +14,7 @@ import (
 
 	"github.com/blocks-go/blocks/fuel/server"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // blocks-repl fuel serve SCRIPT.star [--port 5557] [--hwm 10] [--host H] [--set NAME=VALUE]...:
@@ -96,7 +97,7 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	in, err := starlib.NewInterp(starlib.Options{Stdout: stdout, Context: ctx, Overrides: sets})
+	in, err := starlib.NewInterp(starlib.Options{Stdout: stdout, Context: ctx, Overrides: sets, Library: all.Library()})
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1

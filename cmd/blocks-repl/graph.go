@@ -14,6 +14,7 @@ import (
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 func init() {
@@ -81,7 +82,7 @@ func graphCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1
 	}
-	globals, err := starlib.ExecFile(script, src, starlib.Options{Overrides: sets, Stdout: stderr})
+	globals, err := starlib.ExecFile(script, src, starlib.Options{Overrides: sets, Stdout: stderr, Library: all.Library()})
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1

@@ -44,6 +44,7 @@ import (
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // version is the project's version, overridden at link time by
@@ -288,7 +289,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 		Checkpoint: ck,
 		Parallel:   j.parallelRun(),
 		Limits:     lim,
-		Sandbox:    starlib.Sandbox{LoadRoots: loadRoots},
+		Sandbox:    starlib.Sandbox{LoadRoots: loadRoots}, Library: all.Library(),
 	}, *logPath, stderr)
 	if *printConfig {
 		return printConfigResult(ck, err, stderr)

@@ -18,6 +18,7 @@ import (
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 const replHelp = `Type Starlark statements or expressions; an expression's value is printed
@@ -101,7 +102,7 @@ func newSession(out, errw io.Writer) (*session, error) {
 
 // reset starts over with a new interpreter and no accepted inputs.
 func (s *session) reset() error {
-	interp, err := starlib.NewInterp(starlib.Options{Stdout: s.out})
+	interp, err := starlib.NewInterp(starlib.Options{Stdout: s.out, Library: all.Library()})
 	if err != nil {
 		return err
 	}

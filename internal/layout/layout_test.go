@@ -77,6 +77,37 @@ func TestImportRules(t *testing.T) {
 		{"fuel/streams", "fuel/datasets", "a program using streams does not link the datasets"},
 		{"fuel/transformers", "fuel/h5", "a program using transformers does not link libhdf5"},
 	}
+	// starlib is the Starlark runtime (values, the Library, load(), the
+	// sandbox); each module family is a package under it, and starlib/all
+	// assembles them explicitly. The runtime knows no module package, a
+	// family none above it, and only cmd/ and scripts/ use the face.
+	families := []string{"starlib/numpy", "starlib/tensor", "starlib/json", "starlib/blocks", "starlib/fuel"}
+	below := map[string][]string{ // families a family must not depend on
+		"starlib/json":   {"starlib/numpy", "starlib/tensor", "starlib/blocks", "starlib/fuel"},
+		"starlib/numpy":  {"starlib/tensor", "starlib/blocks", "starlib/fuel"},
+		"starlib/tensor": {"starlib/blocks", "starlib/fuel"},
+		"starlib/fuel":   {"starlib/blocks"},
+	}
+	for pkg, ds := range all {
+		for _, d := range ds {
+			switch {
+			case pkg == "starlib" && strings.HasPrefix(d, "starlib/"):
+				t.Errorf("%s depends on %s: the Starlark runtime knows no module package (starlib/all assembles them)", pkg, d)
+			case !under(pkg, "starlib") && !under(pkg, "cmd") && !under(pkg, "scripts") && under(d, "starlib"):
+				t.Errorf("%s depends on %s: only cmd/ and scripts/ use the Starlark face", pkg, d)
+			}
+			for _, f := range families {
+				if under(pkg, f) && under(d, "starlib/all") {
+					t.Errorf("%s depends on %s: a module family does not take the whole library", pkg, d)
+				}
+				for _, b := range below[f] {
+					if under(pkg, f) && under(d, b) {
+						t.Errorf("%s depends on %s: module families depend one way (json, numpy, tensor, fuel, blocks)", pkg, d)
+					}
+				}
+			}
+		}
+	}
 	for pkg, ds := range all {
 		for _, r := range rules {
 			if !under(pkg, r.from) {

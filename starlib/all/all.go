@@ -7,11 +7,18 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/json"
+	"github.com/blocks-go/blocks/starlib/numpy"
+	"github.com/blocks-go/blocks/starlib/tensor"
 )
 
 // Modules returns every module of the standard library.
 func Modules() []*starlarkstruct.Module {
-	mods := []*starlarkstruct.Module{starlarkmath.Module}
+	// go.starlark.net's own deterministic modules (not time: scripts are
+	// reproducible); json restricted to plain data.
+	mods := []*starlarkstruct.Module{starlarkmath.Module, json.Module}
+	mods = append(mods, numpy.Modules()...)
+	mods = append(mods, tensor.Modules()...)
 	return append(mods, starlib.Registered()...)
 }
 

@@ -1,4 +1,4 @@
-package starlib
+package tensor
 
 import (
 	"fmt"
@@ -8,15 +8,17 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
 )
 
-func init() {
-	Register("tensor", TensorModule)
-	Register("tensor.nnet", NnetModule)
+func tensorModules() (mods []*starlarkstruct.Module) {
+	mods = append(mods, &starlarkstruct.Module{Name: "tensor", Members: Module.Members})
+	mods = append(mods, &starlarkstruct.Module{Name: "tensor.nnet", Members: NnetModule.Members})
 	// Theano's own dotted names: load("theano", "tensor") is the port of
 	// `from theano import tensor`.
-	Register("theano.tensor", TensorModule)
-	Register("theano.tensor.nnet", NnetModule)
+	mods = append(mods, &starlarkstruct.Module{Name: "theano.tensor", Members: Module.Members})
+	mods = append(mods, &starlarkstruct.Module{Name: "theano.tensor.nnet", Members: NnetModule.Members})
+	return
 }
 
 // TensorModule is the Starlark module tensor, Theano's tensor namespace
@@ -103,7 +105,7 @@ func init() {
 //	    one-hot float matrix.
 //
 // Indexing, methods and attributes of variables: see Variable.
-var TensorModule = &starlarkstruct.Module{
+var Module = &starlarkstruct.Module{
 	Name: "tensor",
 	Members: starlark.StringDict{
 		"exp":         unaryBuiltin("exp", core.Exp),
@@ -148,15 +150,15 @@ var TensorModule = &starlarkstruct.Module{
 		"transpose":  starlark.NewBuiltin("transpose", tensorTranspose),
 
 		"grad":               starlark.NewBuiltin("grad", tensorGrad),
-		"function":           starlark.NewBuiltin("function", tensorFunction),
-		"shared":             starlark.NewBuiltin("shared", tensorShared),
+		"function":           starlark.NewBuiltin("function", starlib.TheanoFunction),
+		"shared":             starlark.NewBuiltin("shared", starlib.TheanoShared),
 		"constant":           starlark.NewBuiltin("constant", tensorConstant),
 		"as_tensor_variable": starlark.NewBuiltin("as_tensor_variable", tensorAsVariable),
 		"zeros_like":         starlark.NewBuiltin("zeros_like", fillLike(0)),
 		"ones_like":          starlark.NewBuiltin("ones_like", fillLike(1)),
 
-		"floatX": &Dynamic{Name: "floatX", Get: func(thread *starlark.Thread) starlark.Value {
-			return starlark.String(FloatX(thread).String())
+		"floatX": &starlib.Dynamic{Name: "floatX", Get: func(thread *starlark.Thread) starlark.Value {
+			return starlark.String(starlib.FloatX(thread).String())
 		}},
 	},
 }
@@ -182,7 +184,7 @@ func init() {
 	}{{"", nil}, {"f", ptr(nd.Float32)}, {"d", ptr(nd.Float64)}, {"i", ptr(nd.Int32)}, {"l", ptr(nd.Int64)}} {
 		for ndim, suffix := range []string{"scalar", "vector", "matrix", "tensor3", "tensor4"} {
 			name := kind.prefix + suffix
-			TensorModule.Members[name] = inputBuiltin(name, kind.dtype, ndim)
+			Module.Members[name] = inputBuiltin(name, kind.dtype, ndim)
 		}
 	}
 }
@@ -194,18 +196,18 @@ func ptr[T any](x T) *T { return &x }
 func inputBuiltin(fname string, dtype *nd.DType, ndim int) *starlark.Builtin {
 	return starlark.NewBuiltin(fname, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var name string
-		var dt DTypeArg
+		var dt starlib.DTypeArg
 		if err := starlark.UnpackArgs(fname, args, kwargs, "name??", &name, "dtype??", &dt); err != nil {
 			return nil, err
 		}
-		d := FloatX(thread)
+		d := starlib.FloatX(thread)
 		if dtype != nil {
 			d = *dtype
 		}
 		if dt.IsSet() {
 			d = *dt.Get(thread)
 		}
-		return NewVariable(thread, core.NewInput(name, d, ndim)), nil
+		return starlib.NewVariable(thread, core.NewInput(name, d, ndim)), nil
 	})
 }
 
@@ -220,7 +222,7 @@ func unaryErrBuiltin(name string, f func(*core.Variable) (*core.Variable, error)
 		if err := starlark.UnpackArgs(name, args, kwargs, "x", &x); err != nil {
 			return nil, err
 		}
-		v, err := AsVariable(thread, x)
+		v, err := starlib.AsVariable(thread, x)
 		if err != nil {
 			return nil, fmt.Errorf("%s: for parameter x: %v", name, err)
 		}
@@ -228,7 +230,7 @@ func unaryErrBuiltin(name string, f func(*core.Variable) (*core.Variable, error)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		return NewVariable(thread, r), nil
+		return starlib.NewVariable(thread, r), nil
 	})
 }
 
@@ -239,11 +241,11 @@ func binaryBuiltin(name string, f func(a, b *core.Variable) *core.Variable) *sta
 		if err := starlark.UnpackArgs(name, args, kwargs, "x", &x, "y", &y); err != nil {
 			return nil, err
 		}
-		vs, err := variables(thread, name, []string{"x", "y"}, x, y)
+		vs, err := starlib.Variables(thread, name, []string{"x", "y"}, x, y)
 		if err != nil {
 			return nil, err
 		}
-		return NewVariable(thread, f(vs[0], vs[1])), nil
+		return starlib.NewVariable(thread, f(vs[0], vs[1])), nil
 	})
 }
 
@@ -252,27 +254,27 @@ func tensorSwitch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cond", &c, "ift", &x, "iff", &y); err != nil {
 		return nil, err
 	}
-	vs, err := variables(thread, b.Name(), []string{"cond", "ift", "iff"}, c, x, y)
+	vs, err := starlib.Variables(thread, b.Name(), []string{"cond", "ift", "iff"}, c, x, y)
 	if err != nil {
 		return nil, err
 	}
-	return NewVariable(thread, core.Switch(vs[0], vs[1], vs[2])), nil
+	return starlib.NewVariable(thread, core.Switch(vs[0], vs[1], vs[2])), nil
 }
 
 func tensorCast(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value
-	var dt DTypeArg
+	var dt starlib.DTypeArg
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x, "dtype", &dt); err != nil {
 		return nil, err
 	}
 	if !dt.IsSet() {
 		return nil, fmt.Errorf("cast: dtype must not be None")
 	}
-	vs, err := variables(thread, b.Name(), []string{"x"}, x)
+	vs, err := starlib.Variables(thread, b.Name(), []string{"x"}, x)
 	if err != nil {
 		return nil, err
 	}
-	return NewVariable(thread, core.Cast(vs[0], *dt.Get(thread))), nil
+	return starlib.NewVariable(thread, core.Cast(vs[0], *dt.Get(thread))), nil
 }
 
 // reduceFn makes name(x, axis=None, keepdims=False[, dtype=None]).
@@ -282,7 +284,7 @@ func reduceFn(name string) *starlark.Builtin {
 		if err != nil {
 			return nil, err
 		}
-		return reduceBuiltin(thread, name, x, args, kwargs)
+		return starlib.ReduceBuiltin(thread, name, x, args, kwargs)
 	})
 }
 
@@ -292,7 +294,7 @@ func argFn(name string) *starlark.Builtin {
 		if err != nil {
 			return nil, err
 		}
-		return argBuiltin(thread, name, x, args, kwargs)
+		return starlib.ArgBuiltin(thread, name, x, args, kwargs)
 	})
 }
 
@@ -314,7 +316,7 @@ func firstArg(thread *starlark.Thread, fname string, args starlark.Tuple, kwargs
 	if x == nil {
 		return nil, nil, fmt.Errorf("%s: missing argument for x", fname)
 	}
-	v, err := AsVariable(thread, x)
+	v, err := starlib.AsVariable(thread, x)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: for parameter x: %v", fname, err)
 	}
@@ -326,7 +328,7 @@ func tensorDot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y); err != nil {
 		return nil, err
 	}
-	vs, err := variables(thread, b.Name(), []string{"a", "b"}, x, y)
+	vs, err := starlib.Variables(thread, b.Name(), []string{"a", "b"}, x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +336,7 @@ func tensorDot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if err != nil {
 		return nil, err
 	}
-	return NewVariable(thread, r), nil
+	return starlib.NewVariable(thread, r), nil
 }
 
 func tensorFlatten(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -343,7 +345,7 @@ func tensorFlatten(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x, "ndim?", &ndim); err != nil {
 		return nil, err
 	}
-	vs, err := variables(thread, b.Name(), []string{"x"}, x)
+	vs, err := starlib.Variables(thread, b.Name(), []string{"x"}, x)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +353,7 @@ func tensorFlatten(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, err
 	}
-	return NewVariable(thread, r), nil
+	return starlib.NewVariable(thread, r), nil
 }
 
 func tensorReshape(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -359,11 +361,11 @@ func tensorReshape(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x, "shape", &s); err != nil {
 		return nil, err
 	}
-	vs, err := variables(thread, b.Name(), []string{"x"}, x)
+	vs, err := starlib.Variables(thread, b.Name(), []string{"x"}, x)
 	if err != nil {
 		return nil, err
 	}
-	shape, err := ShapeArgs(b.Name(), starlark.Tuple{s})
+	shape, err := starlib.ShapeArgs(b.Name(), starlark.Tuple{s})
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +373,7 @@ func tensorReshape(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, err
 	}
-	return NewVariable(thread, r), nil
+	return starlib.NewVariable(thread, r), nil
 }
 
 func tensorDimshuffle(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -381,11 +383,11 @@ func tensorDimshuffle(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if len(args) == 0 {
 		return nil, fmt.Errorf("dimshuffle: missing argument for x")
 	}
-	vs, err := variables(thread, b.Name(), []string{"x"}, args[0])
+	vs, err := starlib.Variables(thread, b.Name(), []string{"x"}, args[0])
 	if err != nil {
 		return nil, err
 	}
-	return dimshuffle(thread, vs[0], args[1:])
+	return starlib.Dimshuffle(thread, vs[0], args[1:])
 }
 
 func tensorTranspose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -393,33 +395,33 @@ func tensorTranspose(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x, "axes?", &axes); err != nil {
 		return nil, err
 	}
-	vs, err := variables(thread, b.Name(), []string{"x"}, x)
+	vs, err := starlib.Variables(thread, b.Name(), []string{"x"}, x)
 	if err != nil {
 		return nil, err
 	}
 	if axes == starlark.None {
-		return NewVariable(thread, core.Transpose(vs[0])), nil
+		return starlib.NewVariable(thread, core.Transpose(vs[0])), nil
 	}
-	return dimshuffle(thread, vs[0], starlark.Tuple{axes})
+	return starlib.Dimshuffle(thread, vs[0], starlark.Tuple{axes})
 }
 
 func nnetRelu(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value
-	var alpha FloatArg
+	var alpha starlib.FloatArg
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x, "alpha?", &alpha); err != nil {
 		return nil, err
 	}
-	vs, err := variables(thread, b.Name(), []string{"x"}, x)
+	vs, err := starlib.Variables(thread, b.Name(), []string{"x"}, x)
 	if err != nil {
 		return nil, err
 	}
 	v := vs[0]
 	if alpha == 0 {
-		return NewVariable(thread, core.Relu(v)), nil
+		return starlib.NewVariable(thread, core.Relu(v)), nil
 	}
 	zero := core.Const(v.DType(), 0)
-	a := core.Const(FloatX(thread), float64(alpha))
-	return NewVariable(thread, core.Switch(core.GT(v, zero), v, core.Mul(a, v))), nil
+	a := core.Const(starlib.FloatX(thread), float64(alpha))
+	return starlib.NewVariable(thread, core.Switch(core.GT(v, zero), v, core.Mul(a, v))), nil
 }
 
 func nnetCrossEntropy(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -427,7 +429,7 @@ func nnetCrossEntropy(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "coding_dist", &p, "true_dist", &y); err != nil {
 		return nil, err
 	}
-	vs, err := variables(thread, b.Name(), []string{"coding_dist", "true_dist"}, p, y)
+	vs, err := starlib.Variables(thread, b.Name(), []string{"coding_dist", "true_dist"}, p, y)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +437,7 @@ func nnetCrossEntropy(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if err != nil {
 		return nil, err
 	}
-	return NewVariable(thread, r), nil
+	return starlib.NewVariable(thread, r), nil
 }
 
 func tensorGrad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -449,7 +451,7 @@ func tensorGrad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	}
 	var cost *core.Variable
 	if costV != starlark.None {
-		c, ok := costV.(*Variable)
+		c, ok := costV.(*starlib.Variable)
 		if !ok {
 			return nil, fmt.Errorf("grad: cost must be a variable, got %s", costV.Type())
 		}
@@ -457,7 +459,7 @@ func tensorGrad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	} else if known == nil {
 		return nil, fmt.Errorf("grad: cost is None and there are no known_grads")
 	}
-	wrt, single, err := VariableList(thread, wrtV)
+	wrt, single, err := starlib.VariableList(thread, wrtV)
 	if err != nil {
 		return nil, fmt.Errorf("grad: wrt: %v", err)
 	}
@@ -470,7 +472,7 @@ func tensorGrad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		return nil, fmt.Errorf("grad: disconnected_inputs must be 'raise', 'warn' or 'ignore', got %q", disconnected)
 	}
 	if constV != starlark.None {
-		cs, _, err := VariableList(thread, constV)
+		cs, _, err := starlib.VariableList(thread, constV)
 		if err != nil {
 			return nil, fmt.Errorf("grad: consider_constant: %v", err)
 		}
@@ -479,11 +481,11 @@ func tensorGrad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if known != nil {
 		opts.KnownGrads = map[*core.Variable]*core.Variable{}
 		for _, kv := range known.Items() {
-			k, ok := kv[0].(*Variable)
+			k, ok := kv[0].(*starlib.Variable)
 			if !ok {
 				return nil, fmt.Errorf("grad: known_grads keys must be variables, got %s", kv[0].Type())
 			}
-			g, err := AsVariable(thread, kv[1])
+			g, err := starlib.AsVariable(thread, kv[1])
 			if err != nil {
 				return nil, fmt.Errorf("grad: known gradient of %s: %v", k, err)
 			}
@@ -517,7 +519,7 @@ func tensorGrad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		if cost != nil && cost.Name != "" && wrt[i].Name != "" && g.Name == "" {
 			g.Name = fmt.Sprintf("(d%s/d%s)", cost.Name, wrt[i].Name)
 		}
-		out[i] = NewVariable(thread, g)
+		out[i] = starlib.NewVariable(thread, g)
 	}
 	if single {
 		return out[0], nil
@@ -528,25 +530,25 @@ func tensorGrad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 func tensorConstant(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var val starlark.Value
 	var name string
-	var dt DTypeArg
+	var dt starlib.DTypeArg
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "value", &val, "name??", &name, "dtype??", &dt); err != nil {
 		return nil, err
 	}
 	var a *nd.Array
 	var err error
 	if d := dt.Get(thread); d != nil {
-		a, err = ToArray(val, d)
-	} else if arr, ok := val.(*Array); ok {
+		a, err = starlib.ToArray(val, d)
+	} else if arr, ok := val.(*starlib.Array); ok {
 		a = arr.A
 	} else {
-		a, err = toArrayFloat(val, FloatX(thread))
+		a, err = starlib.ToArrayFloat(val, starlib.FloatX(thread))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("constant: %v", err)
 	}
 	c := core.NewConstant(a)
 	c.Name = name
-	return NewVariable(thread, c), nil
+	return starlib.NewVariable(thread, c), nil
 }
 
 func tensorAsVariable(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -556,13 +558,13 @@ func tensorAsVariable(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x, "name??", &name, "ndim??", &ndim); err != nil {
 		return nil, err
 	}
-	if v, ok := x.(*Variable); ok {
+	if v, ok := x.(*starlib.Variable); ok {
 		if ndim >= 0 && v.V.NDim() != ndim {
 			return nil, fmt.Errorf("as_tensor_variable: %s is %d-d, want %d-d", v, v.V.NDim(), ndim)
 		}
 		return v, nil
 	}
-	vs, err := variables(thread, b.Name(), []string{"x"}, x)
+	vs, err := starlib.Variables(thread, b.Name(), []string{"x"}, x)
 	if err != nil {
 		return nil, err
 	}
@@ -573,19 +575,19 @@ func tensorAsVariable(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if name != "" {
 		v.Name = name
 	}
-	return NewVariable(thread, v), nil
+	return starlib.NewVariable(thread, v), nil
 }
 
 // fillLike makes zeros_like and ones_like: switch(x >= 0, c, c), which is
 // c everywhere, NaN and inf included, with x's shape.
-func fillLike(c float64) BuiltinFunc {
+func fillLike(c float64) starlib.BuiltinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
-		var dt DTypeArg
+		var dt starlib.DTypeArg
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "x", &x, "dtype??", &dt); err != nil {
 			return nil, err
 		}
-		vs, err := variables(thread, b.Name(), []string{"x"}, x)
+		vs, err := starlib.Variables(thread, b.Name(), []string{"x"}, x)
 		if err != nil {
 			return nil, err
 		}
@@ -596,6 +598,6 @@ func fillLike(c float64) BuiltinFunc {
 		}
 		k := core.Const(d, c)
 		r := core.Switch(core.GE(v, core.Const(v.DType(), 0)), k, k)
-		return NewVariable(thread, r), nil
+		return starlib.NewVariable(thread, r), nil
 	}
 }

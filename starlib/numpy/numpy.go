@@ -1,4 +1,4 @@
-package starlib
+package numpy
 
 import (
 	"fmt"
@@ -9,11 +9,13 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
 )
 
-func init() {
-	Register("numpy", NumpyModule)
-	Register("numpy.random", NumpyRandomModule)
+func numpyModules() (mods []*starlarkstruct.Module) {
+	mods = append(mods, &starlarkstruct.Module{Name: "numpy", Members: Module.Members})
+	mods = append(mods, &starlarkstruct.Module{Name: "numpy.random", Members: RandomModule.Members})
+	return
 }
 
 // NumpyModule is the Starlark module numpy: the small part of numpy
@@ -49,7 +51,7 @@ func init() {
 //	array_equal(a, b) - same shape and values.
 //	pi, e - the constants.
 //	random - the numpy.random module.
-var NumpyModule = &starlarkstruct.Module{
+var Module = &starlarkstruct.Module{
 	Name: "numpy",
 	Members: starlark.StringDict{
 		"array":       starlark.NewBuiltin("array", npArray),
@@ -123,7 +125,7 @@ var NumpyModule = &starlarkstruct.Module{
 //	    rng.shuffle(x) - shuffle the list x in place (arrays are immutable
 //	        here: use permutation).
 //	    rng.seed(seed) - reseed.
-var NumpyRandomModule = &starlarkstruct.Module{
+var RandomModule = &starlarkstruct.Module{
 	Name: "numpy.random",
 	Members: starlark.StringDict{
 		"RandomState": starlark.NewBuiltin("RandomState", npRandomState),
@@ -132,24 +134,24 @@ var NumpyRandomModule = &starlarkstruct.Module{
 
 func npArray(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var obj starlark.Value
-	var dt DTypeArg
+	var dt starlib.DTypeArg
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "object", &obj, "dtype??", &dt); err != nil {
 		return nil, err
 	}
-	a, err := ToArray(obj, dt.Get(thread))
+	a, err := starlib.ToArray(obj, dt.Get(thread))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name(), err)
 	}
-	if b.Name() == "array" && a == valueArray(obj) {
+	if b.Name() == "array" && a == starlib.ValueArray(obj) {
 		a = a.Copy()
 	}
-	return FromArray(a), nil
+	return starlib.FromArray(a), nil
 }
 
-func npFill(c float64) BuiltinFunc {
+func npFill(c float64) starlib.BuiltinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var shape ShapeArg
-		var dt DTypeArg
+		var shape starlib.ShapeArg
+		var dt starlib.DTypeArg
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "shape", &shape, "dtype??", &dt); err != nil {
 			return nil, err
 		}
@@ -161,12 +163,12 @@ func npFill(c float64) BuiltinFunc {
 		if err != nil {
 			return nil, err
 		}
-		return FromArray(a), nil
+		return starlib.FromArray(a), nil
 	}
 }
 
 func filled(thread *starlark.Thread, dt nd.DType, shape []int, c float64) (*nd.Array, error) {
-	a, err := newArray(thread, dt, shape)
+	a, err := starlib.NewArray(thread, dt, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -178,14 +180,14 @@ func filled(thread *starlark.Thread, dt nd.DType, shape []int, c float64) (*nd.A
 	return a, nil
 }
 
-func npFillLike(c float64) BuiltinFunc {
+func npFillLike(c float64) starlib.BuiltinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
-		var dt DTypeArg
+		var dt starlib.DTypeArg
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "dtype??", &dt); err != nil {
 			return nil, err
 		}
-		a, err := ToArray(x, nil)
+		a, err := starlib.ToArray(x, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", b.Name(), err)
 		}
@@ -197,13 +199,13 @@ func npFillLike(c float64) BuiltinFunc {
 		if err != nil {
 			return nil, err
 		}
-		return FromArray(r), nil
+		return starlib.FromArray(r), nil
 	}
 }
 
 func npArange(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var start, stop, step starlark.Value = nil, starlark.None, starlark.MakeInt(1)
-	var dt DTypeArg
+	var dt starlib.DTypeArg
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "start", &start, "stop?", &stop, "step?", &step, "dtype??", &dt); err != nil {
 		return nil, err
 	}
@@ -237,21 +239,21 @@ func npArange(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if p := dt.Get(thread); p != nil {
 		d = *p
 	}
-	a, err := newArray(thread, d, []int{n})
+	a, err := starlib.NewArray(thread, d, []int{n})
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < n; i++ {
 		a.SetFlat(i, v[0]+float64(i)*v[2])
 	}
-	return FromArray(a), nil
+	return starlib.FromArray(a), nil
 }
 
 func npLinspace(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var start, stop FloatArg
+	var start, stop starlib.FloatArg
 	num := 50
 	endpoint := true
-	var dt DTypeArg
+	var dt starlib.DTypeArg
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "start", &start, "stop", &stop, "num?", &num, "endpoint?", &endpoint, "dtype??", &dt); err != nil {
 		return nil, err
 	}
@@ -262,7 +264,7 @@ func npLinspace(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if endpoint {
 		div = num - 1
 	}
-	a, err := newArray(thread, nd.Float64, []int{num})
+	a, err := starlib.NewArray(thread, nd.Float64, []int{num})
 	if err != nil {
 		return nil, err
 	}
@@ -277,12 +279,12 @@ func npLinspace(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if p := dt.Get(thread); p != nil && *p != nd.Float64 {
 		a = a.Astype(*p)
 	}
-	return FromArray(a), nil
+	return starlib.FromArray(a), nil
 }
 
 // arrayArg converts an argument to an array, naming it in errors.
 func arrayParam(fname, param string, v starlark.Value) (*nd.Array, error) {
-	a, err := ToArray(v, nil)
+	a, err := starlib.ToArray(v, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: for parameter %s: %v", fname, param, err)
 	}
@@ -292,9 +294,9 @@ func arrayParam(fname, param string, v starlark.Value) (*nd.Array, error) {
 func npReduce(name string) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
-		var axes Axes
+		var axes starlib.Axes
 		var keepdims bool
-		var dt DTypeArg
+		var dt starlib.DTypeArg
 		ddof := 0
 		pairs := []any{"a", &x, "axis?", &axes, "dtype?", &dt, "keepdims?", &keepdims}
 		if name == "std" || name == "var" {
@@ -311,19 +313,19 @@ func npReduce(name string) *starlark.Builtin {
 			return nil, err
 		}
 		if name == "all" || name == "any" {
-			return allAny(name, a, axes.Axes, keepdims)
+			return starlib.AllAny(name, a, axes.Axes, keepdims)
 		}
-		if a, err = reduceDType(thread, name, a, dt); err != nil {
+		if a, err = starlib.ReduceDType(thread, name, a, dt); err != nil {
 			return nil, err
 		}
-		return reduceArray(name, a, axes.Axes, keepdims, ddof)
+		return starlib.ReduceArray(name, a, axes.Axes, keepdims, ddof)
 	})
 }
 
 func npArg(name string) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
-		var axis Axis
+		var axis starlib.Axis
 		if err := starlark.UnpackArgs(name, args, kwargs, "a", &x, "axis?", &axis); err != nil {
 			return nil, err
 		}
@@ -331,7 +333,7 @@ func npArg(name string) *starlark.Builtin {
 		if err != nil {
 			return nil, err
 		}
-		return argArray(name, a, axis.Axis)
+		return starlib.ArgArray(name, a, axis.Axis)
 	})
 }
 
@@ -355,10 +357,10 @@ func npUnary(name string, f func(float64) float64) *starlark.Builtin {
 		for i, n := 0, a.Size(); i < n; i++ {
 			out.SetFlat(i, f(a.Flat(i)))
 		}
-		if _, isArray := x.(*Array); !isArray && out.NDim() == 0 {
-			return numberValue(dt, out.Flat(0)), nil
+		if _, isArray := x.(*starlib.Array); !isArray && out.NDim() == 0 {
+			return starlib.NumberValue(dt, out.Flat(0)), nil
 		}
-		return FromArray(out), nil
+		return starlib.FromArray(out), nil
 	})
 }
 
@@ -380,10 +382,10 @@ func npPredicate(name string, f func(float64) bool) *starlark.Builtin {
 				out.SetFlat(i, 1)
 			}
 		}
-		if _, isArray := x.(*Array); !isArray && out.NDim() == 0 {
+		if _, isArray := x.(*starlib.Array); !isArray && out.NDim() == 0 {
 			return starlark.Bool(out.Flat(0) != 0), nil
 		}
-		return FromArray(out), nil
+		return starlib.FromArray(out), nil
 	})
 }
 
@@ -401,13 +403,13 @@ func npBinary(name string, f func(a, b *core.Variable) *core.Variable) *starlark
 		if err != nil {
 			return nil, err
 		}
-		r, err := computeArray(thread, func() (*core.Variable, error) {
+		r, err := starlib.ComputeArray(thread, func() (*core.Variable, error) {
 			return f(core.NewConstant(a), core.NewConstant(c)), nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		return FromArray(r), nil
+		return starlib.FromArray(r), nil
 	})
 }
 
@@ -424,21 +426,21 @@ func npDot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	if err != nil {
 		return nil, err
 	}
-	r, err := computeArray(thread, func() (*core.Variable, error) {
+	r, err := starlib.ComputeArray(thread, func() (*core.Variable, error) {
 		return core.Dot(core.NewConstant(a), core.NewConstant(c))
 	})
 	if err != nil {
 		return nil, err
 	}
 	if r.NDim() == 0 {
-		return numberValue(r.DType(), r.Flat(0)), nil
+		return starlib.NumberValue(r.DType(), r.Flat(0)), nil
 	}
-	return FromArray(r), nil
+	return starlib.FromArray(r), nil
 }
 
 func npReshape(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x starlark.Value
-	var shape ShapeArg
+	var shape starlib.ShapeArg
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "newshape", &shape); err != nil {
 		return nil, err
 	}
@@ -450,7 +452,7 @@ func npReshape(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if err != nil {
 		return nil, fmt.Errorf("reshape: cannot reshape an array of shape %v into shape %v", a.Shape, shape.Shape)
 	}
-	return FromArray(r), nil
+	return starlib.FromArray(r), nil
 }
 
 func npTranspose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -463,9 +465,9 @@ func npTranspose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		return nil, err
 	}
 	if axes == starlark.None {
-		return (&Array{A: a}).Attr("T")
+		return (&starlib.Array{A: a}).Attr("T")
 	}
-	perm, err := AsInts(axes)
+	perm, err := starlib.AsInts(axes)
 	if err != nil || len(perm) != a.NDim() {
 		return nil, fmt.Errorf("transpose: axes must be a permutation of the %d axes, got %s", a.NDim(), axes)
 	}
@@ -481,11 +483,11 @@ func npTranspose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		}
 		seen[p] = true
 	}
-	r, err := computeArray(nil, func() (*core.Variable, error) { return core.Dimshuffle(core.NewConstant(a), perm) })
+	r, err := starlib.ComputeArray(nil, func() (*core.Variable, error) { return core.Dimshuffle(core.NewConstant(a), perm) })
 	if err != nil {
 		return nil, fmt.Errorf("transpose: %w", err)
 	}
-	return &Array{A: r}, nil
+	return &starlib.Array{A: r}, nil
 }
 
 func npConcatenate(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -494,14 +496,14 @@ func npConcatenate(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "arrays", &seq, "axis?", &axis); err != nil {
 		return nil, err
 	}
-	items, ok := elems(seq)
+	items, ok := starlib.Elems(seq)
 	if !ok || len(items) == 0 {
 		return nil, fmt.Errorf("concatenate: want a non-empty list of arrays")
 	}
 	parts := make([]*nd.Array, len(items))
 	dt := nd.Bool
 	for i, it := range items {
-		a, err := ToArray(it, nil)
+		a, err := starlib.ToArray(it, nil)
 		if err != nil {
 			return nil, fmt.Errorf("concatenate: array %d: %v", i, err)
 		}
@@ -512,7 +514,7 @@ func npConcatenate(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		if i == 0 {
 			dt = a.DType()
 		} else {
-			dt = promoteDT(dt, a.DType())
+			dt = starlib.PromoteDT(dt, a.DType())
 		}
 	}
 	ndim := parts[0].NDim()
@@ -546,12 +548,12 @@ func npConcatenate(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 			}
 		}
 	}
-	return FromArray(out), nil
+	return starlib.FromArray(out), nil
 }
 
 func npAllclose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x, y starlark.Value
-	rtol, atol := FloatArg(1e-5), FloatArg(1e-8)
+	rtol, atol := starlib.FloatArg(1e-5), starlib.FloatArg(1e-8)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y, "rtol?", &rtol, "atol?", &atol); err != nil {
 		return nil, err
 	}
@@ -566,15 +568,15 @@ func npAllclose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 // broadcasting, computed in float64.
 func allClose(x, y starlark.Value, rtol, atol float64) (bool, error) {
 	f64 := nd.Float64
-	a, err := ToArray(x, &f64)
+	a, err := starlib.ToArray(x, &f64)
 	if err != nil {
 		return false, err
 	}
-	c, err := ToArray(y, &f64)
+	c, err := starlib.ToArray(y, &f64)
 	if err != nil {
 		return false, err
 	}
-	r, err := computeArray(nil, func() (*core.Variable, error) {
+	r, err := starlib.ComputeArray(nil, func() (*core.Variable, error) {
 		av, bv := core.NewConstant(a), core.NewConstant(c)
 		tol := core.Add(core.Const(nd.Float64, atol), core.Mul(core.Const(nd.Float64, rtol), core.Abs(bv)))
 		return core.LE(core.Abs(core.Sub(av, bv)), tol), nil
@@ -603,7 +605,7 @@ func npArrayEqual(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err != nil {
 		return nil, err
 	}
-	return starlark.Bool(arraysEqual(a, c)), nil
+	return starlark.Bool(starlib.ArraysEqual(a, c)), nil
 }
 
 func npRandomState(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -611,9 +613,9 @@ func npRandomState(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "seed?", &seed); err != nil {
 		return nil, err
 	}
-	r, err := seedRandom(nil, seed)
+	r, err := starlib.SeedRandom(nil, seed)
 	if err != nil {
 		return nil, fmt.Errorf("RandomState: %v", err)
 	}
-	return &RandomState{R: r}, nil
+	return &starlib.RandomState{R: r}, nil
 }

@@ -1,4 +1,4 @@
-package starlib
+package tensor
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
 )
 
 // Theano's tensor types, added to the module tensor (theano.tensor):
@@ -21,7 +22,7 @@ import (
 //	    5-d inputs, as tensor4 and its kind
 func init() {
 	members := starlark.StringDict{
-		"TensorType": NewBuiltin("TensorType", newTensorType),
+		"TensorType": starlib.NewBuiltin("TensorType", newTensorType),
 	}
 	for _, kind := range []struct {
 		prefix string
@@ -31,14 +32,14 @@ func init() {
 		members[name] = inputBuiltin(name, kind.dtype, 5)
 	}
 	for k, v := range members {
-		TensorModule.Members[k] = v
+		Module.Members[k] = v
 	}
 }
 
 // TensorType is theano.tensor.TensorType: a dtype and a broadcastable
 // pattern; calling it makes an input variable.
 type TensorType struct {
-	dtype         DTypeArg
+	dtype         starlib.DTypeArg
 	broadcastable []bool
 	name          string
 }
@@ -54,7 +55,7 @@ func newTensorType(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if !t.dtype.IsSet() {
 		return nil, fmt.Errorf("TensorType: dtype must be a dtype name, got None")
 	}
-	items, ok := elems(bc)
+	items, ok := starlib.Elems(bc)
 	if !ok {
 		return nil, fmt.Errorf("TensorType: broadcastable must be a list or tuple of bools, got %s", bc.Type())
 	}
@@ -94,5 +95,5 @@ func (t *TensorType) CallInternal(thread *starlark.Thread, args starlark.Tuple, 
 	if err := starlark.UnpackArgs(t.String(), args, kwargs, "name??", &name); err != nil {
 		return nil, err
 	}
-	return NewVariable(thread, core.NewInput(name, *t.dtype.Get(thread), len(t.broadcastable))), nil
+	return starlib.NewVariable(thread, core.NewInput(name, *t.dtype.Get(thread), len(t.broadcastable))), nil
 }

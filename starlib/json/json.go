@@ -1,8 +1,9 @@
-package starlib
+package json
 
 import (
 	"fmt"
 
+	"github.com/blocks-go/blocks/starlib"
 	starjson "go.starlark.net/lib/json"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -14,7 +15,7 @@ import (
 // lists. The library would encode any value with attributes as an
 // object, attribute by attribute; for a symbolic variable (x.T.T.T...)
 // or a brick that never ends.
-var jsonModule = func() *starlarkstruct.Module {
+var Module = func() *starlarkstruct.Module {
 	members := starlark.StringDict{}
 	for k, v := range starjson.Module.Members {
 		members[k] = v
@@ -45,8 +46,8 @@ func jsonPlain(v starlark.Value, depth int) (starlark.Value, error) {
 	switch v := v.(type) {
 	case starlark.NoneType, starlark.Bool, starlark.Int, starlark.Float, starlark.String:
 		return v, nil
-	case *Array:
-		return toList(v.A, 0, 0), nil
+	case *starlib.Array:
+		return starlib.ToList(v.A, 0, 0), nil
 	case *starlark.List:
 		out := make([]starlark.Value, v.Len())
 		for i := range out {

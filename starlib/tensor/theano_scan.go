@@ -1,11 +1,13 @@
-package starlib
+package tensor
 
 import (
 	"fmt"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/starlib"
 )
 
 // Module theano: scan, Theano's loop, for recurrences written in the
@@ -20,15 +22,16 @@ import (
 //	    when fn returns several) and an empty dict of updates. The number of
 //	    steps is the sequences' length, known only when the function runs;
 //	    without sequences it is n_steps (a constant int here).
-func init() {
-	Extend("theano", starlark.StringDict{"scan": NewBuiltin("scan", theanoScan)})
+func theanoScanModules() (mods []*starlarkstruct.Module) {
+	mods = append(mods, &starlarkstruct.Module{Name: "theano", Members: starlark.StringDict{"scan": starlib.NewBuiltin("scan", theanoScan)}})
+	return
 }
 
 func scanVarList(thread *starlark.Thread, what string, v starlark.Value, allowNone bool) ([]*core.Variable, error) {
 	if v == nil || v == starlark.None {
 		return nil, nil
 	}
-	if _, ok := v.(*Variable); ok {
+	if _, ok := v.(*starlib.Variable); ok {
 		v = starlark.NewList([]starlark.Value{v})
 	}
 	it, ok := v.(starlark.Iterable)
@@ -44,7 +47,7 @@ func scanVarList(thread *starlark.Thread, what string, v starlark.Value, allowNo
 			out = append(out, nil)
 			continue
 		}
-		xv, err := AsVariable(thread, x)
+		xv, err := starlib.AsVariable(thread, x)
 		if err != nil {
 			return nil, fmt.Errorf("scan: %s[%d]: %v", what, i, err)
 		}
@@ -87,13 +90,13 @@ func theanoScan(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		func(s, st, ctx []*core.Variable) ([]*core.Variable, []*core.Variable, error) {
 			var call starlark.Tuple
 			for _, v := range s {
-				call = append(call, NewVariable(thread, v))
+				call = append(call, starlib.NewVariable(thread, v))
 			}
 			for _, v := range st {
-				call = append(call, NewVariable(thread, v))
+				call = append(call, starlib.NewVariable(thread, v))
 			}
 			for _, v := range ctx {
-				call = append(call, NewVariable(thread, v))
+				call = append(call, starlib.NewVariable(thread, v))
 			}
 			res, err := starlark.Call(thread, fn, call, nil)
 			if err != nil {
@@ -103,7 +106,7 @@ func theanoScan(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 			if err != nil {
 				return nil, nil, err
 			}
-			_, single = res.(*Variable)
+			_, single = res.(*starlib.Variable)
 			nOut = len(outs)
 			if len(info) > 0 && len(info) != len(outs) {
 				return nil, nil, fmt.Errorf("the step returned %d outputs but outputs_info has %d entries", len(outs), len(info))
@@ -125,10 +128,10 @@ func theanoScan(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	si, ei := 0, 0
 	for i := 0; i < nOut; i++ {
 		if i < len(info) && info[i] != nil {
-			result[i] = NewVariable(thread, stO[si])
+			result[i] = starlib.NewVariable(thread, stO[si])
 			si++
 		} else {
-			result[i] = NewVariable(thread, exO[ei])
+			result[i] = starlib.NewVariable(thread, exO[ei])
 			ei++
 		}
 	}
