@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blocks-go/blocks/starlib"
-	"github.com/blocks-go/blocks/starlib/all"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // TestSerializationRoundTrip: dump writes a tar whose _parameters member

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"go.starlark.net/starlark"
+
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
-	"go.starlark.net/starlark"
 )
 
 // callables lists every callable member of every module of the library, by

@@ -17,7 +17,9 @@ func variables(thread *starlark.Thread, fname string, params []string, vals ...s
 	return Variables(thread, fname, params, vals...)
 }
 
-func toArrayFloat(v starlark.Value, floatX nd.DType) (*nd.Array, error) { return ToArrayFloat(v, floatX) }
+func toArrayFloat(v starlark.Value, floatX nd.DType) (*nd.Array, error) {
+	return ToArrayFloat(v, floatX)
+}
 
 func numberValue(dt nd.DType, x float64) starlark.Value { return NumberValue(dt, x) }
 

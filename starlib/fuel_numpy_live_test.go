@@ -5,9 +5,10 @@ import (
 	"os/exec"
 	"testing"
 
+	"go.starlark.net/starlark"
+
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
-	"go.starlark.net/starlark"
 )
 
 // The numpy module's generator against Debian's numpy (/usr/bin/python3),

@@ -3,8 +3,9 @@ package starlib_test
 import (
 	"testing"
 
-	"github.com/blocks-go/blocks/starlib"
 	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/starlib"
 )
 
 // FuzzParseOverride: any --set text parses without a panic, to a literal

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"go.starlark.net/starlark"
+
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
-	"go.starlark.net/starlark"
 )
 
 func write(t *testing.T, path, src string) {

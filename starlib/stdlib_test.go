@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"go.starlark.net/starlark"
+
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
-	"go.starlark.net/starlark"
 )
 
 // max_norm is Blocks' VariableClipping: after a step that grows the

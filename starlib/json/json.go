@@ -3,18 +3,24 @@ package json
 import (
 	"fmt"
 
-	"github.com/blocks-go/blocks/starlib"
 	starjson "go.starlark.net/lib/json"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/starlib"
 )
 
-// jsonModule is go.starlark.net's json module with encode and
+// Module is the Starlark module json: go.starlark.net's, with encode and
 // encode_indent restricted to plain data (None, bools, numbers, strings,
 // lists, tuples, dicts, structs) and arrays, which are encoded as nested
 // lists. The library would encode any value with attributes as an
 // object, attribute by attribute; for a symbolic variable (x.T.T.T...)
 // or a brick that never ends.
+//
+//	encode(x) - x as a JSON string.
+//	encode_indent(x, prefix="", indent="\t") - the same, indented.
+//	decode(x, default=None) - the value of the JSON string x.
+//	indent(str, prefix="", indent="\t") - a JSON string re-indented.
 var Module = func() *starlarkstruct.Module {
 	members := starlark.StringDict{}
 	for k, v := range starjson.Module.Members {

@@ -18,7 +18,7 @@ func numpyModules() (mods []*starlarkstruct.Module) {
 	return
 }
 
-// NumpyModule is the Starlark module numpy: the small part of numpy
+// Module is the Starlark module numpy: the small part of numpy
 // scripts use to build toy data and check results. Arrays are ndarray
 // values (see Array); a, b, x may also be numbers or nested lists.
 // Arguments named dtype take a dtype name ("float32", "int64", ...,
@@ -37,9 +37,12 @@ func numpyModules() (mods []*starlarkstruct.Module) {
 //	linspace(start, stop, num=50, endpoint=True, dtype=None) - num evenly
 //	    spaced float64 values.
 //	float32, float64, int64, int32, uint8, bool_ - dtype names (strings).
-//	sum(a, axis=None, keepdims=False), mean, max, min, prod, std(..., ddof=0)
+//	sum(a, axis=None, keepdims=False), mean, max, min, prod, std(..., ddof=0),
+//	    var(..., ddof=0), all, any
 //	    - as the array methods: a full reduction gives a number.
 //	argmax(a, axis=None), argmin(a, axis=None).
+//	isnan(x), isinf(x), isfinite(x) - elementwise tests (a bool for a
+//	    number).
 //	exp(x), log(x), sqrt(x), tanh(x), abs(x), sin(x), cos(x) - elementwise
 //	    (a number for a number).
 //	maximum(a, b), minimum(a, b) - elementwise, broadcasting.
@@ -49,7 +52,7 @@ func numpyModules() (mods []*starlarkstruct.Module) {
 //	allclose(a, b, rtol=1e-05, atol=1e-08) - whether |a - b| <= atol +
 //	    rtol*|b| everywhere (broadcasting; NaNs are never close).
 //	array_equal(a, b) - same shape and values.
-//	pi, e - the constants.
+//	pi, e, nan, inf - the constants.
 //	random - the numpy.random module.
 var Module = &starlarkstruct.Module{
 	Name: "numpy",
@@ -104,7 +107,7 @@ var Module = &starlarkstruct.Module{
 	},
 }
 
-// NumpyRandomModule is the Starlark module numpy.random: numpy's legacy
+// RandomModule is the Starlark module numpy.random: numpy's legacy
 // RandomState, bit for bit (the same seed gives the same numbers as
 // numpy). There is no global generator: scripts are deterministic, so
 // every generator has an explicit seed.

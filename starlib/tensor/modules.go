@@ -8,5 +8,6 @@ func Modules() []*starlarkstruct.Module {
 	var mods []*starlarkstruct.Module
 	mods = append(mods, tensorModules()...)
 	mods = append(mods, theanoScanModules()...)
+	mods = append(mods, theanoTypesModules()...)
 	return mods
 }

@@ -21,7 +21,7 @@ func tensorModules() (mods []*starlarkstruct.Module) {
 	return
 }
 
-// TensorModule is the Starlark module tensor, Theano's tensor namespace
+// Module is the Starlark module tensor, Theano's tensor namespace
 // (also loadable as theano.tensor; load("theano", "tensor") binds it as
 // a value). Its builtins build symbolic variables (TensorVariable); x, y,
 // a and b may be variables, numbers (an int is an int constant and a
@@ -164,7 +164,7 @@ var Module = &starlarkstruct.Module{
 }
 
 // NnetModule is the Starlark module tensor.nnet (Theano's
-// tensor.nnet); see TensorModule for its builtins.
+// tensor.nnet); see Module for its builtins.
 var NnetModule = &starlarkstruct.Module{
 	Name: "tensor.nnet",
 	Members: starlark.StringDict{

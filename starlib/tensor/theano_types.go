@@ -5,13 +5,15 @@ import (
 	"strings"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 )
 
-// Theano's tensor types, added to the module tensor (theano.tensor):
+// theanoTypesModules adds Theano's tensor types to the module tensor
+// (theano.tensor):
 //
 //	TensorType(dtype, broadcastable, name=None)
 //	    a type of variables: dtype ("floatX" or a dtype name) and one bool
@@ -20,7 +22,7 @@ import (
 //	    input variable of that type
 //	tensor5, ftensor5, dtensor5, itensor5, ltensor5 (name=None, dtype=None)
 //	    5-d inputs, as tensor4 and its kind
-func init() {
+func theanoTypesModules() []*starlarkstruct.Module {
 	members := starlark.StringDict{
 		"TensorType": starlib.NewBuiltin("TensorType", newTensorType),
 	}
@@ -31,8 +33,9 @@ func init() {
 		name := kind.prefix + "tensor5"
 		members[name] = inputBuiltin(name, kind.dtype, 5)
 	}
-	for k, v := range members {
-		Module.Members[k] = v
+	return []*starlarkstruct.Module{
+		{Name: "tensor", Members: members},
+		{Name: "theano.tensor", Members: members},
 	}
 }
 
