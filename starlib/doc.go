@@ -1,17 +1,32 @@
-// Package starlib is the Starlark face of the project: the Starlark
-// modules scripts load (tensor, numpy, blocks.*, fuel.*), the values they
-// handle (symbolic variables, arrays, bricks, streams, ...) and the
-// machinery that runs a script (the dialect, load(), print, floatX, the
-// command line's overrides, cancellation, error backtraces).
+// Package starlib is the Starlark runtime of the project: the values
+// scripts handle (symbolic variables, arrays, random generators, compiled
+// functions, ...), the conversions between them and Go, the Library of
+// modules load() resolves, and the machinery that runs a script (the
+// dialect, load(), print, floatX, the command line's overrides,
+// cancellation, the sandbox, error backtraces).
 //
-// Nothing outside this package and cmd/ knows Starlark exists: core,
-// bricks and fuel are Go libraries, and each module here adapts one Python
+// The modules themselves are packages under this one, one per module
+// family, as go.starlark.net's lib/math and lib/json: starlib/numpy
+// (numpy, numpy.random), starlib/tensor (tensor, tensor.nnet, theano),
+// starlib/json, and the blocks.* and fuel.* modules. Each exports its
+// modules (numpy.Module, numpy.RandomModule, ...), whose doc comments
+// list their builtins, and a Modules function returning all of them;
+// package starlib/all assembles the standard Library from those lists,
+// explicitly. This package knows no module: a run loads only the modules
+// of the Library its Options name. (For now the blocks.* and fuel.*
+// modules are still files of this package that register themselves from
+// init with Register and Extend, and all takes them from Registered; they
+// move to starlib/blocks and starlib/fuel next.)
+//
+// Nothing outside the starlib tree and cmd/ knows Starlark exists: core,
+// bricks and fuel are Go libraries, and each module adapts one Python
 // module of Theano, Blocks or Fuel, under the same dotted name, with the
 // same class names, keyword arguments and defaults.
 //
 // # Running a script
 //
 //	globals, err := starlib.ExecFile("exp.star", src, starlib.Options{
+//		Library:   all.Library(),                   // the modules load() finds
 //		Overrides: map[string]string{"lr": "0.05"}, // --set lr=0.05
 //		Stdout:    os.Stdout,                       // print()
 //		Context:   ctx,                             // cancels the run
@@ -33,7 +48,8 @@
 //
 // load(NAME, ...) resolves a NAME ending in ".star" as a file relative to
 // the directory of the loading script (each file runs once per run; a
-// cycle is an error), and any other NAME as a registered module.
+// cycle is an error), "stdlib/NAME.star" as a file of the embedded
+// Starlark library, and any other NAME as a module of Options.Library.
 //
 // Host state lives in thread locals, never in package variables:
 // FloatX(thread) (Options.FloatX, else Fuel's FUEL_FLOATX or .fuelrc, else
@@ -44,35 +60,39 @@
 //
 // # Adding a module
 //
-// One file per Starlark module, named after it (blocks_bricks.go for
-// blocks.bricks), which registers an exported *starlarkstruct.Module from
-// its init function:
+// A module lives in the package of its family (starlib/numpy for numpy
+// and numpy.random), which imports this one and never another family
+// above it (internal/layout's test holds the order: json, numpy, tensor,
+// fuel, blocks). One file per Starlark module, named after it, declares
+// an exported *starlarkstruct.Module whose doc comment lists its builtins
+// with their signatures, in go.starlark.net's lib/math style:
 //
-//	// BricksModule is the Starlark module blocks.bricks: ...
+//	// Module is the Starlark module numpy: ...
 //	//
-//	//	Linear(input_dim=None, output_dim=None, use_bias=True, ...) - ...
-//	//	MLP(activations, dims, ...) - ...
-//	var BricksModule = &starlarkstruct.Module{Name: "blocks.bricks", Members: starlark.StringDict{
-//		"Linear": starlark.NewBuiltin("Linear", newLinear),
+//	//	array(object, dtype=None) - a new array from ...
+//	//	zeros(shape, dtype="float64"), ones(shape, dtype="float64") - ...
+//	var Module = &starlarkstruct.Module{Name: "numpy", Members: starlark.StringDict{
+//		"array": starlark.NewBuiltin("array", npArray),
 //	}}
 //
-//	func init() { starlib.Register("blocks.bricks", BricksModule) }
+// and the family's Modules function returns it. Several modules may have
+// the same name (blocks.bricks is written in a dozen files): NewLibrary
+// merges their members and refuses a member defined twice. Parents need
+// no module: "blocks" exists as soon as "blocks.bricks" does, and
+// exposes its children as attributes (load("blocks", "bricks"), then
+// bricks.MLP). A member whose value depends on the run (tensor.floatX) is
+// a *Dynamic, resolved for each run's thread when loaded. The loader
+// wraps module-level builtins so that a Go panic becomes a Starlark error
+// with the script's backtrace; use NewBuiltin (the same wrapper) for the
+// methods of your own values.
 //
-// The doc comment of the module variable lists its builtins with their
-// signatures, in go.starlark.net's lib/math style, for Go readers. The
-// user's reference is docs/reference.md and the area's page under docs/
-// (embedded by package docs): the REPL's :help NAME prints the sections
-// of those pages that document NAME, and TestHelpForEveryName (in
-// cmd/blocks-repl) fails for a registered name that no section documents.
-// So a new builtin gets an entry there, with Blocks' or Fuel's signature.
-//
-// Parents need no registration: "blocks" exists as soon as
-// "blocks.bricks" does, and exposes its children as attributes
-// (load("blocks", "bricks"), then bricks.MLP). A member whose value
-// depends on the run (tensor.floatX) is a *Dynamic, resolved for each
-// run's thread when loaded. The loader wraps module-level builtins so that
-// a Go panic becomes a Starlark error with the script's backtrace; use
-// NewBuiltin (the same wrapper) for the methods of your own values.
+// Every name a script loads is checked against one source, the modules
+// of all.Library: starlib/all's TestModuleDocsListMembers fails for a
+// member its module docs do not list, and cmd/blocks-repl's
+// TestHelpForEveryName for one that no section of docs/ documents (the
+// REPL's :help NAME prints those sections: docs/reference.md and the
+// area's page). So a new builtin gets a line in its module's doc comment
+// and an entry in docs/, with Blocks' or Fuel's signature.
 //
 // # Writing a builtin
 //
@@ -110,6 +130,7 @@
 //	VariableList(thread, v), Updates(thread, v)   a variable or a list; Theano's updates
 //	Axes, Axis, DTypeArg, FloatArg, ShapeArg, SizeArg   Unpackers
 //	AsInts(v), ShapeArgs(fname, args), ParseDType(thread, name)
+//	Elems(v), Variables(thread, fname, params, vals...)  a list's items; several variables
 //	FloatX(thread), Context(thread), Cancelled(thread)
 //	NewBuiltin(name, fn)                          starlark.NewBuiltin plus a recover
 //
@@ -121,7 +142,8 @@
 //
 // Variable ("TensorVariable") wraps *core.Variable; Array ("ndarray")
 // wraps *nd.Array; Role ("VariableRole") wraps *core.Role; Function is a
-// compiled tensor.function; RandomState is numpy's generator; SliceValue
+// compiled tensor.function; RandomState is numpy's generator (shared by
+// numpy.random, the bricks' initialization and Fuel's schemes); SliceValue
 // is slice(). Their doc comments list their operators, attributes and
 // methods. Value types follow go.starlark.net's conventions: a
 // `var _ starlark.HasAttrs = (*T)(nil)` block says what they implement,
@@ -138,11 +160,12 @@
 //
 // # Tests
 //
-// TestScripts runs every testdata/*.star file: chunks separated by lines
+// The tests are package starlib_test, which runs scripts with
+// all.Library(). TestScripts runs every testdata/*.star file: chunks separated by lines
 // "---", each run on its own, a comment ### "regexp" on the line where a
 // chunk must fail, values checked with the test-only assert module
 // (load("assert", "assert"); assert.eq, ne, true, fails, close, contains),
 // "# option:floatX=float64" and "# option:set NAME=VALUE" lines to set the
 // run's options. Files that chunks load go in subdirectories of testdata.
-// Add a testdata/<module>.star next to each module.
+// Add a testdata/<module>.star for each module.
 package starlib

@@ -461,7 +461,7 @@ func ExecFile(filename string, src []byte, opts Options) (starlark.StringDict, e
 // load resolves load(module): "stdlib/NAME.star" is a file of the
 // embedded Starlark library (package stdlib); another name ending in .star
 // is a file relative to the loading script's directory; any other name is
-// a registered module.
+// a module of the Library.
 func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringDict, error) {
 	if strings.HasPrefix(module, stdlib.Prefix) && strings.HasSuffix(module, ".star") {
 		return in.loadStdlib(thread, module)

@@ -15,7 +15,7 @@ import (
 // way to run processes or open arbitrary files (Starlark has neither);
 // what is left is limited here:
 //
-//   - load() reads registered modules, the embedded standard library, and
+//   - load() reads the Library's modules, the embedded standard library, and
 //     .star files under the main script's directory (RootDir) only;
 //   - when Confined (a checkpoint received from elsewhere being resumed or
 //     replayed), files are written only under RunDir and no network
