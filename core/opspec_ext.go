@@ -30,10 +30,14 @@ import "github.com/blocks-go/blocks/nd"
 //   - "lstm_seq", "lstm_seq_grad", "gru_seq", "gru_seq_grad": the fused
 //     recurrent sequences (Reverse, Mask), with the packed layouts of
 //     rnn.go (RNNLayout);
-//   - kinds that backends other than the CPU's run on the CPU: "scan",
-//     "scan_output", "scan_output_grad", "scan_grad", "scan_grad_part",
-//     "random", "subtensor", "subtensor_grad", "maxout", "maxout_grad",
-//     "arg", and the CPU planner's own fusions "bias_relu", "scaled_sub".
+//   - "maxout" and "maxout_grad" (inputs x, the output, gz): Pieces;
+//     "arg" (an int64 argmax or argmin: ArgMax, Axis, Flat);
+//     "subtensor" and "subtensor_grad" (inputs x, gz): Ranges;
+//   - "scan", "scan_grad" (a generic Scan and its gradient: the step
+//     function runs per time step; their outputs' and gradients' parts are
+//     "view_at" and "place"), "random" (draws from the seeded numpy-exact
+//     generator), and the CPU planner's own fusions "bias_relu",
+//     "scaled_sub".
 type Ext struct {
 	Conv       ConvSpec
 	Pool       PoolOptions
@@ -47,6 +51,13 @@ type Ext struct {
 	Stop       int
 	Reverse    bool
 	Mask       bool
+	// Pieces is maxout's number of pieces; ArgMax, Flat and Axis describe
+	// an argmax or argmin; Ranges gives a subtensor's (start, step, count)
+	// per axis of the input's shape.
+	Pieces int
+	ArgMax bool
+	Flat   bool
+	Ranges func(shape []int) ([][3]int, error)
 }
 
 // ConvSpec is a convolution's geometry.
@@ -77,7 +88,7 @@ var SpecKinds = []string{
 	"conv2d", "conv2d_grad_input", "conv2d_grad_weights", "map_sum", "pool2d", "pool2d_grad",
 	"fused", "view_at", "place", "rows", "dot_nd", "take", "take_grad", "repeat", "concat", "concat_grad",
 	"slice_last", "slice_last_grad", "shape_value", "lstm_seq", "lstm_seq_grad", "gru_seq", "gru_seq_grad",
-	"scan", "scan_output", "scan_output_grad", "scan_grad", "scan_grad_part", "random", "subtensor",
+	"scan", "scan_grad", "random", "subtensor",
 	"subtensor_grad", "maxout", "maxout_grad", "arg", "bias_relu", "scaled_sub",
 }
 
@@ -188,29 +199,54 @@ func specExt(op Op) OpSpec {
 	case *scanOp:
 		kind = "scan"
 	case *scanOutputOp:
-		kind = "scan_output"
+		info, k := o.info, o.k
+		kind, e.Offset = "view_at", func(in [][]int) int {
+			l, _ := info.layout(in[1:])
+			return l.offsets[k]
+		}
 	case *scanOutputGradOp:
-		kind = "scan_output_grad"
+		info, k := o.info, o.k
+		kind, e.Offset = "place", func(in [][]int) int {
+			l, _ := info.layout(in[1:])
+			return l.offsets[k]
+		}
 	case *scanGradOp:
 		kind = "scan_grad"
 	case *scanGradPartOp:
-		kind = "scan_grad_part"
+		k := o.k
+		kind, e.Offset = "view_at", func(in [][]int) int {
+			off, _ := gradLayout(in[1:])
+			return off[k]
+		}
 	case *randomOp:
 		kind = "random"
 	case subtensorOp:
-		kind = "subtensor"
+		kind, e.Ranges = "subtensor", o.rangesSpec
 	case subtensorGradOp:
-		kind = "subtensor_grad"
+		kind, e.Ranges = "subtensor_grad", o.sub.rangesSpec
 	case maxoutOp:
-		kind = "maxout"
+		kind, e.Pieces = "maxout", o.k
 	case maxoutGradOp:
-		kind = "maxout_grad"
+		kind, e.Pieces = "maxout_grad", o.k
 	case argOp:
-		kind = "arg"
+		kind, e.ArgMax, e.Axis, e.Flat = "arg", o.max, o.axis, o.flat
 	case biasReluOp:
 		kind = "bias_relu"
 	case scaledSubOp:
 		kind = "scaled_sub"
 	}
 	return OpSpec{Kind: kind, Ext: e}
+}
+
+// rangesSpec is ranges as (start, step, count) triples.
+func (o subtensorOp) rangesSpec(shape []int) ([][3]int, error) {
+	rs, err := o.ranges(shape)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][3]int, len(rs))
+	for i, r := range rs {
+		out[i] = [3]int{r.start, r.step, r.count}
+	}
+	return out, nil
 }

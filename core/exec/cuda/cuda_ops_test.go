@@ -59,6 +59,15 @@ func extCases() []opCase {
 			s, err := core.SliceLast(x, 2, 9)
 			return mulSum(s, y, err)
 		}, []int{6, 4, 12}, []int{6, 4, 7}, -1},
+		{"maxout", func(x, y *core.Variable) (*core.Variable, error) {
+			m, err := core.Maxout(x, 3)
+			return mulSum(m, y, err)
+		}, []int{6, 5, 12}, []int{6, 5, 4}, -1},
+		{"subtensor", func(x, y *core.Variable) (*core.Variable, error) {
+			i := func(v int) *int { return &v }
+			s, err := core.Subtensor(x, []core.Index{{Slice: true, Start: i(-1), Stop: i(0), Step: i(-2)}, {I: 3}, {Slice: true, Start: i(1)}})
+			return mulSum(s, y, err)
+		}, []int{6, 5, 4}, []int{3, 3}, -1},
 		{"repeat like", func(x, y *core.Variable) (*core.Variable, error) {
 			r, err := core.RepeatLike(x, y, 0)
 			if err != nil {
@@ -141,6 +150,35 @@ func TestTakeMatchesCPU(t *testing.T) {
 	if _, err := f.Call(args); err == nil || !strings.Contains(err.Error(), "out of bounds") {
 		t.Errorf("an index past the table: %v", err)
 	}
+}
+
+// TestMisclassificationMatchesCPU: argmax, the int64 comparison and the
+// mean of its truth values (Blocks' MisclassificationRate) on the GPU.
+func TestMisclassificationMatchesCPU(t *testing.T) {
+	gpu := gpuBackend(t)
+	rng := numpyrand.New(5)
+	yHat := core.NewInput("y_hat", nd.Float32, 2)
+	y := core.NewInput("y", nd.Int64, 1)
+	cfg := bricks.NewConfig(nd.Float32, 1)
+	mr, err := bricks.NewCost(cfg, "MisclassificationRate", "", 1)
+	must(t, err)
+	rate, err := bricks.Apply(mr, "apply", y, yHat)
+	must(t, err)
+	axis := 0
+	am, err := core.Argmin(yHat, &axis, false)
+	must(t, err)
+	ya := randArray(rng, 0, 1, 300, 10)
+	ta := nd.New(nd.Int64, 300)
+	for i := range 300 {
+		ta.SetFlat(i, float64(rng.Randint(0, 10)))
+	}
+	args := []*nd.Array{ya, ta}
+	outs := []*core.Variable{rate[0], am}
+	want, _ := run(t, core.CPUBackend, []*core.Variable{yHat, y}, outs, args)
+	got, prog := run(t, gpu, []*core.Variable{yHat, y}, outs, args)
+	near(t, "misclassification rate", got[0], want[0], 1e-6)
+	near(t, "argmin", got[1], want[1], 1e-7)
+	noCPU(t, "misclassification", prog)
 }
 
 // trainOn trains with gd's data for steps batches on device d and returns

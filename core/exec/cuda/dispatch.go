@@ -86,6 +86,20 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 				return e.g.launch("ew_cmp", grid(size), 256, buf(i), buf(ins[0]), buf(ins[1]), size, c, meta.ptr)
 			})
 		}
+		if c, ok := cmpCodes[spec.Func]; ok && v.DType() == nd.Uint8 && dt(ins[0]) == nd.Int64 && dt(ins[1]) == nd.Int64 {
+			stA, okA := broadcastStrides(p.shapes[ins[0]], out)
+			stB, okB := broadcastStrides(p.shapes[ins[1]], out)
+			if !okA || !okB {
+				break
+			}
+			meta, err := e.meta(p, out, stA, stB)
+			if err != nil {
+				return st, err
+			}
+			return kernel("ew_cmp_i64", func() error {
+				return e.g.launch("ew_cmp_i64", grid(size), 256, buf(i), buf(ins[0]), buf(ins[1]), size, c, meta.ptr)
+			})
+		}
 		if spec.Func == "switch" && v.DType() == nd.Float32 && dt(ins[0]) == nd.Uint8 && dt(ins[1]) == nd.Float32 && dt(ins[2]) == nd.Float32 {
 			var sts [3][]int64
 			for k := range 3 {
@@ -153,7 +167,18 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 			return kernel("cast_u8", func() error { return e.g.launch("cast_u8", grid(size), 256, buf(i), buf(ins[0]), size) })
 		}
 	case "reduce", "sum_to":
-		if !allF32 {
+		// A reduction of uint8, bool or int64 data to float32 (a mean of
+		// truth values: the misclassification rate) reads a float32 copy.
+		cast := ""
+		if spec.Kind == "reduce" && v.DType() == nd.Float32 {
+			switch dt(ins[0]) {
+			case nd.Uint8, nd.Bool:
+				cast = "cast_u8"
+			case nd.Int64:
+				cast = "cast_i64"
+			}
+		}
+		if !allF32 && cast == "" {
 			break
 		}
 		x := p.shapes[ins[0]]
@@ -200,6 +225,19 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 		m, err := e.upMeta(p, meta)
 		if err != nil {
 			return st, err
+		}
+		if cast != "" {
+			nx := nd.Prod(x)
+			tmp, err := e.scratch(p, int64(max(nx, 1))*4)
+			if err != nil {
+				return st, err
+			}
+			return kernel(cast+", reduce_strided", func() error {
+				if err := e.g.launch(cast, grid(nx), 256, tmp.ptr, buf(ins[0]), nx); err != nil {
+					return err
+				}
+				return e.g.launch("reduce_strided", size, 256, buf(i), tmp.ptr, code, count, m.ptr)
+			})
 		}
 		return kernel("reduce_strided", func() error {
 			return e.g.launch("reduce_strided", size, 256, buf(i), buf(ins[0]), code, count, m.ptr)

@@ -422,6 +422,65 @@ func (e *executor) makeStepExt(p *plan, st step, v *core.Variable, spec core.OpS
 			break
 		}
 		return e.rnnStep(p, st, spec.Kind, spec.Reverse, spec.Mask)
+	case "maxout", "maxout_grad":
+		if !allF32 || spec.Pieces < 1 {
+			break
+		}
+		k := spec.Pieces
+		if spec.Kind == "maxout" {
+			return done("maxout", func() error {
+				return e.g.launch("maxout", grid(size), 256, buf(i).ptr, buf(ins[0]).ptr, k, size)
+			})
+		}
+		n := size / k
+		return done("maxout_grad", func() error {
+			return e.g.launch("maxout_grad", grid(size), 256, buf(i).ptr, buf(ins[0]).ptr, buf(ins[1]).ptr, buf(ins[2]).ptr, k, n)
+		})
+	case "arg":
+		x := p.shapes[ins[0]]
+		if v.DType() != nd.Int64 || dt(ins[0]) != nd.Float32 {
+			break
+		}
+		outer, n, inner := argGeometry(x, spec.Axis, spec.Flat)
+		isMax := int64(0)
+		if spec.ArgMax {
+			isMax = 1
+		}
+		return done("arg_reduce", func() error {
+			return e.g.launch("arg_reduce", grid(outer*inner), 256, buf(i).ptr, buf(ins[0]).ptr, outer, n, inner, isMax)
+		})
+	case "subtensor", "subtensor_grad":
+		if !allF32 || spec.Ranges == nil {
+			break
+		}
+		x := p.shapes[ins[0]]
+		rs, err := spec.Ranges(x)
+		if err != nil {
+			return st, false, err
+		}
+		base, counts, strides := subtensorMeta(x, rs)
+		m, err := e.upMeta(p, append(append([]int64{int64(len(counts))}, counts...), strides...))
+		if err != nil {
+			return st, false, err
+		}
+		n := nd.Prod(p.shapes[ins[len(ins)-1]])
+		if spec.Kind == "subtensor" {
+			// ew_strided's meta: the shape, the source's strides, then
+			// (unused) b's strides.
+			m2, err := e.upMeta(p, append(append(append([]int64{int64(len(counts))}, counts...), strides...), make([]int64, len(counts))...))
+			if err != nil {
+				return st, false, err
+			}
+			return done("ew_strided(copy)", func() error {
+				return e.g.launch("ew_strided", grid(size), 256, buf(i).ptr, at(buf(ins[0]), base, 4), cu.DevicePtr(0), size, int64(eCopy), m2.ptr)
+			})
+		}
+		return done("cuMemsetD32, strided_scatter", func() error {
+			if err := cu.MemsetD32Async(buf(i).ptr, 0, int64(size), e.g.stream); err != nil {
+				return err
+			}
+			return e.g.launch("strided_scatter", grid(n), 256, at(buf(i), base, 4), buf(ins[1]).ptr, n, m.ptr)
+		})
 	case "bias_relu":
 		if !allF32 || len(out) == 0 {
 			break

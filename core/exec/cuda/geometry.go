@@ -99,3 +99,32 @@ func groupRows(idx []int64, rows int, perm, start []int64) error {
 	}
 	return nil
 }
+
+// argGeometry views x as (outer, n, inner) around the axis an argmax
+// reduces (all of x when flat).
+func argGeometry(x []int, axis int, flat bool) (outer, n, inner int) {
+	prod := func(s []int) int {
+		p := 1
+		for _, d := range s {
+			p *= d
+		}
+		return p
+	}
+	if flat {
+		return 1, prod(x), 1
+	}
+	return prod(x[:axis]), x[axis], prod(x[axis+1:])
+}
+
+// subtensorMeta is a subtensor's gather (or its gradient's scatter) as a
+// strided walk: the first element's offset in x, the counts per axis and
+// the strides (step × x's stride, elements; negative for a negative step).
+func subtensorMeta(x []int, rs [][3]int) (base int, counts, strides []int64) {
+	st := contiguousStrides(x)
+	for d, r := range rs {
+		base += r[0] * int(st[d])
+		counts = append(counts, int64(r[2]))
+		strides = append(strides, int64(r[1])*st[d])
+	}
+	return base, counts, strides
+}

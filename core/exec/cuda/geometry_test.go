@@ -302,3 +302,121 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+func ip(i int) *int { return &i }
+
+// Subtensors (slices with steps, negative steps, integer indices) and
+// their gradients as ew_strided and strided_scatter walk them.
+func TestSubtensorMetaMatchesCPU(t *testing.T) {
+	for k, idx := range [][]core.Index{
+		{{Slice: true, Start: ip(1), Stop: ip(5), Step: ip(2)}},
+		{{I: -2}, {Slice: true, Step: ip(-1)}},
+		{{Slice: true, Start: ip(-1), Stop: ip(0), Step: ip(-2)}, {I: 3}, {Slice: true, Start: ip(1)}},
+		{{Slice: true}, {Slice: true, Stop: ip(2)}, {I: 0}},
+	} {
+		t.Run(fmt.Sprint("case ", k), func(t *testing.T) {
+			rng := numpyrand.New(6)
+			xs := []int{6, 5, 4}
+			x := core.NewInput("x", nd.Float32, 3)
+			y, err := core.Subtensor(x, idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := core.NewInput("r", nd.Float32, y.NDim())
+			grads, err := core.Grad(core.SumAll(core.Mul(y, r)), []*core.Variable{x}, core.GradOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := core.Spec(y.Op())
+			rs, err := spec.Ranges(xs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base, counts, strides := subtensorMeta(xs, rs)
+			n := int64(1)
+			for _, c := range counts {
+				n *= c
+			}
+			var ys []int
+			for k, c := range counts {
+				if k >= len(idx) || idx[k].Slice {
+					ys = append(ys, int(c))
+				}
+			}
+			xa, ra := randF32(rng, xs...), randF32(rng, ys...)
+			want := cpuRun(t, []*core.Variable{x, r}, []*core.Variable{y, grads[0]}, []*nd.Array{xa, ra})
+			out := make([]float32, n)
+			mStridedGather(out, f32(xa), base, counts, strides)
+			closeTo(t, "subtensor", out, want[0], 0)
+			gx := make([]float32, xa.Size())
+			mStridedScatter(gx, f32(ra), base, n, counts, strides)
+			closeTo(t, "subtensor's gradient", gx, want[1], 0)
+		})
+	}
+}
+
+func TestMaxoutAndArgmaxMatchCPU(t *testing.T) {
+	rng := numpyrand.New(8)
+	x := core.NewInput("x", nd.Float32, 3)
+	r := core.NewInput("r", nd.Float32, 3)
+	y, err := core.Maxout(x, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grads, err := core.Grad(core.SumAll(core.Mul(y, r)), []*core.Variable{x}, core.GradOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xa := randF32(rng, 4, 5, 12)
+	xa.SetFlat(1, xa.Flat(0)) // a tie: both pieces get the gradient
+	ra := randF32(rng, 4, 5, 4)
+	outs := []*core.Variable{y, grads[0]}
+	var argOuts []struct {
+		axis *int
+		max  bool
+	}
+	for _, axis := range []*int{nil, ip(0), ip(1), ip(2)} {
+		for _, isMax := range []bool{true, false} {
+			f := core.Argmax
+			if !isMax {
+				f = core.Argmin
+			}
+			a, err := f(x, axis, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs = append(outs, a)
+			argOuts = append(argOuts, struct {
+				axis *int
+				max  bool
+			}{axis, isMax})
+		}
+	}
+	want := cpuRun(t, []*core.Variable{x, r}, outs, []*nd.Array{xa, ra})
+	spec := core.Spec(y.Op())
+	n := int64(ra.Size())
+	got := make([]float32, n)
+	mMaxout(got, f32(xa), int64(spec.Pieces), n)
+	closeTo(t, "maxout", got, want[0], 0)
+	gx := make([]float32, xa.Size())
+	mMaxoutGrad(gx, f32(xa), got, f32(ra), int64(spec.Pieces), n)
+	closeTo(t, "maxout's gradient", gx, want[1], 0)
+	for k, a := range argOuts {
+		s := core.Spec(outs[2+k].Op())
+		if s.ArgMax != a.max {
+			t.Fatalf("spec %+v", s)
+		}
+		outer, nn, inner := argGeometry(xa.Shape, s.Axis, s.Flat)
+		res := make([]int64, outer*inner)
+		mArgReduce(res, f32(xa), int64(outer), int64(nn), int64(inner), s.ArgMax)
+		w := want[2+k]
+		if w.Size() != len(res) {
+			t.Fatalf("arg %v: %d results, CPU %d", a, len(res), w.Size())
+		}
+		for i, v := range res {
+			if float64(v) != w.Flat(i) {
+				t.Fatalf("arg %v [%d]: mirror %d, CPU %v", a, i, v, w.Flat(i))
+			}
+		}
+	}
+}

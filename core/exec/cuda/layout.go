@@ -11,6 +11,7 @@ var kernelNames = []string{
 	"im2col", "col2im", "conv_scatter", "conv_gather", "pool2d", "pool2d_grad",
 	"take", "take_grad", "tile", "copy2d", "fused_rule",
 	"lstm_fwd_step", "lstm_bwd_step", "colsum_add", "gru_gates", "gru_fwd_step", "gru_bwd_n", "gru_bwd_r", "reverse_steps",
+	"maxout", "maxout_grad", "arg_reduce", "strided_scatter", "ew_cmp_i64",
 }
 
 // contiguousStrides are a row-major array's strides in elements.

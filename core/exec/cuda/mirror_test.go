@@ -292,3 +292,69 @@ func goMax(a, b float32) float32 {
 }
 
 func f32(a *nd.Array) []float32 { return a.Data.([]float32) }
+
+// mStridedGather is ew_strided's copy (unop E_COPY of a[ia]) over shape
+// with a's strides; mStridedScatter is strided_scatter.
+func mStridedGather(out, a []float32, base int, shape, st []int64) {
+	n := int64(1)
+	for _, s := range shape {
+		n *= s
+	}
+	for i := int64(0); i < n; i++ {
+		r, ia := i, int64(0)
+		for d := len(shape) - 1; d >= 0; d-- {
+			c := r % shape[d]
+			r /= shape[d]
+			ia += c * st[d]
+		}
+		out[i] = a[int64(base)+ia]
+	}
+}
+
+func mStridedScatter(dst, src []float32, base int, n int64, shape, st []int64) {
+	for i := int64(0); i < n; i++ {
+		r, off := i, int64(0)
+		for d := len(shape) - 1; d >= 0; d-- {
+			off += (r % shape[d]) * st[d]
+			r /= shape[d]
+		}
+		dst[int64(base)+off] = src[i]
+	}
+}
+
+func mMaxout(y, x []float32, k, n int64) {
+	for i := int64(0); i < n; i++ {
+		m := x[i*k]
+		for p := i*k + 1; p < (i+1)*k; p++ {
+			if x[p] > m {
+				m = x[p]
+			}
+		}
+		y[i] = m
+	}
+}
+
+func mMaxoutGrad(gx, x, y, gz []float32, k, n int64) {
+	for p := int64(0); p < n*k; p++ {
+		i := p / k
+		if x[p] == y[i] {
+			gx[p] = gz[i]
+		} else {
+			gx[p] = 0
+		}
+	}
+}
+
+func mArgReduce(out []int64, x []float32, outer, n, inner int64, isMax bool) {
+	for o := int64(0); o < outer*inner; o++ {
+		a, c, bi := o/inner, o%inner, int64(0)
+		best := 0.0
+		for i := int64(0); i < n; i++ {
+			v := float64(x[(a*n+i)*inner+c])
+			if i == 0 || (isMax && v > best) || (!isMax && v < best) {
+				best, bi = v, i
+			}
+		}
+		out[o] = bi
+	}
+}

@@ -15,12 +15,12 @@ import (
 
 // gpuRoutes are the kinds run on the GPU (float32 data) and their kernels.
 var gpuRoutes = map[string][]string{
-	"elemwise":            {"ew_contig", "ew_strided", "ew_cmp", "ew_switch"},
+	"elemwise":            {"ew_contig", "ew_strided", "ew_cmp", "ew_cmp_i64", "ew_switch"},
 	"relu_grad":           {"ew_contig", "ew_strided"},
 	"broadcast_to":        {"ew_contig", "ew_strided"},
 	"dimshuffle":          {"ew_strided"},
 	"cast":                {"ew_contig", "cast_i64", "cast_u8"},
-	"reduce":              {"reduce_strided"},
+	"reduce":              {"reduce_strided", "cast_u8", "cast_i64"},
 	"sum_to":              {"reduce_strided"},
 	"map_sum":             {"reduce_strided"},
 	"softmax":             {"softmax_rows"},
@@ -51,6 +51,11 @@ var gpuRoutes = map[string][]string{
 	"lstm_seq_grad":       {"cuMemsetD32", "lstm_bwd_step", "colsum_add", "cublasSgemm", "gemm_tiled", "ew_contig", "reverse_steps"},
 	"gru_seq":             {"cuMemcpyDtoD", "cublasSgemm", "gemm_tiled", "gru_gates", "gru_fwd_step"},
 	"gru_seq_grad":        {"cuMemsetD32", "gru_bwd_n", "gru_bwd_r", "cublasSgemm", "gemm_tiled", "ew_contig", "reverse_steps"},
+	"maxout":              {"maxout"},
+	"maxout_grad":         {"maxout_grad"},
+	"arg":                 {"arg_reduce"},
+	"subtensor":           {"ew_strided"},
+	"subtensor_grad":      {"cuMemsetD32", "strided_scatter"},
 	"bias_relu":           {"bias_relu"},
 	"scaled_sub":          {"scaled_sub"},
 }
@@ -58,17 +63,9 @@ var gpuRoutes = map[string][]string{
 // cpuKinds are the kinds the backend runs on host copies of their inputs
 // (its CPU kernel), and why.
 var cpuKinds = map[string]string{
-	"scan":             "a generic Scan runs its step function per time step on the CPU (the bricks' LSTM and GRU use the fused sequences)",
-	"scan_output":      "reads a Scan's CPU result",
-	"scan_output_grad": "part of a Scan's gradient",
-	"scan_grad":        "a generic Scan's gradient runs on the CPU",
-	"scan_grad_part":   "part of a Scan's gradient",
-	"random":           "random draws come from the CPU's numpy-exact generator (bit-identical across devices)",
-	"subtensor":        "general (strided, integer-indexed) subtensors have no kernel",
-	"subtensor_grad":   "general subtensors' gradient has no kernel",
-	"maxout":           "no kernel",
-	"maxout_grad":      "no kernel",
-	"arg":              "argmax/argmin (int64 results) have no kernel",
+	"scan":      "a generic Scan runs its step function per time step on the CPU (the bricks' LSTM and GRU use the fused sequences)",
+	"scan_grad": "a generic Scan's gradient runs on the CPU",
+	"random":    "random draws come from the CPU's numpy-exact generator (bit-identical across devices)",
 }
 
 // fusedRules are the step rules' fused kernels fused_rule runs, by the

@@ -735,3 +735,83 @@ extern "C" __global__ void reverse_steps(float *x, long long steps, long long si
 		*b = v;
 	}
 }
+
+// ---- maxout, argmax, subtensors, integer comparisons -------------------
+
+// maxout: y[i] = the largest of x[i·k .. i·k+k) (the first, then any
+// larger: core's order); maxout_grad: gz[i] to every piece equal to it.
+extern "C" __global__ void maxout(float *y, const float *x, long long k, long long n) {
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+		float m = x[i * k];
+		for (long long p = i * k + 1; p < (i + 1) * k; p++)
+			if (x[p] > m) m = x[p];
+		y[i] = m;
+	}
+}
+extern "C" __global__ void maxout_grad(float *gx, const float *x, const float *y, const float *gz, long long k, long long n) {
+	for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n * k; p += (long long)gridDim.x * blockDim.x) {
+		long long i = p / k;
+		gx[p] = x[p] == y[i] ? gz[i] : 0.0f;
+	}
+}
+
+// arg_reduce: the index (int64) of the largest (ismax) or smallest element
+// along the middle axis of x viewed as (outer, n, inner), ties to the
+// first, as core's Argmax; one thread per output.
+extern "C" __global__ void arg_reduce(long long *out, const float *x, long long outer, long long n, long long inner, long long ismax) {
+	for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < outer * inner; o += (long long)gridDim.x * blockDim.x) {
+		long long a = o / inner, c = o % inner, bi = 0;
+		double best = 0;
+		for (long long i = 0; i < n; i++) {
+			double v = x[(a * n + i) * inner + c];
+			if (i == 0 || (ismax && v > best) || (!ismax && v < best)) {
+				best = v;
+				bi = i;
+			}
+		}
+		out[o] = bi;
+	}
+}
+
+// strided_scatter: dst[Σ c_d·st_d] = src[i] for the i-th position c of
+// shape (meta: ndim, the shape, dst's strides): a subtensor's gradient
+// (the positions are distinct; dst was cleared).
+extern "C" __global__ void strided_scatter(float *dst, const float *src, long long n, const long long *meta) {
+	int nd = (int)meta[0];
+	const long long *shape = meta + 1, *st = meta + 1 + nd;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+		long long r = i, off = 0;
+		for (int d = nd - 1; d >= 0; d--) {
+			off += (r % shape[d]) * st[d];
+			r /= shape[d];
+		}
+		dst[off] = src[i];
+	}
+}
+
+// ew_cmp_i64: a comparison (E_LT .. E_NEQ) of int64 arrays, broadcast as
+// ew_strided, written as 0 or 1 bytes.
+extern "C" __global__ void ew_cmp_i64(unsigned char *out, const long long *a, const long long *b, long long n, long long op, const long long *meta) {
+	int nd = (int)meta[0];
+	const long long *shape = meta + 1, *stA = meta + 1 + nd, *stB = meta + 1 + 2 * nd;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+		long long r = i, ia = 0, ib = 0;
+		for (int d = nd - 1; d >= 0; d--) {
+			long long c = r % shape[d];
+			r /= shape[d];
+			ia += c * stA[d];
+			ib += c * stB[d];
+		}
+		long long x = a[ia], y = b[ib];
+		unsigned char v = 0;
+		switch (op) {
+		case E_LT: v = x < y; break;
+		case E_LE: v = x <= y; break;
+		case E_GT: v = x > y; break;
+		case E_GE: v = x >= y; break;
+		case E_EQ: v = x == y; break;
+		case E_NEQ: v = x != y; break;
+		}
+		out[i] = v;
+	}
+}
