@@ -1,6 +1,9 @@
 package cuda
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"regexp"
 	"slices"
@@ -73,5 +76,49 @@ func TestFusedRules(t *testing.T) {
 		if _, ok := fusedRules[name]; !ok {
 			t.Errorf("fused rule %s has no code", name)
 		}
+	}
+}
+
+// Every launch in the dispatcher's source passes as many arguments as its
+// kernel has parameters (a missing or extra argument would be read as
+// garbage on the GPU, with no error).
+func TestLaunchArgumentCounts(t *testing.T) {
+	sigs := kernelSignatures(t)
+	fset := token.NewFileSet()
+	n := 0
+	for _, f := range []string{"dispatch.go", "dispatch_ext.go", "dispatch_rnn.go", "rnn_launch.go"} {
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(node ast.Node) bool {
+			call, ok := node.(*ast.CallExpr)
+			if !ok || call.Ellipsis.IsValid() {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			fixed := map[string]int{"launch": 3, "launch2": 5, "kernel": 2}[sel.Sel.Name]
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if fixed == 0 || !ok || lit.Kind != token.STRING {
+				return true
+			}
+			name := strings.Trim(lit.Value, `"`)
+			params, ok := sigs[name]
+			if !ok {
+				t.Errorf("%s: launches %s, which kernels.cu does not define", fset.Position(call.Pos()), name)
+				return true
+			}
+			if got := len(call.Args) - fixed; got != len(params) {
+				t.Errorf("%s: %s gets %d arguments, has %d parameters", fset.Position(call.Pos()), name, got, len(params))
+			}
+			n++
+			return true
+		})
+	}
+	if n < 40 {
+		t.Errorf("found only %d launches", n)
 	}
 }
