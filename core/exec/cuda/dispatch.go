@@ -270,12 +270,8 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 			if hasCheck {
 				// The op refuses targets outside the classes: it reads
 				// only the targets (a batch of int64) and x's shape.
-				y := p.host[ins[1]]
-				if y == nil || !slices.Equal(y.Shape, p.shapes[ins[1]]) {
-					y = nd.New(nd.Int64, p.shapes[ins[1]]...)
-					p.host[ins[1]] = y
-				}
-				if err := e.g.download(y, p.bufs[ins[1]]); err != nil {
+				y, err := e.hostValue(p, ins[1])
+				if err != nil {
 					return err
 				}
 				if err := check.Check([]*nd.Array{{Shape: x}, y}); err != nil {

@@ -58,8 +58,26 @@ func (e *executor) gemmName() string {
 	return "gemm_tiled"
 }
 
-// hostValue brings node j's value to the host (indices the ops check).
+// hostValue is node j's value on the host (indices the ops check): the
+// batch as the run uploaded it when j is an input (no copy back), else a
+// download.
 func (e *executor) hostValue(p *plan, j int) (*nd.Array, error) {
+	// Through views (a flattened batch of targets) to an input.
+	src := j
+	for e.argOf[src] < 0 {
+		v := e.graph.Nodes[src]
+		if v.Op() == nil || len(v.Inputs()) == 0 {
+			break
+		}
+		k := core.Spec(v.Op()).Kind
+		if k != "view" && k != "rows" {
+			break
+		}
+		src = e.index[v.Inputs()[0]]
+	}
+	if k := e.argOf[src]; k >= 0 && k < len(p.args) && p.args[k] != nil && p.args[k].Size() == nd.Prod(p.shapes[j]) {
+		return &nd.Array{Shape: p.shapes[j], Data: p.args[k].Data}, nil
+	}
 	h := p.host[j]
 	if h == nil || !slices.Equal(h.Shape, p.shapes[j]) {
 		h = nd.New(e.graph.Nodes[j].DType(), p.shapes[j]...)

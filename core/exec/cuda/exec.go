@@ -127,7 +127,7 @@ type plan struct {
 	steps  []step
 	metas  []devBuf
 	host   []*nd.Array // per node: host scratch (fallbacks, outputs, inputs)
-	args   []*nd.Array
+	args   []*nd.Array // during a run: the inputs as uploaded
 }
 
 type executor struct {
@@ -341,6 +341,9 @@ func (e *executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 			}
 			p.bufs[i] = d.buf
 		}
+		if len(p.args) != len(args) {
+			p.args = make([]*nd.Array, len(args))
+		}
 		for i := range e.graph.Nodes {
 			if k := e.argOf[i]; k >= 0 {
 				a := args[k]
@@ -350,8 +353,10 @@ func (e *executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 				if err := e.g.upload(p.bufs[i], a); err != nil {
 					return err
 				}
+				p.args[k] = a // the host copy of the batch (hostValue)
 			}
 		}
+		defer clear(p.args) // the caller's arrays are not kept
 		for _, s := range p.steps {
 			var err error
 			if s.fallback {
