@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -62,6 +63,7 @@ func TestKernelParametersAre8Bytes(t *testing.T) {
 // With Debian's CUDA toolkit installed (make build-cuda installs it),
 // kernels.cu compiles to PTX with an entry for every kernel.
 func TestKernelsCompileToPTX(t *testing.T) {
+	t.Parallel()
 	nvcc, err := exec.LookPath("nvcc")
 	if err != nil {
 		t.Skip("nvcc not installed (make build-cuda installs Debian's nvidia-cuda-toolkit)")
@@ -102,5 +104,46 @@ func TestBroadcastStrides(t *testing.T) {
 	}
 	if got := contiguousStrides([]int{2, 3, 4}); !slices.Equal(got, []int64{12, 4, 1}) {
 		t.Errorf("contiguousStrides = %v", got)
+	}
+}
+
+// With nvcc, the kernels also assemble for an H200 (sm_90, the GPU
+// gpu-check targets): no register spills, and every kernel fits a block of
+// 256 threads (the launches' size) in the 64K registers of a block.
+func TestKernelsAssembleForSM90(t *testing.T) {
+	t.Parallel()
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("nvcc not installed (make build-cuda installs Debian's nvidia-cuda-toolkit)")
+	}
+	out, err := exec.Command(nvcc, "-cubin", "-arch=sm_90", "-O3", "-fmad=false", "-Xptxas", "-v",
+		"kernels/kernels.cu", "-o", t.TempDir()+"/k.cubin").CombinedOutput()
+	if err != nil {
+		t.Fatalf("nvcc: %v\n%s", err, out)
+	}
+	fn := regexp.MustCompile(`Compiling entry function '(\w+)'|Function properties for (\w+)`)
+	regs := regexp.MustCompile(`Used (\d+) registers`)
+	spill := regexp.MustCompile(`(\d+) bytes spill stores, (\d+) bytes spill loads`)
+	cur, seen := "", map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := fn.FindStringSubmatch(line); m != nil {
+			cur = m[1] + m[2]
+			continue
+		}
+		if m := spill.FindStringSubmatch(line); m != nil && (m[1] != "0" || m[2] != "0") {
+			t.Errorf("kernel %s spills registers: %s", cur, strings.TrimSpace(line))
+		}
+		if m := regs.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			if n*256 > 65536 {
+				t.Errorf("kernel %s uses %d registers: a block of 256 threads needs %d > 65536", cur, n, n*256)
+			}
+			seen[cur] = true
+		}
+	}
+	for _, k := range kernelNames {
+		if !seen[k] {
+			t.Errorf("no register count reported for kernel %s", k)
+		}
 	}
 }
