@@ -51,15 +51,22 @@ func init() {
 
 // convertBuiltin is fuel.converters.<dataset>.convert_<dataset>.
 func convertBuiltin(dataset string) BuiltinFunc {
+	// "celeba/64" is celeba with which_format fixed (convert_celeba_64).
+	dataset, fixedFormat, _ := strings.Cut(dataset, "/")
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var opts converters.Options
 		var filename, dtype starlark.Value = starlark.None, starlark.None
 		var params []any
-		switch dataset {
-		case "svhn":
+		switch {
+		case dataset == "svhn":
 			params = append(params, "which_format", &opts.Format)
-		case "caltech101_silhouettes":
+		case dataset == "caltech101_silhouettes":
 			params = append(params, "size", &opts.Size)
+		case dataset == "celeba" && fixedFormat == "":
+			params = append(params, "which_format", &opts.WhichFormat)
+		}
+		if fixedFormat != "" {
+			opts.WhichFormat = fixedFormat
 		}
 		params = append(params, "directory", &opts.Directory, "output_directory", &opts.OutputDirectory, "output_filename?", &filename)
 		if dataset == "mnist" {
@@ -85,6 +92,8 @@ func convertBuiltin(dataset string) BuiltinFunc {
 		switch {
 		case dataset == "svhn" && opts.Format != 1 && opts.Format != 2:
 			return nil, fmt.Errorf("%s: which_format must be 1 or 2, got %d", b.Name(), opts.Format)
+		case dataset == "celeba" && opts.WhichFormat != "aligned_cropped" && opts.WhichFormat != "64":
+			return nil, fmt.Errorf("%s: CelebA format needs to be either 'aligned_cropped' or '64', got %q", b.Name(), opts.WhichFormat)
 		case dataset == "caltech101_silhouettes" && opts.Size != 16 && opts.Size != 28:
 			return nil, fmt.Errorf("%s: size must be 16 or 28, got %d", b.Name(), opts.Size)
 		}

@@ -56,6 +56,7 @@ func init() {
 		"CalTech101Silhouettes": NewBuiltin("CalTech101Silhouettes", fileDatasetBuiltin),
 		"Adult":                 NewBuiltin("Adult", fileDatasetBuiltin),
 		"CelebA":                NewBuiltin("CelebA", fileDatasetBuiltin),
+		"DogsVsCats":            NewBuiltin("DogsVsCats", fileDatasetBuiltin),
 	})
 	Register("fuel.datasets.toy", &starlarkstruct.Module{Name: "fuel.datasets.toy", Members: starlark.StringDict{
 		"Spiral":    NewBuiltin("Spiral", toyBuiltin),
@@ -127,6 +128,8 @@ func fileDatasetBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		ds, err = datasets.Adult(ws, opts)
 	case "CelebA":
 		ds, err = datasets.CelebA(strFormat, ws, opts)
+	case "DogsVsCats":
+		ds, err = datasets.DogsVsCats(ws, opts)
 	}
 	if err != nil {
 		return nil, err

@@ -31,7 +31,10 @@ import (
 // in a chunk set the run's floatX, overrides and an environment variable ($VARS in
 // VALUE expanded: Fuel's dataset tests find their data with
 // env FUEL_DATA_PATH=$BLOCKS_SHARED/data; $TEST_TMPDIR is a new empty
-// directory of the chunk's own).
+// directory of the chunk's own). "# option:fixture NAME" writes a
+// generated fixture into $TEST_TMPDIR first (upstream_fixtures_test.go:
+// the fake files an upstream setUp writes that are too large to keep in
+// testdata).
 // Files loaded by the chunks live in subdirectories of testdata.
 func TestScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.star")
@@ -56,6 +59,7 @@ type chunk struct {
 	overrides map[string]string
 	env       map[string]string // environment variables set for the chunk
 	serve     string            // a script whose global stream a data server serves during the chunk
+	fixtures  []string          // fixture generators run into $TEST_TMPDIR first (upstream_fixtures_test.go)
 }
 
 var wantRE = regexp.MustCompile(`###\s*(.*)$`)
@@ -98,6 +102,8 @@ func readChunks(t *testing.T, file string) []*chunk {
 				case strings.HasPrefix(opt, "set "):
 					k, v, _ := strings.Cut(strings.TrimPrefix(opt, "set "), "=")
 					c.overrides[k] = v
+				case strings.HasPrefix(opt, "fixture "):
+					c.fixtures = append(c.fixtures, strings.TrimSpace(strings.TrimPrefix(opt, "fixture ")))
 				case strings.HasPrefix(opt, "serve "):
 					c.serve = strings.TrimSpace(strings.TrimPrefix(opt, "serve "))
 				case strings.HasPrefix(opt, "env "):
@@ -130,6 +136,9 @@ func runChunk(t *testing.T, c *chunk) {
 	// as "# option:env FUEL_DATA_PATH=$TEST_TMPDIR" (a test that writes
 	// its data files where the dataset classes look).
 	t.Setenv("TEST_TMPDIR", t.TempDir())
+	for _, name := range c.fixtures {
+		makeFixture(t, c, name, os.Getenv("TEST_TMPDIR"))
+	}
 	for k, v := range c.env {
 		t.Setenv(k, os.ExpandEnv(v))
 	}

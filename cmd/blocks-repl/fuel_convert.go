@@ -18,7 +18,8 @@ func init() {
 		usage: `  blocks-repl fuel convert DATASET [ARG] [-d IN] [-o OUT] [--output-filename NAME] [--dtype DTYPE]
                                            convert downloaded files to Fuel's HDF5 file (` + strings.Join(converters.Names(), ", ") + `);
                                            mnist reads the idx files gzipped or plain; --dtype (mnist): float32, float64, bool;
-                                           ARG: svhn's format (2), caltech101_silhouettes' size (16 or 28)
+                                           ARG: svhn's format (1 or 2), caltech101_silhouettes' size (16 or 28),
+                                           celeba's format (aligned_cropped or 64)
 `,
 		run: fuelConvert,
 	})
@@ -53,15 +54,17 @@ func fuelConvert(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	// svhn takes which_format and caltech101_silhouettes size, as
 	// positional arguments (fuel-convert svhn 2).
 	wantArgs := 1
-	if len(positional) > 0 && (positional[0] == "svhn" || positional[0] == "caltech101_silhouettes") {
+	if len(positional) > 0 && (positional[0] == "svhn" || positional[0] == "caltech101_silhouettes" || positional[0] == "celeba") {
 		wantArgs = 2
 	}
 	if len(positional) != wantArgs {
 		fmt.Fprintf(stderr, "usage: blocks-repl fuel convert DATASET [-d IN] [-o OUT]\n"+
-			"       blocks-repl fuel convert svhn {1,2} | caltech101_silhouettes {16,28} [-d IN] [-o OUT]\n  DATASET: one of %s\n", strings.Join(converters.Names(), ", "))
+			"       blocks-repl fuel convert svhn {1,2} | caltech101_silhouettes {16,28} | celeba {aligned_cropped,64} [-d IN] [-o OUT]\n  DATASET: one of %s\n", strings.Join(converters.Names(), ", "))
 		return 2
 	}
-	if wantArgs == 2 {
+	if wantArgs == 2 && positional[0] == "celeba" {
+		opts.WhichFormat = positional[1]
+	} else if wantArgs == 2 {
 		n, err := strconv.Atoi(positional[1])
 		if err != nil {
 			fmt.Fprintf(stderr, "blocks-repl fuel convert %s: %q is not a number\n", positional[0], positional[1])

@@ -10,9 +10,10 @@
 // (the three .amat text files), iris (iris.data), cifar10 and cifar100
 // (the Python pickles in cifar-1*-python.tar.gz, read by a small unpickler
 // that only knows numpy arrays, lists, dicts and strings), svhn format 2
-// and caltech101_silhouettes (level 5 MAT-files, read by a small reader).
-// svhn format 1 and Fuel's other converters are not implemented; Convert
-// names them as such.
+// and caltech101_silhouettes (level 5 MAT-files, read by a small reader),
+// adult (the UCI text files), celeba and dogs_vs_cats (zip archives of
+// JPEGs). svhn format 1 and Fuel's other converters are not implemented;
+// Convert names them as such.
 //
 // Every output is written under a temporary name and renamed into place,
 // so a failed conversion leaves nothing that looks like a dataset.
@@ -54,6 +55,8 @@ type Options struct {
 	Format int
 	// Size is caltech101_silhouettes' size (16 or 28).
 	Size int
+	// WhichFormat is celeba's which_format ("aligned_cropped" or "64").
+	WhichFormat string
 	// Command is stored as fuel_convert_command (Fuel stores the command
 	// line that ran it).
 	Command string
@@ -88,7 +91,7 @@ var registry = map[string]converter{
 }
 
 // notImplemented are Fuel's converters this package does not have.
-var notImplemented = []string{"adult", "celeba", "dogs_vs_cats", "ilsvrc2010", "ilsvrc2012", "youtube_audio"}
+var notImplemented = []string{"ilsvrc2010", "ilsvrc2012", "youtube_audio"}
 
 // Names lists the datasets Convert knows.
 func Names() []string {

@@ -46,6 +46,11 @@ type Writer struct {
 	splits    []SplitDef
 	attrs     [][2]string
 	done      bool
+	// vlenRank is the number of example axes of each source made by
+	// CreateVlenSource.
+	vlenRank map[string]int
+	// vlenBuf holds the examples WriteVlenExample has not written yet.
+	vlenBuf map[string]*vlenRun
 }
 
 // Create starts a Fuel HDF5 file that Close will put at path.
@@ -580,6 +585,10 @@ func (w *Writer) Abort() {
 func (w *Writer) Close() error {
 	if w.done {
 		return w.errorf("the writer is already closed")
+	}
+	if err := w.flushAllVlen(); err != nil {
+		w.Abort()
+		return err
 	}
 	if err := w.finish(); err != nil {
 		w.Abort()

@@ -1,0 +1,10 @@
+//go:build !cgo
+
+package h5
+
+import "github.com/blocks-go/blocks/nd"
+
+func (w *Writer) CreateVlenSource(name string, dt nd.DType, n int, axisLabels []string, layout VlenLayout) error {
+	return refuse(w.path)
+}
+func (w *Writer) WriteVlenExample(name string, i int, example *nd.Array) error { return refuse(w.path) }
