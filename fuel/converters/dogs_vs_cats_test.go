@@ -182,4 +182,3 @@ func TestConvertDogsVsCatsBadInput(t *testing.T) {
 		})
 	}
 }
-
