@@ -211,8 +211,8 @@ func TestConvertErrors(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "*")); len(m) != 0 {
 		t.Errorf("files left after a failed conversion: %v", m)
 	}
-	if _, err := Convert("celeba", Options{Directory: dir, OutputDirectory: dir}); !errors.Is(err, ErrNotImplemented) {
-		t.Errorf("celeba: %v", err)
+	if _, err := Convert("ilsvrc2012", Options{Directory: dir, OutputDirectory: dir}); !errors.Is(err, ErrNotImplemented) {
+		t.Errorf("ilsvrc2012: %v", err)
 	}
 	if _, err := Convert("nope", Options{}); err == nil || !strings.Contains(err.Error(), "unknown dataset") {
 		t.Errorf("unknown: %v", err)
