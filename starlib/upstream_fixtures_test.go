@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"archive/zip"
