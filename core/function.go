@@ -2,7 +2,6 @@ package core
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -61,12 +60,11 @@ type step struct {
 }
 
 type plan struct {
-	vals     []*nd.Array // one per node; inputs/shared bound at call time
-	steps    []step
-	inCast   []*nd.Array // conversion buffers for inputs given in another dtype
-	staging  []*nd.Array // per update, when its value aliases updated storage
-	keepArgs []int       // inputs whose storage an output shares
-	args     []*nd.Array // scratch for op inputs
+	vals    []*nd.Array // one per node; inputs/shared bound at call time
+	steps   []step
+	inCast  []*nd.Array // conversion buffers for inputs given in another dtype
+	staging []*nd.Array // per update, when its value aliases updated storage
+	args    []*nd.Array // scratch for op inputs
 }
 
 // InputError is a data input given with the wrong dtype or dimensions.
@@ -176,8 +174,10 @@ func (f *Function) Call(args []*nd.Array) ([]*nd.Array, error) {
 }
 
 // CallView is Call without copying the outputs: it returns the function's
-// own output buffers (and slice), valid until its next call. A training
-// step that only reads a scalar output uses it to allocate nothing.
+// own output buffers (and slice), valid until its next call; an output
+// that is an input, or a view of one, shares the caller's array. A
+// training step that only reads a scalar output uses it to allocate
+// nothing.
 func (f *Function) CallView(args []*nd.Array) ([]*nd.Array, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -233,12 +233,6 @@ func (f *Function) run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 			continue
 		}
 		s.op.Run(out, ins)
-	}
-	for _, k := range p.keepArgs {
-		// An output shares this input's storage (it is the input or a
-		// view of it); whoever gets the output may keep it, so the
-		// input's buffer is never recycled (nd.Recycler).
-		args[k].Keep()
 	}
 	outs := f.outs[:0]
 	if copyOutputs {
@@ -429,11 +423,6 @@ func (f *Function) makePlan(args []*nd.Array) (*plan, error) {
 	for _, u := range f.updates {
 		if i, ok := f.index[u.Shared]; ok {
 			updated[i] = true
-		}
-	}
-	for _, o := range f.outputs {
-		if k := f.argOf[root[f.index[o]]]; k >= 0 && p.inCast[k] == nil && !slices.Contains(p.keepArgs, k) {
-			p.keepArgs = append(p.keepArgs, k)
 		}
 	}
 	for k, u := range f.updates {

@@ -121,31 +121,3 @@ func TestFusionBitIdentical(t *testing.T) {
 		}
 	}
 }
-
-// An output that is an input, or a view of one, keeps the caller's array:
-// a main loop releasing its batch after the step (nd.Recycler) must not
-// hand that buffer to the next batch while the output is held.
-func TestOutputsSharingAnInputKeepIt(t *testing.T) {
-	x := core.NewInput("x", nd.Float32, 2)
-	flat, err := core.Flatten(x, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, out := range map[string]*core.Variable{"identity": x, "view": flat, "computed": core.Mul(x, x)} {
-		f, err := core.Compile([]*core.Variable{x}, []*core.Variable{out}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r nd.Recycler
-		a := r.Float32(2, 3)
-		copy(a.Data.([]float32), []float32{1, 2, 3, 4, 5, 6})
-		if _, err := f.CallView([]*nd.Array{a}); err != nil {
-			t.Fatal(err)
-		}
-		a.Release()
-		kept := a.Size() == 6
-		if want := name != "computed"; kept != want {
-			t.Errorf("%s: the input was kept: %v, want %v", name, kept, want)
-		}
-	}
-}

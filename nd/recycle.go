@@ -8,13 +8,14 @@ import "sync"
 // not allocate and zero a new buffer for every batch, as numpy's allocator
 // reuses the memory of a batch that nothing refers to any more.
 //
-// Only the consumer that knows nothing else reads an array releases it: the
-// main loop after a training step, once its extensions have run. An array
-// that reaches a script (or anything else that may keep it) is kept
-// first (Keep), and Release does nothing to a kept array or to one that
-// no Recycler lent. A Recycler is safe for concurrent use: a producer in
-// a background goroutine (MultiProcessing) draws from it while the
-// consumer releases.
+// A producer lends only to a consumer that asked for it and releases each
+// array once nothing else reads it (fuel.Lender: the main loop after a
+// training step and its extensions, an evaluation after its batch); an
+// array that consumer hands to code that may keep it (a script) is kept
+// first (Keep). Release does nothing to a kept array or to one that no
+// Recycler lent. A Recycler is safe for concurrent use: a producer in a
+// background goroutine (MultiProcessing) draws from it while the consumer
+// releases.
 type Recycler struct {
 	mu   sync.Mutex
 	free [][]float32
@@ -26,8 +27,12 @@ const recyclerKeep = 4
 
 // Float32 returns a float32 array of the given shape whose contents are
 // undefined (a lent buffer is not cleared): the caller sets every element.
+// A nil Recycler lends nothing: it returns an ordinary new array.
 func (r *Recycler) Float32(shape ...int) *Array {
 	n := Prod(shape)
+	if r == nil {
+		return &Array{Shape: shape, Data: make([]float32, n)}
+	}
 	var buf []float32
 	r.mu.Lock()
 	for i := len(r.free) - 1; i >= 0; i-- {

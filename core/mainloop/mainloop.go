@@ -38,6 +38,13 @@ type Profile struct {
 //
 // Set the fields, then call Run. Run may be called again after it returns
 // to continue training (Blocks' resumption).
+//
+// The loop is done with a batch once the algorithm's step and the
+// extensions' after_batch have run, so it asks its epoch iterators to lend
+// (fuel.Lender) and releases each batch then: the pipeline may reuse its
+// buffers for the next batches. An Algorithm or Extension that holds on to
+// an array of a batch past its call keeps it (nd.Array.Keep) or copies
+// it.
 type MainLoop struct {
 	Algorithm  Algorithm
 	DataStream fuel.Stream
@@ -129,8 +136,14 @@ func (m *MainLoop) Status() *Status { return &m.Log.Status }
 func (m *MainLoop) EpochIterator() fuel.EpochIterator { return m.epochIterator }
 
 // SetEpochIterator replaces the iterator of the epoch in progress (used
-// when restoring a checkpoint taken mid-epoch).
-func (m *MainLoop) SetEpochIterator(it fuel.EpochIterator) { m.epochIterator = it }
+// when restoring a checkpoint taken mid-epoch). The loop asks it to lend,
+// as its own (see MainLoop).
+func (m *MainLoop) SetEpochIterator(it fuel.EpochIterator) {
+	m.epochIterator = it
+	if it != nil {
+		fuel.Lend(it)
+	}
+}
 
 // FindExtension returns the one extension with the given name.
 func (m *MainLoop) FindExtension(name string) (Extension, error) {
@@ -282,7 +295,7 @@ func (m *MainLoop) runEpoch() (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		m.epochIterator = it
+		m.SetEpochIterator(it)
 		st.EpochStarted = true
 		if err := m.runExtensions(BeforeEpoch, nil); err != nil {
 			return false, err
@@ -354,9 +367,9 @@ func (m *MainLoop) runIteration() (bool, error) {
 	if err := m.runExtensions(AfterBatch, batch); err != nil {
 		return false, err
 	}
-	// Nothing reads the batch after its step and extensions (a script's
-	// callback keeps what it was given), so buffers the stream lent go
-	// back to it for the next batches.
+	// Nothing reads the batch after its step and extensions (what keeps
+	// an array has kept it: a script's callback), so buffers the stream
+	// lent go back to it for the next batches.
 	for _, a := range data {
 		a.Release()
 	}

@@ -322,6 +322,7 @@ func (e *DatasetEvaluator) Evaluate(stream fuel.Stream) (map[string]*nd.Array, e
 		if err != nil {
 			return nil, err
 		}
+		fuel.Lend(it) // each batch is released once evaluated
 		sources := stream.Sources()
 		for {
 			data, err := it.Next()

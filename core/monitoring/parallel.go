@@ -32,6 +32,7 @@ func (e *DatasetEvaluator) evaluateSplit(stream fuel.Stream) (map[string]*nd.Arr
 	if err != nil {
 		return nil, err
 	}
+	fuel.Lend(it) // each batch is released once evaluated
 	sources := stream.Sources()
 	n, rank := e.comm.Size(), e.comm.Rank()
 	var mine []byte

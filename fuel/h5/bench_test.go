@@ -87,6 +87,7 @@ func benchmarkMNISTStream(b *testing.B, inMemory bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		fuel.Lend(it) // releases each batch, as the main loop
 		for {
 			batch, err := it.Next()
 			if errors.Is(err, io.EOF) {

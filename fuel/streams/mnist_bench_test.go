@@ -106,6 +106,7 @@ func BenchmarkMNISTStreamVsH5py(b *testing.B) {
 		for i := 0; i < n; i++ {
 			start, startCPU := time.Now(), cpuTime()
 			it := must(s.GetEpochIterator())
+			fuel.Lend(it) // releases each batch, as the main loop
 			count := 0
 			for {
 				d, err := it.Next()

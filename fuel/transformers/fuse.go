@@ -22,22 +22,27 @@ type scaleShiftSpec struct {
 // the two steps compute it (float64(x)*scale + shift in float64, then the
 // cast; to float32 in a vectorized loop, to float64 through a table of the
 // 256 results), so the batches are bit-identical to the unfused pipeline's
-// with no float64 intermediate. Float32 batches come from a Recycler: the
-// main loop releases each after its step, so an epoch reuses a few buffers.
-// The pipeline's structure is unchanged for its user (t.DataStream() is
-// still the ScaleAndShift); its iterator state skips the ScaleAndShift
-// level, the same in every pipeline built this way.
+// with no float64 intermediate. The fusion is this package's own: the
+// pipeline is unchanged for its user (t.DataStream() is still the
+// ScaleAndShift, and the iterator states have its level). An iterator
+// whose consumer releases its items (fuel.Lender) draws the float32
+// batches from a Recycler, so that an epoch reuses a few buffers.
 func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 	ss, ok := t.child.(*Transformer)
 	if !ok || ss.fuse == nil || ss.open != nil || ss.rng != nil || !dt.IsFloat() {
 		return
 	}
+	t.iterated = ss.input()
+	t.transform = fusedCast(ss, dt, castSel, t.sources, nil)
+	t.lentTransform = fusedCast(ss, dt, castSel, t.sources, new(nd.Recycler))
+}
+
+// fusedCast is the fused Cast's transform over ss; batches, when not nil,
+// lends the float32 outputs.
+func fusedCast(ss *Transformer, dt nd.DType, castSel []bool, sources []string, batches *nd.Recycler) transformFunc {
 	spec := *ss.fuse
 	inner := ss.transform
-	sources := t.sources
-	batches := new(nd.Recycler) // the float32 outputs, lent
-	t.iterated = ss.input()
-	t.transform = func(data []*nd.Array) ([]*nd.Array, error) {
+	return func(data []*nd.Array) ([]*nd.Array, error) {
 		out := slices.Clone(data)
 		var rest []int  // sources the fused pass does not cover
 		scaled := false // whether one of them needs the ScaleAndShift
@@ -97,7 +102,7 @@ func castOne(a *nd.Array, dt nd.DType) *nd.Array {
 }
 
 // scaleShiftCast is the fused pass over one uint8 source. Float32 outputs
-// are lent by batches: the main loop gives them back after its step.
+// are lent by batches when it is not nil.
 func scaleShiftCast(x []uint8, shape []int, spec scaleShiftSpec, dt nd.DType, batches *nd.Recycler) *nd.Array {
 	if dt == nd.Float32 {
 		out := batches.Float32(slices.Clone(shape)...)

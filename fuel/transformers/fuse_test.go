@@ -1,8 +1,11 @@
 package transformers_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/blocks-go/blocks/fuel"
@@ -78,13 +81,15 @@ func TestSourcewiseOnRaggedBatches(t *testing.T) {
 	}
 }
 
-// The fused pass lends its float32 batches: a consumer that keeps every
-// batch gets distinct, correct batches; one that releases each batch when
-// done (as the main loop does) gets the same few buffers back, the values
-// still bit-identical to the unfused steps, the short final batch
-// included; a batch kept before release (as a script's callback keeps it)
-// is never reused.
-func TestFusedCastRecyclesReleasedBatches(t *testing.T) {
+// The fused pass lends its float32 batches only to a consumer that asks
+// (fuel.Lend): a plain iteration gets batches of its own, which stay
+// intact however long they are kept (even a stray Release leaves them
+// alone); a consumer that asks and releases each batch when done (as the
+// main loop does) gets the same few buffers back, the values still
+// bit-identical to the unfused steps, the short final batch included; a
+// batch kept before release (as a script's callback keeps it) is never
+// reused.
+func TestFusedCastLendsOnlyWhenAsked(t *testing.T) {
 	noConfig(t)
 	const n, width = 10, 37 // 4 batches of 4 rows, 148 bytes each, then 2
 	raw := make([]uint8, n*width)
@@ -94,23 +99,41 @@ func TestFusedCastRecyclesReleasedBatches(t *testing.T) {
 	mk := func() fuel.Stream {
 		ds := must(datasets.NewIndexableDataset([]datasets.Source{{Name: "x", Data: nd.FromSlice(raw, n, width)}}, datasets.IndexableOptions{}))
 		s := must(streams.DataStream(ds, must(schemes.SequentialScheme(schemes.Range(n), 4))))
-		return must(Cast(must(ScaleAndShift(s, 1/255.0, 0.25, nil)), "float32", nil))
+		return must(Flatten(must(Cast(must(ScaleAndShift(s, 1/255.0, 0.25, nil)), "float32", nil)), nil))
 	}
 	identity := func(d []*nd.Array) ([]*nd.Array, error) { return d, nil }
 	ds := must(datasets.NewIndexableDataset([]datasets.Source{{Name: "x", Data: nd.FromSlice(raw, n, width)}}, datasets.IndexableOptions{}))
 	apart := epoch(t, must(Cast(must(Mapping(must(ScaleAndShift(must(streams.DataStream(ds, must(schemes.SequentialScheme(schemes.Range(n), 4)))), 1/255.0, 0.25, nil)), identity, nil)), "float32", nil)))
 
-	kept := epoch(t, mk())
+	var kept [][]*nd.Array
+	plain := must(mk().GetEpochIterator())
+	for {
+		d, err := plain.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, d)
+		d[0].Release() // not lent: nothing happens
+	}
+	if len(kept) != len(apart) {
+		t.Fatalf("%d batches, want %d", len(kept), len(apart))
+	}
 	for k := range apart {
 		if !nd.Equal(kept[k][0], apart[k][0]) {
 			t.Fatalf("kept batch %d: fused %v, apart %v", k, kept[k][0], apart[k][0])
 		}
 	}
 	if &kept[0][0].Data.([]float32)[0] == &kept[1][0].Data.([]float32)[0] {
-		t.Fatal("two batches nobody released share a buffer")
+		t.Fatal("two batches of a plain iteration share a buffer")
 	}
 
 	it := must(mk().GetEpochIterator())
+	if !fuel.Lend(it) {
+		t.Fatal("Flatten over the fused Cast does not lend")
+	}
 	var first *float32
 	var held *nd.Array
 	for k := 0; ; k++ {
@@ -143,5 +166,111 @@ func TestFusedCastRecyclesReleasedBatches(t *testing.T) {
 	}
 	if !nd.Equal(held, apart[2][0]) {
 		t.Fatalf("the kept batch changed: %v, want %v", held, apart[2][0])
+	}
+}
+
+// The request to lend passes down through MultiProcessing and the
+// transformers that never keep what they pass on, and stops at one that
+// might (a Mapping's function may keep its input): there the fused Cast
+// below gives batches of its own.
+func TestLendPassesDownOnlyWhereSafe(t *testing.T) {
+	noConfig(t)
+	fused := func() fuel.Stream {
+		return must(Cast(must(ScaleAndShift(toyStream(t, 2), 0.5, 0, nil)), "float32", nil))
+	}
+	identity := func(d []*nd.Array) ([]*nd.Array, error) { return d, nil }
+	for name, c := range map[string]struct {
+		s    fuel.Stream
+		lend bool
+	}{
+		"fused Cast":                  {fused(), true},
+		"Flatten, Rename":             {must(Rename(must(Flatten(fused(), nil)), map[string]string{"x": "u"}, "")), true},
+		"FilterSources":               {must(FilterSources(fused(), []string{"x"})), true},
+		"MultiProcessing":             {must(MultiProcessing(fused(), 2)), true},
+		"Mapping":                     {must(Mapping(fused(), identity, nil)), false},
+		"Cast over a Mapping":         {must(Cast(must(Mapping(must(ScaleAndShift(toyStream(t, 2), 0.5, 0, nil)), identity, nil)), "float32", nil)), false},
+		"Batch over Unpack (example)": {must(Batch(must(Unpack(fused())), must(schemes.ConstantScheme(2, 0, 0)), 0)), false},
+	} {
+		it := must(c.s.GetEpochIterator())
+		if got := fuel.Lend(it); got != c.lend {
+			t.Errorf("%s: Lend() = %v, want %v", name, got, c.lend)
+		}
+		if cl, ok := it.(interface{ Close() }); ok {
+			cl.Close()
+		}
+	}
+}
+
+// The fusion is the package's own affair: the saved iterator state of
+// Cast over ScaleAndShift has both transformers' levels, as the user built
+// the pipeline (and as the same steps kept apart save it), and a state
+// without the ScaleAndShift level is refused with a clear error.
+func TestFusedStateHasBothLevels(t *testing.T) {
+	noConfig(t)
+	identity := func(d []*nd.Array) ([]*nd.Array, error) { return d, nil }
+	fused := must(Cast(must(ScaleAndShift(toyStream(t, 2), 0.5, 0, nil)), "float32", nil))
+	apart := must(Cast(must(Mapping(toyStream(t, 2), identity, nil)), "float32", nil))
+	state := func(s fuel.Stream) fuel.IteratorState {
+		it := must(s.GetEpochIterator())
+		must(it.Next())
+		return must(it.(fuel.StatefulIterator).State())
+	}
+	got, want := state(fused), state(apart)
+	if got.Child == nil || got.Child.Child == nil || got.Child.Child.Requests == nil || got.Child.Requests != nil {
+		t.Fatalf("the fused pipeline's state is %s, want Cast's level over ScaleAndShift's over the DataStream's", must(json.Marshal(got)))
+	}
+	if g, w := must(json.Marshal(got)), must(json.Marshal(want)); string(g) != string(w) {
+		t.Fatalf("fused state %s, the same levels kept apart %s", g, w)
+	}
+	short := fuel.IteratorState{Child: got.Child.Child}
+	_, err := fused.ResumeEpochIterator(short)
+	if err == nil || !strings.Contains(err.Error(), "no state for the stream under its ScaleAndShift") {
+		t.Fatalf("a state without the ScaleAndShift level: %v", err)
+	}
+}
+
+// Asking pays: over an epoch of 40 batches of 64×784 float32 (200 KB
+// each), a consumer that asks for lent batches and releases them allocates
+// a few float32 buffers, where one that does not gets (and allocates) one
+// per batch.
+func TestLendingAllocatesFewBuffers(t *testing.T) {
+	noConfig(t)
+	const n, width, batch = 40 * 64, 784, 64
+	raw := make([]uint8, n*width)
+	for i := range raw {
+		raw[i] = uint8(i)
+	}
+	ds := must(datasets.NewIndexableDataset([]datasets.Source{{Name: "x", Data: nd.FromSlice(raw, n, width)}}, datasets.IndexableOptions{}))
+	s := must(Flatten(must(Cast(must(ScaleAndShift(must(streams.DataStream(ds, must(schemes.SequentialScheme(schemes.Range(n), batch)))), 1/255.0, 0, nil)), "float32", nil)), nil))
+	allocated := func(lend bool) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		it := must(s.GetEpochIterator())
+		if lend && !fuel.Lend(it) {
+			t.Fatal("the pipeline does not lend")
+		}
+		for {
+			d, err := it.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lend {
+				d[0].Release()
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	const buf = batch * width * 4
+	plain, lent := allocated(false), allocated(true)
+	if plain < 40*buf {
+		t.Fatalf("a plain epoch allocated %d bytes, less than its 40 batches (%d)", plain, 40*buf)
+	}
+	if plain-lent < 30*buf {
+		t.Fatalf("lending saved %d bytes of %d (plain %d), want at least 30 of the 40 float32 batches", plain-lent, 40*buf, plain)
 	}
 }

@@ -36,7 +36,7 @@ func MultiProcessing(stream fuel.Stream, maxStore int) (*Transformer, error) {
 		producesExamples: stream.ProducesExamples(), numChildSources: len(sources)}
 	t.open = func(child fuel.EpochIterator, _ *fuel.IteratorState) (fuel.EpochIterator, error) {
 		p := &mpProducer{n: len(sources), out: make(chan mpItem, maxStore-1), stop: make(chan struct{})}
-		it := &mpIter{p: p}
+		it := &mpIter{p: p, child: child}
 		if si, ok := child.(fuel.StatefulIterator); ok {
 			st, err := si.State()
 			if err == nil {
@@ -77,6 +77,7 @@ func (p *mpProducer) close() { p.once.Do(func() { close(p.stop) }) }
 
 type mpIter struct {
 	p        *mpProducer
+	child    fuel.EpochIterator // read by p's goroutine; here for Lend
 	done     bool
 	final    error
 	state    *fuel.IteratorState // the wrapped iterator after the last item handed out
@@ -126,6 +127,11 @@ func (it *mpIter) Next() ([]*nd.Array, error) {
 	it.state, it.stateErr = item.state, item.stateErr
 	return item.data, nil
 }
+
+// Lend passes the request down: the consumer releases the items, which
+// the goroutine has read ahead of it (fuel.Lender). The items read before
+// the call are not lent.
+func (it *mpIter) Lend() bool { return fuel.Lend(it.child) }
 
 // Close stops the background goroutine; the iterator gives no more items.
 func (it *mpIter) Close() {

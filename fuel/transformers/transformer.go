@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync/atomic"
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
@@ -31,8 +32,18 @@ type Transformer struct {
 	open func(child fuel.EpochIterator, saved *fuel.IteratorState) (fuel.EpochIterator, error)
 	// iterated, when set, is the stream whose epochs t reads instead of
 	// child's: a transform fused with child's (Cast over ScaleAndShift)
-	// reads child's own child.
+	// reads child's own child. Its iterator states still have child's
+	// level, so they describe the pipeline as it was built.
 	iterated fuel.Stream
+	// lentTransform, when set, is transform for an iterator whose
+	// consumer releases what it gets (fuel.Lender): the fused Cast's,
+	// whose float32 outputs are lent by a Recycler.
+	lentTransform transformFunc
+	// passesLoans is set on transformers that may forward a consumer's
+	// request for lent items to the stream they wrap: those that hand an
+	// input array on unchanged (or a view of all of it, nd.HandOver) or
+	// make new ones, and keep none.
+	passesLoans bool
 	// fuse, on a ScaleAndShift, describes it for a Cast to fuse with.
 	fuse *scaleShiftSpec
 	// rng is a random transformer's generator: its state is part of every
@@ -67,6 +78,7 @@ func (t *Transformer) TransformSource(a *nd.Array, source string, example bool) 
 var (
 	_ fuel.Stream          = (*Transformer)(nil)
 	_ fuel.ResumableStream = (*Transformer)(nil)
+	_ fuel.Lender          = (*iterator)(nil)
 )
 
 // Name is the Fuel class name of the transformer ("Flatten", ...).
@@ -109,6 +121,15 @@ func (t *Transformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochI
 	if state.Child == nil {
 		return nil, fmt.Errorf("transformers: %s: the saved iterator state has no state for the wrapped stream", t.name)
 	}
+	inner := *state.Child
+	if t.iterated != nil {
+		// The fused transformer's level: stateless (fuseCast), it wraps
+		// the state of the stream t reads.
+		if inner.Child == nil {
+			return nil, fmt.Errorf("transformers: %s: the saved iterator state has no state for the stream under its ScaleAndShift", t.name)
+		}
+		inner = *inner.Child
+	}
 	if t.rng != nil {
 		if state.RNG == nil {
 			return nil, fmt.Errorf("transformers: %s: the saved iterator state has no generator state", t.name)
@@ -117,7 +138,7 @@ func (t *Transformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochI
 			return nil, fmt.Errorf("transformers: %s: saved generator position %d is outside [0, 624]", t.name, state.RNG.Pos)
 		}
 	}
-	it, err := rs.ResumeEpochIterator(*state.Child)
+	it, err := rs.ResumeEpochIterator(inner)
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +171,9 @@ func (t *Transformer) wrapState(child fuel.EpochIterator) (fuel.IteratorState, e
 		return fuel.IteratorState{}, err
 	}
 	out := fuel.IteratorState{Child: &st}
+	if t.iterated != nil { // the fused transformer's level
+		out = fuel.IteratorState{Child: &fuel.IteratorState{Child: &st}}
+	}
 	if t.rng != nil {
 		r := t.rng.State()
 		out.RNG = &r
@@ -160,6 +184,22 @@ func (t *Transformer) wrapState(child fuel.EpochIterator) (fuel.IteratorState, e
 type iterator struct {
 	t     *Transformer
 	child fuel.EpochIterator
+	// lend is set once the consumer asked for lent items (Lend); atomic,
+	// as MultiProcessing's goroutine may be reading items meanwhile.
+	lend atomic.Bool
+}
+
+// Lend makes a fused Cast lend its float32 batches and passes the request
+// down through the transformers that may (fuel.Lender).
+func (it *iterator) Lend() bool {
+	lends := it.t.lentTransform != nil
+	if lends {
+		it.lend.Store(true)
+	}
+	if it.t.passesLoans && fuel.Lend(it.child) {
+		lends = true
+	}
+	return lends
 }
 
 func (it *iterator) Next() ([]*nd.Array, error) {
@@ -170,7 +210,11 @@ func (it *iterator) Next() ([]*nd.Array, error) {
 	if len(data) != it.t.numChildSources {
 		return nil, fmt.Errorf("transformers: %s: the wrapped stream gave %d arrays for its %d sources", it.t.name, len(data), it.t.numChildSources)
 	}
-	out, err := it.t.transform(data)
+	transform := it.t.transform
+	if it.lend.Load() {
+		transform = it.t.lentTransform
+	}
+	out, err := transform(data)
 	if err != nil {
 		return nil, fmt.Errorf("transformers: %s: %w", it.t.name, err)
 	}
@@ -209,6 +253,7 @@ func sourcewise(name string, child fuel.Stream, whichSources []string, axisLabel
 		producesExamples: example,
 		numChildSources:  len(sources),
 		sourceFn:         fn,
+		passesLoans:      true,
 		transform: func(data []*nd.Array) ([]*nd.Array, error) {
 			out := slices.Clone(data)
 			for i, a := range data {

@@ -44,7 +44,7 @@ func Flatten(stream fuel.Stream, whichSources []string) (*Transformer, error) {
 	}
 	return sourcewise("Flatten", stream, whichSources, labels, func(a *nd.Array, _ string, example bool) (*nd.Array, error) {
 		// The flattened view replaces a, so a batch lent by a Recycler
-		// (fuse.go) goes back to it when the main loop releases the view.
+		// (fuse.go) goes back to it when the consumer releases the view.
 		if example {
 			b, err := a.Reshape(-1)
 			if err == nil {
@@ -289,6 +289,7 @@ func FilterSources(stream fuel.Stream, sources []string) (*Transformer, error) {
 		axisLabels:       labels,
 		producesExamples: stream.ProducesExamples(),
 		numChildSources:  len(in),
+		passesLoans:      true,
 		transform: func(data []*nd.Array) ([]*nd.Array, error) {
 			var res []*nd.Array
 			for i, a := range data {
@@ -371,6 +372,7 @@ func Rename(stream fuel.Stream, names map[string]string, onNonExistent string) (
 		axisLabels:       labels,
 		producesExamples: stream.ProducesExamples(),
 		numChildSources:  len(in),
+		passesLoans:      true,
 		transform:        func(data []*nd.Array) ([]*nd.Array, error) { return data, nil },
 	}, nil
 }
