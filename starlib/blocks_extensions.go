@@ -11,6 +11,7 @@ import (
 
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/internal/tty"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -434,5 +435,5 @@ func (e *Extension) Attr(name string) (starlark.Value, error) {
 // is a terminal, plain lines otherwise. The script's output (its print,
 // Printing) stays as it is with or without a bar.
 func progressOut(thread *starlark.Thread) (w io.Writer, terminal bool) {
-	return os.Stderr, extensions.IsTerminal(os.Stderr)
+	return os.Stderr, tty.Is(os.Stderr)
 }

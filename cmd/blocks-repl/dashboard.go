@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/term"
+	"github.com/blocks-go/blocks/internal/tty"
 
 	"github.com/blocks-go/blocks/internal/dashboard"
 )
@@ -251,7 +251,7 @@ func commandLog(cmd []string) string {
 // serving the finished run until Ctrl-C (the page would otherwise vanish
 // with a short run); elsewhere (scripts, batch jobs) it stops at once.
 func (d *runningDashboard) finish(ctx context.Context, stderr io.Writer) {
-	if term.IsTerminal(int(os.Stdin.Fd())) && ctx.Err() == nil {
+	if tty.Is(os.Stdin) && ctx.Err() == nil {
 		sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		fmt.Fprintf(stderr, "blocks-repl: the run has ended; the dashboard stays at %s until Ctrl-C\n", d.url)
 		<-sig.Done()

@@ -43,6 +43,7 @@ import (
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/device"
+	"github.com/blocks-go/blocks/internal/tty"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
 )
@@ -115,7 +116,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	if len(args) == 0 {
-		return repl(stdin, stdout, stderr, isTerminal(stdin), "")
+		return repl(stdin, stdout, stderr, tty.Is(stdin), "")
 	}
 	if c, ok := commands[args[0]]; ok {
 		if !commandHelpOwn[c.name] && isHelpArg(args[1:]) {

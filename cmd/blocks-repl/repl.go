@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/blocks-go/blocks/internal/tty"
 	"github.com/chzyer/readline"
 	"go.starlark.net/starlark"
-	"golang.org/x/term"
 
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/internal/termsafe"
@@ -62,7 +62,7 @@ func init() {
 			if len(args) == 1 {
 				file = args[0]
 			}
-			return replSession(stdin, stdout, stderr, isTerminal(stdin), file, noTrain)
+			return replSession(stdin, stdout, stderr, tty.Is(stdin), file, noTrain)
 		},
 	})
 }
@@ -422,13 +422,4 @@ func privateFile(p string) {
 		f.Close()
 	}
 	_ = os.Chmod(p, 0o600)
-}
-
-// isTerminal reports whether r is a character device (a terminal).
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	return term.IsTerminal(int(f.Fd()))
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/term"
+	"github.com/blocks-go/blocks/internal/tty"
 
 	"github.com/blocks-go/blocks/core/mainloop"
 )
@@ -58,15 +58,6 @@ func NewProgressBar(out io.Writer) *ProgressBar {
 	return p
 }
 
-// IsTerminal reports whether w is a terminal device.
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	return term.IsTerminal(int(f.Fd()))
-}
-
 func (p *ProgressBar) out() io.Writer {
 	if p.Out == nil {
 		return os.Stderr
@@ -107,7 +98,7 @@ func (p *ProgressBar) AfterBatch(batch mainloop.Batch) error {
 		if p.Terminal != nil {
 			p.terminal = *p.Terminal
 		} else {
-			p.terminal = IsTerminal(p.out())
+			p.terminal = tty.Is(p.out())
 		}
 	}
 	p.iterCount++

@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blocks-go/blocks/internal/tty"
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 )
 
 // Options configure a download.
@@ -413,7 +413,7 @@ func newProgress(w io.Writer, name string, start, size int64) *progress {
 	if w == nil {
 		return p
 	}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if tty.Is(w) {
 		p.bar = progressbar.NewOptions64(size,
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription(name),

@@ -436,30 +436,6 @@ func logRuns(l *logFile) (map[string]map[string]any, map[string]agentRow, error)
 	return status, agents, nil
 }
 
-// walkChain follows resumed_from from id through parent (which gives a
-// run's parent, "" at the root, ok=false for a run not known), stopping
-// at a cycle or a missing run with an error that says so.
-func walkChain(id string, parent func(string) (string, bool)) ([]string, error) {
-	chain := []string{id}
-	seen := map[string]bool{id: true}
-	cur := id
-	for {
-		p, ok := parent(cur)
-		if !ok || p == "" {
-			return chain, nil
-		}
-		if seen[p] {
-			return chain, fmt.Errorf("the resumed_from chain has a cycle: %s -> %s", strings.Join(chain, " -> "), p)
-		}
-		if _, known := parent(p); !known {
-			return chain, fmt.Errorf("run %s was resumed from %s, which is not in this log", cur, p)
-		}
-		seen[p] = true
-		chain = append(chain, p)
-		cur = p
-	}
-}
-
 func shortID(u string) string {
 	if len(u) > 8 {
 		return u[:8]
@@ -502,7 +478,7 @@ func buildRuns(logs map[string]*logFile, ckFiles map[string]*ckFile) (map[string
 			}
 			st := status[u]
 			r := Run{ID: u, Source: p, Kind: "sqlite", Iterations: asInt(st["iterations_done"]), Epochs: asInt(st["epochs_done"])}
-			chain, cerr := walkChain(u, parent)
+			chain, cerr := mainloop.ResumedChain(u, parent)
 			r.Chain = chain
 			if cerr != nil {
 				r.ChainError = cerr.Error()

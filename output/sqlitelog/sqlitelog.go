@@ -222,20 +222,6 @@ func (d *DB) write(l *mainloop.TrainingLog, from int) (err error) {
 	return nil
 }
 
-// chain is the run and its ancestors through resumed_from, with their
-// depth (0 for the run itself).
-//
-// A chain that comes back to a run already in it (a cycle, which only a
-// hand-edited or forged database holds) stops there: each run is visited
-// once (the seen column), so the query ends.
-const chain = `WITH RECURSIVE chain(uuid, depth, seen) AS (
-    SELECT ?1, 0, '|' || ?1 || '|'
-    UNION ALL
-    SELECT status.value, chain.depth + 1, chain.seen || status.value || '|' FROM status JOIN chain ON status.uuid = chain.uuid
-    WHERE status."key" = 'resumed_from' AND typeof(status.value) = 'text'
-      AND instr(chain.seen, '|' || status.value || '|') = 0)
-`
-
 // Load reads the run uuid: its status, and the records of it and of every
 // run it was resumed from.
 func (d *DB) Load(uuid string) (*mainloop.TrainingLog, error) {
@@ -271,8 +257,9 @@ func (d *DB) Load(uuid string) (*mainloop.TrainingLog, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("log database: no run %s", uuid)
 	}
-	erows, err := d.db.Query(chain+`SELECT entries.time, entries."key", entries.value FROM entries JOIN chain ON entries.uuid = chain.uuid
-        ORDER BY chain.depth DESC, entries.time`, uuid)
+	q, args := d.chain(uuid)
+	erows, err := d.db.Query(q+`SELECT entries.time, entries."key", entries.value FROM entries JOIN chain ON entries.uuid = chain.uuid
+        ORDER BY chain.depth DESC, entries.time`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("log database: %w", err)
 	}
@@ -292,6 +279,40 @@ func (d *DB) Load(uuid string) (*mainloop.TrainingLog, error) {
 		r[k] = gv
 	}
 	return l, erows.Err()
+}
+
+// chain is a WITH clause that makes the table chain(uuid, depth): the run
+// uuid (depth 0) and the runs it continues (mainloop.ResumedChain), and
+// its arguments. A chain that stops at a run this database does not hold
+// (it logged elsewhere) or at a cycle (a forged database) has the runs it
+// reached.
+func (d *DB) chain(uuid string) (string, []any) {
+	runs, _ := mainloop.ResumedChain(uuid, d.resumedFrom)
+	var q strings.Builder
+	q.WriteString("WITH chain(uuid, depth) AS (VALUES ")
+	args := make([]any, 0, 2*len(runs))
+	for depth, u := range runs {
+		if depth > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?)")
+		args = append(args, u, depth)
+	}
+	q.WriteString(")\n")
+	return q.String(), args
+}
+
+// resumedFrom is run uuid's resumed_from ("" when none) and whether the
+// database holds the run (mainloop.ResumedChain's parent).
+func (d *DB) resumedFrom(uuid string) (string, bool) {
+	var v any
+	err := d.db.QueryRow(`SELECT value FROM status WHERE uuid = ? AND "key" = 'resumed_from'`, uuid).Scan(&v)
+	if err == nil {
+		p, _ := v.(string)
+		return p, true
+	}
+	var one int
+	return "", d.db.QueryRow(`SELECT 1 FROM status WHERE uuid = ? LIMIT 1`, uuid).Scan(&one) == nil
 }
 
 func ints(v any) []int {
@@ -322,9 +343,10 @@ func ints(v any) []int {
 // which record key holds a number and the values, by iteration (a later
 // run's value winning), computed by SQL.
 func (d *DB) Channel(uuid, key string) (iterations []int, values []float64, err error) {
-	rows, err := d.db.Query(chain+`SELECT entries.time, entries.value FROM entries JOIN chain ON entries.uuid = chain.uuid
+	q, args := d.chain(uuid)
+	rows, err := d.db.Query(q+`SELECT entries.time, entries.value FROM entries JOIN chain ON entries.uuid = chain.uuid
         WHERE entries."key" = ? AND typeof(entries.value) IN ('integer', 'real')
-        ORDER BY entries.time, chain.depth DESC`, uuid, key)
+        ORDER BY entries.time, chain.depth DESC`, append(args, key)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("log database: %w", err)
 	}
