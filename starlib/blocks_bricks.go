@@ -680,6 +680,9 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 		}
 		return v, setCallID(v, callID)
 	}
+	if v, ok, err := callWithExtraDims(thread, a, args, kwargs); ok { // blocks_wrappers.go
+		return v, err
+	}
 	if ka, ok := a.Brick.(bricks.KeywordApplier); ok { // recurrent bricks: blocks_recurrent.go
 		return callKeywordApplication(thread, a, ka, args, kwargs)
 	}
