@@ -70,14 +70,74 @@ func (g *SequenceGenerator) Generate(nSteps, batchSize int, given map[string]*co
 	if nSteps < 1 || batchSize < 1 {
 		return nil, fmt.Errorf("%s.generate: want n_steps >= 1 and batch_size >= 1, got %d and %d", g.AnnotationName(), nSteps, batchSize)
 	}
+	return g.GenerateSymbolic(core.Const(nd.Int64, float64(nSteps)), core.Const(nd.Int64, float64(batchSize)), true, given, rng)
+}
+
+// GenerateSymbolic is Generate with symbolic nSteps and batchSize: int
+// scalars computed from constants and the shapes of other variables
+// (Blocks' n_steps=3 * chars.shape[0], batch_size=chars.shape[1]), known
+// when the graph runs. With iterate false it is one generation step
+// (Blocks' iterate=False; nSteps is not used): the given states (those
+// not given start from the initial ones, "outputs" and the glimpses
+// included) in, the next states, outputs, glimpses and costs out. The
+// result is one application call "generate" of g: the given variables are
+// its inputs and the results its outputs, named as GenerateNames.
+func (g *SequenceGenerator) GenerateSymbolic(nSteps, batchSize *core.Variable, iterate bool, given map[string]*core.Variable, rng *numpyrand.RandomState) ([]*core.Variable, error) {
 	if !g.Allocated {
 		if err := Allocate(g); err != nil {
 			return nil, err
 		}
 	}
+	glimpses := g.glimpseNames()
+	stateLike := slices.Concat(g.stateNames, []string{"outputs"}, glimpses)
 	for n := range given {
-		if !slices.Contains(g.stateNames, n) && !slices.Contains(g.ctxNames, n) {
-			return nil, fmt.Errorf("%s.generate got an unexpected input %s (it takes the states %v and the contexts %v)", g.AnnotationName(), n, g.stateNames, g.ctxNames)
+		if !slices.Contains(stateLike, n) && !slices.Contains(g.ctxNames, n) {
+			return nil, fmt.Errorf("%s.generate got an unexpected input %s (it takes the states %v and the contexts %v)", g.AnnotationName(), n, stateLike, g.ctxNames)
+		}
+	}
+	// One application call: the given variables are its inputs.
+	call := &core.ApplicationCall{Brick: core.Annotation(g), Application: "generate", Metadata: map[string]any{}, ID: callIDs.Add(1)}
+	names := make([]string, 0, len(given))
+	for n := range given {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	tagged := map[string]*core.Variable{}
+	for _, n := range names {
+		tagged[n] = tag(given[n], g.Base, "generate", n, call, core.Input)
+	}
+	given = tagged
+	var steps *core.Variable // a dummy sequence of nSteps entries, when symbolic
+	constSteps := 0
+	if iterate {
+		if nSteps == nil {
+			return nil, fmt.Errorf("%s.generate: n_steps is required", g.AnnotationName())
+		}
+		if n, ok := constInt(nSteps); ok {
+			if n < 1 {
+				return nil, fmt.Errorf("%s.generate: want n_steps >= 1, got %d", g.AnnotationName(), n)
+			}
+			constSteps = n
+		} else {
+			var err error
+			if steps, err = core.AllocShaped(0, g.cfg.FloatX, []*core.Variable{nSteps}); err != nil {
+				return nil, fmt.Errorf("%s.generate: n_steps: %w", g.AnnotationName(), err)
+			}
+		}
+	}
+	var ref *core.Variable // a vector of batch_size entries
+	if batchSize == nil {
+		return nil, fmt.Errorf("%s.generate: batch_size is required", g.AnnotationName())
+	}
+	if n, ok := constInt(batchSize); ok {
+		if n < 1 {
+			return nil, fmt.Errorf("%s.generate: want batch_size >= 1, got %d", g.AnnotationName(), n)
+		}
+		ref = core.NewConstant(nd.New(g.cfg.FloatX, n))
+	} else {
+		var err error
+		if ref, err = core.AllocShaped(0, g.cfg.FloatX, []*core.Variable{batchSize}); err != nil {
+			return nil, fmt.Errorf("%s.generate: batch_size: %w", g.AnnotationName(), err)
 		}
 	}
 	var ctxNames []string
@@ -105,7 +165,6 @@ func (g *SequenceGenerator) Generate(nSteps, batchSize int, given map[string]*co
 		ctxNames = append(ctxNames, "preprocessed_attended")
 		ctxVals = append(ctxVals, p)
 	}
-	ref := core.NewConstant(nd.New(g.cfg.FloatX, batchSize))
 	var init []*core.Variable
 	var err error
 	if g.attention != nil {
@@ -116,7 +175,19 @@ func (g *SequenceGenerator) Generate(nSteps, batchSize int, given map[string]*co
 	if err != nil {
 		return nil, err
 	}
-	for i, n := range g.stateNames {
+	nState := len(g.stateNames)
+	initOut, err := g.Readout.Emitter.InitialOutputs(ref, 0)
+	if err != nil {
+		return nil, err
+	}
+	outDType := initOut.DType()
+	if v, ok := given["outputs"]; ok {
+		if v.DType() != outDType {
+			v = core.Cast(v, outDType)
+		}
+		initOut = v
+	}
+	for i, n := range slices.Concat(g.stateNames, glimpses) {
 		if v, ok := given[n]; ok {
 			if v.DType() != init[i].DType() {
 				v = core.Cast(v, init[i].DType())
@@ -124,23 +195,15 @@ func (g *SequenceGenerator) Generate(nSteps, batchSize int, given map[string]*co
 			init[i] = v
 		}
 	}
-	initOut, err := g.Readout.Emitter.InitialOutputs(ref, 0)
-	if err != nil {
-		return nil, err
-	}
-	nState := len(g.stateNames)
-	glimpses := g.glimpseNames()
 	// Scan states: the transition's states, the previous outputs, the
 	// glimpses. The scan carries floats only: integer outputs (symbols)
 	// travel as floatX, exact up to 2**24, and are cast back after it.
-	outDType := initOut.DType()
 	carried := initOut
 	if outDType != g.cfg.FloatX {
 		carried = core.Cast(initOut, g.cfg.FloatX)
 	}
 	scanStates := slices.Concat(init[:nState], []*core.Variable{carried}, init[nState:])
-	spec := core.ScanSpec{States: scanStates, Contexts: ctxVals, NSteps: nSteps, Name: g.Name + "_generate_scan"}
-	states, outs, err := core.Scan(spec, func(_, st, ctx []*core.Variable) ([]*core.Variable, []*core.Variable, error) {
+	step := func(st, ctx []*core.Variable) ([]*core.Variable, []*core.Variable, error) {
 		m := map[string]*core.Variable{}
 		for i, n := range ctxNames {
 			m[n] = ctx[i]
@@ -157,6 +220,7 @@ func (g *SequenceGenerator) Generate(nSteps, batchSize int, given map[string]*co
 		}
 		var next []*core.Variable
 		if g.attention != nil {
+			var err error
 			if next, err = g.attention.TakeGlimpses(m); err != nil {
 				return nil, nil, err
 			}
@@ -227,12 +291,47 @@ func (g *SequenceGenerator) Generate(nSteps, batchSize int, given map[string]*co
 		}
 		newStates := slices.Concat(ns, []*core.Variable{carriedOut}, next)
 		return newStates, []*core.Variable{costs}, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s.generate: %w", g.AnnotationName(), err)
+	}
+	var res []*core.Variable
+	if !iterate {
+		states, outs, err := step(scanStates, ctxVals)
+		if err != nil {
+			return nil, fmt.Errorf("%s.generate: %w", g.AnnotationName(), err)
+		}
+		res = append(states, outs...)
+	} else {
+		spec := core.ScanSpec{States: scanStates, Contexts: ctxVals, NSteps: constSteps, Name: g.Name + "_generate_scan"}
+		if steps != nil {
+			spec.Sequences = []*core.Variable{steps}
+		}
+		states, outs, err := core.Scan(spec, func(_, st, ctx []*core.Variable) ([]*core.Variable, []*core.Variable, error) {
+			return step(st, ctx)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s.generate: %w", g.AnnotationName(), err)
+		}
+		res = append(states, outs...)
 	}
 	if outDType != g.cfg.FloatX {
-		states[nState] = core.Cast(states[nState], outDType)
+		res[nState] = core.Cast(res[nState], outDType)
 	}
-	return append(states, outs...), nil
+	for i, n := range g.GenerateNames() {
+		res[i] = tag(res[i], g.Base, "generate", n, call, core.Output)
+	}
+	return res, nil
+}
+
+// constInt is the value of a constant int scalar variable.
+func constInt(v *core.Variable) (int, bool) {
+	if !v.IsConstant() || v.NDim() != 0 || v.DType().IsFloat() {
+		return 0, false
+	}
+	return int(v.Value().Flat(0)), true
+}
+
+// GenerateSpec is Blocks' generate.states, generate.contexts and
+// generate.outputs: the states (the transition's, "outputs", the
+// glimpses), the contexts and the results of Generate.
+func (g *SequenceGenerator) GenerateSpec() (states, contexts, outputs []string) {
+	return slices.Concat(g.stateNames, []string{"outputs"}, g.glimpseNames()), slices.Clone(g.ctxNames), g.GenerateNames()
 }

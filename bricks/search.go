@@ -264,6 +264,9 @@ func (gen *Generation) Sample(data []*nd.Array, nSteps, batchSize int, rng *nump
 type BeamSearchResult struct {
 	Outputs []int
 	Cost    float64
+	// StepCosts is the cost added at each step the search ran (0 after
+	// the hypothesis finished): Blocks' as_arrays costs.
+	StepCosts []float64
 }
 
 // BeamSearch is Blocks' beam search (blocks.search.BeamSearch.search) for
@@ -294,6 +297,7 @@ func (gen *Generation) BeamSearch(data []*nd.Array, beamSize, eolSymbol, maxLeng
 	type hyp struct {
 		outputs  []int
 		cost     float64
+		steps    []float64
 		finished bool
 	}
 	hyps := []hyp{{}}
@@ -366,7 +370,7 @@ func (gen *Generation) BeamSearch(data []*nd.Array, beamSize, eolSymbol, maxLeng
 			rows[i] = c.row
 			chosen.SetFlat(i, float64(c.sym))
 			h := hyps[c.row]
-			nh := hyp{outputs: append(slices.Clone(h.outputs), c.sym), cost: c.cost, finished: h.finished}
+			nh := hyp{outputs: append(slices.Clone(h.outputs), c.sym), cost: c.cost, steps: append(slices.Clone(h.steps), c.cost-h.cost), finished: h.finished}
 			if h.finished {
 				nh.outputs = h.outputs
 			} else if c.sym == eolSymbol && !(ignoreFirstEOL && step == 0) {
@@ -395,7 +399,7 @@ func (gen *Generation) BeamSearch(data []*nd.Array, beamSize, eolSymbol, maxLeng
 	}
 	out := make([]BeamSearchResult, len(hyps))
 	for i, h := range hyps {
-		out[i] = BeamSearchResult{Outputs: h.outputs, Cost: h.cost}
+		out[i] = BeamSearchResult{Outputs: h.outputs, Cost: h.cost, StepCosts: h.steps}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Cost < out[j].Cost })
 	return out, nil

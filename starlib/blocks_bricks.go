@@ -37,7 +37,10 @@ func init() {
 	for _, c := range []string{"Linear", "Bias", "MLP", "Sequence", "FeedforwardSequence", "Identity", "Tanh", "Logistic", "Softplus", "Rectifier", "LeakyRectifier", "Softmax"} {
 		members[c] = &BrickClass{Class: c, make: makeBrick}
 	}
-	for _, c := range []string{"Brick", "Initializable", "Feedforward", "Activation", "LinearLike"} {
+	for _, c := range []string{"Brick", "Initializable"} {
+		members[c] = &BrickClass{Class: c, make: makeContainerBrick} // blocks_container.go
+	}
+	for _, c := range []string{"Feedforward", "Activation", "LinearLike"} {
 		members[c] = &BrickClass{Class: c}
 	}
 	Register("blocks.bricks", &starlarkstruct.Module{Name: "blocks.bricks", Members: members})

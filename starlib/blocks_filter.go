@@ -77,6 +77,9 @@ func newVariableFilter(thread *starlark.Thread, b *starlark.Builtin, args starla
 				f.Applications = append(f.Applications, graph.ApplicationSelector{BrickSelector: graph.BrickSelector{Brick: x.Brick.(graph.Brick)}, Name: x.App})
 			case *UnboundApplication:
 				f.Applications = append(f.Applications, graph.ApplicationSelector{BrickSelector: graph.BrickSelector{Class: x.Class}, Name: x.Name})
+			case appSelector: // generator.generate (blocks_generate_app.go)
+				br, app := x.appRef()
+				f.Applications = append(f.Applications, graph.ApplicationSelector{BrickSelector: graph.BrickSelector{Brick: br.(graph.Brick)}, Name: app})
 			default:
 				return nil, fmt.Errorf("VariableFilter: applications must hold applications (brick.apply or Class.apply), got %s", x.Type())
 			}

@@ -328,7 +328,7 @@ func generatorAttr(b *Brick, name string) (starlark.Value, bool) {
 	}
 	switch name {
 	case "generate":
-		return symbolicGenerate(g), true
+		return &generateApp{g}, true // blocks_generate_app.go
 	case "sample":
 	default:
 		return nil, false
@@ -389,45 +389,6 @@ func generatorAttr(b *Brick, name string) (starlark.Value, bool) {
 	}), true
 }
 
-// symbolicGenerate is Blocks' SequenceGenerator.generate(n_steps,
-// batch_size, iterate=True, **states_and_contexts): the list of variables
-// states..., outputs, glimpses..., costs, each (n_steps, batch, ...).
-func symbolicGenerate(g *bricks.SequenceGenerator) starlark.Value {
-	return NewBuiltin("generate", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var nSteps, batch int
-		iterate := true
-		var known []starlark.Tuple
-		given := map[string]*core.Variable{}
-		for _, kv := range kwargs {
-			switch k := string(kv[0].(starlark.String)); k {
-			case "n_steps", "batch_size", "iterate":
-				known = append(known, kv)
-			default:
-				v, err := AsVariable(thread, kv[1])
-				if err != nil {
-					return nil, fmt.Errorf("generate: %s: %v", k, err)
-				}
-				given[k] = v
-			}
-		}
-		if err := starlark.UnpackArgs("generate", args, known, "n_steps", &nSteps, "batch_size", &batch, "iterate?", &iterate); err != nil {
-			return nil, fmt.Errorf("%v (n_steps and batch_size are ints: a symbolic shape is not supported)", err)
-		}
-		if !iterate {
-			return nil, fmt.Errorf("generate: iterate=False (one generation step) is not supported")
-		}
-		outs, err := g.Generate(nSteps, batch, given, g.SampleRNG())
-		if err != nil {
-			return nil, err
-		}
-		vals := make([]starlark.Value, len(outs))
-		for i, o := range outs {
-			vals[i] = NewVariable(thread, o)
-		}
-		return starlark.NewList(vals), nil
-	})
-}
-
 // emitterInitialOutputs is an emitter's initial_outputs(batch_size): the
 // outputs before the first step, for batch_size sequences.
 func emitterInitialOutputs(e bricks.Emitter) starlark.Value {
@@ -470,9 +431,9 @@ func (s *BeamSearch) Attr(name string) (starlark.Value, error) {
 		defer recoverInternal("search", &err)
 		var d *starlark.Dict
 		eol, maxLen := -1, 512
-		ignore := false
+		ignore, asArrays := false, false
 		var beam starlark.Value = starlark.None
-		if err := starlark.UnpackArgs("search", args, kwargs, "input_values?", &d, "eol_symbol?", &eol, "max_length?", &maxLen, "ignore_first_eol?", &ignore, "beam_size?", &beam); err != nil {
+		if err := starlark.UnpackArgs("search", args, kwargs, "input_values?", &d, "eol_symbol?", &eol, "max_length?", &maxLen, "ignore_first_eol?", &ignore, "as_arrays?", &asArrays, "beam_size?", &beam); err != nil {
 			return nil, err
 		}
 		data, err := inputData("search", s.inputs, d)
@@ -495,6 +456,9 @@ func (s *BeamSearch) Attr(name string) (starlark.Value, error) {
 		res, err := s.gen.BeamSearch(data, beamSize, eol, maxLen, ignore)
 		if err != nil {
 			return nil, err
+		}
+		if asArrays { // blocks_generate_app.go
+			return beamSearchArrays(thread, res, eol), nil
 		}
 		outs := make([]starlark.Value, len(res))
 		costs := make([]starlark.Value, len(res))
@@ -529,6 +493,12 @@ func firstColumn(a *nd.Array) *nd.Array {
 func newBeamSearch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) != 1 {
 		return nil, fmt.Errorf("BeamSearch takes the generator as its one positional argument, got %d", len(args))
+	}
+	if samples, ok := args[0].(*Variable); ok { // Blocks' BeamSearch(samples)
+		if len(kwargs) > 0 {
+			return nil, fmt.Errorf("BeamSearch(samples) takes no keyword arguments (the contexts come from the generate call)")
+		}
+		return beamSearchFromSamples(samples)
 	}
 	gb, ok := args[0].(*Brick)
 	var g *bricks.SequenceGenerator

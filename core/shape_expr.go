@@ -1,0 +1,238 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Symbolic shapes (Theano's 3 * x.shape[0], tensor.ones(x.shape)): the
+// executor knows every shape before it runs an op, from the shapes of the
+// inputs, not their values. An int expression that reads other variables
+// only through their shapes (Shape, Shape_i, constants and arithmetic on
+// them) is therefore known at planning time: shapeExpr evaluates it from
+// the shapes of the variables it reads, its leaves.
+
+// shapeExpr is an int expression over the shapes of its leaves.
+type shapeExpr struct {
+	v      *Variable
+	leaves []*Variable
+}
+
+// newShapeExpr checks that v reads other variables only through their
+// shapes and lists them; what is wrong is reported in terms of what.
+func newShapeExpr(what string, v *Variable) (*shapeExpr, error) {
+	if v.dtype.IsFloat() {
+		return nil, fmt.Errorf("%s must be an int, got a %s variable", what, v.dtype)
+	}
+	e := &shapeExpr{v: v}
+	seen := map[*Variable]bool{}
+	var walk func(x *Variable) error
+	walk = func(x *Variable) error {
+		if seen[x] {
+			return nil
+		}
+		seen[x] = true
+		switch x.kind {
+		case KindConstant:
+			return nil
+		case KindOp:
+			switch x.op.(type) {
+			case shapeOfOp, shapeIOp:
+				if !slices.Contains(e.leaves, x.inputs[0]) {
+					e.leaves = append(e.leaves, x.inputs[0])
+				}
+				return nil
+			}
+			if _, ok := x.op.(RandomOp); ok {
+				return fmt.Errorf("%s depends on a random draw (%s); it may depend only on shapes", what, x.op)
+			}
+			for _, in := range x.inputs {
+				if err := walk(in); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return fmt.Errorf("%s depends on the value of %s; it may depend only on shapes (x.shape, x.shape[i]) and constants", what, x)
+	}
+	if err := walk(v); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// eval computes the expression given its leaves' shapes (in the order of
+// e.leaves).
+func (e *shapeExpr) eval(shapes [][]int) (*nd.Array, error) {
+	memo := map[*Variable]*nd.Array{}
+	var ev func(x *Variable) (*nd.Array, error)
+	ev = func(x *Variable) (*nd.Array, error) {
+		if a, ok := memo[x]; ok {
+			return a, nil
+		}
+		var out *nd.Array
+		switch {
+		case x.kind == KindConstant:
+			out = x.value
+		default:
+			switch op := x.op.(type) {
+			case shapeOfOp:
+				s := shapes[slices.Index(e.leaves, x.inputs[0])]
+				out = nd.New(nd.Int64, len(s))
+				for i, d := range s {
+					out.I64()[i] = int64(d)
+				}
+			case shapeIOp:
+				s := shapes[slices.Index(e.leaves, x.inputs[0])]
+				out = nd.New(nd.Int64)
+				out.I64()[0] = int64(s[op.i])
+			default:
+				ins := make([]*nd.Array, len(x.inputs))
+				inShapes := make([][]int, len(x.inputs))
+				for i, in := range x.inputs {
+					a, err := ev(in)
+					if err != nil {
+						return nil, err
+					}
+					ins[i], inShapes[i] = a, a.Shape
+				}
+				s, err := x.op.Shape(inShapes)
+				if err != nil {
+					return nil, err
+				}
+				if c, ok := x.op.(checker); ok {
+					if err := c.Check(ins); err != nil {
+						return nil, err
+					}
+				}
+				out = nd.New(x.dtype, s...)
+				x.op.Run(out, ins)
+			}
+		}
+		memo[x] = out
+		return out, nil
+	}
+	return ev(e.v)
+}
+
+// dims evaluates the expression as a list of non-negative dimensions.
+func (e *shapeExpr) dims(shapes [][]int) ([]int, error) {
+	a, err := e.eval(shapes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, a.Size())
+	for i := range out {
+		f := a.Flat(i)
+		if f < 0 || f != math.Trunc(f) || f > math.MaxInt32*float64(1<<20) {
+			return nil, fmt.Errorf("a dimension must be a non-negative int, got %v", f)
+		}
+		out[i] = int(f)
+	}
+	return out, nil
+}
+
+// AllocShaped is Theano's tensor.alloc(value, *shape) (and zeros/ones)
+// with a symbolic shape: an array of dtype filled with value. dims is
+// either one int vector whose length is known when the graph is built
+// (x.shape) or one int scalar per dimension (3 * x.shape[0], x.shape[1],
+// or constants); each may read other variables through their shapes only.
+// The array's shape is known when the graph runs.
+func AllocShaped(value float64, dtype nd.DType, dims []*Variable) (*Variable, error) {
+	if len(dims) == 0 {
+		return nil, fmt.Errorf("alloc: no dimensions")
+	}
+	var exprs []*shapeExpr
+	var ndim int
+	if len(dims) == 1 && dims[0].ndim == 1 {
+		d := dims[0]
+		switch _, isShape := d.op.(shapeOfOp); {
+		case d.kind == KindConstant:
+			ndim = d.value.Size()
+		case d.kind == KindOp && isShape:
+			ndim = d.inputs[0].ndim
+		default:
+			return nil, fmt.Errorf("alloc: a shape vector must be x.shape or a constant (its length fixes the number of dimensions); give one int scalar per dimension instead")
+		}
+		e, err := newShapeExpr("alloc: the shape", d)
+		if err != nil {
+			return nil, err
+		}
+		exprs = []*shapeExpr{e}
+	} else {
+		for i, d := range dims {
+			if d.ndim != 0 {
+				return nil, fmt.Errorf("alloc: dimension %d must be an int scalar, got a %d-d variable", i, d.ndim)
+			}
+			e, err := newShapeExpr(fmt.Sprintf("alloc: dimension %d", i), d)
+			if err != nil {
+				return nil, err
+			}
+			exprs = append(exprs, e)
+		}
+		ndim = len(dims)
+	}
+	op := &allocShapedOp{value: value, dtype: dtype, ndim: ndim, exprs: exprs}
+	for _, e := range exprs {
+		for _, l := range e.leaves {
+			if !slices.Contains(op.leaves, l) {
+				op.leaves = append(op.leaves, l)
+			}
+		}
+	}
+	if len(op.leaves) == 0 {
+		// Constant dimensions: a constant array.
+		s, err := op.Shape(nil)
+		if err != nil {
+			return nil, err
+		}
+		a := nd.New(dtype, s...)
+		op.Run(a, nil)
+		return NewConstant(a), nil
+	}
+	return tryApply(op, op.leaves...)
+}
+
+// allocShapedOp fills an array whose shape its exprs compute from the
+// shapes of its inputs (the leaves).
+type allocShapedOp struct {
+	value  float64
+	dtype  nd.DType
+	ndim   int
+	exprs  []*shapeExpr
+	leaves []*Variable
+}
+
+func (o *allocShapedOp) String() string { return fmt.Sprintf("AllocShaped{%v}", o.value) }
+func (o *allocShapedOp) Type(in []*Variable) (nd.DType, int, error) {
+	return o.dtype, o.ndim, nil
+}
+func (o *allocShapedOp) Shape(in [][]int) ([]int, error) {
+	var out []int
+	for _, e := range o.exprs {
+		shapes := make([][]int, len(e.leaves))
+		for i, l := range e.leaves {
+			shapes[i] = in[slices.Index(o.leaves, l)]
+		}
+		d, err := e.dims(shapes)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d...)
+	}
+	if len(out) != o.ndim {
+		return nil, fmt.Errorf("alloc: %d dimensions computed, want %d", len(out), o.ndim)
+	}
+	return out, nil
+}
+func (o *allocShapedOp) Run(out *nd.Array, in []*nd.Array) {
+	for i, n := 0, out.Size(); i < n; i++ {
+		out.SetFlat(i, o.value)
+	}
+}
+func (o *allocShapedOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return make([]*Variable, len(in))
+}

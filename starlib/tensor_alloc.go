@@ -1,0 +1,104 @@
+package starlib
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// Theano's constructors of arrays with a symbolic shape, in module tensor
+// (and theano.tensor):
+//
+//	zeros(shape, dtype=floatX)     ones(shape, dtype=floatX)
+//	alloc(value, *shape)           value (a number) broadcast to shape
+//
+// shape is x.shape, or a tuple or list whose entries are ints or int
+// scalars computed from shapes (3 * x.shape[0]); the shape is known when
+// the graph runs.
+func init() {
+	TensorModule.Members["zeros"] = starlark.NewBuiltin("zeros", tensorFill(0))
+	TensorModule.Members["ones"] = starlark.NewBuiltin("ones", tensorFill(1))
+	TensorModule.Members["alloc"] = starlark.NewBuiltin("alloc", tensorAlloc)
+}
+
+// shapeDims reads a shape argument: x.shape (one int vector) or a tuple or
+// list of ints and int scalar variables.
+func shapeDims(fname string, v starlark.Value) ([]*core.Variable, error) {
+	switch v := v.(type) {
+	case *Variable:
+		return []*core.Variable{v.V}, nil
+	case starlark.Int:
+		return shapeDims(fname, starlark.Tuple{v})
+	case starlark.Tuple, *starlark.List:
+		var out []*core.Variable
+		it := v.(starlark.Iterable).Iterate()
+		defer it.Done()
+		var x starlark.Value
+		for i := 0; it.Next(&x); i++ {
+			switch x.(type) {
+			case starlark.Int, *Variable:
+			default:
+				return nil, fmt.Errorf("%s: shape[%d]: got %s, want an int or an int scalar variable (x.shape[0])", fname, i, x.Type())
+			}
+			d, err := ToVariable(x, nd.Int64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: shape[%d]: %v", fname, i, err)
+			}
+			out = append(out, d)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: shape: got %s, want x.shape or a tuple of ints and int scalars", fname, v.Type())
+}
+
+func tensorFill(value float64) func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var shape starlark.Value
+		var dt DTypeArg
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "shape", &shape, "dtype?", &dt); err != nil {
+			return nil, err
+		}
+		dims, err := shapeDims(b.Name(), shape)
+		if err != nil {
+			return nil, err
+		}
+		dtype := FloatX(thread)
+		if p := dt.Get(thread); p != nil {
+			dtype = *p
+		}
+		v, err := core.AllocShaped(value, dtype, dims)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", b.Name(), err)
+		}
+		return NewVariable(thread, v), nil
+	}
+}
+
+func tensorAlloc(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(kwargs) > 0 {
+		return nil, fmt.Errorf("alloc: unexpected keyword argument %s", kwargs[0][0])
+	}
+	if len(args) < 2 {
+		return nil, fmt.Errorf("alloc(value, *shape): want a value and at least one dimension, got %d arguments", len(args))
+	}
+	f, ok := starlark.AsFloat(args[0])
+	if !ok {
+		return nil, fmt.Errorf("alloc: value must be a number, got %s", args[0].Type())
+	}
+	dtype := FloatX(thread)
+	if _, isInt := args[0].(starlark.Int); isInt {
+		dtype = nd.Int64
+	}
+	dims, err := shapeDims("alloc", args[1:])
+	if err != nil {
+		return nil, err
+	}
+	v, err := core.AllocShaped(f, dtype, dims)
+	if err != nil {
+		return nil, fmt.Errorf("alloc: %v", err)
+	}
+	return NewVariable(thread, v), nil
+}
