@@ -186,7 +186,7 @@ func specExt(op Op) OpSpec {
 		kind, e.Start, e.Stop = "slice_last", o.start, o.stop
 	case sliceLastGradOp:
 		kind, e.Start, e.Stop = "slice_last_grad", o.s.start, o.s.stop
-	case countOp, shapeOfOp, shapeIOp:
+	case countOp, shapeOfOp, shapeIOp, *allocShapedOp:
 		kind = "shape_value"
 	case *lstmSeqOp:
 		kind, e.Reverse, e.Mask = "lstm_seq", o.reverse, o.mask
