@@ -7,5 +7,6 @@ import "go.starlark.net/starlarkstruct"
 func Modules() []*starlarkstruct.Module {
 	var mods []*starlarkstruct.Module
 	mods = append(mods, numpyModules()...)
+	mods = append(mods, tileModules()...)
 	return mods
 }

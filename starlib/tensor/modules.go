@@ -9,5 +9,6 @@ func Modules() []*starlarkstruct.Module {
 	mods = append(mods, tensorModules()...)
 	mods = append(mods, theanoScanModules()...)
 	mods = append(mods, theanoTypesModules()...)
+	mods = append(mods, allocModules()...)
 	return mods
 }

@@ -1,16 +1,18 @@
-package starlib
+package tensor
 
 import (
 	"fmt"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
 )
 
-// Theano's constructors of arrays with a symbolic shape, in module tensor
-// (and theano.tensor):
+// allocModules are Theano's constructors of arrays with a symbolic
+// shape, in module tensor (and theano.tensor):
 //
 //	zeros(shape, dtype=floatX)     ones(shape, dtype=floatX)
 //	alloc(value, *shape)           value (a number) broadcast to shape
@@ -18,17 +20,23 @@ import (
 // shape is x.shape, or a tuple or list whose entries are ints or int
 // scalars computed from shapes (3 * x.shape[0]); the shape is known when
 // the graph runs.
-func init() {
-	TensorModule.Members["zeros"] = starlark.NewBuiltin("zeros", tensorFill(0))
-	TensorModule.Members["ones"] = starlark.NewBuiltin("ones", tensorFill(1))
-	TensorModule.Members["alloc"] = starlark.NewBuiltin("alloc", tensorAlloc)
+func allocModules() (mods []*starlarkstruct.Module) {
+	members := starlark.StringDict{
+		"zeros": starlark.NewBuiltin("zeros", tensorFill(0)),
+		"ones":  starlark.NewBuiltin("ones", tensorFill(1)),
+		"alloc": starlark.NewBuiltin("alloc", tensorAlloc),
+	}
+	for _, name := range []string{"tensor", "theano.tensor"} {
+		mods = append(mods, &starlarkstruct.Module{Name: name, Members: members})
+	}
+	return mods
 }
 
 // shapeDims reads a shape argument: x.shape (one int vector) or a tuple or
 // list of ints and int scalar variables.
 func shapeDims(fname string, v starlark.Value) ([]*core.Variable, error) {
 	switch v := v.(type) {
-	case *Variable:
+	case *starlib.Variable:
 		return []*core.Variable{v.V}, nil
 	case starlark.Int:
 		return shapeDims(fname, starlark.Tuple{v})
@@ -39,11 +47,11 @@ func shapeDims(fname string, v starlark.Value) ([]*core.Variable, error) {
 		var x starlark.Value
 		for i := 0; it.Next(&x); i++ {
 			switch x.(type) {
-			case starlark.Int, *Variable:
+			case starlark.Int, *starlib.Variable:
 			default:
 				return nil, fmt.Errorf("%s: shape[%d]: got %s, want an int or an int scalar variable (x.shape[0])", fname, i, x.Type())
 			}
-			d, err := ToVariable(x, nd.Int64)
+			d, err := starlib.ToVariable(x, nd.Int64)
 			if err != nil {
 				return nil, fmt.Errorf("%s: shape[%d]: %v", fname, i, err)
 			}
@@ -57,7 +65,7 @@ func shapeDims(fname string, v starlark.Value) ([]*core.Variable, error) {
 func tensorFill(value float64) func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var shape starlark.Value
-		var dt DTypeArg
+		var dt starlib.DTypeArg
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "shape", &shape, "dtype?", &dt); err != nil {
 			return nil, err
 		}
@@ -65,7 +73,7 @@ func tensorFill(value float64) func(thread *starlark.Thread, b *starlark.Builtin
 		if err != nil {
 			return nil, err
 		}
-		dtype := FloatX(thread)
+		dtype := starlib.FloatX(thread)
 		if p := dt.Get(thread); p != nil {
 			dtype = *p
 		}
@@ -73,7 +81,7 @@ func tensorFill(value float64) func(thread *starlark.Thread, b *starlark.Builtin
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", b.Name(), err)
 		}
-		return NewVariable(thread, v), nil
+		return starlib.NewVariable(thread, v), nil
 	}
 }
 
@@ -88,7 +96,7 @@ func tensorAlloc(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if !ok {
 		return nil, fmt.Errorf("alloc: value must be a number, got %s", args[0].Type())
 	}
-	dtype := FloatX(thread)
+	dtype := starlib.FloatX(thread)
 	if _, isInt := args[0].(starlark.Int); isInt {
 		dtype = nd.Int64
 	}
@@ -100,5 +108,5 @@ func tensorAlloc(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err != nil {
 		return nil, fmt.Errorf("alloc: %v", err)
 	}
-	return NewVariable(thread, v), nil
+	return starlib.NewVariable(thread, v), nil
 }

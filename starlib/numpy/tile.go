@@ -1,18 +1,25 @@
-package starlib
+package numpy
 
 import (
 	"fmt"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
 )
 
-// numpy.tile(A, reps): A repeated reps times along each axis (numpy's
-// rules: reps an int or a tuple; A is given leading axes of length 1 when
-// reps is longer, reps leading 1s when A has more axes).
-func init() {
-	NumpyModule.Members["tile"] = starlark.NewBuiltin("tile", npTile)
+// tileModules is numpy's tile:
+//
+//	tile(A, reps) - A repeated reps times along each axis (numpy's rules:
+//	    reps an int or a tuple; A is given leading axes of length 1 when
+//	    reps is longer, reps leading 1s when A has more axes).
+func tileModules() (mods []*starlarkstruct.Module) {
+	mods = append(mods, &starlarkstruct.Module{Name: "numpy", Members: starlark.StringDict{
+		"tile": starlark.NewBuiltin("tile", npTile),
+	}})
+	return mods
 }
 
 func npTile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -20,7 +27,7 @@ func npTile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	if err := starlark.UnpackArgs("tile", args, kwargs, "A", &av, "reps", &rv); err != nil {
 		return nil, err
 	}
-	a, err := ToArray(av, nil)
+	a, err := starlib.ToArray(av, nil)
 	if err != nil {
 		return nil, fmt.Errorf("tile: A: %v", err)
 	}
@@ -31,7 +38,7 @@ func npTile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 			return nil, fmt.Errorf("tile: reps: %v", err)
 		}
 		reps = []int{n}
-	} else if reps, err = AsInts(rv); err != nil {
+	} else if reps, err = starlib.AsInts(rv); err != nil {
 		return nil, fmt.Errorf("tile: reps: %v", err)
 	}
 	for _, r := range reps {
@@ -39,7 +46,7 @@ func npTile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 			return nil, fmt.Errorf("tile: reps must be non-negative, got %v", reps)
 		}
 	}
-	return FromArray(tileArray(a, reps)), nil
+	return starlib.FromArray(tileArray(a, reps)), nil
 }
 
 // tileArray is numpy.tile for non-negative reps.
