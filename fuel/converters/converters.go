@@ -11,9 +11,10 @@
 // (the Python pickles in cifar-1*-python.tar.gz, read by a small unpickler
 // that only knows numpy arrays, lists, dicts and strings), svhn format 2
 // and caltech101_silhouettes (level 5 MAT-files, read by a small reader),
-// adult (the UCI text files), celeba and dogs_vs_cats (zip archives of
-// JPEGs). svhn format 1 and Fuel's other converters are not implemented;
-// Convert names them as such.
+// svhn format 1 (tar.gz archives of PNGs and a MATLAB 7.3 digitStruct.mat,
+// read through libhdf5), adult (the UCI text files), celeba and
+// dogs_vs_cats (zip archives of JPEGs). Fuel's other converters are not
+// implemented; Convert names them as such.
 //
 // Every output is written under a temporary name and renamed into place,
 // so a failed conversion leaves nothing that looks like a dataset.

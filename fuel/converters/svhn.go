@@ -15,15 +15,14 @@ func init() {
 	}}
 }
 
-// fillSVHN is Fuel's convert_svhn: format 2 only (cropped digits:
+// fillSVHN is Fuel's convert_svhn: format 2 (cropped digits:
 // {train,test,extra}_32x32.mat, X (32, 32, 3, N) transposed to (N, 3, 32,
-// 32), y (N, 1) with 10 mapped to 0). Format 1 needs the PNG archives and
-// MATLAB 7.3 files; it is not implemented.
+// 32), y (N, 1) with 10 mapped to 0); format 1 is fillSVHN1.
 func fillSVHN(w *h5.Writer, opts Options) error {
 	switch opts.Format {
 	case 2:
 	case 1:
-		return fmt.Errorf("svhn format 1: %w here (format 2 is)", ErrNotImplemented)
+		return fillSVHN1(w, opts)
 	default:
 		return fmt.Errorf("svhn: which_format must be 1 or 2, got %d", opts.Format)
 	}

@@ -16,3 +16,9 @@ type VlenLayout struct {
 	// `<name>_shape_labels`.
 	LabelsName string
 }
+
+// DigitBoxes are the bounding boxes of one image of SVHN's digitStruct.mat
+// (ReadDigitStruct): one entry per box in each field.
+type DigitBoxes struct {
+	Labels, Heights, Widths, Lefts, Tops []float64
+}

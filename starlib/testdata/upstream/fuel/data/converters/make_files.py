@@ -2,7 +2,7 @@
 """Writes the fake source files of the port of Fuel's
 tests/test_converters.py, as its setUp methods write them (same seeds,
 same draws, same formats). Run from this directory with Debian's
-python3-numpy to rebuild them:
+python3-numpy, python3-h5py and python3-pil to rebuild them:
 
     /usr/bin/python3 make_files.py
 
@@ -133,17 +133,49 @@ def savemat5(path, arrays):
         f.write(bytes(out))
 
 
+def svhn_format_1(split):
+    # TestSVHN.setUp's make_mock_format_1: two PNG images and a MATLAB 7.3
+    # digitStruct.mat (HDF5, written by h5py as setUp does: image 1's two
+    # boxes are datasets named by strings, image 2's one box is stored
+    # directly; bbox holds references to the two images' groups), in
+    # <split>.tar.gz.
+    from PIL import Image
+    import h5py
+    mock = {'image': [
+        numpy.random.randint(0, 256, (6, 6, 3)).astype('uint8'),
+        numpy.random.randint(0, 256, (5, 5, 3)).astype('uint8')]}
+    other_sources = ('label', 'height', 'width', 'left', 'top')
+    for source in other_sources:
+        mock[source] = [numpy.random.randint(0, 4, (2,)).astype('uint8'),
+                        10 * numpy.ones((1,)).astype('uint8')]
+    os.makedirs(split)
+    for i, image in enumerate(mock['image']):
+        Image.fromarray(image).save(os.path.join(split, '{}.png'.format(i + 1)))
+    with h5py.File(os.path.join(split, 'digitStruct.mat'), 'w') as f:
+        for source in other_sources:
+            suffixes = []
+            for i in range(2):
+                suffix = 'i1{}{}'.format(source, i)
+                suffixes.append([suffix.encode('utf8')])
+                f['digitStruct/{}'.format(suffix)] = [[mock[source][0][i]]]
+            f['digitStruct/image_1/{}'.format(source)] = suffixes
+            f['digitStruct/image_2/{}'.format(source)] = [[mock[source][1][0]]]
+        ref_dtype = h5py.special_dtype(ref=h5py.Reference)
+        bbox = f.create_dataset('digitStruct/bbox', (2, 1), dtype=ref_dtype)
+        bbox[...] = [[f['digitStruct/image_1'].ref],
+                     [f['digitStruct/image_2'].ref]]
+    tar_dir('{}.tar.gz'.format(split), split)
+
+
 def svhn():
-    # TestSVHN.setUp: its format 1 draws come first (the images and
-    # bounding boxes of each split, not written here: the format 1
-    # converter is not implemented), then format 2's .mat files.
+    # TestSVHN.setUp: format 1's archives first (the same draws), then
+    # format 2's .mat files.
     numpy.random.seed(9 + 5 + 2015)
-    for split in ('train', 'test', 'extra'):
-        numpy.random.randint(0, 256, (6, 6, 3))
-        numpy.random.randint(0, 256, (5, 5, 3))
-        for source in ('label', 'height', 'width', 'left', 'top'):
-            numpy.random.randint(0, 4, (2,))
     os.makedirs('svhn', exist_ok=True)
+    os.chdir('svhn')
+    for split in ('train', 'test', 'extra'):
+        svhn_format_1(split)
+    os.chdir('..')
     for split in ('train', 'test', 'extra'):
         features = numpy.random.randint(0, 256, (32, 32, 3, 10)).astype('uint8')
         targets = numpy.random.randint(1, 11, (10, 1)).astype('uint8')
