@@ -66,7 +66,9 @@ func TestFuelConvertPositionalArgument(t *testing.T) {
 	}{
 		{[]string{"fuel", "convert", "svhn"}, "usage"},
 		{[]string{"fuel", "convert", "svhn", "x"}, "not a number"},
-		{[]string{"fuel", "convert", "svhn", "1", "-o", t.TempDir()}, "not implemented"},
+		{[]string{"fuel", "convert", "svhn", "1", "-d", t.TempDir(), "-o", t.TempDir()}, "train.tar.gz"},
+		{[]string{"fuel", "convert", "celeba", "32", "-o", t.TempDir()}, "'aligned_cropped' or '64'"},
+		{[]string{"fuel", "convert", "ilsvrc2010", "-o", t.TempDir()}, "not implemented"},
 		{[]string{"fuel", "convert", "caltech101_silhouettes", "20", "-o", t.TempDir()}, "size must be 16 or 28"},
 		{[]string{"fuel", "convert", "svhn", "2", "-d", t.TempDir(), "-o", t.TempDir()}, "train_32x32.mat"},
 	} {
