@@ -74,6 +74,7 @@ func BrickConfig(thread *starlark.Thread) *bricks.Config {
 // select applications in filters.
 type BrickClass struct {
 	Class string
+	table *classTable // its constructor as data (blocks_classtable.go), or nil
 	make  func(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, error)
 }
 
@@ -105,6 +106,9 @@ func (c *BrickClass) AttrNames() []string { return []string{"apply"} }
 // CallInternal makes a brick.
 func (c *BrickClass) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
 	defer recoverInternal(c.Class, &err)
+	if c.table != nil {
+		return c.table.call(thread, args, kwargs)
+	}
 	if c.make == nil {
 		return nil, fmt.Errorf("%s is an abstract brick class", c.Class)
 	}

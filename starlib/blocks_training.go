@@ -68,29 +68,6 @@ import (
 func init() {
 	Register("blocks.algorithms", &starlarkstruct.Module{Name: "blocks.algorithms", Members: starlark.StringDict{
 		"GradientDescent": NewBuiltin("GradientDescent", gradientDescent),
-		"Scale": NewBuiltin("Scale", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			lr := FloatArg(algorithms.DefaultLearningRate)
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "learning_rate?", &lr); err != nil {
-				return nil, err
-			}
-			s := algorithms.NewScale(FloatX(thread), float64(lr))
-			return &StepRule{R: s, name: "Scale", attrs: map[string]*core.Variable{"learning_rate": s.LearningRate}}, nil
-		}),
-		"CompositeRule": NewBuiltin("CompositeRule", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var comps *starlark.List
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "components", &comps); err != nil {
-				return nil, err
-			}
-			var rules []algorithms.StepRule
-			for i := 0; i < comps.Len(); i++ {
-				r, ok := comps.Index(i).(*StepRule)
-				if !ok {
-					return nil, fmt.Errorf("CompositeRule: components[%d] is %s, want a step rule", i, comps.Index(i).Type())
-				}
-				rules = append(rules, r.R)
-			}
-			return &StepRule{R: algorithms.NewCompositeRule(rules...), name: "CompositeRule"}, nil
-		}),
 	}})
 	Register("blocks.extensions", &starlarkstruct.Module{Name: "blocks.extensions", Members: starlark.StringDict{
 		"FinishAfter": NewBuiltin("FinishAfter", extensionBuiltin),

@@ -83,8 +83,8 @@ func (s *session) value(expr string) (starlark.Value, bool) {
 	return v, true
 }
 
-// help prints the session help, or what a name is: its documentation
-// (the sections of docs/*.md that document it), the names a module
+// help prints the session help, or what a name is: the signature of a
+// Blocks class from its table, its documentation (the sections of docs/*.md that document it), the names a module
 // exports, or a value's type and attributes.
 func (s *session) help(name string) {
 	if name == "" {
@@ -96,6 +96,11 @@ func (s *session) help(name string) {
 	key := name
 	if v, ok := s.interp.Globals[name]; ok {
 		key = docKey(v, name)
+	}
+	if sigs, ok := starlib.ClassSignature(key); ok {
+		// Blocks' signature, from the class's table (the constructor's own data).
+		fmt.Fprintf(s.out, "%s\n\n", strings.Join(sigs, "\n"))
+		printed = true
 	}
 	for _, sec := range docs.Lookup(key) {
 		fmt.Fprintf(s.out, "%s\n(docs/%s)\n\n", sec.Text, sec.File)
