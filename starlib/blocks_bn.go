@@ -29,9 +29,6 @@ import (
 //	brick_tree(brick)   the brick hierarchy as text: classes, parameters, shapes, roles
 func init() {
 	Extend("blocks.bricks", starlark.StringDict{
-		"BatchNormalization":        &BrickClass{Class: "BatchNormalization", make: makeBN},
-		"SpatialBatchNormalization": &BrickClass{Class: "SpatialBatchNormalization", make: makeBN},
-		"BatchNormalizedMLP":        &BrickClass{Class: "BatchNormalizedMLP", make: makeBN},
 		"brick_tree": NewBuiltin("brick_tree", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var br *Brick
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "brick", &br); err != nil {
@@ -141,77 +138,4 @@ func bnAttrValue(b bricks.Brick, name string) (starlark.Value, bool) {
 		}
 	}
 	return nil, false
-}
-
-func makeBN(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, error) {
-	cfg := BrickConfig(thread)
-	bnArgs := []string{"conserve_memory", "mean_only", "learn_scale", "learn_shift"}
-	var positional, allowed []string
-	if class == "BatchNormalizedMLP" {
-		positional = []string{"activations", "dims"}
-		allowed = append([]string{"name", "weights_init", "biases_init", "use_bias", "seed"}, bnArgs...)
-	} else {
-		positional = []string{"input_dim", "broadcastable", "conserve_memory", "epsilon", "scale_init", "shift_init", "mean_only", "learn_scale", "learn_shift"}
-		allowed = []string{"name", "seed"}
-	}
-	allowed = append(allowed, positional...)
-	a, err := brickArgs(class, positional, allowed, args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	name, err := brickName(class, a)
-	if err != nil {
-		return nil, err
-	}
-	var b bricks.Brick
-	switch class {
-	case "BatchNormalizedMLP":
-		acts, err := brickList(class+": activations", a["activations"], false)
-		if err != nil {
-			return nil, err
-		}
-		var dims []int
-		if d, ok := a["dims"]; ok && d != starlark.None {
-			if dims, err = AsInts(d); err != nil {
-				return nil, fmt.Errorf("%s: dims: %v", class, err)
-			}
-		}
-		delete(a, "activations")
-		delete(a, "dims")
-		if b, err = bricks.NewBatchNormalizedMLP(cfg, name, acts, dims); err != nil {
-			return nil, err
-		}
-	default:
-		var bn *bricks.BatchNormalization
-		if class == "SpatialBatchNormalization" {
-			bn = bricks.NewSpatialBatchNormalization(cfg, name)
-		} else {
-			bn = bricks.NewBatchNormalization(cfg, name)
-		}
-		if v, ok := a["broadcastable"]; ok && v != starlark.None {
-			it, ok := v.(starlark.Iterable)
-			if !ok {
-				return nil, fmt.Errorf("%s: broadcastable must be a tuple of bools, got %s", class, v.Type())
-			}
-			iter := it.Iterate()
-			var x starlark.Value
-			for iter.Next(&x) {
-				bv, ok := x.(starlark.Bool)
-				if !ok {
-					iter.Done()
-					return nil, fmt.Errorf("%s: broadcastable must be a tuple of bools, got an item %s", class, x.Type())
-				}
-				bn.Broadcastable = append(bn.Broadcastable, bool(bv))
-			}
-			iter.Done()
-		}
-		delete(a, "broadcastable")
-		if v, ok := a["epsilon"]; ok {
-			if f, ok := starlark.AsFloat(v); ok {
-				a["epsilon"] = starlark.Float(f)
-			}
-		}
-		b = bn
-	}
-	return finishBrick(class, b, a)
 }

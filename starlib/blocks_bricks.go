@@ -34,21 +34,12 @@ import (
 // has W and b.
 func init() {
 	members := starlark.StringDict{}
-	for _, c := range []string{"Linear", "Bias", "MLP", "Sequence", "FeedforwardSequence", "Identity", "Tanh", "Logistic", "Softplus", "Rectifier", "LeakyRectifier", "Softmax"} {
-		members[c] = &BrickClass{Class: c, make: makeBrick}
-	}
-	for _, c := range []string{"Brick", "Initializable"} {
-		members[c] = &BrickClass{Class: c, make: makeContainerBrick} // blocks_container.go
-	}
 	for _, c := range []string{"Feedforward", "Activation", "LinearLike"} {
 		members[c] = &BrickClass{Class: c}
 	}
 	Register("blocks.bricks", &starlarkstruct.Module{Name: "blocks.bricks", Members: members})
 
 	costs := starlark.StringDict{}
-	for _, c := range []string{"CategoricalCrossEntropy", "MisclassificationRate", "SquaredError", "AbsoluteError", "BinaryCrossEntropy"} {
-		costs[c] = &BrickClass{Class: c, make: makeBrick}
-	}
 	for _, c := range []string{"Cost", "CostMatrix"} {
 		costs[c] = &BrickClass{Class: c}
 	}
@@ -74,8 +65,7 @@ func BrickConfig(thread *starlark.Thread) *bricks.Config {
 // select applications in filters.
 type BrickClass struct {
 	Class string
-	table *classTable // its constructor as data (blocks_classtable.go), or nil
-	make  func(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, error)
+	table *classTable // its constructor as data (blocks_classtable.go); nil for an abstract class
 }
 
 var (
@@ -109,14 +99,7 @@ func (c *BrickClass) CallInternal(thread *starlark.Thread, args starlark.Tuple, 
 	if c.table != nil {
 		return c.table.call(thread, args, kwargs)
 	}
-	if c.make == nil {
-		return nil, fmt.Errorf("%s is an abstract brick class", c.Class)
-	}
-	b, err := c.make(thread, c.Class, args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	return &Brick{B: b}, nil
+	return nil, fmt.Errorf("%s is an abstract brick class", c.Class)
 }
 
 // UnboundApplication is Class.application, a selector for VariableFilter.
@@ -128,143 +111,6 @@ func (a *UnboundApplication) Freeze()              {}
 func (a *UnboundApplication) Truth() starlark.Bool { return true }
 func (a *UnboundApplication) Hash() (uint32, error) {
 	return starlark.String(a.String()).Hash()
-}
-
-// brickArgs collects a constructor's positional and keyword arguments by
-// name, in the order the class takes them positionally.
-func brickArgs(class string, positional []string, allowed []string, args starlark.Tuple, kwargs []starlark.Tuple) (map[string]starlark.Value, error) {
-	if len(args) > len(positional) {
-		return nil, fmt.Errorf("%s takes at most %d positional arguments (%s), got %d", class, len(positional), strings.Join(positional, ", "), len(args))
-	}
-	out := map[string]starlark.Value{}
-	for i, a := range args {
-		out[positional[i]] = a
-	}
-	for _, kv := range kwargs {
-		k := string(kv[0].(starlark.String))
-		ok := false
-		for _, a := range allowed {
-			if a == k {
-				ok = true
-			}
-		}
-		if !ok {
-			sort.Strings(allowed)
-			return nil, fmt.Errorf("%s got an unexpected keyword argument %s (it takes %s)", class, k, strings.Join(allowed, ", "))
-		}
-		if _, dup := out[k]; dup {
-			return nil, fmt.Errorf("%s got multiple values for argument %s", class, k)
-		}
-		out[k] = kv[1]
-	}
-	return out, nil
-}
-
-func makeBrick(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, error) {
-	cfg := BrickConfig(thread)
-	initArgs := []string{"weights_init", "biases_init", "use_bias", "seed"}
-	var positional, allowed []string
-	switch class {
-	case "Linear":
-		positional = []string{"input_dim", "output_dim"}
-		allowed = append([]string{"name"}, initArgs...)
-	case "Bias":
-		positional = []string{"dim"}
-		allowed = []string{"name", "biases_init"}
-	case "MLP":
-		positional = []string{"activations", "dims"}
-		allowed = append([]string{"name", "prototype"}, initArgs...)
-	case "Sequence", "FeedforwardSequence":
-		positional = []string{"application_methods"}
-		allowed = []string{"name"}
-	case "LeakyRectifier":
-		positional = []string{"leak"}
-		allowed = []string{"name"}
-	case "MisclassificationRate":
-		positional = []string{"top_k"}
-		allowed = []string{"name"}
-	default:
-		allowed = []string{"name"}
-	}
-	allowed = append(allowed, positional...)
-	a, err := brickArgs(class, positional, allowed, args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	name, err := brickName(class, a)
-	if err != nil {
-		return nil, err
-	}
-	var b bricks.Brick
-	switch class {
-	case "Linear":
-		b = bricks.NewLinear(cfg, name)
-	case "Bias":
-		b = bricks.NewBias(cfg, name)
-	case "MLP":
-		acts, err := brickList(class+": activations", activationBricks(a["activations"]), true)
-		if err != nil {
-			return nil, err
-		}
-		proto, err := mlpPrototype(a["prototype"])
-		if err != nil {
-			return nil, err
-		}
-		delete(a, "prototype")
-		delete(a, "activations")
-		var dims []int
-		if d, ok := a["dims"]; ok && d != starlark.None {
-			if dims, err = AsInts(d); err != nil {
-				return nil, fmt.Errorf("MLP: dims: %v", err)
-			}
-		}
-		delete(a, "dims")
-		m, err := bricks.NewMLP(cfg, name, acts, dims)
-		if err != nil {
-			return nil, err
-		}
-		if err := applyPrototype(m, proto); err != nil {
-			return nil, err
-		}
-		b = m
-	case "Sequence", "FeedforwardSequence":
-		apps, err := appList(class, a["application_methods"])
-		if err != nil {
-			return nil, err
-		}
-		delete(a, "application_methods")
-		if class == "Sequence" {
-			b = bricks.NewSequence(cfg, name, apps)
-		} else {
-			b = bricks.NewFeedforwardSequence(cfg, name, apps)
-		}
-	case "Identity", "Tanh", "Logistic", "Softplus", "Rectifier", "LeakyRectifier":
-		leak := 0.01
-		if v, ok := a["leak"]; ok {
-			f, ok := starlark.AsFloat(v)
-			if !ok {
-				return nil, fmt.Errorf("LeakyRectifier: leak must be a number, got %s", v.Type())
-			}
-			leak = f
-		}
-		delete(a, "leak")
-		b, err = bricks.NewActivation(cfg, class, name, leak)
-	case "Softmax":
-		b = bricks.NewSoftmax(cfg, name)
-	case "CategoricalCrossEntropy", "MisclassificationRate", "SquaredError", "AbsoluteError", "BinaryCrossEntropy":
-		topK := 1
-		if v, ok := a["top_k"]; ok {
-			if err := starlark.AsInt(v, &topK); err != nil {
-				return nil, fmt.Errorf("MisclassificationRate: top_k: %v", err)
-			}
-		}
-		delete(a, "top_k")
-		b, err = bricks.NewCost(cfg, class, name, topK)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return finishBrick(class, b, a)
 }
 
 func brickList(what string, v starlark.Value, allowNone bool) ([]bricks.Brick, error) {
@@ -741,55 +587,4 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 		t[i] = NewVariable(thread, o)
 	}
 	return t, nil
-}
-
-// brickName takes the name argument out of a brick constructor's
-// arguments: "" (the class's default) when absent or None.
-func brickName(class string, a map[string]starlark.Value) (string, error) {
-	v, ok := a["name"]
-	delete(a, "name")
-	if !ok || v == starlark.None {
-		return "", nil
-	}
-	s, ok := starlark.AsString(v)
-	if !ok {
-		return "", fmt.Errorf("%s: name must be a string, got %s", class, v.Type())
-	}
-	return s, nil
-}
-
-// finishBrick ends a brick constructor: the seed argument, then the other
-// remaining arguments set as attributes, in name order (None-free: a nil
-// value is skipped).
-func finishBrick(class string, b bricks.Brick, a map[string]starlark.Value) (bricks.Brick, error) {
-	return finishBrickWith(class, b, a, setBrickAttr)
-}
-
-// finishBrickWith is finishBrick with the attribute setter of a family of
-// bricks.
-func finishBrickWith(class string, b bricks.Brick, a map[string]starlark.Value, set func(bricks.Brick, string, starlark.Value) error) (bricks.Brick, error) {
-	if v, ok := a["seed"]; ok && v != starlark.None {
-		var s int64
-		if err := starlark.AsInt(v, &s); err != nil {
-			return nil, fmt.Errorf("%s: seed: %v", class, err)
-		}
-		if err := b.BaseBrick().SetSeed(s); err != nil {
-			return nil, err
-		}
-	}
-	delete(a, "seed")
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if a[k] == nil {
-			continue
-		}
-		if err := set(b, k, a[k]); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
 }

@@ -53,19 +53,10 @@ import (
 //	Merge(input_names, input_dims, output_dim, prototype=None)       apply(*inputs): Σ transform(input)
 func init() {
 	rec := starlark.StringDict{}
-	for _, c := range []string{"SimpleRecurrent", "LSTM", "GatedRecurrent", "Bidirectional", "RecurrentStack"} {
-		rec[c] = &BrickClass{Class: c, make: makeRecurrentBrick}
-	}
 	rec["BaseRecurrent"] = &BrickClass{Class: "BaseRecurrent"}
 	Register("blocks.bricks.recurrent", &starlarkstruct.Module{Name: "blocks.bricks.recurrent", Members: rec})
-	Register("blocks.bricks.lookup", &starlarkstruct.Module{Name: "blocks.bricks.lookup", Members: starlark.StringDict{
-		"LookupTable": &BrickClass{Class: "LookupTable", make: makeRecurrentBrick},
-	}})
-	par := starlark.StringDict{}
-	for _, c := range []string{"Parallel", "Fork", "Distribute", "Merge"} {
-		par[c] = &BrickClass{Class: c, make: makeRecurrentBrick}
-	}
-	Register("blocks.bricks.parallel", &starlarkstruct.Module{Name: "blocks.bricks.parallel", Members: par})
+	// LookupTable and the blocks.bricks.parallel bricks are tables
+	// (blocks_bricks_recurrent_table.go).
 }
 
 func optBrick(class, what string, v starlark.Value) (bricks.Brick, error) {
@@ -98,17 +89,6 @@ func strList(class, what string, v starlark.Value) ([]string, error) {
 	return out, nil
 }
 
-func recOptInt(class, what string, v starlark.Value) (int, error) {
-	if v == nil || v == starlark.None {
-		return 0, nil
-	}
-	var i int
-	if err := starlark.AsInt(v, &i); err != nil {
-		return 0, fmt.Errorf("%s: %s must be an int, got %s", class, what, v.Type())
-	}
-	return i, nil
-}
-
 func optInts(class, what string, v starlark.Value) ([]int, error) {
 	if v == nil || v == starlark.None {
 		return nil, nil
@@ -130,160 +110,6 @@ func optLinear(class string, v starlark.Value) (*bricks.Linear, error) {
 		return nil, fmt.Errorf("%s: only a Linear prototype is supported, got %s", class, b.BaseBrick().Class())
 	}
 	return l, nil
-}
-
-func makeRecurrentBrick(thread *starlark.Thread, class string, args starlark.Tuple, kwargs []starlark.Tuple) (b bricks.Brick, err error) {
-	cfg := BrickConfig(thread)
-	initArgs := []string{"weights_init", "biases_init", "use_bias", "seed", "name"}
-	var positional []string
-	switch class {
-	case "SimpleRecurrent":
-		positional = []string{"dim", "activation"}
-	case "LSTM", "GatedRecurrent":
-		positional = []string{"dim", "activation", "gate_activation"}
-	case "Bidirectional":
-		positional = []string{"prototype"}
-	case "RecurrentStack":
-		positional = []string{"transitions", "fork_prototype", "states_name", "skip_connections"}
-	case "LookupTable":
-		positional = []string{"length", "dim"}
-	case "Parallel":
-		positional = []string{"input_names", "input_dims", "output_dims", "prototype"}
-	case "Fork":
-		positional = []string{"output_names", "input_dim", "output_dims", "prototype"}
-	case "Distribute":
-		positional = []string{"target_names", "source_name", "target_dims", "source_dim", "prototype"}
-	case "Merge":
-		positional = []string{"input_names", "input_dims", "output_dim", "prototype"}
-	}
-	a, err := brickArgs(class, positional, append(append([]string(nil), positional...), initArgs...), args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	name, err := brickName(class, a)
-	if err != nil {
-		return nil, err
-	}
-	take := func(k string) starlark.Value { v := a[k]; delete(a, k); return v }
-	switch class {
-	case "SimpleRecurrent", "LSTM", "GatedRecurrent":
-		dim, err := recOptInt(class, "dim", take("dim"))
-		if err != nil {
-			return nil, err
-		}
-		act, err := optBrick(class, "activation", take("activation"))
-		if err != nil {
-			return nil, err
-		}
-		switch class {
-		case "SimpleRecurrent":
-			if act == nil {
-				return nil, fmt.Errorf("SimpleRecurrent: activation is required (e.g. Tanh())")
-			}
-			b = bricks.NewSimpleRecurrent(cfg, name, dim, act)
-		case "LSTM", "GatedRecurrent":
-			gate, err := optBrick(class, "gate_activation", take("gate_activation"))
-			if err != nil {
-				return nil, err
-			}
-			if class == "LSTM" {
-				b = bricks.NewLSTM(cfg, name, dim, act, gate)
-			} else {
-				b = bricks.NewGatedRecurrent(cfg, name, dim, act, gate)
-			}
-		}
-	case "Bidirectional":
-		proto, err := optBrick(class, "prototype", take("prototype"))
-		if err != nil {
-			return nil, err
-		}
-		if proto == nil {
-			return nil, fmt.Errorf("Bidirectional: prototype is required")
-		}
-		if b, err = bricks.NewBidirectional(cfg, name, proto); err != nil {
-			return nil, err
-		}
-	case "RecurrentStack":
-		ts, err := brickList("RecurrentStack: transitions", take("transitions"), false)
-		if err != nil {
-			return nil, err
-		}
-		fp, err := optLinear(class, take("fork_prototype"))
-		if err != nil {
-			return nil, err
-		}
-		statesName := "states"
-		if v := take("states_name"); v != nil && v != starlark.None {
-			s, ok := starlark.AsString(v)
-			if !ok {
-				return nil, fmt.Errorf("RecurrentStack: states_name must be a string, got %s", v.Type())
-			}
-			statesName = s
-		}
-		skip := false
-		if v := take("skip_connections"); v != nil {
-			skip = bool(v.Truth())
-		}
-		if b, err = bricks.NewRecurrentStack(cfg, name, ts, fp, statesName, skip); err != nil {
-			return nil, err
-		}
-	case "LookupTable":
-		length, err := recOptInt(class, "length", take("length"))
-		if err != nil {
-			return nil, err
-		}
-		dim, err := recOptInt(class, "dim", take("dim"))
-		if err != nil {
-			return nil, err
-		}
-		b = bricks.NewLookupTable(cfg, name, length, dim)
-	case "Parallel", "Fork", "Distribute", "Merge":
-		proto, err := optLinear(class, take("prototype"))
-		if err != nil {
-			return nil, err
-		}
-		names := "input_names"
-		switch class {
-		case "Fork":
-			names = "output_names"
-		case "Distribute":
-			names = "target_names"
-		}
-		ns, err := strList(class, names, take(names))
-		if err != nil {
-			return nil, err
-		}
-		ints := map[string][]int{}
-		for _, k := range []string{"input_dims", "output_dims", "target_dims"} {
-			if ints[k], err = optInts(class, k, take(k)); err != nil {
-				return nil, err
-			}
-		}
-		one := map[string]int{}
-		for _, k := range []string{"input_dim", "output_dim", "source_dim"} {
-			if one[k], err = recOptInt(class, k, take(k)); err != nil {
-				return nil, err
-			}
-		}
-		switch class {
-		case "Parallel":
-			b, err = bricks.NewParallel(cfg, name, ns, ints["input_dims"], ints["output_dims"], proto)
-		case "Fork":
-			b, err = bricks.NewFork(cfg, name, ns, one["input_dim"], ints["output_dims"], proto)
-		case "Distribute":
-			src, ok := starlark.AsString(take("source_name"))
-			if !ok {
-				return nil, fmt.Errorf("Distribute: source_name must be a string")
-			}
-			b, err = bricks.NewDistribute(cfg, name, ns, src, ints["target_dims"], one["source_dim"], proto)
-		case "Merge":
-			b, err = bricks.NewMerge(cfg, name, ns, ints["input_dims"], one["output_dim"], proto)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return finishBrick(class, b, a)
 }
 
 // callKeywordApplication calls an application of a brick whose inputs are
