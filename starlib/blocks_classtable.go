@@ -67,12 +67,13 @@ const (
 	argCallable                 // a function
 	argVariable                 // a symbolic variable
 	argList                     // a list or tuple
+	argScheme                   // an initialization scheme
 )
 
 var argKindText = map[argKind]string{
 	argFloat: "a number", argInt: "an int", argBool: "a bool", argString: "a string",
 	argStepRule: "a step rule", argExtension: "an extension", argCallable: "a function",
-	argVariable: "a variable", argList: "a list",
+	argVariable: "a variable", argList: "a list", argScheme: "an initialization scheme",
 }
 
 // accepts reports whether v is of kind k.
@@ -104,6 +105,9 @@ func (k argKind) accepts(v starlark.Value) bool {
 		return ok
 	case argList:
 		_, ok := elems(v)
+		return ok
+	case argScheme:
+		_, ok := v.(*Scheme)
 		return ok
 	}
 	return true
@@ -396,6 +400,11 @@ var classTableDepartures = map[string]string{
 	"blocks.bricks.BatchNormalizedMLP.learn_scale":     "as Blocks: its own __init__ pops it from **kwargs",
 	"blocks.bricks.BatchNormalizedMLP.learn_shift":     "as Blocks: its own __init__ pops it from **kwargs",
 	"blocks.bricks.BatchNormalizedMLP.use_bias":        "as Blocks: its own __init__ sets use_bias=False in **kwargs",
+	"blocks.extensions.SimpleExtension":                "a script's extension: do (a function) stands for the do method of a Python subclass, name for its name",
+	"blocks.extensions.Printing.one_line":              "the project's addition: one line per epoch instead of Blocks' blocks",
+	"blocks.extensions.ProgressBar":                    "accepts the trigger keywords and ignores them (the bar follows every batch and epoch); Blocks' ProgressBar takes none",
+	"blocks.extensions.monitoring.MonitoringExtension": "a SimpleExtension taking the trigger keywords, so that a script can run it; Blocks' is a TrainingExtension",
+	"blocks.extensions.saveload.Checkpoint.keep_last":  "the project's addition: how many checkpoints to keep (docs/checkpoints.md)",
 	"blocks.bricks.parallel.Parallel.prototype":        "optional: a Linear by default, as for Fork, Distribute and Merge; Blocks' Parallel requires one",
 	"blocks.bricks.cost.MisclassificationRate.name":    "the project takes name= as on every other brick; Blocks' takes top_k only",
 }

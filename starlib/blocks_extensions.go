@@ -12,7 +12,6 @@ import (
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/internal/tty"
-	"github.com/blocks-go/blocks/nd"
 )
 
 // More of blocks.extensions, and blocks.extensions.training,
@@ -48,28 +47,10 @@ import (
 //
 //	OnLogRecord(record_name)   true when the current row holds record_name
 func init() {
-	Extend("blocks.extensions", starlark.StringDict{
-		"SimpleExtension":    NewBuiltin("SimpleExtension", userExtension),
-		"Timestamp":          NewBuiltin("Timestamp", moreExtensions),
-		"CompositeExtension": NewBuiltin("CompositeExtension", moreExtensions),
-	})
-	Register("blocks.extensions.training", &starlarkstruct.Module{Name: "blocks.extensions.training", Members: starlark.StringDict{
-		"TrackTheBest":           NewBuiltin("TrackTheBest", moreExtensions),
-		"SharedVariableModifier": NewBuiltin("SharedVariableModifier", moreExtensions),
-	}})
-	Register("blocks.extensions.stopping", &starlarkstruct.Module{Name: "blocks.extensions.stopping", Members: starlark.StringDict{
-		"FinishIfNoImprovementAfter": NewBuiltin("FinishIfNoImprovementAfter", moreExtensions),
-		"EarlyStopping":              NewBuiltin("EarlyStopping", moreExtensions),
-	}})
-	Register("blocks.extensions.predicates", &starlarkstruct.Module{Name: "blocks.extensions.predicates", Members: starlark.StringDict{
-		"OnLogRecord": NewBuiltin("OnLogRecord", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var name string
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "record_name", &name); err != nil {
-				return nil, err
-			}
-			return &Predicate{name: fmt.Sprintf("OnLogRecord(%q)", name), P: extensions.OnLogRecord(name)}, nil
-		}),
-	}})
+	// The extensions and OnLogRecord are tables (blocks_extensions_table.go).
+	for _, m := range []string{"blocks.extensions.training", "blocks.extensions.stopping", "blocks.extensions.predicates"} {
+		Register(m, &starlarkstruct.Module{Name: m, Members: starlark.StringDict{}})
+	}
 }
 
 // Predicate is a Go predicate on the log as a Starlark callable.
@@ -152,29 +133,6 @@ func callArgs(c extensions.Call) starlark.Tuple {
 	return out
 }
 
-func userExtension(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	tr, rest, err := splitTriggers(b.Name(), kwargs)
-	if err != nil {
-		return nil, err
-	}
-	var do starlark.Callable
-	name := "SimpleExtension"
-	if err := starlark.UnpackArgs(b.Name(), args, rest, "do", &do, "name?", &name); err != nil {
-		return nil, err
-	}
-	ext, err := extensions.NewSimpleExtension(name, func(c extensions.Call) error {
-		a := append(starlark.Tuple{&MainLoop{M: c.MainLoop}, starlark.String(c.Callback)}, callArgs(c)...)
-		if _, err := starlark.Call(thread, do, a, nil); err != nil {
-			return scriptError(err)
-		}
-		return nil
-	}, tr)
-	if err != nil {
-		return nil, err
-	}
-	return &Extension{E: scriptExtension{ext}}, nil
-}
-
 // scriptExtension is a SimpleExtension whose do is the script's: it may
 // request the end of training, so a main loop that has one always runs
 // (mainloop.Finisher).
@@ -230,130 +188,6 @@ func trnPositiveInt(what string, v starlark.Value) (int, error) {
 		return 0, fmt.Errorf("%s must be a positive int or None, got %s", what, v)
 	}
 	return n, nil
-}
-
-func moreExtensions(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	name := b.Name()
-	tr, rest, err := splitTriggers(name, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	var ext mainloop.Extension
-	switch name {
-	case "Timestamp":
-		rec, sep := "timestamp", " "
-		if err := starlark.UnpackArgs(name, args, rest, "log_record?", &rec, "separator?", &sep); err != nil {
-			return nil, err
-		}
-		ext, err = extensions.NewTimestamp(rec, sep, tr)
-	case "CompositeExtension":
-		var subs *starlark.List
-		before := true
-		if err := starlark.UnpackArgs(name, args, rest, "sub_extensions", &subs, "run_before_children?", &before); err != nil {
-			return nil, err
-		}
-		var es []mainloop.Extension
-		for i := 0; i < subs.Len(); i++ {
-			e, ok := subs.Index(i).(*Extension)
-			if !ok {
-				return nil, fmt.Errorf("%s: sub_extensions[%d] is %s, want an extension", name, i, subs.Index(i).Type())
-			}
-			es = append(es, e.E)
-		}
-		ext, err = extensions.NewCompositeExtension(name, es, before, nil, tr)
-	case "TrackTheBest":
-		var rec string
-		var note, choose starlark.Value = starlark.None, starlark.None
-		if err := starlark.UnpackArgs(name, args, rest, "record_name", &rec, "notification_name?", &note, "choose_best?", &choose); err != nil {
-			return nil, err
-		}
-		cb, err := chooseBestOf(thread, choose)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		ext, err = extensions.NewTrackTheBest(rec, trnString(note), cb, tr)
-		if err != nil {
-			return nil, err
-		}
-	case "FinishIfNoImprovementAfter", "EarlyStopping":
-		var first string
-		var its, eps, patience, note, choose, ckpt, ckptFile starlark.Value = starlark.None, starlark.None, starlark.None,
-			starlark.None, starlark.None, starlark.None, starlark.None
-		if name == "FinishIfNoImprovementAfter" {
-			err = starlark.UnpackArgs(name, args, rest, "notification_name", &first, "iterations?", &its, "epochs?", &eps,
-				"patience_log_record?", &patience)
-		} else {
-			err = starlark.UnpackArgs(name, args, rest, "record_name", &first, "checkpoint_extension?", &ckpt,
-				"checkpoint_filename?", &ckptFile, "notification_name?", &note, "choose_best?", &choose,
-				"iterations?", &its, "epochs?", &eps)
-		}
-		if err != nil {
-			return nil, err
-		}
-		ni, err := trnPositiveInt(name+": iterations", its)
-		if err != nil {
-			return nil, err
-		}
-		ne, err := trnPositiveInt(name+": epochs", eps)
-		if err != nil {
-			return nil, err
-		}
-		if name == "FinishIfNoImprovementAfter" {
-			ext, err = extensions.NewFinishIfNoImprovementAfter(first, ni, ne, trnString(patience), tr)
-		} else {
-			cb, err := chooseBestOf(thread, choose)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", name, err)
-			}
-			var ck mainloop.Extension
-			if e, ok := ckpt.(*Extension); ok {
-				ck = e.E
-			} else if ckpt != starlark.None {
-				return nil, fmt.Errorf("%s: checkpoint_extension must be an extension, got %s", name, ckpt.Type())
-			}
-			ext, err = extensions.NewEarlyStopping(first, ck, trnString(ckptFile), trnString(note), cb, ni, ne, tr)
-			if err != nil {
-				return nil, err
-			}
-		}
-	case "SharedVariableModifier":
-		var param *Variable
-		var fn starlark.Callable
-		var nargs starlark.Value = starlark.None
-		if err := starlark.UnpackArgs(name, args, rest, "parameter", &param, "function", &fn, "num_args?", &nargs); err != nil {
-			return nil, err
-		}
-		n := 0
-		if nargs != starlark.None {
-			if err := starlark.AsInt(nargs, &n); err != nil {
-				return nil, fmt.Errorf("%s: num_args: %v", name, err)
-			}
-		} else if f, ok := fn.(*starlark.Function); ok {
-			n = f.NumParams()
-		} else {
-			n = 1
-		}
-		dt := param.V.DType()
-		ext, err = extensions.NewSharedVariableModifier(param.V, func(it int, old *nd.Array) (*nd.Array, error) {
-			a := starlark.Tuple{starlark.MakeInt(it)}
-			if old != nil {
-				a = append(a, goValue(old))
-			}
-			r, err := starlark.Call(thread, fn, a, nil)
-			if err != nil {
-				return nil, scriptError(err)
-			}
-			v, err := ToArray(r, &dt)
-			if err != nil {
-				return nil, fmt.Errorf("the function returned %s: %v", r.Type(), err)
-			}
-			return v, nil
-		}, n, tr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &Extension{E: ext}, nil
 }
 
 // Extension attributes: name, add_condition, and those of

@@ -32,35 +32,12 @@ import (
 //
 // MainLoop: algorithm, data_stream, iteration_state ((data_stream, epoch
 // iterator) or None), _run_extensions(method_name, *args).
-func init() {
-	Extend("blocks.extensions.monitoring", starlark.StringDict{
-		"MonitoringExtension": NewBuiltin("MonitoringExtension", newMonitoringExtension),
-	})
-}
 
 // monitoringExtension is Blocks' MonitoringExtension base class: a
 // SimpleExtension with a prefix and a suffix for its record names.
 type monitoringExtension struct {
 	*extensions.SimpleExtension
 	prefix, suffix string
-}
-
-func newMonitoringExtension(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	tr, rest, err := splitTriggers(b.Name(), kwargs)
-	if err != nil {
-		return nil, err
-	}
-	var prefix, suffix starlark.Value = starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, rest, "prefix?", &prefix, "suffix?", &suffix); err != nil {
-		return nil, err
-	}
-	se, err := extensions.NewSimpleExtension("MonitoringExtension", nil, tr)
-	if err != nil {
-		return nil, fmt.Errorf("MonitoringExtension: %w", err)
-	}
-	p, _ := starlark.AsString(prefix)
-	s, _ := starlark.AsString(suffix)
-	return &Extension{E: &monitoringExtension{SimpleExtension: se, prefix: p, suffix: s}}, nil
 }
 
 // doNower is an extension built on SimpleExtension (DoNow is promoted).

@@ -11,40 +11,12 @@ import (
 
 // More of blocks.initialization:
 //
-//	SparseND(axis, num_init, weights_init, sparse_init=None)
+//	SparseND(axis, **kwargs: num_init, weights_init, sparse_init=None)
 //	    Sparse over a grid: num_init entries (or that fraction) of each
 //	    cell of the axes in axis (an int or a tuple) are drawn from weights_init
 //	scheme.generate(rng, shape)   the array the scheme draws from rng (a numpy.random.RandomState)
 //
 // A scheme prints as Blocks' repr: <blocks.initialization.Constant object: constant=1.0>.
-
-func newSparseND(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var axisV starlark.Value
-	var num FloatArg
-	var w *Scheme
-	var sparse starlark.Value = starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "axis", &axisV, "num_init", &num, "weights_init", &w, "sparse_init?", &sparse); err != nil {
-		return nil, err
-	}
-	var axis []int
-	if _, ok := axisV.(starlark.Int); ok {
-		var a int
-		_ = starlark.AsInt(axisV, &a)
-		axis = []int{a}
-	} else {
-		var err error
-		if axis, err = AsInts(axisV); err != nil {
-			return nil, fmt.Errorf("SparseND: axis: %v", err)
-		}
-	}
-	s := initialization.SparseND{Axis: axis, Sparse: initialization.Sparse{NumInit: float64(num), WeightsInit: w.S}}
-	if sp, ok := sparse.(*Scheme); ok {
-		s.SparseInit = sp.S
-	} else if sparse != starlark.None {
-		return nil, fmt.Errorf("SparseND: sparse_init: got %s, want an initialization scheme", sparse.Type())
-	}
-	return &Scheme{s}, nil
-}
 
 // Attr: generate(rng, shape).
 func (s *Scheme) Attr(name string) (starlark.Value, error) {

@@ -47,7 +47,7 @@ import (
 // per channel):
 //
 //	Parallel(input_names, input_dims, output_dims, prototype=None)   apply(**inputs): one output per input
-//	Fork(output_names, input_dim, output_dims, prototype=None)       apply(input_): children fork_<name>
+//	Fork(output_names, input_dim, prototype=None, **kwargs: output_dims)   apply(input_): children fork_<name>
 //	Distribute(target_names, source_name, target_dims, source_dim, prototype=None)
 //	    apply(source, *targets): targets + transform(source)
 //	Merge(input_names, input_dims, output_dim, prototype=None)       apply(*inputs): Σ transform(input)

@@ -9,12 +9,13 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/core/mainloop"
 )
 
 // Module blocks.extensions.saveload: checkpoints (see docs/checkpoints.md).
 //
-//	Checkpoint(path, parameters=None, save_separately=None, keep_last=1,
-//	           save_main_loop=True, use_cpickle=False, **triggers)
+//	Checkpoint(path, parameters=None, save_separately=None, save_main_loop=True,
+//	           use_cpickle=False, keep_last=1, **triggers)
 //	    saves the run to the tar file path (default after_training; use
 //	    every_n_epochs=, every_n_batches=, ...): the script and the .star
 //	    files it loaded, the overrides and config, the parameters (.npz
@@ -32,8 +33,6 @@ import (
 //	    in the epoch). Records loaded_from. Nothing in the file is run.
 func init() {
 	Register("blocks.extensions.saveload", &starlarkstruct.Module{Name: "blocks.extensions.saveload", Members: starlark.StringDict{
-		"Checkpoint":  NewBuiltin("Checkpoint", newCheckpoint),
-		"Load":        NewBuiltin("Load", newLoad),
 		"SAVED_TO":    starlark.String(checkpoint.RecordSavedTo),
 		"LOADED_FROM": starlark.String(checkpoint.RecordLoadedFrom),
 	}})
@@ -41,20 +40,15 @@ func init() {
 
 func parameterPath(p *core.Variable) string { return bricks.ParameterPath(p) }
 
-func newCheckpoint(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	tr, rest, err := splitTriggers(b.Name(), kwargs)
-	if err != nil {
-		return nil, err
-	}
-	var path string // None is "": refused once save_separately is checked
-	var params, separately starlark.Value = starlark.None, starlark.None
-	keepLast := 1
-	saveMainLoop, useCPickle := true, false
-	if err := starlark.UnpackArgs(b.Name(), args, rest, "path??", &path, "parameters?", &params,
-		"save_separately?", &separately, "keep_last?", &keepLast, "save_main_loop?", &saveMainLoop,
-		"use_cpickle?", &useCPickle); err != nil {
-		return nil, err
-	}
+// newCheckpointExtension makes Checkpoint from its table's arguments
+// (blocks_extensions_table.go).
+func newCheckpointExtension(c *classCall) (mainloop.Extension, error) {
+	thread, params, separately := c.thread, c.Value("parameters"), c.Value("save_separately")
+	path, keepLast := c.String("path"), c.Int("keep_last") // None is "": refused once save_separately is checked
+	c.Bool("save_main_loop")                               // read, as Blocks: the checkpoint always holds the state
+	c.Bool("use_cpickle")
+	tr := c.Triggers
+	var err error
 	var ps []*core.Variable
 	if params != starlark.None {
 		if ps, err = variablesOf(thread, "Checkpoint: parameters", params); err != nil {
@@ -95,27 +89,7 @@ func newCheckpoint(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		e.Replay = ck.Replay
 		e.PauseHalfway = ck.PauseCheckpointWrites
 	}
-	return &Extension{E: e}, nil
-}
-
-func newLoad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	tr, rest, err := splitTriggers(b.Name(), kwargs)
-	if err != nil {
-		return nil, err
-	}
-	var path string
-	var iterState, loadLog bool
-	if err := starlark.UnpackArgs(b.Name(), args, rest, "path", &path, "load_iteration_state?", &iterState, "load_log?", &loadLog); err != nil {
-		return nil, err
-	}
-	if err := CheckRead(thread, path); err != nil {
-		return nil, fmt.Errorf("Load: %w", err)
-	}
-	e, err := checkpoint.NewLoadExtension(path, iterState, loadLog, checkpoint.Bindings{Namer: parameterPath}, tr)
-	if err != nil {
-		return nil, err
-	}
-	return &Extension{E: e}, nil
+	return e, nil
 }
 
 // checkpointPath is where a Checkpoint extension built now writes, checked

@@ -25,7 +25,7 @@ import (
 //	        Unlike Blocks (a symbolic scan with Theano's random streams), it runs the
 //	        loop and draws from numpy's generator, seeded with the emitter's seed
 //	        (or seed); contexts are variables computed from the inputs in inputs_dict.
-//	Readout(readout_dim, source_names, emitter=None, feedback_brick=None, merge_prototype=None, name=None)
+//	Readout(emitter=None, feedback_brick=None, merge=None, merge_prototype=None, ..., **kwargs: readout_dim, source_names, name)
 //	    readouts = Bias(Merge(sources)); children emitter (default TrivialEmitter(readout_dim)),
 //	    feedback (default TrivialFeedback(readout_dim)), merge, bias
 //	SoftmaxEmitter(initial_output=0, theano_seed=None, name=None)    outputs drawn from softmax(readouts); cost −log p;
@@ -36,7 +36,7 @@ import (
 //
 // Module blocks.bricks.attention:
 //
-//	SequenceContentAttention(state_names, attended_dim=None, match_dim=None, state_dims=None, name=None)
+//	SequenceContentAttention(match_dim, ..., **kwargs: state_names, state_dims, attended_dim, name)
 //	    glimpses weighted_averages (batch, attended_dim) and weights (batch, time)
 //	AttentionRecurrent(transition, attention, name=None)
 //	    apply(sequences..., states..., attended=, attended_mask=None, iterate=True, ...):

@@ -52,10 +52,10 @@ import (
 //
 // blocks.extensions.monitoring:
 //
-//	DataStreamMonitoring(variables, data_stream, updates=None, prefix=None, suffix=None)
+//	DataStreamMonitoring(variables, data_stream, updates=None, **kwargs: prefix=None, suffix=None)
 //	    evaluates variables over an epoch of data_stream (mean over batches) and records
 //	    prefix_name (default before the first epoch and after each epoch)
-//	TrainingDataMonitoring(variables, prefix=None, suffix=None)
+//	TrainingDataMonitoring(variables, **kwargs: prefix=None, suffix=None)
 //	    aggregates variables over the training batches, from the training step itself
 //
 // blocks.main_loop:
@@ -69,16 +69,9 @@ func init() {
 	Register("blocks.algorithms", &starlarkstruct.Module{Name: "blocks.algorithms", Members: starlark.StringDict{
 		"GradientDescent": NewBuiltin("GradientDescent", gradientDescent),
 	}})
-	Register("blocks.extensions", &starlarkstruct.Module{Name: "blocks.extensions", Members: starlark.StringDict{
-		"FinishAfter": NewBuiltin("FinishAfter", extensionBuiltin),
-		"Printing":    NewBuiltin("Printing", extensionBuiltin),
-		"Timing":      NewBuiltin("Timing", extensionBuiltin),
-		"ProgressBar": NewBuiltin("ProgressBar", extensionBuiltin),
-	}})
-	Register("blocks.extensions.monitoring", &starlarkstruct.Module{Name: "blocks.extensions.monitoring", Members: starlark.StringDict{
-		"DataStreamMonitoring":   NewBuiltin("DataStreamMonitoring", extensionBuiltin),
-		"TrainingDataMonitoring": NewBuiltin("TrainingDataMonitoring", extensionBuiltin),
-	}})
+	// The extensions are tables (blocks_extensions_table.go).
+	Register("blocks.extensions", &starlarkstruct.Module{Name: "blocks.extensions", Members: starlark.StringDict{}})
+	Register("blocks.extensions.monitoring", &starlarkstruct.Module{Name: "blocks.extensions.monitoring", Members: starlark.StringDict{}})
 	Register("blocks.main_loop", &starlarkstruct.Module{Name: "blocks.main_loop", Members: starlark.StringDict{
 		"MainLoop": NewBuiltin("MainLoop", newMainLoop),
 	}})
@@ -356,82 +349,6 @@ func splitTriggers(name string, kwargs []starlark.Tuple) (extensions.Triggers, [
 		}
 	}
 	return tr, rest, nil
-}
-
-func extensionBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	name := b.Name()
-	tr, rest, err := splitTriggers(name, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	out := &printWriter{thread: thread}
-	var ext mainloop.Extension
-	switch name {
-	case "FinishAfter":
-		if err := starlark.UnpackArgs(name, args, rest); err != nil {
-			return nil, err
-		}
-		ext, err = extensions.NewFinishAfter(tr)
-	case "Printing":
-		oneLine := false
-		if err := starlark.UnpackArgs(name, args, rest, "one_line?", &oneLine); err != nil {
-			return nil, err
-		}
-		var p *extensions.Printing
-		if p, err = extensions.NewPrinting(out, tr); err == nil {
-			p.OneLine = oneLine
-			ext = p
-		}
-	case "Timing":
-		prefix := ""
-		if err := starlark.UnpackArgs(name, args, rest, "prefix?", &prefix); err != nil {
-			return nil, err
-		}
-		ext, err = extensions.NewTiming(prefix, tr)
-	case "ProgressBar":
-		if err := starlark.UnpackArgs(name, args, rest); err != nil {
-			return nil, err
-		}
-		w, terminal := progressOut(thread)
-		pb := extensions.NewProgressBar(w)
-		pb.Terminal = &terminal
-		ext = pb
-	case "DataStreamMonitoring", "TrainingDataMonitoring":
-		var vars, updates, prefix, suffix starlark.Value = nil, starlark.None, starlark.None, starlark.None
-		var stream *Stream
-		if name == "DataStreamMonitoring" {
-			err = starlark.UnpackArgs(name, args, rest, "variables", &vars, "data_stream", &stream, "updates?", &updates, "prefix?", &prefix, "suffix?", &suffix)
-		} else {
-			err = starlark.UnpackArgs(name, args, rest, "variables", &vars, "prefix?", &prefix, "suffix?", &suffix)
-		}
-		if err != nil {
-			return nil, err
-		}
-		vs, err := variablesOf(thread, name+": variables", vars)
-		if err != nil {
-			return nil, err
-		}
-		p, _ := starlark.AsString(prefix)
-		s, _ := starlark.AsString(suffix)
-		if name == "DataStreamMonitoring" {
-			var us []core.Update
-			if updates != starlark.None {
-				if us, err = updatesOf(thread, updates); err != nil {
-					return nil, fmt.Errorf("%s: updates: %v", name, err)
-				}
-			}
-			ext, err = extensions.NewDataStreamMonitoring(vs, stream.S, us, p, s, tr)
-		} else {
-			ext, err = extensions.NewTrainingDataMonitoring(vs, p, s, tr)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &Extension{E: ext}, nil
 }
 
 // Extension is a main-loop extension as a Starlark value.
