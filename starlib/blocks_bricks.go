@@ -14,7 +14,9 @@ import (
 	"github.com/blocks-go/blocks/core"
 )
 
-// Module blocks.bricks: Blocks' bricks.
+// Module blocks.bricks: Blocks' bricks. Their constructors are tables
+// (blocks_bricks_*_table.go, blocks_classtable.go): Blocks' signatures as
+// data, which :help prints.
 //
 //	Linear(input_dim=None, output_dim=None, name=None, weights_init=None, biases_init=None, use_bias=True, seed=None)
 //	    y = x·W + b; parameters W (input_dim, output_dim) and b (output_dim,); application apply(input_)

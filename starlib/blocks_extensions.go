@@ -174,11 +174,6 @@ func chooseBestOf(thread *starlark.Thread, v starlark.Value) (extensions.ChooseB
 	}, nil
 }
 
-func trnString(v starlark.Value) string {
-	s, _ := starlark.AsString(v)
-	return s
-}
-
 func trnPositiveInt(what string, v starlark.Value) (int, error) {
 	if v == starlark.None {
 		return 0, nil
