@@ -12,6 +12,13 @@
 // when needed and copies and tags inputs and outputs as Blocks'
 // @application does.
 //
+// Each brick has a typed constructor taking Blocks' arguments:
+// positional Go arguments where they shape the brick (NewLSTM(cfg, name,
+// dim, activation, gateActivation), NewFork, NewReadout, ...), or a
+// config struct where they are plain attributes (NewLinearWith(cfg, name,
+// LinearConfig{InputDim: 784, OutputDim: 10}), ConvolutionalConfig,
+// PoolingConfig, ...), a zero field being an argument left out.
+//
 // Random numbers come from numpyrand, seeded as Blocks seeds them: a
 // generator shared by all bricks of a Config (Blocks' class-level
 // RandomState(default_seed=1)) draws randint(2**31 - 1) as a brick's seed
