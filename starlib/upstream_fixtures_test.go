@@ -1,6 +1,7 @@
 package starlib_test
 
 import (
+	"archive/tar"
 	"archive/zip"
 	"bytes"
 	"fmt"
@@ -35,6 +36,7 @@ var fixtures = map[string]func(dir string) error{
 	"dogs_vs_cats": dogsVsCatsFixture,
 	"celeba":       celebAFixture,
 	"adult":        adultFixture,
+	"ilsvrc2010":   ilsvrc2010Fixture,
 }
 
 // encodeJPEG is PIL's Image.save(f, 'JPEG') (quality 75) of an RGB image
@@ -202,4 +204,111 @@ func adultFixture(dir string) error {
 		}
 	}
 	return nil
+}
+
+// fakeJPEG is one image of test_convert_ilsvrc2010.py's
+// create_fake_jpeg_tar: random sizes in [20, 50], 1 or 3 channels, random
+// pixels, or (random false) every pixel the image's number.
+func fakeJPEG(rng *numpyrand.RandomState, i int, random bool) ([]byte, error) {
+	h, w := int(rng.Randint(20, 51)), int(rng.Randint(20, 51))
+	gray := rng.Randint(0, 2) == 0
+	pix := make([]uint8, h*w*3)
+	for j := range pix {
+		if random {
+			pix[j] = uint8(rng.Randint(0, 256))
+		} else {
+			pix[j] = uint8(i)
+		}
+	}
+	if gray {
+		for j := 0; j < h*w; j++ {
+			pix[3*j+1], pix[3*j+2] = pix[3*j], pix[3*j]
+		}
+	}
+	return encodeJPEG(pix, h, w)
+}
+
+// writeTar writes a plain tar of the named members, in order.
+func writeTar(path string, names []string, data [][]byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(f)
+	for i, n := range names {
+		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(data[i])), Typeflag: tar.TypeReg}); err != nil {
+			f.Close()
+			return err
+		}
+		if _, err := tw.Write(data[i]); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ilsvrc2010Fixture writes the archives of test_convert_ilsvrc2010.py's
+// test_extract_patch_images and test_load_from_tar_or_patch:
+//
+//   - patch_images.tar: create_fake_patch_images() (50 images, one value
+//     each: 14 under train/, 15 under val/, 21 under test/);
+//   - images.tar: create_fake_jpeg_tar(3, 200, 200, gzip_probability=0)
+//     (200 random JPEGs; upstream names them by SHA-1 digests of 27 hex
+//     digits, here by their number in 27 digits, so that the port can
+//     name them: 000...0.JPEG to 000...199.JPEG, in sorted order);
+//   - patch_load.tar: create_fake_patch_images(all_filenames[::4],
+//     num_train=50): one-value replacements of every fourth image under
+//     train/.
+func ilsvrc2010Fixture(dir string) error {
+	rng := numpyrand.New(1)
+	var names []string
+	var data [][]byte
+	for i := 0; i < 50; i++ {
+		set := "train"
+		if i >= 14 {
+			set = "val"
+		}
+		if i >= 29 {
+			set = "test"
+		}
+		b, err := fakeJPEG(rng, i, false)
+		if err != nil {
+			return err
+		}
+		names = append(names, fmt.Sprintf("%s/%x.JPEG", set, 1000003*(i+1)))
+		data = append(data, b)
+	}
+	if err := writeTar(filepath.Join(dir, "patch_images.tar"), names, data); err != nil {
+		return err
+	}
+	rng = numpyrand.New(3)
+	names, data = nil, nil
+	for i := 0; i < 200; i++ {
+		b, err := fakeJPEG(rng, i, true)
+		if err != nil {
+			return err
+		}
+		names = append(names, fmt.Sprintf("%027d.JPEG", i))
+		data = append(data, b)
+	}
+	if err := writeTar(filepath.Join(dir, "images.tar"), names, data); err != nil {
+		return err
+	}
+	rng = numpyrand.New(1)
+	var pnames []string
+	var pdata [][]byte
+	for i := 0; i < 200; i += 4 {
+		b, err := fakeJPEG(rng, len(pnames), false)
+		if err != nil {
+			return err
+		}
+		pnames = append(pnames, "train/"+names[i])
+		pdata = append(pdata, b)
+	}
+	return writeTar(filepath.Join(dir, "patch_load.tar"), pnames, pdata)
 }
