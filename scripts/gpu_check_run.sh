@@ -12,6 +12,8 @@
 #     both devices (1e-4; every step on the GPU; two GPU runs bit-identical):
 #     the MLP (SGD, and each step rule's fused update), LeNet, the LSTM and
 #     GRU language models (fused sequences, SGD and Adam);
+#  1b. the benchmark's own LeNet and lstm-lm: 5 steps on the GPU within
+#     1e-4 of the CPU;
 #  2. the tutorial script (one epoch of MNIST) on the GPU and on the CPU:
 #     every printed cost and error within 1e-4 relative;
 #  3. two GPU runs of the tutorial print the same bits;
@@ -52,6 +54,11 @@ echo "== 1. op tests (CUDA vs CPU)"
 r=$?
 grep -E '^(--- |    --- FAIL|ok|FAIL|PASS|panic)|_test.go:[0-9]+:' "$g/optests.txt" | grep -v -E -- '--- PASS: Test(OpsMatchCPU|ExtOpsMatchCPU)/|route_test.go' | head -150
 check $r "op tests: every op and gradient within 1e-5; MLP (each step rule), LeNet, LSTM and GRU LMs trained within 1e-4, all steps on the GPU, bit-identical reruns"
+
+echo "== 1b. the benchmark's LeNet (batch 64) and lstm-lm, 5 steps, GPU vs CPU"
+R "$g/bin/bench.test" -test.run 'TestBenchModelsGPUMatchCPU' -test.v -test.count=1 2>&1 | grep -E '^(    )?--- |_test.go:[0-9]+:'
+R "$g/bin/bench.test" -test.run 'TestBenchModelsGPUMatchCPU' -test.count=1 >/dev/null 2>&1
+check $? "LeNet and lstm-lm: every trained variable within 1e-4 of the CPU's after 5 steps"
 
 echo "== 2. tutorial, one epoch, GPU vs CPU"
 tmp=$(mktemp -d)
