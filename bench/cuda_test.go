@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/core/algorithms"
-	_ "github.com/blocks-go/blocks/core/exec/cuda"
 	"github.com/blocks-go/blocks/core/device"
+	_ "github.com/blocks-go/blocks/core/exec/cuda"
 	"github.com/blocks-go/blocks/nd"
 )
 
