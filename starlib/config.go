@@ -10,13 +10,11 @@ import (
 	"go.starlark.net/syntax"
 )
 
-func init() {
-	Register("blocks.config", ConfigModule)
-}
-
 // ConfigModule is the Starlark module blocks.config: the script's
 // tunables, which the command line may override (blocks-repl run --set
-// lr=0.05 --set hidden=[200, 100] script.star).
+// lr=0.05 --set hidden=[200, 100] script.star). It is the runtime's own
+// module (the overrides are the run's options); package all lists it
+// with the others.
 //
 //	get(name, default=None) - the value given with --set name=VALUE, else
 //	    default. VALUE is read as a Starlark literal (int, float, string,

@@ -114,9 +114,12 @@ func defaultSpecs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		return nil, err
 	}
 	member := func(module, name string) starlark.Value {
-		registry.RLock()
-		defer registry.RUnlock()
-		return registry.modules[module].Members[name]
+		if m, ok := Module(thread, module); ok {
+			if v, ok := m.Members[name]; ok {
+				return v
+			}
+		}
+		return starlark.None
 	}
 	kw := func(extra ...starlark.Tuple) *starlark.Dict {
 		d := starlark.NewDict(2)

@@ -88,6 +88,17 @@ func (l *Library) Lookup(name string) (m *starlarkstruct.Module, ok bool) {
 	return newModuleCache(l, nil).lookup(name)
 }
 
+// Module returns the module load(name) gives the thread's run: the same
+// value, with the same builtins. ok is false when the run's Library has
+// nothing under that name (or the thread is no run's).
+func Module(thread *starlark.Thread, name string) (m *starlarkstruct.Module, ok bool) {
+	s := state(thread)
+	if s == nil || s.modules == nil {
+		return nil, false
+	}
+	return s.modules.lookup(name)
+}
+
 // moduleCache builds the modules one interpreter loads, each once, so
 // that a module reached as a parent's attribute and loaded by its own
 // name is the same value, with the same builtins.

@@ -98,11 +98,12 @@ func microbatches(thread *starlark.Thread) (int, parallel.Comm, error) {
 	return k, comm, nil
 }
 
-// configureParallel prepares a main loop for a microbatched or
-// data-parallel run: the algorithm's microbatching, and on processes
-// other than 0 no writing (checkpoints are captured for the log but not
-// written, plots not drawn, the progress bar discarded, no log backend).
-func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.MainLoop) error {
+// configureLoopParallel prepares a main loop for a microbatched or
+// data-parallel run: the microbatching of its algorithm ua, and on
+// processes other than 0 no writing (checkpoints are captured for the log
+// but not written, plots not drawn, the progress bar discarded, no log
+// backend).
+func configureLoopParallel(thread *starlark.Thread, ua *algorithms.UpdatesAlgorithm, ml *mainloop.MainLoop) error {
 	k, comm, err := microbatches(thread)
 	if err != nil || comm == nil {
 		return err
@@ -114,8 +115,8 @@ func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.Mai
 		s.parallel.mu.Unlock()
 	}
 	if k > 1 || comm.Size() > 1 {
-		alg.UA.Microbatching = &algorithms.Microbatching{K: k, Comm: comm}
-		if shardStream(ml, alg.UA.Microbatching) {
+		ua.Microbatching = &algorithms.Microbatching{K: k, Comm: comm}
+		if shardStream(ml, ua.Microbatching) {
 			if s := state(thread); s != nil && s.parallel != nil {
 				s.parallel.mu.Lock()
 				s.parallel.sharded[len(s.parallel.sharded)-1] = true

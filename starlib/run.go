@@ -104,6 +104,8 @@ type runState struct {
 
 	sandbox Sandbox
 	limits  Limits
+	// modules are the modules the run loads (Module).
+	modules *moduleCache
 	// resumeRouted is set once a Checkpoint extension took the resumed
 	// checkpoint's path.
 	resumeRouted bool
@@ -265,6 +267,7 @@ func NewInterp(opts Options) (*Interp, error) {
 	s.ckpt = opts.Checkpoint
 	s.parallel = opts.Parallel
 	s.stdout = stdout
+	s.modules = in.modules
 	in.state = s
 	thread.SetLocal(stateKey, s)
 

@@ -16,7 +16,7 @@ import (
 func Modules() []*starlarkstruct.Module {
 	// go.starlark.net's own deterministic modules (not time: scripts are
 	// reproducible); json restricted to plain data.
-	mods := []*starlarkstruct.Module{starlarkmath.Module, json.Module}
+	mods := []*starlarkstruct.Module{starlarkmath.Module, json.Module, starlib.ConfigModule}
 	mods = append(mods, numpy.Modules()...)
 	mods = append(mods, tensor.Modules()...)
 	return append(mods, starlib.Registered()...)

@@ -13,6 +13,7 @@ import (
 
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/json"
 	"github.com/blocks-go/blocks/starlib/numpy"
 	"github.com/blocks-go/blocks/starlib/tensor"
@@ -22,6 +23,7 @@ import (
 func families() map[string][]*starlarkstruct.Module {
 	return map[string][]*starlarkstruct.Module{
 		"../json":   {json.Module},
+		"..":        {starlib.ConfigModule},
 		"../numpy":  numpy.Modules(),
 		"../tensor": tensor.Modules(),
 	}

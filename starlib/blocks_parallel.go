@@ -1,0 +1,13 @@
+package starlib
+
+import (
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/core/mainloop"
+)
+
+// configureParallel prepares the main loop of a microbatched or
+// data-parallel run (configureLoopParallel) for the algorithm alg.
+func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.MainLoop) error {
+	return configureLoopParallel(thread, alg.UA, ml)
+}
