@@ -234,7 +234,7 @@ func mnistBuiltin(open func([]string, datasets.MNISTOptions) (*datasets.MNISTDat
 		if err != nil {
 			return nil, err
 		}
-		var opts datasets.MNISTOptions
+		opts := datasets.MNISTOptions{Settings: FuelSettings(thread)}
 		if opts.Subset, err = subsetArg(subset); err != nil {
 			return nil, fmt.Errorf("%s: %v", b.Name(), err)
 		}
@@ -436,7 +436,10 @@ func schemeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	var shuffler schemes.Shuffler
 	if strings.HasPrefix(b.Name(), "Shuffled") {
 		if rng == starlark.None {
-			shuffler = nil // RandomState(config.default_seed), as Fuel
+			// RandomState(config.default_seed), as Fuel.
+			if r := fuelDefaultRNG(thread); r != nil {
+				shuffler = r
+			}
 		} else if r, ok := rng.(*RandomState); ok {
 			shuffler = r.R
 		} else {
@@ -691,7 +694,7 @@ func transformerBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		if b.Name() == "Flatten" {
 			t, err = transformers.Flatten(st.S, ws)
 		} else {
-			t, err = transformers.ForceFloatX(st.S, ws)
+			t, err = transformers.ForceFloatXAs(st.S, FloatX(thread), ws)
 		}
 		if err != nil {
 			return nil, err
@@ -716,6 +719,9 @@ func transformerBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		ws, err := stringList(b.Name()+": which_sources", which)
 		if err != nil {
 			return nil, err
+		}
+		if dtype == "floatX" {
+			dtype = FloatX(thread).String() // the run's floatX
 		}
 		if t, err = transformers.Cast(st.S, dtype, ws); err != nil {
 			return nil, err

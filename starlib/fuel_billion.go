@@ -6,8 +6,6 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
-
-	"github.com/blocks-go/blocks/fuel/config"
 )
 
 // Module fuel.datasets.billion:
@@ -83,7 +81,7 @@ func oneBillionWord(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		if p < lo || p > hi {
 			return nil, fmt.Errorf("%s: ValueError: %s partitions are %d to %d, got %d", b.Name(), whichSet, lo, hi, p)
 		}
-		path, err := config.FindFile(filepath.Join("1-billion-word", dir, fmt.Sprintf(pattern, p)))
+		path, err := FuelSettings(thread).FindFirst(filepath.Join("1-billion-word", dir, fmt.Sprintf(pattern, p)))
 		if err != nil {
 			return nil, fmt.Errorf("%s: IOError: %v", b.Name(), err)
 		}

@@ -93,7 +93,7 @@ func fileDatasetBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 	if err != nil {
 		return nil, err
 	}
-	opts := datasets.H5Options{NoSortIndices: !sortIndices}
+	opts := datasets.H5Options{NoSortIndices: !sortIndices, Settings: FuelSettings(thread)}
 	if opts.Sources, err = stringList(name+": sources", sources); err != nil {
 		return nil, err
 	}
@@ -144,6 +144,7 @@ func toyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	var seedp *int
 	unpackSeed := func() error {
 		if seed == starlark.None {
+			seedp = fuelDefaultSeed(thread)
 			return nil
 		}
 		var s int

@@ -522,6 +522,9 @@ func imageBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err != nil {
 		return nil, err
 	}
+	if r == nil {
+		r = fuelDefaultRNG(thread) // nil: the package's default
+	}
 	switch name {
 	case "ImagesFromBytes":
 		mode := ""

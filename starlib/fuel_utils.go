@@ -8,7 +8,6 @@ import (
 	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 
-	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/fuel/utils"
 )
 
@@ -33,17 +32,15 @@ import (
 //	    string of names separated by white space, or a list of them
 //
 //	fuel.config:
-//	config   the configuration Fuel reads from ~/.fuelrc (FUEL_CONFIG) and the
-//	    environment, read when the module is loaded: data_path (a string, the
-//	    directories joined by os.pathsep as Fuel), floatX, default_seed,
-//	    local_data_path
+//	config   Fuel's Configuration: what the script assigned, else the
+//	    environment, else ~/.fuelrc (FUEL_CONFIG); see fuel_config.go
 func init() {
 	Register("fuel.utils", &starlarkstruct.Module{Name: "fuel.utils", Members: starlark.StringDict{
 		"Subset":            subsetClass{},
 		"find_in_data_path": NewBuiltin("find_in_data_path", findInDataPath),
 	}})
 	Register("fuel.config", &starlarkstruct.Module{Name: "fuel.config", Members: starlark.StringDict{
-		"config": configValue{},
+		"config": &Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value { return fuelConfig{thread} }},
 	}})
 	Register("fuel.config_parser", &starlarkstruct.Module{Name: "fuel.config_parser", Members: starlark.StringDict{
 		"extra_downloader_converter": NewBuiltin("extra_downloader_converter", extraDownloaderConverter),
@@ -79,7 +76,7 @@ func findInDataPath(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "filename", &name); err != nil {
 		return nil, err
 	}
-	p, err := config.FindFile(name)
+	p, err := FuelSettings(thread).FindFirst(name)
 	if err != nil {
 		return nil, fmt.Errorf("find_in_data_path: IOError: %v", err)
 	}
@@ -89,48 +86,6 @@ func findInDataPath(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		return nil, fmt.Errorf("find_in_data_path: %w", err)
 	}
 	return starlark.String(p), nil
-}
-
-// configValue is fuel.config.config: Fuel's settings, read on each access.
-type configValue struct{}
-
-func (configValue) String() string        { return "<fuel.config>" }
-func (configValue) Type() string          { return "Configuration" }
-func (configValue) Freeze()               {}
-func (configValue) Truth() starlark.Bool  { return true }
-func (configValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: config") }
-func (configValue) AttrNames() []string {
-	return []string{"data_path", "default_seed", "floatX", "local_data_path"}
-}
-func (configValue) Attr(name string) (starlark.Value, error) {
-	c, err := config.Load()
-	if err != nil {
-		return nil, err
-	}
-	switch name {
-	case "data_path":
-		if len(c.DataPath) == 0 {
-			return starlark.None, nil
-		}
-		s := ""
-		for i, p := range c.DataPath {
-			if i > 0 {
-				s += ":"
-			}
-			s += p
-		}
-		return starlark.String(s), nil
-	case "floatX":
-		return starlark.String(c.FloatX.String()), nil
-	case "default_seed":
-		return starlark.MakeInt(c.DefaultSeed), nil
-	case "local_data_path":
-		if c.LocalDataPath == "" {
-			return starlark.None, nil
-		}
-		return starlark.String(c.LocalDataPath), nil
-	}
-	return nil, nil
 }
 
 // subsetClass is fuel.utils.Subset: callable, with Fuel's class and

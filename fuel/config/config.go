@@ -243,6 +243,12 @@ func FindFirst(names ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return c.FindFirst(names...)
+}
+
+// FindFirst returns the first existing regular file among names in c's
+// data path (see the function FindFirst).
+func (c *Config) FindFirst(names ...string) (string, error) {
 	for _, dir := range c.DataPath {
 		for _, n := range names {
 			p := filepath.Join(dir, n)

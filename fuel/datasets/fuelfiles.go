@@ -22,6 +22,9 @@ type H5Options struct {
 	NoSortIndices bool
 	// Sources restricts the sources, in this order (sources=).
 	Sources []string
+	// Settings, when not nil, are a program's assignments to Fuel's
+	// configuration (its data path), over the file and the environment.
+	Settings *config.Settings
 }
 
 // FileDataset is one of Fuel's built-in datasets that read a converted
@@ -50,7 +53,7 @@ func openFileDataset(name, filename string, splits []string, whichSets []string,
 	if len(whichSets) == 0 {
 		return nil, fmt.Errorf("datasets: %s: which_sets is empty (choose among %s)", name, strings.Join(splits, ", "))
 	}
-	path, err := config.FindFile(filename)
+	path, err := opts.Settings.FindFirst(filename)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %s: %w", name, err)
 	}

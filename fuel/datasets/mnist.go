@@ -39,6 +39,9 @@ type MNISTOptions struct {
 	// Sources restricts the sources, in this order (Fuel's sources=);
 	// nil gives ("features", "targets").
 	Sources []string
+	// Settings, when not nil, are a program's assignments to Fuel's
+	// configuration (its data path), over the file and the environment.
+	Settings *config.Settings
 }
 
 // MNISTDataset is MNIST as Fuel's MNIST dataset gives it, loaded in
@@ -74,7 +77,7 @@ func MNIST(whichSets []string, opts MNISTOptions) (*MNISTDataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := loadMNIST(splits)
+	data, err := loadMNIST(opts.Settings, splits)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: %s: %w", name, err)
 	}
@@ -84,11 +87,11 @@ func MNIST(whichSets []string, opts MNISTOptions) (*MNISTDataset, error) {
 // loadMNIST loads the chosen splits of MNIST: from Fuel's own mnist.hdf5
 // (what `fuel-convert mnist` writes) when the data path has one, else from
 // the four idx files.
-func loadMNIST(splits []string) ([]mnistSplit, error) {
-	if path, err := config.FindFile("mnist.hdf5"); err == nil {
+func loadMNIST(settings *config.Settings, splits []string) ([]mnistSplit, error) {
+	if path, err := settings.FindFirst("mnist.hdf5"); err == nil {
 		return loadMNISTHDF5(path, splits)
 	}
-	return loadMNISTIDX(openFromDataPath, splits)
+	return loadMNISTIDX(func(base string) (io.ReadCloser, string, error) { return openFromDataPath(settings, base) }, splits)
 }
 
 // loadMNISTHDF5 reads each split's features and targets from a Fuel-format
@@ -127,8 +130,8 @@ type idxOpener func(base string) (rc io.ReadCloser, where string, err error)
 
 // openFromDataPath finds base(.gz) in the data path or its mnist/
 // subdirectories.
-func openFromDataPath(base string) (io.ReadCloser, string, error) {
-	path, err := config.FindFirst(base+".gz", base, "mnist/"+base+".gz", "mnist/"+base)
+func openFromDataPath(settings *config.Settings, base string) (io.ReadCloser, string, error) {
+	path, err := settings.FindFirst(base+".gz", base, "mnist/"+base+".gz", "mnist/"+base)
 	if err != nil {
 		return nil, "", err
 	}

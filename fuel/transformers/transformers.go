@@ -194,6 +194,18 @@ func ForceFloatX(stream fuel.Stream, whichSources []string) (*Transformer, error
 	if err != nil {
 		return nil, fmt.Errorf("transformers: ForceFloatX: %w", err)
 	}
+	return ForceFloatXAs(stream, floatX, whichSources)
+}
+
+// ForceFloatXAs is ForceFloatX with floatX given (a run's own floatX)
+// rather than read from Fuel's configuration.
+func ForceFloatXAs(stream fuel.Stream, floatX nd.DType, whichSources []string) (*Transformer, error) {
+	if stream == nil {
+		return nil, fmt.Errorf("transformers: ForceFloatX: no data stream")
+	}
+	if !floatX.IsFloat() {
+		return nil, fmt.Errorf("transformers: ForceFloatX: floatX must be float32 or float64, not %s", floatX)
+	}
 	return sourcewise("ForceFloatX", stream, whichSources, copyLabels(stream), func(a *nd.Array, _ string, _ bool) (*nd.Array, error) {
 		if dt := a.DType(); dt.IsFloat() && dt != floatX {
 			return astype(a, floatX), nil

@@ -1,0 +1,191 @@
+package starlib
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.starlark.net/starlarkstruct"
+)
+
+// replSession runs chunks on one interpreter, as the REPL does, failing
+// the test on an error.
+type replSession struct {
+	t  *testing.T
+	in *Interp
+}
+
+func newREPLSession(t *testing.T, opts Options) *replSession {
+	t.Helper()
+	opts.Modules = map[string]*starlarkstruct.Module{"assert": assertModule}
+	in, err := NewInterp(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Thread.SetLocal(reporterKey, t)
+	return &replSession{t, in}
+}
+
+func (s *replSession) run(src string) {
+	s.t.Helper()
+	if _, err := s.in.ExecREPL(context.Background(), src); err != nil {
+		s.t.Fatalf("%s: %v", src, err)
+	}
+}
+
+func (s *replSession) fails(src, want string) {
+	s.t.Helper()
+	_, err := s.in.ExecREPL(context.Background(), src)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		s.t.Errorf("%s: got %v, want an error containing %q", src, err, want)
+	}
+}
+
+// upstream fuel: tests/test_config_parser.py::test_config_parser
+//
+// Fuel's precedence on the real configuration (upstream makes its own
+// Configuration with add_config; the project's settings are Fuel's
+// declared ones): the YAML file named by FUEL_CONFIG, then the
+// environment over it, then an assignment over both; a missing name is
+// an attribute error, an unset one with no default Fuel's
+// ConfigurationError; an undeclared name can be assigned and read back.
+// The environment changes between REPL chunks, as upstream changes
+// os.environ between reads.
+func TestFuelConfigParserUpstream(t *testing.T) {
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "fuelrc")
+	if err := os.WriteFile(rc, []byte("data_path: yaml_path\ndefault_seed: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FUEL_CONFIG", rc)
+	t.Setenv("FUEL_DATA_PATH", "")
+	os.Unsetenv("FUEL_DATA_PATH")
+	s := newREPLSession(t, Options{Stdout: discard{}})
+	s.run(`load("assert", "assert")
+load("fuel.config", "config")
+assert.eq(config.data_path, ["yaml_path"])
+assert.eq(config.default_seed, 3)`)
+	t.Setenv("FUEL_DATA_PATH", "env_path")
+	s.run(`assert.eq(config.data_path, ["env_path"])`)
+	s.fails(`config.non_existing_config`, "has no .non_existing_config field")
+	s.run(`config.data_path = "manual_path"
+assert.eq(config.data_path, ["manual_path"])
+config.new_config = "new_config"
+assert.eq(config.new_config, "new_config")
+config.default_seed = "5"
+assert.eq(config.default_seed, 5)`)
+
+	// data_path set nowhere: Fuel's ConfigurationError.
+	os.Unsetenv("FUEL_DATA_PATH")
+	t.Setenv("FUEL_CONFIG", filepath.Join(dir, "none"))
+	s = newREPLSession(t, Options{Stdout: discard{}})
+	s.run(`load("fuel.config", "config")`)
+	s.fails(`config.data_path`, "ConfigurationError: Configuration not set and no default provided: data_path")
+}
+
+// Assignments to fuel.config hold for the rest of their run or REPL
+// session and for nothing else; the datasets, the schemes' and
+// transformers' default generators, floatX's users and find_in_data_path
+// follow them; bad values are refused when assigned.
+func TestFuelConfigAssignment(t *testing.T) {
+	dir := t.TempDir()
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FUEL_CONFIG", filepath.Join(dir, "no-fuelrc"))
+	t.Setenv("FUEL_DATA_PATH", other)
+	t.Setenv("FUEL_FLOATX", "float32")
+
+	s := newREPLSession(t, Options{Stdout: discard{}})
+	s.run(`load("assert", "assert")
+load("fuel.config", "config")
+load("fuel.utils", "find_in_data_path")
+load("fuel.converters.base", "fill_hdf5_file")
+load("fuel.datasets", "Iris", "IndexableDataset")
+load("fuel.streams", "DataStream")
+load("fuel.schemes", "ShuffledScheme", "SequentialScheme")
+load("fuel.transformers", "Cast")
+load("fuel.transformers.image", "RandomFixedSizeCrop")
+load("fuel.datasets.toy", "Spiral")
+load("numpy", "arange", "zeros")
+load("numpy.random", "RandomState")
+load("tensor", "floatX")
+assert.eq(config.data_path, [` + "\"" + other + "\"" + `])
+assert.fails(lambda: find_in_data_path("a.txt"), "IOError")
+config.data_path = "` + other + `:` + dir + `"
+assert.eq(config.data_path, ["` + other + `", "` + dir + `"])
+assert.eq(find_in_data_path("a.txt"), "` + filepath.Join(dir, "a.txt") + `")
+config.data_path = ["` + dir + `"]
+fill_hdf5_file("` + dir + `/iris.hdf5", [("all", "features", arange(8.0).reshape((4, 2))), ("all", "targets", zeros((4, 1), dtype = "uint8"))])
+assert.eq(Iris(("all",)).num_examples, 4)`)
+
+	// floatX.
+	s.run(`assert.eq(config.floatX, "float32")
+config.floatX = "float64"
+assert.eq(config.floatX, "float64")
+assert.eq(floatX, "float32")  # tensor.floatX keeps the value it had when loaded
+stream = Cast(DataStream(IndexableDataset({"x": arange(3)}), iteration_scheme = SequentialScheme(3, 3)), "floatX")
+assert.eq(str(next(stream.get_epoch_iterator())[0].dtype), "float64")`)
+	s.fails(`config.floatX = "int32"`, "config.floatX: floatX must be float32 or float64")
+	s.fails(`config.floatX = 64`, `config.floatX: want "float32" or "float64", got int`)
+
+	// default_seed: the generators made without rng.
+	s.run(`config.default_seed = 5
+mine = ShuffledScheme(10, 10)
+theirs = ShuffledScheme(10, 10, rng = RandomState(5))
+assert.eq(next(mine.get_request_iterator()), next(theirs.get_request_iterator()))
+images = DataStream(IndexableDataset({"f": arange(2 * 1 * 6 * 6).reshape((2, 1, 6, 6))}), iteration_scheme = SequentialScheme(2, 2))
+a = next(RandomFixedSizeCrop(images, (3, 3), which_sources = ("f",)).get_epoch_iterator())[0]
+b = next(RandomFixedSizeCrop(images, (3, 3), rng = RandomState(5), which_sources = ("f",)).get_epoch_iterator())[0]
+assert.array_equal(a, b)
+assert.array_equal(Spiral(num_examples = 5).get_data(None, slice(0, 5)), Spiral(num_examples = 5, seed = 5).get_data(None, slice(0, 5)))`)
+	s.fails(`config.default_seed = -1`, "default_seed must be between 0 and 2**32 - 1, got -1")
+	s.fails(`config.default_seed = "x"`, "invalid literal for int()")
+	s.fails(`config.default_seed = 2.5`, "config.default_seed: want an int, got float")
+	s.fails(`config.data_path = 3`, "config.data_path: want a string of directories")
+	s.fails(`config.data_path = ["a", 3]`, "got a int in it")
+	s.fails(`config.local_data_path = None`, "config.local_data_path: want a string")
+	s.run(`config.local_data_path = "/tmp/local"
+assert.eq(config.local_data_path, "/tmp/local")
+config.extra_downloaders = "a.b c.d"
+assert.eq(config.extra_downloaders, ["a.b", "c.d"])`)
+
+	// A new session, and a script run, see none of it.
+	s2 := newREPLSession(t, Options{Stdout: discard{}})
+	s2.run(`load("assert", "assert")
+load("fuel.config", "config")
+load("fuel.utils", "find_in_data_path")
+assert.eq(config.data_path, ["` + other + `"])
+assert.eq(config.floatX, "float32")
+assert.eq(config.default_seed, 1)
+assert.eq(config.local_data_path, "")
+assert.true(not hasattr(config, "new_config"))
+assert.fails(lambda: find_in_data_path("a.txt"), "IOError")`)
+	s3 := newREPLSession(t, Options{Stdout: discard{}})
+	if _, err := s3.in.ExecFile("run.star", []byte(`load("assert", "assert")
+load("fuel.config", "config")
+load("tensor", "floatX")
+assert.eq(config.floatX, "float32")
+assert.eq(floatX, "float32")
+`)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// In a confined run (a stored checkpoint's script) the data path may name
+// only directories the script may read.
+func TestFuelConfigDataPathConfined(t *testing.T) {
+	run := t.TempDir()
+	t.Setenv("FUEL_CONFIG", filepath.Join(run, "no-fuelrc"))
+	os.Unsetenv("FUEL_DATA_PATH")
+	_, err := ExecFile(filepath.Join(run, "s.star"), []byte(`load("fuel.config", "config")
+config.data_path = ["`+run+`/data"]
+config.data_path = "/etc"
+`), Options{Stdout: discard{}, Sandbox: Sandbox{Confined: true, RunDir: run}})
+	if err == nil || !strings.Contains(err.Error(), "config.data_path: reading /etc: outside the directories") {
+		t.Errorf("got %v, want the sandbox's refusal of /etc", err)
+	}
+}
