@@ -315,6 +315,11 @@ func pad(a *nd.Array, maskDType nd.DType) (*nd.Array, *nd.Array, error) {
 	r := nd.Prod(rest)
 	for k, s := range seqs {
 		if s.DType() != dt {
+			if s.DType() == nd.Str || dt == nd.Str {
+				// numpy's assignment of strings into numbers (or the
+				// reverse) fails: "could not convert string to float".
+				return nil, nil, fmt.Errorf("example %d holds %s, the first example %s: strings and numbers cannot be padded into one array", k, s.DType(), dt)
+			}
 			// numpy's assignment into the first sequence's dtype.
 			s = astype(s, dt)
 		}
