@@ -840,9 +840,9 @@ func (x *h5Dim) SetField(name string, v starlark.Value) error {
 
 // h5Attrs is f.attrs: the root group's attributes.
 type h5Attrs struct {
-	f     *h5File
-	keys  []string
-	vals  map[string]starlark.Value
+	f    *h5File
+	keys []string
+	vals map[string]starlark.Value
 }
 
 var (
