@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"context"
@@ -8,19 +8,22 @@ import (
 	"testing"
 
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // replSession runs chunks on one interpreter, as the REPL does, failing
 // the test on an error.
 type replSession struct {
 	t  *testing.T
-	in *Interp
+	in *starlib.Interp
 }
 
-func newREPLSession(t *testing.T, opts Options) *replSession {
+func newREPLSession(t *testing.T, opts starlib.Options) *replSession {
 	t.Helper()
 	opts.Modules = map[string]*starlarkstruct.Module{"assert": assertModule}
-	in, err := NewInterp(opts)
+	in, err := starlib.NewInterp(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +65,7 @@ func TestFuelConfigParserUpstream(t *testing.T) {
 	t.Setenv("FUEL_CONFIG", rc)
 	t.Setenv("FUEL_DATA_PATH", "")
 	os.Unsetenv("FUEL_DATA_PATH")
-	s := newREPLSession(t, Options{Stdout: discard{}})
+	s := newREPLSession(t, starlib.Options{Library: all.Library(), Stdout: discard{}})
 	s.run(`load("assert", "assert")
 load("fuel.config", "config")
 assert.eq(config.data_path, ["yaml_path"])
@@ -80,7 +83,7 @@ assert.eq(config.default_seed, 5)`)
 	// data_path set nowhere: Fuel's ConfigurationError.
 	os.Unsetenv("FUEL_DATA_PATH")
 	t.Setenv("FUEL_CONFIG", filepath.Join(dir, "none"))
-	s = newREPLSession(t, Options{Stdout: discard{}})
+	s = newREPLSession(t, starlib.Options{Library: all.Library(), Stdout: discard{}})
 	s.run(`load("fuel.config", "config")`)
 	s.fails(`config.data_path`, "ConfigurationError: Configuration not set and no default provided: data_path")
 }
@@ -99,7 +102,7 @@ func TestFuelConfigAssignment(t *testing.T) {
 	t.Setenv("FUEL_DATA_PATH", other)
 	t.Setenv("FUEL_FLOATX", "float32")
 
-	s := newREPLSession(t, Options{Stdout: discard{}})
+	s := newREPLSession(t, starlib.Options{Library: all.Library(), Stdout: discard{}})
 	s.run(`load("assert", "assert")
 load("fuel.config", "config")
 load("fuel.utils", "find_in_data_path")
@@ -154,7 +157,7 @@ config.extra_downloaders = "a.b c.d"
 assert.eq(config.extra_downloaders, ["a.b", "c.d"])`)
 
 	// A new session, and a script run, see none of it.
-	s2 := newREPLSession(t, Options{Stdout: discard{}})
+	s2 := newREPLSession(t, starlib.Options{Library: all.Library(), Stdout: discard{}})
 	s2.run(`load("assert", "assert")
 load("fuel.config", "config")
 load("fuel.utils", "find_in_data_path")
@@ -164,7 +167,7 @@ assert.eq(config.default_seed, 1)
 assert.eq(config.local_data_path, "")
 assert.true(not hasattr(config, "new_config"))
 assert.fails(lambda: find_in_data_path("a.txt"), "IOError")`)
-	s3 := newREPLSession(t, Options{Stdout: discard{}})
+	s3 := newREPLSession(t, starlib.Options{Library: all.Library(), Stdout: discard{}})
 	if _, err := s3.in.ExecFile("run.star", []byte(`load("assert", "assert")
 load("fuel.config", "config")
 load("tensor", "floatX")
@@ -181,10 +184,10 @@ func TestFuelConfigDataPathConfined(t *testing.T) {
 	run := t.TempDir()
 	t.Setenv("FUEL_CONFIG", filepath.Join(run, "no-fuelrc"))
 	os.Unsetenv("FUEL_DATA_PATH")
-	_, err := ExecFile(filepath.Join(run, "s.star"), []byte(`load("fuel.config", "config")
+	_, err := starlib.ExecFile(filepath.Join(run, "s.star"), []byte(`load("fuel.config", "config")
 config.data_path = ["`+run+`/data"]
 config.data_path = "/etc"
-`), Options{Stdout: discard{}, Sandbox: Sandbox{Confined: true, RunDir: run}})
+`), starlib.Options{Library: all.Library(), Stdout: discard{}, Sandbox: starlib.Sandbox{Confined: true, RunDir: run}})
 	if err == nil || !strings.Contains(err.Error(), "config.data_path: reading /etc: outside the directories") {
 		t.Errorf("got %v, want the sandbox's refusal of /etc", err)
 	}

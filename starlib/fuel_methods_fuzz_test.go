@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // fuelMethodsSetup builds one of each kind of Fuel object a script can
@@ -125,7 +128,7 @@ func FuzzFuelMethods(f *testing.F) {
 	setup := fmt.Sprintf("DIR = %q\nTEXT = %q\n%s", dir+"/", text, fuelMethodsSetup)
 	// Every object and every one of its attributes once, with no, one and
 	// two arguments.
-	globals, err := ExecFile("setup.star", []byte(setup), Options{FloatX: "float32", Stdout: discard{}})
+	globals, err := starlib.ExecFile("setup.star", []byte(setup), starlib.Options{Library: all.Library(), FloatX: "float32", Stdout: discard{}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -141,7 +144,7 @@ func FuzzFuelMethods(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which, attr uint8, plan []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		in, err := NewInterp(Options{FloatX: "float32", Context: ctx, Stdout: discard{}})
+		in, err := starlib.NewInterp(starlib.Options{Library: all.Library(), FloatX: "float32", Context: ctx, Stdout: discard{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +176,7 @@ func attrNames(v starlark.Value) []string {
 // object's attribute read, called or set (attribute 255 and past the
 // last: the object itself called, indexed or iterated). It returns ""
 // or the description of an internal error.
-func fuzzFuelMethod(in *Interp, setup string, which, attr uint8, plan []byte) string {
+func fuzzFuelMethod(in *starlib.Interp, setup string, which, attr uint8, plan []byte) string {
 	globals, err := in.ExecFile("setup.star", []byte(setup))
 	if err != nil {
 		return "setup: " + err.Error()

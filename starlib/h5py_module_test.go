@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,9 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // A file built with the h5py module, read by Python's h5py (Debian's
@@ -21,7 +24,7 @@ func TestH5pyModuleReadByH5py(t *testing.T) {
 		t.Skipf("/usr/bin/python3 with h5py and numpy is needed: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "f.hdf5")
-	_, err := ExecFile("w.star", []byte(`
+	_, err := starlib.ExecFile("w.star", []byte(`
 load("h5py", "File", "special_dtype")
 load("fuel.datasets", "H5PYDataset")
 load("numpy", "arange", "array")
@@ -49,7 +52,7 @@ f.attrs["split"] = H5PYDataset.create_split_array({
 })
 f.attrs["note"] = "made by h5py_module_test"
 f.close()
-`), Options{Predeclared: starlark.StringDict{"PATH": starlark.String(path)}})
+`), starlib.Options{Library: all.Library(), Predeclared: starlark.StringDict{"PATH": starlark.String(path)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +116,9 @@ func TestH5pyModuleErrors(t *testing.T) {
 		`f = File(D + "/a.h5", "w"); f.create_dataset("s", (2,), dtype = "S3"); f.attrs["split"] = H5PYDataset.create_split_array({"a": {"s": (0, 2)}}); f.close()`: "a string dataset is written only",
 		`f = File(D + "/a.h5", "w"); v = f.create_dataset("v", (1,), dtype = special_dtype(vlen = "uint8")); f.attrs["split"] = H5PYDataset.create_split_array({"a": {"v": (0, 1)}}); f.close()`: "needs the dimension scales",
 	} {
-		_, err := ExecFile(filepath.Join(dir, "e.star"), []byte(`load("h5py", "File", "special_dtype")
+		_, err := starlib.ExecFile(filepath.Join(dir, "e.star"), []byte(`load("h5py", "File", "special_dtype")
 load("fuel.datasets", "H5PYDataset")
-`+src+"\n"), Options{Predeclared: starlark.StringDict{"D": starlark.String(dir)}, Modules: map[string]*starlarkstruct.Module{}})
+`+src+"\n"), starlib.Options{Library: all.Library(), Predeclared: starlark.StringDict{"D": starlark.String(dir)}, Modules: map[string]*starlarkstruct.Module{}})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s:\n got %v\nwant an error containing %q", src, err, want)
 		}

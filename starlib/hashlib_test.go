@@ -1,4 +1,4 @@
-package starlib
+package starlib_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/all"
 )
 
 // hashlib against Python's hashlib (Debian's /usr/bin/python3 with numpy):
@@ -47,11 +50,11 @@ out.append(h.digest() == hashlib.md5(b"Hello world!").digest())
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}
-	hl, _ := Lookup("hashlib")
-	np, _ := Lookup("numpy")
-	js, _ := Lookup("json")
+	hl, _ := all.Library().Lookup("hashlib")
+	np, _ := all.Library().Lookup("numpy")
+	js, _ := all.Library().Lookup("json")
 	script := "out = " + exprs + "\n" + incremental + "encoded = json.encode(out)\n"
-	g, err := ExecFile("hashlib.star", []byte(script), Options{Predeclared: starlark.StringDict{"hashlib": hl, "numpy": np, "json": js}})
+	g, err := starlib.ExecFile("hashlib.star", []byte(script), starlib.Options{Library: all.Library(), Predeclared: starlark.StringDict{"hashlib": hl, "numpy": np, "json": js}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +79,8 @@ func TestHashlibErrors(t *testing.T) {
 		`md5(b"", b"")`:             "md5: got 2 arguments, want at most 1",
 		`sha1(data = "x").digest()`: "Strings must be encoded",
 	} {
-		_, err := ExecFile("e.star", []byte(`load("hashlib", "md5", "sha1", "new")
-x = `+src+"\n"), Options{})
+		_, err := starlib.ExecFile("e.star", []byte(`load("hashlib", "md5", "sha1", "new")
+x = `+src+"\n"), starlib.Options{Library: all.Library()})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want an error containing %q", src, err, want)
 		}
