@@ -84,7 +84,7 @@ import (
 //
 // fuel.transformers.image:
 //
-//	ImagesFromBytes(data_stream, which_sources, color_mode="RGB")
+//	ImagesFromBytes(data_stream, color_mode="RGB", which_sources=None)
 //	MinimumImageDimensions(data_stream, minimum_shape, resample="nearest", which_sources=None)
 //	RandomFixedSizeCrop(data_stream, window_shape, rng=None, which_sources=None)
 //	Random2DRotation(data_stream, maximum_rotation=pi, resample="nearest", rng=None, which_sources=None)

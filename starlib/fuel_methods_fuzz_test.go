@@ -78,7 +78,7 @@ kept = FilterSources(stream, ("targets",))
 ngrams = NGrams(2, DataStream(IterableDataset([[1, 2, 3, 4]])))
 window = Window(0, 2, 2, True, DataStream(IterableDataset([[1, 2, 3, 4, 5]])))
 image_stream = DataStream(images, iteration_scheme = SequentialScheme(4, 2))
-bytes_ = ImagesFromBytes(DataStream(IterableDataset([[137, 80, 78, 71]])), ("data",))
+bytes_ = ImagesFromBytes(DataStream(IterableDataset([[137, 80, 78, 71]])), which_sources = ("data",))
 minimum = MinimumImageDimensions(image_stream, (7, 7))
 rotated = Random2DRotation(image_stream, 0.5, rng = RandomState(1))
 cropped = RandomFixedSizeCrop(image_stream, (3, 3), rng = RandomState(1))
@@ -86,6 +86,16 @@ to_bytes = ToBytes(DataStream(IterableDataset([[1, 2, 3]])))
 subset = Subset([1, 3, 4], 10)
 subset_slice = Subset(slice(2, 8), 10)
 epoch = stream.get_epoch_iterator()
+load("h5py", "File", "special_dtype", "Reference")
+load("hashlib", "md5")
+load("fuel.datasets", "H5PYDataset")
+h5w = File(TMP + "/fuzz.hdf5", "w")
+h5x = h5w.create_dataset("x", (4, 2), dtype = "int32")
+h5v = h5w.create_dataset("v", (2,), dtype = special_dtype(vlen = "uint8"))
+h5s = h5w.create_dataset("s", (2,), dtype = "S5")
+h5w.attrs["split"] = H5PYDataset.create_split_array({"a": {"x": (0, 4)}})
+h5r = File(DIR + "file.hdf5", "r")
+hashed = md5(b"abc")
 requests = shuffled.get_request_iterator()
 
 objects = [
@@ -94,6 +104,7 @@ objects = [
     stream, examples, batches, padded, mapped, filtered, merged, unpacked, cached, flat, scaled, cast,
     sorted_, prefetched, forced, renamed, kept, ngrams, window, bytes_, minimum, rotated, cropped, to_bytes,
     subset, subset_slice, epoch, requests, config, Subset, H5PYDataset,
+    h5w, h5x, h5v, h5s, h5x.dims, h5x.dims[0], h5w.attrs, h5r, h5r["features"], hashed, Reference(),
 ]
 
 values = [
@@ -125,7 +136,7 @@ func FuzzFuelMethods(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	setup := fmt.Sprintf("DIR = %q\nTEXT = %q\n%s", dir+"/", text, fuelMethodsSetup)
+	setup := fmt.Sprintf("DIR = %q\nTEXT = %q\nTMP = %q\n%s", dir+"/", text, f.TempDir(), fuelMethodsSetup)
 	// Every object and every one of its attributes once, with no, one and
 	// two arguments.
 	globals, err := starlib.ExecFile("setup.star", []byte(setup), starlib.Options{Library: all.Library(), FloatX: "float32", Stdout: discard{}})

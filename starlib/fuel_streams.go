@@ -499,7 +499,9 @@ func imageBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	name := b.Name()
 	switch name {
 	case "ImagesFromBytes":
-		if err = starlark.UnpackArgs(name, args, kwargs, "data_stream", &st, "which_sources", &which, "color_mode?", &colorMode); err != nil {
+		// Fuel's order: color_mode second; which_sources a keyword
+		// (SourcewiseTransformer's), all sources when None.
+		if err = starlark.UnpackArgs(name, args, kwargs, "data_stream", &st, "color_mode?", &colorMode, "which_sources?", &which); err != nil {
 			return nil, err
 		}
 	case "MinimumImageDimensions":
@@ -570,7 +572,7 @@ func windowBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		var o transformers.WindowOptions
 		o.StepSize = 1
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "offset", &o.Offset, "source_window", &o.SourceWindow,
-			"target_window", &o.TargetWindow, "overlapping", &o.Overlapping, "data_stream", &st, "step_size?", &o.StepSize, "target_source?", &target); err != nil {
+			"target_window", &o.TargetWindow, "overlapping", &o.Overlapping, "data_stream", &st, "target_source?", &target, "step_size?", &o.StepSize); err != nil {
 			return nil, err
 		}
 		o.TargetSource = target

@@ -8,5 +8,6 @@ func Modules() []*starlarkstruct.Module {
 	var mods []*starlarkstruct.Module
 	mods = append(mods, numpyModules()...)
 	mods = append(mods, tileModules()...)
+	mods = append(mods, npyModules()...)
 	return mods
 }
