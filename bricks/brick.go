@@ -340,7 +340,7 @@ func Allocate(br Brick) error {
 	}
 	for _, s := range b.specs {
 		if s.Lazy == ForAllocation && b.attrs[s.Name] == nil {
-			return fmt.Errorf("%s: allocation argument %s is not set (pass it to the constructor, set it, or let a parent brick push it)", b.AnnotationName(), s.Name)
+			return fmt.Errorf("%s: allocation config not set: %s (pass it to the constructor, set it, or let a parent brick push it)", b.AnnotationName(), s.Name)
 		}
 	}
 	b.Parameters = nil

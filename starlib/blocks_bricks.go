@@ -305,6 +305,10 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 		}
 		return starlark.NewList(out), nil
 	case "parameters":
+		if !base.Allocated {
+			// Blocks sets parameters in allocate(): before it, there is none.
+			return nil, fmt.Errorf("'%s' object has no attribute 'parameters' (allocate() the brick, or apply it, first)", base.Class())
+		}
 		return variableList(nil, base.Parameters), nil
 	case "allocated":
 		return starlark.Bool(base.Allocated), nil

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.starlark.net/starlark"
+
 	"github.com/blocks-go/blocks/docs"
 	"github.com/blocks-go/blocks/starlib/all"
 )
@@ -29,14 +31,24 @@ func TestHelpForEveryName(t *testing.T) {
 			if fuel {
 				nFuel++
 			}
-			found := false
+			found, signed, described := false, false, false
+			_, callable := m.Members[name].(starlark.Callable)
 			for _, sec := range docs.Lookup(mod + "." + name) {
 				if strings.Contains(sec.Text, "`"+name) || strings.Contains(sec.Text, "."+name+"(") {
 					found = true
+					// A signature: name( ... ) for what a script calls.
+					signed = signed || !callable || strings.Contains(sec.Text, name+"(")
+					// A few words on it besides the signature.
+					described = described || len(strings.Fields(sec.Text)) >= 4
 				}
 			}
-			if !found {
+			switch {
+			case !found:
 				t.Errorf(":help %s.%s: no documentation entry names it", mod, name)
+			case !signed:
+				t.Errorf(":help %s.%s: its entry has no signature %s(...)", mod, name, name)
+			case !described:
+				t.Errorf(":help %s.%s: its entry has no description", mod, name)
 			}
 		}
 	}
