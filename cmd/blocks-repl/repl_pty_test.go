@@ -107,9 +107,7 @@ func (tm *terminal) line(text string) {
 // prompt, as a person sees it too): then it is typed again at the prompt.
 func (tm *terminal) exit() {
 	tm.t.Helper()
-	// Up to a minute: under a loaded machine (load 26 on 2 cores) a
-	// session that had paused a training run took over 20 s to end.
-	for try := 0; try < 12; try++ {
+	for try := 0; try < 4; try++ {
 		tm.pty.Write([]byte("\x04")) // fails only once the session has ended
 		select {
 		case err := <-tm.done:
