@@ -6,12 +6,18 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/core/device"
+	"github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // TestMain runs the benchmarks on the device BLOCKS_DEVICE names (the CPU
 // when unset): make gpu-check times the CUDA build's steps with
-// BLOCKS_DEVICE=cuda.
+// BLOCKS_DEVICE=cuda. The CPU settings take the environment's overrides,
+// as blocks-repl does (BLOCKS_CPU_WORKERS, BLOCKS_NOFUSE=1, ...).
 func TestMain(m *testing.M) {
+	if err := cpu.ConfigureFromEnv(os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
 	if s := os.Getenv("BLOCKS_DEVICE"); s != "" {
 		d, err := device.Parse(s)
 		if err == nil {

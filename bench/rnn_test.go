@@ -12,6 +12,7 @@ import (
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
@@ -174,8 +175,8 @@ func BenchmarkLSTMBigStep(b *testing.B) { benchRNN(b, "lstm-big") }
 // sequences keep every buffer, scratch included, in the executor's
 // reused outputs).
 func TestRecurrentStepDoesNotAllocate(t *testing.T) {
-	if core.BLASName != "OpenBLAS" {
-		t.Skipf("the pure-Go build multiplies with %s, whose parallel products allocate; a step allocates nothing in the cgo build", core.BLASName)
+	if kernels.BLASName != "OpenBLAS" {
+		t.Skipf("the pure-Go build multiplies with %s, whose parallel products allocate; a step allocates nothing in the cgo build", kernels.BLASName)
 	}
 	for _, name := range []string{"lstm-lm", "gru-lm"} {
 		step := rnnStep(t, name)

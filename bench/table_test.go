@@ -20,7 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 )
 
 // benchModel is one row of `make bench`'s table: a training step here and
@@ -195,7 +195,7 @@ func (r *prodRunner) time(reps int) time.Duration {
 	t0 := time.Now()
 	for range reps {
 		for i, p := range r.ps {
-			core.Sgemm(p.tA, p.tB, p.m, p.n, p.k, r.a[i], r.b[i], r.c[i])
+			kernels.Sgemm(p.tA, p.tB, p.m, p.n, p.k, r.a[i], r.b[i], r.c[i])
 		}
 	}
 	return time.Since(t0)

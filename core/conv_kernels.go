@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/internal/vec"
 )
 
@@ -90,13 +91,7 @@ func maxWorkers(nc int) int { return max(1, min(runtime.GOMAXPROCS(0), nc)) }
 
 // gemm is C = A·B + beta·C on OpenBLAS (row-major, optional transposes).
 func gemm[T float](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	checkGemm(tA, tB, m, n, k, lda, ldb, ldc, len(a), len(b), len(c))
-	switch a := any(a).(type) {
-	case []float32:
-		blasImpl.Sgemm(trans(tA), trans(tB), m, n, k, 1, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
-	case []float64:
-		blasImpl.Dgemm(trans(tA), trans(tB), m, n, k, 1, a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
-	}
+	kernels.Gemm(tA, tB, m, n, k, a, lda, b, ldb, beta, c, ldc)
 }
 
 // im2col writes the columns of one image x (c, h, w) into col (k rows of

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -94,7 +95,7 @@ func (o dotOp) Run(out *nd.Array, in []*nd.Array) {
 			clear(c)
 			return
 		}
-		splitGemm(tA, tB, m, n, k, a.F32(), lda, b.F32(), ldb, c)
+		kernels.SplitGemm(tA, tB, m, n, k, a.F32(), lda, b.F32(), ldb, c)
 	case []float64:
 		if m == 0 || n == 0 {
 			return
@@ -103,7 +104,7 @@ func (o dotOp) Run(out *nd.Array, in []*nd.Array) {
 			clear(c)
 			return
 		}
-		splitGemm(tA, tB, m, n, k, a.F64(), lda, b.F64(), ldb, c)
+		kernels.SplitGemm(tA, tB, m, n, k, a.F64(), lda, b.F64(), ldb, c)
 	default:
 		// Integer products: a plain triple loop.
 		at := func(i, p int) float64 {
@@ -200,129 +201,4 @@ func Dot(a, b *Variable) (*Variable, error) {
 	}
 	dt := resultType(a, b)
 	return tryApply(dotOp{}, as(a, dt), as(b, dt))
-}
-
-// gemmJob is one product C = op(A)·op(B), split by row blocks of C (part
-// i computes rows partRange(m, 16, i, parts) with one BLAS call), or by
-// column blocks when C has more columns than rows.
-type gemmJob[T float32 | float64] struct {
-	tA, tB  bool
-	m, n, k int
-	a       []T
-	lda     int
-	b       []T
-	ldb     int
-	c       []T
-}
-
-// part is part i of parts: the rows (m) and columns (n) of C it computes
-// and where its A, B and C start (C's row stride stays j.n).
-func (j *gemmJob[T]) part(i, parts int) (m, n int, a, b, c []T) {
-	if j.n > j.m { // C wider than tall: each part packs only its share of B
-		lo, hi := partRange(j.n, 16, i, parts)
-		if lo >= hi {
-			return 0, 0, nil, nil, nil
-		}
-		if j.tB {
-			b = j.b[lo*j.ldb:]
-		} else {
-			b = j.b[lo:]
-		}
-		return j.m, hi - lo, j.a, b, j.c[lo:]
-	}
-	lo, hi := partRange(j.m, 16, i, parts)
-	if lo >= hi {
-		return 0, 0, nil, nil, nil
-	}
-	if j.tA {
-		a = j.a[lo:]
-	} else {
-		a = j.a[lo*j.lda:]
-	}
-	return hi - lo, j.n, a, j.b, j.c[lo*j.n : hi*j.n]
-}
-
-// runPart computes part i of parts with one BLAS call.
-func (j *gemmJob[T]) runPart(i, parts int) {
-	m, n, a, b, c := j.part(i, parts)
-	if m == 0 || n == 0 {
-		return
-	}
-	switch a := any(a).(type) {
-	case []float32:
-		blasImpl.Sgemm(trans(j.tA), trans(j.tB), m, n, j.k, 1, a, j.lda, any(b).([]float32), j.ldb, 0, any(c).([]float32), j.n)
-	case []float64:
-		blasImpl.Dgemm(trans(j.tA), trans(j.tB), m, n, j.k, 1, a, j.lda, any(b).([]float64), j.ldb, 0, any(c).([]float64), j.n)
-	}
-}
-
-// gemmParts is how many row blocks a product runs in: one unless it is
-// large enough (CPUSettings.MinGemmSplit multiply-adds, 32 rows or more)
-// for the split to pay, and only when core threads the products
-// (blas.go).
-func gemmParts(m, n, k int) int {
-	if !gemmSplit || max(m, n) < 32 || m*n*k < cpuSettings().MinGemmSplit {
-		return 1
-	}
-	return maxParts
-}
-
-// splitGemm is C = op(A)·op(B) for row-major C (m×n), split into row (or
-// column) blocks when large (gemmParts): the two parts run in one cgo call,
-// on the calling thread and a C worker thread (gemm_split.go). While
-// another split runs, or when the product is small, the parts run here one
-// after the other; the partition, and so every result bit, is the same.
-func splitGemm[T float32 | float64](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T) {
-	checkGemm(tA, tB, m, n, k, lda, ldb, n, len(a), len(b), len(c))
-	j := gemmJob[T]{tA, tB, m, n, k, a, lda, b, ldb, c}
-	parts := gemmParts(m, n, k)
-	if !lockParts(parts) {
-		for i := range parts {
-			j.runPart(i, parts)
-		}
-		return
-	}
-	defer unlockParts()
-	if parts == 2 {
-		gemm2(&j)
-		return
-	}
-	runGemmParts(&j, parts)
-}
-
-// The job of the running split product (guarded by the split lock), so
-// that a split allocates nothing.
-var (
-	gemmJob32 gemmJob[float32]
-	gemmJob64 gemmJob[float64]
-)
-
-// runGemmParts runs j in parts on the workers; the caller holds the split
-// lock.
-func runGemmParts[T float32 | float64](j *gemmJob[T], parts int) {
-	switch j := any(j).(type) {
-	case *gemmJob[float32]:
-		gemmJob32 = *j
-		runLocked(&gemmJob32, parts)
-		gemmJob32 = gemmJob[float32]{}
-	case *gemmJob[float64]:
-		gemmJob64 = *j
-		runLocked(&gemmJob64, parts)
-		gemmJob64 = gemmJob[float64]{}
-	}
-}
-
-// Sgemm computes the float32 product c (m×n, row-major) = op(a)·op(b), op
-// transposing when tA/tB, exactly as the Dot op runs it (OpenBLAS, split
-// across the workers when large). a is m×k (k×m when tA), b k×n (n×k when
-// tB). For benchmarks measuring the machine's matrix-multiply rate.
-func Sgemm(tA, tB bool, m, n, k int, a, b, c []float32) {
-	lda, ldb := k, n
-	if tA {
-		lda = m
-	}
-	if tB {
-		ldb = k
-	}
-	splitGemm(tA, tB, m, n, k, a, lda, b, ldb, c[:m*n])
 }

@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/mlp_sgd.golden.json from this build (do it with the cgo build)")
@@ -53,8 +53,8 @@ func TestBuildsAgree(t *testing.T) {
 	got := summarize(t)
 	const path = "testdata/mlp_sgd.golden.json"
 	if *updateGolden {
-		if core.BLASName != "OpenBLAS" {
-			t.Fatalf("write the golden file with the cgo build (this one multiplies with %s)", core.BLASName)
+		if kernels.BLASName != "OpenBLAS" {
+			t.Fatalf("write the golden file with the cgo build (this one multiplies with %s)", kernels.BLASName)
 		}
 		b, err := json.MarshalIndent(got, "", " ")
 		if err != nil {
@@ -78,7 +78,7 @@ func TestBuildsAgree(t *testing.T) {
 	}
 	near := func(what string, g, w float64) {
 		if math.Abs(g-w) > 1e-4*math.Abs(w)+1e-6 {
-			t.Errorf("%s (BLAS %s): got %.9g, the cgo build's golden value is %.9g", what, core.BLASName, g, w)
+			t.Errorf("%s (BLAS %s): got %.9g, the cgo build's golden value is %.9g", what, kernels.BLASName, g, w)
 		}
 	}
 	for i := range want {

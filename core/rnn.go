@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -297,7 +298,7 @@ func lstmGradLayout(r rnnDims) (offs [7]int, total int) {
 		offs[k] = total
 		total += s
 	}
-	return offs, total + 3*n + (maxParts-1)*3*d + lstmBwdPanels(r)
+	return offs, total + 3*n + (kernels.MaxParts-1)*3*d + lstmBwdPanels(r)
 }
 
 // lstmBwdPanels is the size of W's transpose's packed panels at the end
@@ -816,10 +817,11 @@ func (o rnnGradPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }
 
-// FusionEnabled says whether fusions are on (they are unless the
-// environment sets BLOCKS_NOFUSE=1, for comparisons): the executor's
-// planning-time fusions and the bricks' fused recurrent sequences.
-func FusionEnabled() bool { return !noFuse }
+// FusionEnabled says whether fusions are on (they are unless the CPU
+// settings say NoFuse, for comparisons: core/exec/cpu/kernels.Settings):
+// the executor's planning-time fusions and the bricks' fused recurrent
+// sequences.
+func FusionEnabled() bool { return !kernels.Current().NoFuse }
 
 // setView points out at data[lo:hi], unless it already does: the executor
 // reuses its arrays from call to call, so after the first call a view op

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/internal/vec"
 )
 
@@ -264,7 +265,7 @@ func rnnGemm[T float32 | float64](tA, tB bool, m, n, k int, a, b, c []T) error {
 	if tB {
 		ldb = k
 	}
-	splitGemm(tA, tB, m, n, k, a[:m*k], lda, b[:k*n], ldb, c[:m*n])
+	kernels.SplitGemm(tA, tB, m, n, k, a[:m*k], lda, b[:k*n], ldb, c[:m*n])
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -103,15 +104,15 @@ var (
 // rnnRowParts is how many row blocks a fused sequence of T steps, B rows
 // and a recurrent weight matrix of w elements runs in.
 func rnnRowParts(T, B, w int) int {
-	if !gemmSplit || B < rnnMinSplitRows || w > rnnMaxSplitWeights || T*B*w < rnnMinSplitWork {
+	if !kernels.SplitsProducts() || B < rnnMinSplitRows || w > rnnMaxSplitWeights || T*B*w < rnnMinSplitWork {
 		return 1
 	}
-	return maxParts
+	return kernels.MaxParts
 }
 
 // rnnRowRange is part i of parts of B rows, in multiples of 8 rows (the
 // products' row blocks).
-func rnnRowRange(B, i, parts int) (lo, hi int) { return partRange(B, 8, i, parts) }
+func rnnRowRange(B, i, parts int) (lo, hi int) { return kernels.PartRange(B, 8, i, parts) }
 
 // rnnPass says which half of which fused op a row job runs.
 type rnnPass int
@@ -134,10 +135,10 @@ type rnnRowsJob[T float32 | float64] struct {
 	B      int
 	p1, p2 []T  // packed weights (vec.Gemm32), or nil
 	direct bool // one BLAS call per product (the parts run in parallel)
-	errs   [maxParts]error
+	errs   [kernels.MaxParts]error
 }
 
-func (j *rnnRowsJob[T]) runPart(i, parts int) {
+func (j *rnnRowsJob[T]) RunPart(i, parts int) {
 	lo, hi := rnnRowRange(j.B, i, parts)
 	if lo >= hi {
 		return
@@ -163,7 +164,7 @@ var (
 // runRNNRows runs j in parts row blocks: in parallel when it can take the
 // split lock, else one after the other here.
 func runRNNRows[T float32 | float64](j rnnRowsJob[T], parts int) error {
-	if parts > 1 && lockParts(parts) {
+	if parts > 1 && kernels.LockParts(parts) {
 		var g *rnnRowsJob[T]
 		switch any(j.out).(type) {
 		case []float32:
@@ -173,15 +174,15 @@ func runRNNRows[T float32 | float64](j rnnRowsJob[T], parts int) error {
 		}
 		*g = j
 		g.direct = true
-		runLocked(g, parts)
+		kernels.RunLocked(g, parts)
 		errs := g.errs
 		*g = rnnRowsJob[T]{}
-		unlockParts()
+		kernels.UnlockParts()
 		return errors.Join(errs[:]...)
 	}
 	j.direct = parts > 1
 	for i := range parts {
-		j.runPart(i, parts)
+		j.RunPart(i, parts)
 	}
 	return errors.Join(j.errs[:]...)
 }
@@ -204,8 +205,6 @@ func rnnGemmRows[T float32 | float64](direct, tB bool, m, n, k int, a, b, c []T)
 	if tB {
 		ldb = k
 	}
-	checkGemm(false, tB, m, n, k, k, ldb, n, len(a), len(b), len(c))
-	j := gemmJob[T]{false, tB, m, n, k, a[:m*k], k, b[:k*n], ldb, c[:m*n]}
-	j.runPart(0, 1)
+	kernels.GemmRows(tB, m, n, k, a, b, ldb, c)
 	return nil
 }

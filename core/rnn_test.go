@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -271,8 +272,7 @@ func testFusedMatchesScan(t *testing.T, c rnnCase, dt nd.DType, T, B, d int) {
 		}
 	}
 	// The same again with every split run serially: the same bits.
-	par.serial = true
-	defer func() { par.serial = false }()
+	defer kernels.SetSerial(kernels.SetSerial(true))
 	again, err := g.Call(vals)
 	if err != nil {
 		t.Fatal(err)

@@ -722,38 +722,10 @@ type errRunner interface {
 }
 
 // callNoCopy runs f on args (already of the right dtypes and dimensions)
-// and returns its output buffers themselves, valid until the next call.
+// and returns its output buffers themselves, valid until the next call:
+// a loop's step function, run by its executor as any function is.
 func (f *Function) callNoCopy(args []*nd.Array) ([]*nd.Array, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	p, err := f.plan(args)
-	if err != nil {
-		return nil, err
-	}
-	f.bind(p, args)
-	for _, s := range p.steps {
-		out := p.vals[s.node]
-		ins := p.args[:len(s.in)]
-		for k, j := range s.in {
-			ins[k] = p.vals[j]
-		}
-		if s.check != nil {
-			if err := s.check.Check(ins); err != nil {
-				return nil, f.nodeError(s.node, err)
-			}
-		}
-		if r, ok := s.op.(errRunner); ok {
-			if err := r.RunErr(out, ins); err != nil {
-				return nil, f.nodeError(s.node, err)
-			}
-			continue
-		}
-		s.op.Run(out, ins)
-	}
-	outs := f.outs[:0] // a loop's step function: only callNoCopy runs it
-	for _, o := range f.outputs {
-		outs = append(outs, p.vals[f.index[o]])
-	}
-	f.outs = outs
-	return outs, nil
+	return f.exec.Run(args, false)
 }

@@ -40,9 +40,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/device"
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/tty"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
@@ -115,6 +115,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			code = 1
 		}
 	}()
+	// The CPU settings' overrides (docs/backends.md); run and the
+	// checkpoint commands report a malformed one (selectDevice).
+	_ = cpu.ConfigureFromEnv(os.Getenv)
 	if len(args) == 0 {
 		return repl(stdin, stdout, stderr, tty.Is(stdin), "")
 	}
@@ -314,16 +317,14 @@ func versionString() string {
 		s += ")"
 	}
 	s += "\n" + device.Build
-	if cs, err := core.CPU(); err == nil {
-		s += fmt.Sprintf("; CPU: %s, %d workers", core.BLASName, cs.Workers)
-	}
+	s += fmt.Sprintf("; CPU: %s, %d workers", cpu.BLASName, cpu.Settings().Workers)
 	return s
 }
 
 // selectDevice checks and selects the device named by --device (empty:
 // the CPU).
 func selectDevice(name string) error {
-	if _, err := core.CPU(); err != nil {
+	if err := cpu.ConfigureFromEnv(os.Getenv); err != nil {
 		return err
 	}
 	if name == "" {

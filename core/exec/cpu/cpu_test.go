@@ -1,10 +1,12 @@
 package cpu_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/exec/cpu"
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -37,15 +39,75 @@ func TestBackendRunsFunction(t *testing.T) {
 // The default workers follow the number of CPUs, at most 8.
 func TestDefaultSettings(t *testing.T) {
 	for cpus, want := range map[int]int{1: 1, 2: 2, 16: 8} {
-		if s := core.DefaultCPUSettings(cpus); s.Workers != want {
+		if s := kernels.DefaultSettings(cpus); s.Workers != want {
 			t.Errorf("%d CPUs: %d workers, want %d", cpus, s.Workers, want)
 		}
 	}
-	s, err := cpu.Settings()
+	s := cpu.Settings()
+	if s.Workers < 1 || s.MinGemmSplit < 1 || s.MinElemPart < 1 || s.SpinMicros < 0 {
+		t.Errorf("settings out of range: %+v", s)
+	}
+}
+
+// Overrides come from the environment the program passes, malformed ones
+// named in the error.
+func TestFromEnv(t *testing.T) {
+	env := map[string]string{"BLOCKS_CPU_WORKERS": "3", "BLOCKS_CPU_SPIN_US": "0", "BLOCKS_NOFUSE": "1"}
+	s, err := kernels.FromEnv(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Workers < 1 || s.MinGemmSplit < 1 || s.MinElemPart < 1 || s.SpinMicros < 0 {
-		t.Errorf("settings out of range: %+v", s)
+	if s.Workers != 3 || s.SpinMicros != 0 || !s.NoFuse {
+		t.Errorf("settings %+v, want 3 workers, no spin, fusion off", s)
+	}
+	for k, v := range map[string]string{"BLOCKS_CPU_WORKERS": "0", "BLOCKS_CPU_MIN_ELEM_PART": "x", "BLOCKS_NOFUSE": "yes"} {
+		_, err := kernels.FromEnv(func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
+		})
+		if err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s=%s: error %v, want one naming %s", k, v, err, k)
+		}
+	}
+	if err := kernels.Configure(kernels.Settings{Workers: 0}); err == nil {
+		t.Error("Configure took 0 workers")
+	}
+}
+
+// NoFuse in the settings in force turns the plan's fusions off, and back
+// on.
+func TestNoFuseSetting(t *testing.T) {
+	saved := cpu.Settings()
+	defer func() {
+		if err := kernels.Configure(saved); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	x := core.NewInput("x", nd.Float32, 2)
+	b := core.NewShared(nd.New(nd.Float32, 4), "b")
+	y := core.Relu(core.Add(x, b))
+	prog := func(noFuse bool) string {
+		s := saved
+		s.NoFuse = noFuse
+		if err := kernels.Configure(s); err != nil {
+			t.Fatal(err)
+		}
+		f, err := core.CompileOn(cpu.Backend, []*core.Variable{x}, []*core.Variable{y}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := f.Program([]*nd.Array{nd.New(nd.Float32, 3, 4)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	}
+	if p := prog(false); !strings.Contains(p, "BiasRelu") {
+		t.Errorf("fusion on: no BiasRelu in\n%s", p)
+	}
+	if p := prog(true); strings.Contains(p, "BiasRelu") {
+		t.Errorf("NoFuse: BiasRelu in\n%s", p)
 	}
 }

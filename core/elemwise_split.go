@@ -5,7 +5,10 @@ package core
 // parallel.go: each element is computed by the same code either way, so
 // results do not depend on the split.
 
-import "github.com/blocks-go/blocks/internal/vec"
+import (
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
+	"github.com/blocks-go/blocks/internal/vec"
+)
 
 // binJob is a binary kernel over n elements (strides 0 or 1).
 type binJob[T float] struct {
@@ -17,8 +20,8 @@ type binJob[T float] struct {
 	sb, n int
 }
 
-func (j *binJob[T]) runPart(i, parts int) {
-	lo, hi := partRange(j.n, 1024, i, parts)
+func (j *binJob[T]) RunPart(i, parts int) {
+	lo, hi := kernels.PartRange(j.n, 1024, i, parts)
 	if lo < hi {
 		binLoop(j.k, j.out, lo, j.a[lo*j.sa:], j.sa, j.b[lo*j.sb:], j.sb, hi-lo)
 	}
@@ -30,8 +33,8 @@ type unJob[T float] struct {
 	out, x []T
 }
 
-func (j *unJob[T]) runPart(i, parts int) {
-	lo, hi := partRange(len(j.out), 1024, i, parts)
+func (j *unJob[T]) RunPart(i, parts int) {
+	lo, hi := kernels.PartRange(len(j.out), 1024, i, parts)
 	if lo < hi {
 		unaryFloat(j.k, j.out[lo:hi], j.x[lo:hi])
 	}
@@ -48,48 +51,48 @@ var (
 // binSplit runs binLoop over [0, n) split when large; false when T is not
 // a float type (the caller runs it serially).
 func binSplit[T any](k elemKind, out any, a []T, sa int, b []T, sb int, n int) bool {
-	parts := elemParts(n)
+	parts := kernels.ElemParts(n)
 	if parts == 1 {
 		return false
 	}
 	switch a := any(a).(type) {
 	case []float32:
-		if !lockParts(parts) {
+		if !kernels.LockParts(parts) {
 			return false
 		}
 		binJob32 = binJob[float32]{k: k, out: out, a: a, sa: sa, b: any(b).([]float32), sb: sb, n: n}
-		runLocked(&binJob32, parts)
+		kernels.RunLocked(&binJob32, parts)
 		binJob32 = binJob[float32]{}
 	case []float64:
-		if !lockParts(parts) {
+		if !kernels.LockParts(parts) {
 			return false
 		}
 		binJob64 = binJob[float64]{k: k, out: out, a: a, sa: sa, b: any(b).([]float64), sb: sb, n: n}
-		runLocked(&binJob64, parts)
+		kernels.RunLocked(&binJob64, parts)
 		binJob64 = binJob[float64]{}
 	default:
 		return false
 	}
-	unlockParts()
+	kernels.UnlockParts()
 	return true
 }
 
 // unarySplit is unaryFloat split when large.
 func unarySplit[T float](k elemKind, out, x []T) {
-	parts := elemParts(len(out))
-	if !lockParts(parts) {
+	parts := kernels.ElemParts(len(out))
+	if !kernels.LockParts(parts) {
 		unaryFloat(k, out, x)
 		return
 	}
-	defer unlockParts()
+	defer kernels.UnlockParts()
 	switch o := any(out).(type) {
 	case []float32:
 		unJob32 = unJob[float32]{k, o, any(x).([]float32)}
-		runLocked(&unJob32, parts)
+		kernels.RunLocked(&unJob32, parts)
 		unJob32 = unJob[float32]{}
 	case []float64:
 		unJob64 = unJob[float64]{k, o, any(x).([]float64)}
-		runLocked(&unJob64, parts)
+		kernels.RunLocked(&unJob64, parts)
 		unJob64 = unJob[float64]{}
 	}
 }
@@ -102,8 +105,8 @@ type colSumJob[T float] struct {
 	m, n   int
 }
 
-func (j *colSumJob[T]) runPart(i, parts int) {
-	lo, hi := partRange(j.n, 16, i, parts)
+func (j *colSumJob[T]) RunPart(i, parts int) {
+	lo, hi := kernels.PartRange(j.n, 16, i, parts)
 	if lo >= hi {
 		return
 	}
@@ -134,21 +137,21 @@ func colSumSplit[T float](out, g []T, m, n int) bool {
 	if n < 32 {
 		return false
 	}
-	parts := elemParts(m * n)
-	if !lockParts(parts) {
+	parts := kernels.ElemParts(m * n)
+	if !kernels.LockParts(parts) {
 		j := colSumJob[T]{out, g, m, n}
-		j.runPart(0, 1)
+		j.RunPart(0, 1)
 		return true
 	}
-	defer unlockParts()
+	defer kernels.UnlockParts()
 	switch o := any(out).(type) {
 	case []float32:
 		colSum32 = colSumJob[float32]{o, any(g).([]float32), m, n}
-		runLocked(&colSum32, parts)
+		kernels.RunLocked(&colSum32, parts)
 		colSum32 = colSumJob[float32]{}
 	case []float64:
 		colSum64 = colSumJob[float64]{o, any(g).([]float64), m, n}
-		runLocked(&colSum64, parts)
+		kernels.RunLocked(&colSum64, parts)
 		colSum64 = colSumJob[float64]{}
 	}
 	return true

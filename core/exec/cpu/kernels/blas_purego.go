@@ -1,13 +1,13 @@
 //go:build !cgo
 
-package core
+package kernels
 
 // The pure-Go build (CGO_ENABLED=0): products run on gonum's Go BLAS
-// instead of OpenBLAS, split across core's workers as the cgo build splits
+// instead of OpenBLAS, split across the workers as the cgo build splits
 // them (the same row blocks, so the same partition of the work). gonum's
 // kernels sum in another order than OpenBLAS's, so products agree with the
 // cgo build's within float tolerance, not bit for bit
-// (purego_compare_test.go checks the tolerance).
+// (core/purego_compare_test.go checks the tolerance).
 
 import (
 	"gonum.org/v1/gonum/blas"
@@ -16,7 +16,7 @@ import (
 
 var blasImpl gonum.Implementation
 
-// gemmSplit says whether core splits large products across its workers.
+// gemmSplit says whether the backend splits large products across its workers.
 const gemmSplit = true
 
 // BLASName names the BLAS this build multiplies with.

@@ -13,7 +13,7 @@
 // (a futex wake-up of an idle virtual CPU), and a split product runs every
 // few hundred microseconds during training. So each side first polls for
 // up to spin_us microseconds (200 unless the settings say otherwise,
-// core/settings.go), calling sched_yield between looks so that any
+// kernels/settings.go), calling sched_yield between looks so that any
 // other runnable thread (Go's own workers) gets the core, and only then
 // sleeps on a condition variable. Measured (medians of 7 interleaved
 // rounds): the tutorial MLP 383k -> 422k examples/s, the 784-500-10 MLP

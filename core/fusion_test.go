@@ -10,6 +10,7 @@ import (
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
@@ -86,8 +87,16 @@ func must(t *testing.T, err error) {
 // bits as the unfused ops run serially, unfused ops split, and everything
 // on one thread (GOMAXPROCS 1).
 func TestFusionBitIdentical(t *testing.T) {
-	defer func(f, s bool) { *core.NoFuse, *core.SerialParts = f, s }(*core.NoFuse, *core.SerialParts)
-	*core.NoFuse, *core.SerialParts = false, false
+	defer func(s kernels.Settings, serial bool) {
+		must(t, kernels.Configure(s))
+		kernels.SetSerial(serial)
+	}(kernels.Current(), kernels.SetSerial(false))
+	setNoFuse := func(on bool) {
+		s := kernels.Current()
+		s.NoFuse = on
+		must(t, kernels.Configure(s))
+	}
+	setNoFuse(false)
 	fused, prog := trainMLP(t)
 	for _, want := range []string{"BiasRelu", "ReluGrad", "ScaledSub", "into"} {
 		if !strings.Contains(prog, want) {
@@ -103,7 +112,8 @@ func TestFusionBitIdentical(t *testing.T) {
 		{"unfused, split", true, false, 0},
 		{"fused, split, GOMAXPROCS 1", false, false, 1},
 	} {
-		*core.NoFuse, *core.SerialParts = c.noFuse, c.serial
+		setNoFuse(c.noFuse)
+		kernels.SetSerial(c.serial)
 		if c.gomaxprocs > 0 {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.gomaxprocs))
 		}

@@ -1,4 +1,4 @@
-package core
+package kernels
 
 import (
 	"sync"
@@ -16,73 +16,82 @@ import (
 // split runs at a time; a second caller meanwhile runs its parts serially
 // (same partition, same results).
 
-// partJob computes part i of n.
-type partJob interface{ runPart(i, n int) }
+// PartJob is a job split in parts: RunPart computes part i of n.
+type PartJob interface{ RunPart(i, n int) }
 
 var par struct {
 	mu     sync.Mutex
 	once   sync.Once
 	work   chan partWork
 	done   chan struct{}
-	serial bool // set by tests: run every split serially
+	serial bool // SetSerial: run every split serially
 }
 
 type partWork struct {
-	job  partJob
+	job  PartJob
 	i, n int
 }
 
 func parWorker() {
 	for w := range par.work {
-		w.job.runPart(w.i, w.n)
+		w.job.RunPart(w.i, w.n)
 		par.done <- struct{}{}
 	}
 }
 
-// lockParts takes the split lock for a run in n parts; false (run the
+// SetSerial makes every later split run its parts one after the other on
+// the calling goroutine (same partition, same bits), or in parallel again;
+// it returns the previous setting. For tests comparing the two; not safe
+// while a split runs.
+func SetSerial(on bool) (was bool) {
+	was, par.serial = par.serial, on
+	return was
+}
+
+// LockParts takes the split lock for a run in n parts; false (run the
 // parts serially then) when n is 1 or another split is running. The
-// caller fills its preallocated job, calls runLocked, then unlockParts.
-func lockParts(n int) bool {
-	if n <= 1 || par.serial || cpuSettings().Workers < 2 {
+// caller fills its preallocated job, calls RunLocked, then UnlockParts.
+func LockParts(n int) bool {
+	if n <= 1 || par.serial || current().Workers < 2 {
 		return false
 	}
 	return par.mu.TryLock()
 }
 
-func unlockParts() { par.mu.Unlock() }
+// UnlockParts releases the split lock.
+func UnlockParts() { par.mu.Unlock() }
 
-// runLocked runs job in n parts (n ≤ max(maxParts, CPUSettings.Workers)) in parallel; the caller
-// holds the split lock.
-func runLocked(job partJob, n int) {
+// RunLocked runs job in n parts (n ≤ max(MaxParts, Settings.Workers)) in
+// parallel; the caller holds the split lock.
+func RunLocked(job PartJob, n int) {
 	par.once.Do(func() {
 		par.work = make(chan partWork)
 		par.done = make(chan struct{})
-		s := cpuSettings()
-		for range max(maxParts, s.Workers) - 1 {
+		for range startWorkers() - 1 {
 			go parWorker()
 		}
 	})
 	for i := 1; i < n; i++ {
 		par.work <- partWork{job, i, n}
 	}
-	job.runPart(0, n)
+	job.RunPart(0, n)
 	for i := 1; i < n; i++ {
 		<-par.done
 	}
 }
 
-// partRange is part i of n of [0, size), in whole multiples of align.
-func partRange(size, align, i, n int) (lo, hi int) {
+// PartRange is part i of n of [0, size), in whole multiples of align.
+func PartRange(size, align, i, n int) (lo, hi int) {
 	units := (size + align - 1) / align
 	lo = units * i / n * align
 	hi = units * (i + 1) / n * align
 	return min(lo, size), min(hi, size)
 }
 
-// elemParts is how many parts an elementwise kernel over size elements
+// ElemParts is how many parts an elementwise kernel over size elements
 // runs in: splitting pays once each part has tens of thousands of
 // elements.
-func elemParts(size int) int {
-	s := cpuSettings()
+func ElemParts(size int) int {
+	s := current()
 	return max(1, min(s.Workers, size/s.MinElemPart))
 }

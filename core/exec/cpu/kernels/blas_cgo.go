@@ -1,6 +1,6 @@
 //go:build cgo
 
-package core
+package kernels
 
 // The matrix products run on OpenBLAS through gonum's cgo binding; the link
 // flag lives here so that a plain `go build` works once Debian's
@@ -8,10 +8,10 @@ package core
 //
 // Threading: OpenBLAS's own threads busy-wait between calls, which on a
 // small, shared machine costs more than it gains (measured in
-// docs/performance.md). Unless OPENBLAS_NUM_THREADS is set, core runs
+// docs/performance.md). Unless OPENBLAS_NUM_THREADS is set, the CPU backend runs
 // OpenBLAS single-threaded and splits large products itself into a fixed
-// number of row blocks (parallel.go), run on parked Go workers. With
-// OPENBLAS_NUM_THREADS set, OpenBLAS threads as told and core does not
+// number of row blocks (pool.go), run on parked Go workers. With
+// OPENBLAS_NUM_THREADS set, OpenBLAS threads as told and the backend does not
 // split products.
 
 // #cgo LDFLAGS: -lopenblas
@@ -30,7 +30,7 @@ var blasImpl netlib.Implementation
 // BLASName names the BLAS this build multiplies with.
 const BLASName = "OpenBLAS"
 
-// gemmSplit says whether core splits large products across its workers.
+// gemmSplit says whether the backend splits large products across its workers.
 var gemmSplit = true
 
 func init() {

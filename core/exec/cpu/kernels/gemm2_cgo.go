@@ -1,6 +1,6 @@
 //go:build cgo
 
-package core
+package kernels
 
 // #include "gemm_split.h"
 import "C"

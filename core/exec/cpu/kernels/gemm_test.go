@@ -1,4 +1,4 @@
-package core
+package kernels
 
 import (
 	"math"
@@ -11,7 +11,7 @@ import (
 func TestGemmSplitMatchesReference(t *testing.T) {
 	for _, sh := range [][3]int{{300, 100, 200}, {64, 500, 300}, {33, 40, 2000}} {
 		m, n, k := sh[0], sh[1], sh[2]
-		if gemmParts(m, n, k) < 2 && gemmSplit {
+		if GemmParts(m, n, k) < 2 && gemmSplit {
 			t.Fatalf("%v is not split", sh)
 		}
 		for _, tA := range []bool{false, true} {
