@@ -13,10 +13,10 @@ import (
 // roles, shape inference, Grad, and a Function's contract (its inputs
 // checked, outputs returned, updates stored). Running a Function is a
 // Backend's business: planning per input-shape signature, buffers,
-// kernels, fusion. The CPU backend (CPUBackend: OpenBLAS or gonum's Go
-// BLAS, the AVX2 kernels and their portable twins, fusion, products split
-// across cores) is the reference; core/exec/cpu is its package face, with
-// its settings. core/exec/cuda (build tag cuda) registers the CUDA backend.
+// kernels, fusion. The CPU backend (CPUBackend, backend_cpu.go: the
+// executor of core/exec/cpu over the kernels of core/exec/cpu/kernels) is
+// the reference; core/exec/cuda (build tag cuda) registers the CUDA
+// backend.
 
 // Backend runs compiled functions.
 type Backend interface {
@@ -62,25 +62,6 @@ func (f *Function) MemoryLimit() (uint64, string) { return f.maxBytes, f.maxWhat
 
 // Backend is the backend the function runs on.
 func (f *Function) Backend() Backend { return f.backend }
-
-// CPUBackend is the CPU backend: the reference every other backend is
-// checked against.
-var CPUBackend Backend = cpuBackend{}
-
-type cpuBackend struct{}
-
-func (cpuBackend) Name() string { return "cpu" }
-
-func (cpuBackend) Executor(f *Function) (Executor, error) { return cpuExecutor{f}, nil }
-
-// cpuExecutor runs f with the plans kept on f (function.go, fuse.go).
-type cpuExecutor struct{ f *Function }
-
-func (e cpuExecutor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) {
-	return e.f.run(args, copyOutputs)
-}
-
-func (e cpuExecutor) Program(args []*nd.Array) ([]string, error) { return e.f.cpuProgram(args) }
 
 var backends struct {
 	mu sync.Mutex

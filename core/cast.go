@@ -1,6 +1,7 @@
 package core
 
 import (
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -16,40 +17,8 @@ func (o castOp) Run(out *nd.Array, in []*nd.Array) {
 	castInto(out, in[0])
 }
 
-func castInto(out, in *nd.Array) {
-	switch s := in.Data.(type) {
-	case []uint8:
-		switch d := out.Data.(type) {
-		case []float32:
-			for i, v := range s {
-				d[i] = float32(v)
-			}
-			return
-		case []int64:
-			for i, v := range s {
-				d[i] = int64(v)
-			}
-			return
-		}
-	case []float32:
-		if d, ok := out.Data.([]float64); ok {
-			for i, v := range s {
-				d[i] = float64(v)
-			}
-			return
-		}
-	case []float64:
-		if d, ok := out.Data.([]float32); ok {
-			for i, v := range s {
-				d[i] = float32(v)
-			}
-			return
-		}
-	}
-	for i, n := 0, in.Size(); i < n; i++ {
-		out.SetFlat(i, in.Flat(i))
-	}
-}
+// castInto converts in into out's dtype (kernels.Cast).
+func castInto(out, in *nd.Array) { kernels.Cast(out, in) }
 
 func (o castOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	if !in[0].dtype.IsFloat() || !o.to.IsFloat() {

@@ -3,12 +3,21 @@ package core
 import (
 	"fmt"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
 // Op is an operation of the symbolic graph. Ops are values without state
 // besides their parameters; the executor calls Shape once per input-shape
 // signature and Run once per call.
+//
+// Run is the op's CPU kernel, which the CPU backend's executor
+// (core/exec/cpu) runs; other backends run their own kernels for the ops
+// Spec describes. An op may also have the optional methods the CPU
+// executor looks for: IsView (cpu.ViewOp: the output shares its first
+// input's data for these shapes, and the plan allocates nothing for it),
+// Check (cpu.Checker: validate input values first) and RunErr
+// (cpu.ErrRunner: a run that can fail, a loop's).
 type Op interface {
 	fmt.Stringer
 	// Type is the output's dtype and number of dimensions for these inputs.
@@ -22,11 +31,12 @@ type Op interface {
 	Grad(in []*Variable, out, gz *Variable) []*Variable
 }
 
-// viewOp is an op whose output can share its first input's data for some
-// shapes (reshape, copy, flatten, ...). The executor then skips Run.
-type viewOp interface {
-	IsView(in [][]int, out []int) bool
-}
+// The optional methods the CPU executor looks for, checked here.
+var (
+	_ cpu.ViewOp    = copyOp{}
+	_ cpu.ErrRunner = (*scanOp)(nil)
+	_ cpu.Checker   = pickOp{}
+)
 
 // apply makes the variable op(inputs...). It panics when the op refuses the
 // inputs: exported constructors check their arguments first, and internal

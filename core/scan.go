@@ -272,25 +272,14 @@ func (s *scanInfo) layout(in [][]int) (*scanLayout, error) {
 			sh = sh[1:]
 		}
 		l.inShapes = append(l.inShapes, sh)
-		// Empty data of the right dtype: planning reads only shapes and dtypes.
+		// Empty data of the right dtype: shape inference reads only shapes.
 		dummy[i] = &nd.Array{Shape: sh, Data: emptyData(s.placeholders[i].dtype)}
 	}
-	s.step.mu.Lock()
-	p, err := s.step.plan(dummy)
-	s.step.mu.Unlock()
+	shapes, err := s.step.inferShapes(dummy)
 	if err != nil {
 		return nil, fmt.Errorf("%s: in the step: %w", s.name, err)
 	}
-	shapeOf := func(v *Variable) []int {
-		i := s.step.index[v]
-		switch {
-		case s.step.argOf[i] >= 0:
-			return dummy[s.step.argOf[i]].Shape
-		case v.kind == KindShared || v.kind == KindConstant:
-			return v.value.Shape
-		}
-		return p.vals[i].Shape
-	}
+	shapeOf := func(v *Variable) []int { return shapes[s.step.index[v]] }
 	for k := 0; k < s.nState; k++ {
 		st := shapeOf(s.innerOuts[k])
 		if !nd.SameShape(st, in[s.nSeq+k]) {
@@ -713,12 +702,6 @@ func (o *scanGradPartOp) Run(out *nd.Array, in []*nd.Array) {
 }
 func (o *scanGradPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
-}
-
-// errRunner is an op whose run can fail (a loop whose step checks its
-// inputs); the executor reports the error instead of calling Run.
-type errRunner interface {
-	RunErr(out *nd.Array, in []*nd.Array) error
 }
 
 // callNoCopy runs f on args (already of the right dtypes and dimensions)

@@ -149,7 +149,7 @@ func TestScanForwardMatchesLoop(t *testing.T) {
 				}
 			}
 		}
-		if n := len(states[0].Inputs()[0].Op().(*scanOp).info.step.plans); n != 1 {
+		if n := states[0].Inputs()[0].Op().(*scanOp).info.step.exec.(cpuExecutor).Plans(); n != 1 {
 			t.Errorf("the step was planned %d times for one batch shape, want 1", n)
 		}
 	}

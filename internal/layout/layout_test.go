@@ -121,3 +121,59 @@ func TestImportRules(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendSeam checks the split between the graph and its execution
+// (docs/backends.md): cgo and the BLAS bindings live in the CPU backend's
+// kernels (and in the packages binding other C libraries: MPI, HDF5,
+// ZeroMQ), never in core's graph packages; the CPU executor and its
+// kernels know nothing of core's variables.
+func TestBackendSeam(t *testing.T) {
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(gobin, "list", "-json=ImportPath,CgoFiles,Imports,Deps", module+"...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	cgoOK := map[string]bool{"core/exec/cpu/kernels": true, "core/parallel": true, "fuel/h5": true, "fuel/server": true, "core/exec/cuda": true}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for {
+		var p struct {
+			ImportPath              string
+			CgoFiles, Imports, Deps []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkg := strings.TrimPrefix(p.ImportPath, module)
+		if len(p.CgoFiles) > 0 && !cgoOK[pkg] {
+			t.Errorf("%s has cgo files %v: C bindings belong in a backend's package (core/exec/cpu/kernels)", pkg, p.CgoFiles)
+		}
+		for _, d := range p.Imports {
+			if (strings.HasPrefix(d, "gonum.org/v1/gonum/blas") || strings.HasPrefix(d, "gonum.org/v1/netlib")) && pkg != "core/exec/cpu/kernels" {
+				t.Errorf("%s imports %s: products go through core/exec/cpu/kernels, the CPU backend's only BLAS binding", pkg, d)
+			}
+		}
+		if pkg == "core/exec/cpu" || pkg == "core/exec/cpu/kernels" {
+			seen++
+			for _, d := range p.Deps {
+				if d == module+"core" {
+					t.Errorf("%s depends on core: the CPU executor sees a function as a cpu.Graph, not core's variables", pkg)
+				}
+			}
+		}
+		if pkg == "core/exec/cpu/kernels" {
+			for _, d := range p.Deps {
+				if d == module+"core/exec/cpu" {
+					t.Errorf("the kernels depend on the executor: they are its leaf")
+				}
+			}
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("go list found %d of core/exec/cpu and its kernels", seen)
+	}
+}

@@ -1,0 +1,85 @@
+package cpu
+
+import "github.com/blocks-go/blocks/nd"
+
+// Op is what the executor needs of an op: its name and its CPU kernel.
+type Op interface {
+	// String names the op in programs and profiles.
+	String() string
+	// Run computes out, allocated with the planned shape (or, for a
+	// view, with no data: Run points it at its source's), from in.
+	Run(out *nd.Array, in []*nd.Array)
+}
+
+// ViewOp is an op whose output can share its first input's data for some
+// shapes (reshape, copy, flatten, ...): the plan allocates nothing for it.
+type ViewOp interface {
+	IsView(in [][]int, out []int) bool
+}
+
+// Checker is an op that validates its input values before running.
+type Checker interface {
+	Check(in []*nd.Array) error
+}
+
+// ErrRunner is an op whose run can fail (a loop whose step checks its
+// inputs); the executor reports the error instead of calling Run.
+type ErrRunner interface {
+	RunErr(out *nd.Array, in []*nd.Array) error
+}
+
+// NodeKind says what a node of a graph is.
+type NodeKind int
+
+const (
+	// Input is a function argument.
+	Input NodeKind = iota
+	// Stored is a shared variable or a constant: its value lives outside
+	// the executor.
+	Stored
+	// Computed is an op's result.
+	Computed
+)
+
+// Node is one value of a graph.
+type Node struct {
+	Kind  NodeKind
+	DType nd.DType
+	// Name names the node in errors.
+	Name string
+	// Arg is an input's argument index.
+	Arg int
+	// Value is a stored node's current host value; Shape its shape,
+	// without bringing a device's copy back (Shared is true for a shared
+	// variable, whose shape is part of the plan's signature).
+	Value  func() *nd.Array
+	Shape  func() []int
+	Shared bool
+	// Op and Inputs (positions in Graph.Nodes) make a computed node.
+	Op     Op
+	Inputs []int
+	// What the planner fuses: Elem names an elementwise op's function
+	// ("add", "relu", ...; "" for other ops), Identity marks the identity
+	// (a copy, run as a view), ShapeOnly is the input the op reads for its
+	// shape only (-1: none).
+	Elem      string
+	Identity  bool
+	ShapeOnly int
+}
+
+// Update stores node Value into the stored node Shared after each run.
+type Update struct{ Shared, Value int }
+
+// Graph is a function as the executor sees it: nodes in topological
+// order, its outputs and updates, and the graph's own services.
+type Graph struct {
+	Nodes   []Node
+	Outputs []int
+	Updates []Update
+	// InferShapes is the shape of every node for these arguments (the
+	// graph's shape inference, which also refuses values too large to
+	// allocate); the executor plans with it.
+	InferShapes func(args []*nd.Array) ([][]int, error)
+	// NodeError wraps an op's error with what the node is.
+	NodeError func(node int, err error) error
+}

@@ -1,0 +1,71 @@
+package cpu
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// OpTime is the time a function spent in one kind of op (ops of the same
+// name and output shape summed), for performance work.
+type OpTime struct {
+	Op    string // the op and its output shape
+	Calls int    // steps of this kind per call
+	Time  time.Duration
+}
+
+// Profile runs the plan for args reps times (its updates not applied, its
+// outputs not copied) timing every step, and returns the time per call of
+// each kind of op, largest first. A loop (Scan) counts as one op: its
+// steps run inside it. Run it once first (planning, warming up).
+func (e *Executor) Profile(args []*nd.Array, reps int) ([]OpTime, error) {
+	p, err := e.plan(args)
+	if err != nil {
+		return nil, err
+	}
+	e.bind(p, args)
+	times := make([]time.Duration, len(p.steps))
+	for range reps {
+		for k, s := range p.steps {
+			out := p.vals[s.node]
+			ins := p.args[:len(s.in)]
+			for k, j := range s.in {
+				ins[k] = p.vals[j]
+			}
+			if s.into >= 0 {
+				// an update written in place: time it into its own buffer
+				out.Data = nd.New(out.DType(), out.Shape...).Data
+			}
+			t0 := time.Now()
+			if r, ok := s.op.(ErrRunner); ok {
+				if err := r.RunErr(out, ins); err != nil {
+					return nil, e.g.NodeError(s.node, err)
+				}
+			} else {
+				s.op.Run(out, ins)
+			}
+			times[k] += time.Since(t0)
+		}
+	}
+	byName := map[string]*OpTime{}
+	var res []*OpTime
+	for k, s := range p.steps {
+		name := fmt.Sprintf("%s %s", s.op, nd.ShapeString(p.vals[s.node].Shape))
+		o := byName[name]
+		if o == nil {
+			o = &OpTime{Op: name}
+			byName[name] = o
+			res = append(res, o)
+		}
+		o.Calls++
+		o.Time += times[k] / time.Duration(reps)
+	}
+	slices.SortStableFunc(res, func(a, b *OpTime) int { return int(b.Time - a.Time) })
+	out := make([]OpTime, len(res))
+	for i, o := range res {
+		out[i] = *o
+	}
+	return out, nil
+}
