@@ -15,7 +15,7 @@ import (
 // images side by side (k rows of m·p columns) and one OpenBLAS product
 // computes the whole group; the groups run in parallel on GOMAXPROCS
 // goroutines, each with its own buffers, and OpenBLAS itself runs
-// single-threaded (core's default, blas.go; with OPENBLAS_NUM_THREADS set
+// single-threaded (the default, core/exec/cpu/kernels/blas_cgo.go; with OPENBLAS_NUM_THREADS set
 // its threads compete with the groups' goroutines). The filters' gradient is
 // summed per group and the groups' sums are added in order, so the result
 // is the same on every run and for any number of cores.

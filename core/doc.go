@@ -16,6 +16,12 @@
 // number (a Constant made by Const) takes the dtype of the variable it meets,
 // as Theano's autocasting does.
 //
+// Running a Function is a backend's business (backend.go): the CPU
+// backend hands the graph to the executor of core/exec/cpu, whose numeric
+// kernels (BLAS, the split products, the worker pool) live in
+// core/exec/cpu/kernels; each op's Run is its CPU kernel
+// (docs/backends.md).
+//
 // Nothing here knows about Starlark; bricks and the training loop build on
 // this package.
 package core

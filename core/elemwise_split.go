@@ -2,7 +2,7 @@ package core
 
 // Splitting the generic elementwise kernels (elemwise.go) across the
 // workers for large float tensors, with the fixed partition of
-// parallel.go: each element is computed by the same code either way, so
+// core/exec/cpu/kernels/pool.go: each element is computed by the same code either way, so
 // results do not depend on the split.
 
 import (

@@ -30,7 +30,7 @@ func trans(t bool) blas.Transpose {
 }
 
 // gemm2 runs a product's two parts on the calling goroutine and a worker
-// (the cgo build hands part 1 to a C thread, gemm_split.go).
+// (the cgo build hands part 1 to a C thread, gemm2_cgo.go).
 func gemm2[T float32 | float64](j *gemmJob[T]) {
 	runGemmParts(j, 2)
 }
