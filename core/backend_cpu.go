@@ -38,6 +38,8 @@ func (f *Function) cpuGraph() cpu.Graph {
 		Nodes:       make([]cpu.Node, len(f.nodes)),
 		InferShapes: f.inferShapes,
 		NodeError:   f.nodeError,
+		BiasRelu:    biasReluOp{},
+		ScaledSub:   scaledSubOp{},
 	}
 	for i, v := range f.nodes {
 		n := cpu.Node{DType: v.dtype, Arg: f.argOf[i], ShapeOnly: -1}

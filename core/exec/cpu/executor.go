@@ -32,9 +32,11 @@ type step struct {
 	// step writes its result into (an update made in place, fusion.go).
 	into int
 	// elem and identity are the node's Elem and Identity while the step
-	// still runs the node's own op (fusion.go).
-	elem     string
-	identity bool
+	// still runs the node's own op; scaledSub marks a step fused into
+	// Graph.ScaledSub (fusion.go).
+	elem      string
+	identity  bool
+	scaledSub bool
 }
 
 type plan struct {

@@ -8,13 +8,10 @@ import (
 // Fusions made when a graph is planned (fusePlan):
 //
 //   - relu(x + b), b a row vector broadcast over the rows of x (a Linear
-//     brick's bias followed by a Rectifier): one pass, biasReluOp;
+//     brick's bias followed by a Rectifier): one pass, Graph.BiasRelu;
 //   - p − s·g with s a scalar (SGD's Scale step and its update): one pass,
-//     scaledSubOp, written straight into the parameter when the update
+//     Graph.ScaledSub, written straight into the parameter when the update
 //     allows it (nothing later reads the old value).
-//
-// The fused kernels (core/exec/cpu/kernels) split large tensors across the
-// workers with a fixed partition.
 
 // fusePlan rewrites a fresh plan's steps: bias + ReLU and p − s·g fused
 // into one step each, and an update computed by a fused p − s·g written
@@ -58,7 +55,7 @@ func (e *Executor) fusePlan(p *plan, shapes [][]int, root []int) {
 	for k := range p.steps {
 		st := &p.steps[k]
 		switch {
-		case isElem(k, "relu"):
+		case isElem(k, "relu") && e.g.BiasRelu != nil:
 			// relu(copy(...(x + b))): the add becomes BiasRelu, the relu a view.
 			j := st.in[0]
 			for stepOf[j] >= 0 && p.steps[stepOf[j]].view && users[j] == 1 {
@@ -80,11 +77,11 @@ func (e *Executor) fusePlan(p *plan, shapes [][]int, root []int) {
 			if !nd.SameShape(shapes[x], out) || !rowVector(shapes[b], out) || root[b] == root[add.node] {
 				continue
 			}
-			add.op, add.in, add.elem = biasReluOp{}, []int{x, b}, ""
+			add.op, add.in, add.elem = e.g.BiasRelu, []int{x, b}, ""
 			st.op, st.view, st.elem, st.identity = copyOp{}, true, "", true
 			p.vals[st.node] = &nd.Array{Shape: shapes[st.node]}
 			root[st.node] = root[add.node]
-		case isElem(k, "sub"):
+		case isElem(k, "sub") && e.g.ScaledSub != nil:
 			// p − s·g: the mul step goes, the sub becomes ScaledSub.
 			pv, m := st.in[0], st.in[1]
 			ms := stepOf[m]
@@ -101,7 +98,7 @@ func (e *Executor) fusePlan(p *plan, shapes [][]int, root []int) {
 				!nd.SameShape(shapes[pv], out) || !nd.SameShape(shapes[g], out) {
 				continue
 			}
-			st.op, st.in, st.elem = scaledSubOp{}, []int{pv, sc, g}, ""
+			st.op, st.in, st.elem, st.scaledSub = e.g.ScaledSub, []int{pv, sc, g}, "", true
 			removed[ms] = true
 			p.vals[m] = nil
 			users[m] = 0
@@ -152,7 +149,7 @@ func (e *Executor) updateInPlace(p *plan, shapes [][]int, root []int) {
 			continue
 		}
 		st := &p.steps[at]
-		if _, ok := st.op.(scaledSubOp); !ok || st.in[0] != s || st.into >= 0 ||
+		if !st.scaledSub || st.in[0] != s || st.into >= 0 ||
 			e.g.Nodes[s].DType != e.g.Nodes[j].DType || !nd.SameShape(shapes[s], shapes[j]) {
 			continue
 		}
@@ -183,9 +180,10 @@ func (e *Executor) updateInPlace(p *plan, shapes [][]int, root []int) {
 	}
 }
 
-// The ops fusion makes. Each computes bit for bit what the ops it
-// replaces computed (same float operations in the same order, every
-// intermediate rounded to the dtype), so fusion never changes a result.
+// The graph's fused ops (Graph.BiasRelu, Graph.ScaledSub) compute bit for
+// bit what the ops they replace computed (same float operations in the
+// same order, every intermediate rounded to the dtype), so fusion never
+// changes a result.
 
 // copyOp is the identity, run as a view (the ReLU whose work BiasRelu
 // took over).
@@ -194,40 +192,3 @@ type copyOp struct{}
 func (copyOp) String() string                    { return "copy" }
 func (copyOp) IsView(in [][]int, out []int) bool { return true }
 func (copyOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-
-// biasReluOp is relu(x + b) for x of shape (..., n) and b of shape (n,),
-// (1, n) or x's: a Linear brick's bias followed by a Rectifier, one pass.
-type biasReluOp struct{}
-
-func (biasReluOp) String() string { return "BiasRelu" }
-func (biasReluOp) Run(out *nd.Array, in []*nd.Array) {
-	n := 1
-	if len(out.Shape) > 0 {
-		n = out.Shape[len(out.Shape)-1]
-	}
-	if len(in[1].Shape) > 0 && nd.SameShape(in[1].Shape, out.Shape) {
-		n = out.Size() // b as large as x: one "row"
-	}
-	switch o := out.Data.(type) {
-	case []float32:
-		kernels.BiasRelu(o, in[0].Data.([]float32), in[1].Data.([]float32), out.Size(), n)
-	case []float64:
-		kernels.BiasRelu(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size(), n)
-	}
-}
-
-// scaledSubOp is p − s·g for a 0-d s (p, g the same shape): Theano's
-// sub(p, mul(s, g)) with the product rounded to the dtype first (SGD's
-// Scale step and its update), written straight into the parameter when
-// the update allows it.
-type scaledSubOp struct{}
-
-func (scaledSubOp) String() string { return "ScaledSub" }
-func (scaledSubOp) Run(out *nd.Array, in []*nd.Array) {
-	switch o := out.Data.(type) {
-	case []float32:
-		kernels.ScaledSub(o, in[0].Data.([]float32), in[1].F32()[0], in[2].Data.([]float32), out.Size())
-	case []float64:
-		kernels.ScaledSub(o, in[0].Data.([]float64), in[1].F64()[0], in[2].Data.([]float64), out.Size())
-	}
-}

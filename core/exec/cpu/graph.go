@@ -82,4 +82,8 @@ type Graph struct {
 	InferShapes func(args []*nd.Array) ([][]int, error)
 	// NodeError wraps an op's error with what the node is.
 	NodeError func(node int, err error) error
+	// BiasRelu and ScaledSub are the graph's fused ops the planner puts
+	// in place of relu(x + b) (inputs x, b) and p − s·g (inputs p, s, g),
+	// computing the same bits; nil: no such fusion.
+	BiasRelu, ScaledSub Op
 }
