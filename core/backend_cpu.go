@@ -48,7 +48,6 @@ func (f *Function) cpuGraph() cpu.Graph {
 			n.Kind = cpu.Input
 		case v.kind == KindShared || v.kind == KindConstant:
 			n.Kind = cpu.Stored
-			n.Name = v.String()
 			n.Value = v.Value
 			n.Shape = func() []int { return v.value.Shape }
 			n.Shared = v.kind == KindShared
@@ -74,7 +73,11 @@ func (f *Function) cpuGraph() cpu.Graph {
 		g.Outputs = append(g.Outputs, f.index[o])
 	}
 	for _, u := range f.updates {
-		g.Updates = append(g.Updates, cpu.Update{Shared: f.index[u.Shared], Value: f.index[u.Value]})
+		s, ok := f.index[u.Shared]
+		if !ok {
+			s = -1 // updated, never read
+		}
+		g.Updates = append(g.Updates, cpu.Update{Value: f.index[u.Value], Shared: s, Target: u.Shared.Value, DType: u.Shared.dtype, Name: u.Shared.String()})
 	}
 	return g
 }

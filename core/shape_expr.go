@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -103,7 +104,7 @@ func (e *shapeExpr) eval(shapes [][]int) (*nd.Array, error) {
 				if err != nil {
 					return nil, err
 				}
-				if c, ok := x.op.(checker); ok {
+				if c, ok := x.op.(cpu.Checker); ok {
 					if err := c.Check(ins); err != nil {
 						return nil, err
 					}

@@ -14,15 +14,17 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // terminal drives blocks-repl through a real pseudo-terminal, as a person
 // at a keyboard does: keys in, the screen's text out.
 type terminal struct {
-	t    *testing.T
-	pty  *os.File
-	cmd  *exec.Cmd
-	done chan error
+	t      *testing.T
+	pty    *os.File
+	cmd    *exec.Cmd
+	done   chan error
+	exited chan struct{} // closed when the session has ended
 
 	mu   sync.Mutex
 	out  bytes.Buffer
@@ -40,7 +42,7 @@ func startTerminal(t *testing.T, env []string, args ...string) *terminal {
 	if err != nil {
 		t.Fatalf("starting blocks-repl on a pty: %v", err)
 	}
-	tm := &terminal{t: t, pty: f, cmd: cmd, done: make(chan error, 1)}
+	tm := &terminal{t: t, pty: f, cmd: cmd, done: make(chan error, 1), exited: make(chan struct{})}
 	go func() {
 		buf := make([]byte, 4096)
 		for {
@@ -53,7 +55,10 @@ func startTerminal(t *testing.T, env []string, args ...string) *terminal {
 			}
 		}
 	}()
-	go func() { tm.done <- cmd.Wait() }()
+	go func() {
+		tm.done <- cmd.Wait()
+		close(tm.exited)
+	}()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		f.Close()
@@ -102,12 +107,17 @@ func (tm *terminal) line(text string) {
 }
 
 // exit sends Ctrl-D and checks the session ends with status 0. A Ctrl-D
-// typed ahead while the REPL still evaluates the previous line reaches the
-// terminal in its cooked mode, which reads it as an empty line (a new
-// prompt, as a person sees it too): then it is typed again at the prompt.
+// typed while the REPL is not reading keys (still evaluating the previous
+// line, or between prompts) reaches the terminal in its cooked mode, which
+// reads it as an empty line (a new prompt, as a person sees it too): so
+// each Ctrl-D waits until the REPL has the terminal in raw mode, reading
+// keys at its prompt, and is typed again if the session goes on.
 func (tm *terminal) exit() {
 	tm.t.Helper()
-	for try := 0; try < 4; try++ {
+	// Up to a minute or more: under a loaded machine (load 26 on 2 cores)
+	// a session that had paused a training run took over 20 s to end.
+	for try := 0; try < 12; try++ {
+		tm.waitRaw(60 * time.Second)
 		tm.pty.Write([]byte("\x04")) // fails only once the session has ended
 		select {
 		case err := <-tm.done:
@@ -119,6 +129,31 @@ func (tm *terminal) exit() {
 		}
 	}
 	tm.t.Fatalf("Ctrl-D did not end the session; screen:\n%s", tm.screen())
+}
+
+// waitRaw waits, up to limit, until the terminal is in raw mode (the
+// REPL's line editor reading keys; on Linux the pty's master reports the
+// terminal's modes) or the session has ended.
+func (tm *terminal) waitRaw(limit time.Duration) {
+	conn, err := tm.pty.SyscallConn()
+	if err != nil {
+		return
+	}
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		raw := false
+		ok := conn.Control(func(fd uintptr) {
+			t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+			raw = err == nil && t.Lflag&unix.ICANON == 0
+		}) == nil
+		if !ok || raw {
+			return
+		}
+		select {
+		case <-tm.exited:
+			return
+		default:
+		}
+	}
 }
 
 func TestTerminalEditingCompletionHelpErrors(t *testing.T) {

@@ -111,3 +111,38 @@ func TestNoFuseSetting(t *testing.T) {
 		t.Errorf("NoFuse: BiasRelu in\n%s", p)
 	}
 }
+
+// An update of a shared variable the graph never reads lands in that
+// variable, and a fused p − s·g stored into another variable than p
+// leaves p alone.
+func TestUpdateOfUnreadVariable(t *testing.T) {
+	vec := func(vals ...float64) *nd.Array {
+		a := nd.New(nd.Float32, len(vals))
+		for i, v := range vals {
+			a.SetFlat(i, v)
+		}
+		return a
+	}
+	p := core.NewShared(vec(1, 2, 3), "p")
+	m := core.NewShared(vec(0, 0, 0), "m")
+	c := core.NewShared(vec(0, 0, 0), "c")
+	g := core.NewInput("g", nd.Float32, 1)
+	half := core.Const(nd.Float32, 0.5)
+	f, err := core.CompileOn(core.CPUBackend, []*core.Variable{g}, nil, []core.Update{
+		{Shared: m, Value: core.Sub(p, core.Mul(half, g))},
+		{Shared: c, Value: core.Mul(p, core.Const(nd.Float32, 2))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Call([]*nd.Array{vec(2, 2, 2)}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[*core.Variable][]float64{p: {1, 2, 3}, m: {0, 1, 2}, c: {2, 4, 6}} {
+		for i, w := range want {
+			if got := name.Value().Flat(i); got != w {
+				t.Errorf("%s[%d] = %v, want %v", name, i, got, w)
+			}
+		}
+	}
+}

@@ -105,9 +105,9 @@ func (e *Executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 		if p.staging[k] != nil {
 			src = p.staging[k]
 		}
-		dst := e.g.Nodes[u.Shared].Value()
+		dst := u.Target()
 		if !nd.SameShape(dst.Shape, src.Shape) {
-			return outs, fmt.Errorf("update of %s: value has shape %s, the variable %s", e.g.Nodes[u.Shared].Name, nd.ShapeString(src.Shape), nd.ShapeString(dst.Shape))
+			return outs, fmt.Errorf("update of %s: value has shape %s, the variable %s", u.Name, nd.ShapeString(src.Shape), nd.ShapeString(dst.Shape))
 		}
 		if dst.Data != nil && sameData(dst, src) {
 			continue
@@ -238,13 +238,15 @@ func (e *Executor) makePlan(args []*nd.Array) (*plan, error) {
 	e.fusePlan(p, shapes, root)
 	updated := map[int]bool{}
 	for _, u := range e.g.Updates {
-		updated[u.Shared] = true
+		if u.Shared >= 0 {
+			updated[u.Shared] = true
+		}
 	}
 	for k, u := range e.g.Updates {
 		j := u.Value
 		r := root[j]
 		if updated[r] && r != u.Shared || nodes[r].Kind == Input {
-			p.staging[k] = nd.New(nodes[u.Shared].DType, shapes[j]...)
+			p.staging[k] = nd.New(u.DType, shapes[j]...)
 		}
 	}
 	return p, nil

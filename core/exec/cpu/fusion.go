@@ -145,7 +145,7 @@ func (e *Executor) updateInPlace(p *plan, shapes [][]int, root []int) {
 	for k, u := range e.g.Updates {
 		s, j := u.Shared, u.Value
 		at, ok := pos[j]
-		if !ok || targets[s] != 1 {
+		if !ok || s < 0 || targets[s] != 1 {
 			continue
 		}
 		st := &p.steps[at]

@@ -45,8 +45,6 @@ const (
 type Node struct {
 	Kind  NodeKind
 	DType nd.DType
-	// Name names the node in errors.
-	Name string
 	// Arg is an input's argument index.
 	Arg int
 	// Value is a stored node's current host value; Shape its shape,
@@ -67,8 +65,17 @@ type Node struct {
 	ShapeOnly int
 }
 
-// Update stores node Value into the stored node Shared after each run.
-type Update struct{ Shared, Value int }
+// Update stores node Value into a shared variable after each run.
+type Update struct {
+	// Value is the node whose value is stored; Shared is the shared
+	// variable's node, -1 when the graph does not read it.
+	Value, Shared int
+	// Target is the shared variable's current host value (where the
+	// update is stored), DType its dtype and Name its name.
+	Target func() *nd.Array
+	DType  nd.DType
+	Name   string
+}
 
 // Graph is a function as the executor sees it: nodes in topological
 // order, its outputs and updates, and the graph's own services.
