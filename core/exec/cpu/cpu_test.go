@@ -114,7 +114,8 @@ func TestNoFuseSetting(t *testing.T) {
 
 // An update of a shared variable the graph never reads lands in that
 // variable, and a fused p − s·g stored into another variable than p
-// leaves p alone.
+// leaves p alone (it used to be written in place into p when it was the
+// function's only update).
 func TestUpdateOfUnreadVariable(t *testing.T) {
 	vec := func(vals ...float64) *nd.Array {
 		a := nd.New(nd.Float32, len(vals))
@@ -123,25 +124,30 @@ func TestUpdateOfUnreadVariable(t *testing.T) {
 		}
 		return a
 	}
-	p := core.NewShared(vec(1, 2, 3), "p")
-	m := core.NewShared(vec(0, 0, 0), "m")
-	c := core.NewShared(vec(0, 0, 0), "c")
-	g := core.NewInput("g", nd.Float32, 1)
-	half := core.Const(nd.Float32, 0.5)
-	f, err := core.CompileOn(core.CPUBackend, []*core.Variable{g}, nil, []core.Update{
-		{Shared: m, Value: core.Sub(p, core.Mul(half, g))},
-		{Shared: c, Value: core.Mul(p, core.Const(nd.Float32, 2))},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Call([]*nd.Array{vec(2, 2, 2)}); err != nil {
-		t.Fatal(err)
-	}
-	for name, want := range map[*core.Variable][]float64{p: {1, 2, 3}, m: {0, 1, 2}, c: {2, 4, 6}} {
-		for i, w := range want {
-			if got := name.Value().Flat(i); got != w {
-				t.Errorf("%s[%d] = %v, want %v", name, i, got, w)
+	for _, both := range []bool{false, true} {
+		p := core.NewShared(vec(1, 2, 3), "p")
+		m := core.NewShared(vec(0, 0, 0), "m")
+		c := core.NewShared(vec(0, 0, 0), "c")
+		g := core.NewInput("g", nd.Float32, 1)
+		half := core.Const(nd.Float32, 0.5)
+		updates := []core.Update{{Shared: m, Value: core.Sub(p, core.Mul(half, g))}}
+		want := map[*core.Variable][]float64{p: {1, 2, 3}, m: {0, 1, 2}, c: {0, 0, 0}}
+		if both {
+			updates = append(updates, core.Update{Shared: c, Value: core.Mul(p, core.Const(nd.Float32, 2))})
+			want[c] = []float64{2, 4, 6}
+		}
+		f, err := core.CompileOn(core.CPUBackend, []*core.Variable{g}, nil, updates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Call([]*nd.Array{vec(2, 2, 2)}); err != nil {
+			t.Fatal(err)
+		}
+		for v, w := range want {
+			for i, x := range w {
+				if got := v.Value().Flat(i); got != x {
+					t.Errorf("%d updates: %s[%d] = %v, want %v", len(updates), v, i, got, x)
+				}
 			}
 		}
 	}
