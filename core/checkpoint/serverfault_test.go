@@ -97,10 +97,11 @@ func startDataServer(t *testing.T, dieAt int) (port int, cancel func()) {
 	return srv.Port(), cancel
 }
 
-// serverLoop trains x·W ≈ y on the batches of the server at port.
-func serverLoop(t *testing.T, port int, exts ...mainloop.Extension) (*mainloop.MainLoop, *core.Variable, *server.ServerDataStream) {
+// serverLoop trains x·W ≈ y on the batches of the server at port; the
+// client gives up on a server silent for timeout.
+func serverLoop(t *testing.T, port int, timeout time.Duration, exts ...mainloop.Extension) (*mainloop.MainLoop, *core.Variable, *server.ServerDataStream) {
 	t.Helper()
-	client, err := server.NewServerDataStream([]string{"x", "y"}, false, server.ClientOptions{Port: port, Timeout: 300 * time.Millisecond})
+	client, err := server.NewServerDataStream([]string{"x", "y"}, false, server.ClientOptions{Port: port, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,9 @@ func serverLoop(t *testing.T, port int, exts ...mainloop.Extension) (*mainloop.M
 // uninterrupted run, bit for bit.
 func TestDataServerDiesMidEpoch(t *testing.T) {
 	refPort, _ := startDataServer(t, 0)
-	ref, refW, _ := serverLoop(t, refPort)
+	// A live server may be slow on a loaded machine: only the run whose
+	// server dies has a timeout short enough to fail the test quickly.
+	ref, refW, _ := serverLoop(t, refPort, time.Minute)
 	if err := ref.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -146,17 +149,17 @@ func TestDataServerDiesMidEpoch(t *testing.T) {
 		t.Fatal(err)
 	}
 	port, _ := startDataServer(t, 13) // dies at batch 3 of epoch 3
-	loop, _, _ := serverLoop(t, port, ck)
+	loop, _, _ := serverLoop(t, port, 3*time.Second, ck)
 	start := time.Now()
 	err = loop.Run()
 	if err == nil {
 		t.Fatal("training went on after the data server died")
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, "no data from tcp://localhost:") || !strings.Contains(msg, "within 300ms") || !strings.Contains(msg, "after the 14 received") {
+	if !strings.Contains(msg, "no data from tcp://localhost:") || !strings.Contains(msg, "within 3s") || !strings.Contains(msg, "after the 14 received") {
 		t.Errorf("unclear error: %v", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > 60*time.Second {
 		t.Errorf("the failure took %v", d)
 	}
 	if st := loop.Status(); st.IterationsDone != 12 || st.EpochsDone != 2 {
@@ -177,7 +180,7 @@ func TestDataServerDiesMidEpoch(t *testing.T) {
 		t.Fatal(err)
 	}
 	ck2.Resume = &ResumeSource{Checkpoint: c}
-	resumed, w, _ := serverLoop(t, port2, ck2)
+	resumed, w, _ := serverLoop(t, port2, time.Minute, ck2)
 	if err := resumed.Run(); err != nil {
 		t.Fatal(err)
 	}
