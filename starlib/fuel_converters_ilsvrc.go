@@ -11,7 +11,8 @@ import (
 )
 
 // fuel.converters.ilsvrc2010 (the archive-reading parts; the converter
-// itself is not implemented):
+// core is in fuel_converters_ilsvrc_process.go; convert_ilsvrc2010 itself,
+// which needs the development kit's meta.mat, is not implemented):
 //
 //	extract_patch_images(f, which_set)
 //	    the replacement images of a patch_images.tar for which_set ("train", "valid" or "test"):
@@ -23,6 +24,9 @@ func init() {
 	Register("fuel.converters.ilsvrc2010", &starlarkstruct.Module{Name: "fuel.converters.ilsvrc2010", Members: starlark.StringDict{
 		"extract_patch_images":   NewBuiltin("extract_patch_images", extractPatchImages),
 		"load_from_tar_or_patch": NewBuiltin("load_from_tar_or_patch", loadFromTarOrPatch),
+		"prepare_hdf5_file":      NewBuiltin("prepare_hdf5_file", prepareHDF5File),
+		"process_train_set":      NewBuiltin("process_train_set", processTrainSet),
+		"process_other_set":      NewBuiltin("process_other_set", processOtherSet),
 	}})
 }
 

@@ -17,8 +17,9 @@ import (
 // This file holds the parts of Fuel's fuel.converters.ilsvrc2010 that
 // read the image archives: the patch images (replacements for images the
 // distributed archives hold blank) and the loading of an image from an
-// archive or its patch. The converter itself (convert_ilsvrc2010, which
-// also needs the development kit's meta.mat) is not implemented.
+// archive or its patch. ilsvrc2010_process.go fills the HDF5 file; the
+// converter itself (convert_ilsvrc2010, which also needs the development
+// kit's meta.mat) is not implemented.
 
 // ExtractPatchImages is Fuel's extract_patch_images(f, which_set): the
 // replacement images of patch_images.tar (gzipped or not) for one set,
@@ -80,24 +81,34 @@ func LoadFromTarOrPatch(archive, imageFilename string, patches map[string][]byte
 	if found == nil {
 		return nil, false, fmt.Errorf("%s: no member %s", path.Base(archive), imageFilename)
 	}
-	if _, _, err := image.DecodeConfig(bytes.NewReader(found)); err == nil {
-		return found, false, nil
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(found))
+	b, err := imageOrGunzipped(found)
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %s is neither an image nor gzipped: %w", path.Base(archive), imageFilename, err)
-	}
-	b, err := io.ReadAll(io.LimitReader(zr, maxMember+1))
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: %s: gunzipping: %w", path.Base(archive), imageFilename, err)
-	}
-	if len(b) > maxMember {
-		return nil, false, fmt.Errorf("%s: %s: too large", path.Base(archive), imageFilename)
-	}
-	if _, _, err := image.DecodeConfig(bytes.NewReader(b)); err != nil {
-		return nil, false, fmt.Errorf("%s: %s: gunzipped, not an image: %w", path.Base(archive), imageFilename, err)
+		return nil, false, fmt.Errorf("%s: %s: %w", path.Base(archive), imageFilename, err)
 	}
 	return b, false, nil
+}
+
+// imageOrGunzipped returns b if it decodes as an image, else b gunzipped,
+// which must decode as an image (ILSVRC2010 gzips some of its JPEGs).
+func imageOrGunzipped(b []byte) ([]byte, error) {
+	if _, _, err := image.DecodeConfig(bytes.NewReader(b)); err == nil {
+		return b, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("neither an image nor gzipped: %w", err)
+	}
+	u, err := io.ReadAll(io.LimitReader(zr, maxMember+1))
+	if err != nil {
+		return nil, fmt.Errorf("gunzipping: %w", err)
+	}
+	if len(u) > maxMember {
+		return nil, fmt.Errorf("too large")
+	}
+	if _, _, err := image.DecodeConfig(bytes.NewReader(u)); err != nil {
+		return nil, fmt.Errorf("gunzipped, not an image: %w", err)
+	}
+	return u, nil
 }
 
 // eachTarMember calls f for each member of a tar archive, gzipped or not

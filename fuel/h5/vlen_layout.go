@@ -15,6 +15,12 @@ type VlenLayout struct {
 	// LabelsName is the name of the shape-labels dataset; "" means
 	// `<name>_shape_labels`.
 	LabelsName string
+	// Flat makes a bare 1-D vlen dataset with no shapes or shape-labels
+	// datasets, as Fuel's ILSVRC converters store `encoded_images` (each
+	// example a flat run of bytes; h5py reads it as a 1-D object array).
+	// axisLabels is then just the batch axis's label ("" for none), and
+	// each example given to WriteVlenExample is 1-D.
+	Flat bool
 }
 
 // DigitBoxes are the bounding boxes of one image of SVHN's digitStruct.mat

@@ -49,6 +49,8 @@ type Writer struct {
 	// vlenRank is the number of example axes of each source made by
 	// CreateVlenSource.
 	vlenRank map[string]int
+	// vlenFlat marks the sources made with VlenLayout.Flat (no shapes).
+	vlenFlat map[string]bool
 	// vlenBuf holds the examples WriteVlenExample has not written yet.
 	vlenBuf map[string]*vlenRun
 }

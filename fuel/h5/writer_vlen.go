@@ -29,6 +29,9 @@ func (w *Writer) CreateVlenSource(name string, dt nd.DType, n int, axisLabels []
 	if n < 0 {
 		return w.errorf("vlen source %q: %d examples", name, n)
 	}
+	if layout.Flat {
+		return w.createFlatVlen(name, dt, n, axisLabels)
+	}
 	if len(axisLabels) < 2 {
 		return w.errorf("vlen source %q: axis labels %q: want the batch axis, then one per example axis", name, axisLabels)
 	}
@@ -59,6 +62,43 @@ func (w *Writer) CreateVlenSource(name string, dt nd.DType, n int, axisLabels []
 		w.vlenRank = map[string]int{}
 	}
 	w.vlenRank[name] = len(axisLabels) - 1
+	return nil
+}
+
+// createFlatVlen is CreateVlenSource for layout.Flat.
+func (w *Writer) createFlatVlen(name string, dt nd.DType, n int, axisLabels []string) error {
+	if len(axisLabels) > 1 {
+		return w.errorf("flat vlen source %q: axis labels %q: want at most the batch axis's", name, axisLabels)
+	}
+	lock()
+	defer unlock()
+	base, _, err := fileType(dt)
+	if err != nil {
+		return w.wrap(fmt.Sprintf("vlen source %q", name), err)
+	}
+	ft := C.H5Tvlen_create(base)
+	if ft < 0 {
+		return w.wrap(fmt.Sprintf("vlen source %q", name), h5error("creating a vlen type"))
+	}
+	defer C.H5Tclose(ft)
+	ds, err := w.createDataset(name, ft, []int{n})
+	if err != nil {
+		return w.wrap(fmt.Sprintf("vlen source %q", name), err)
+	}
+	defer C.H5Dclose(ds)
+	if err := setLabels(ds, axisLabels); err != nil {
+		return w.wrap(fmt.Sprintf("vlen source %q", name), err)
+	}
+	w.sources[name] = true
+	w.order = append(w.order, name)
+	if w.vlenRank == nil {
+		w.vlenRank = map[string]int{}
+	}
+	if w.vlenFlat == nil {
+		w.vlenFlat = map[string]bool{}
+	}
+	w.vlenRank[name] = 1
+	w.vlenFlat[name] = true
 	return nil
 }
 
@@ -260,7 +300,7 @@ func (w *Writer) writeVlenRun(name string, b *vlenRun) error {
 		return err
 	}
 	rank := w.vlenRank[name]
-	if rank == 0 {
+	if rank == 0 || w.vlenFlat[name] {
 		return nil
 	}
 	sds, err := openDataset(w.file, name+"_shapes")
