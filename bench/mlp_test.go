@@ -105,18 +105,3 @@ func BenchmarkMLP500Step(b *testing.B) { benchStep(b, []int{784, 500, 10}, 128) 
 
 // The same model at batch 256.
 func BenchmarkMLP500Batch256Step(b *testing.B) { benchStep(b, []int{784, 500, 10}, 256) }
-
-// BenchmarkMLPProducts times the matrix products of one training step
-// alone (core.Sgemm, as the Dot op runs them): the step's matrix-multiply
-// limit, for the share reported by make bench.
-func BenchmarkMLPProducts(b *testing.B) {
-	for _, m := range benchModels {
-		b.Run(m.Torch, func(b *testing.B) {
-			productsRate(m.Products, 1) // warm-up
-			b.ResetTimer()
-			sps, gf := productsRate(m.Products, b.N)
-			b.ReportMetric(sps*float64(m.Batch), "examples/s")
-			b.ReportMetric(gf, "GFLOP/s")
-		})
-	}
-}

@@ -230,45 +230,50 @@ func TestRecurrentProfile(t *testing.T) {
 	}
 }
 
-// TestRecurrentWarmup (BLOCKS_BENCH=1; BENCH_MODELS picks the models,
-// default lstm-big) prints the warm-up of a recurrent model: building the
-// bricks and compiling the training step, the first step (plans,
-// buffers), the next four, and a steady step, in wall-clock and CPU
-// seconds.
-func TestRecurrentWarmup(t *testing.T) {
-	if os.Getenv("BLOCKS_BENCH") == "" {
-		t.Skip("set BLOCKS_BENCH=1")
-	}
-	names := strings.Split(os.Getenv("BENCH_MODELS"), ",")
-	if names[0] == "" {
-		names = []string{"lstm-big"}
-	}
-	for _, name := range names {
-		type mark struct{ wall, cpu float64 }
-		now := func() mark {
-			var ru syscall.Rusage
-			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-			return mark{float64(time.Now().UnixNano()) / 1e9, float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9}
-		}
-		m0 := now()
-		step := rnnStep(t, name)
-		m1 := now()
-		if err := step(); err != nil {
-			t.Fatal(err)
-		}
-		m2 := now()
-		for range 4 {
-			if err := step(); err != nil {
-				t.Fatal(err)
+// BenchmarkRecurrentWarmup is the warm-up of each recurrent model, one
+// op being: building the bricks and compiling the training step (build),
+// the first step (plans, buffers), the next four, and a steady step, each
+// in wall-clock and CPU seconds per op (make bench prints it before the
+// recurrent rows).
+func BenchmarkRecurrentWarmup(b *testing.B) {
+	for _, name := range []string{"lstm-lm", "gru-lm", "lstm-big"} {
+		b.Run(name, func(b *testing.B) {
+			type mark struct{ wall, cpu float64 }
+			now := func() mark {
+				var ru syscall.Rusage
+				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+				return mark{float64(time.Now().UnixNano()) / 1e9, float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9}
 			}
-		}
-		m3 := now()
-		if err := step(); err != nil {
-			t.Fatal(err)
-		}
-		m4 := now()
-		d := func(a, b mark) string { return fmt.Sprintf("%.2f s (%.2f s CPU)", b.wall-a.wall, b.cpu-a.cpu) }
-		fmt.Printf("%s warm-up: build and compile %s, first step %s, next 4 %s; a steady step %s; load %s\n",
-			name, d(m0, m1), d(m1, m2), d(m2, m3), d(m3, m4), loadavg())
+			var sum [4]mark // build, first step, next 4, a steady step
+			for range b.N {
+				m := [5]mark{now()}
+				step := rnnStep(b, name)
+				m[1] = now()
+				for k, n := range []int{1, 4, 1} {
+					for range n {
+						if err := step(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					m[k+2] = now()
+				}
+				for k := range sum {
+					sum[k].wall += m[k+1].wall - m[k].wall
+					sum[k].cpu += m[k+1].cpu - m[k].cpu
+				}
+			}
+			for k, what := range []string{"build", "first-step", "next-4-steps", "steady-step"} {
+				b.ReportMetric(sum[k].wall/float64(b.N), what+"-s")
+				b.ReportMetric(sum[k].cpu/float64(b.N), what+"-cpu-s")
+			}
+		})
 	}
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }

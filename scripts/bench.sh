@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # make bench: blocks-go against PyTorch (../shared/bench/run-torch.sh) on the
-# same machine, in one command.
-#  1. The table (bench/table_test.go TestBenchTable): per model, BENCH_RUNS
+# same machine, in one command. The Go side is go test -bench benchmarks
+# (package bench, scripts' BenchmarkReverseWords); their output is kept,
+# benchstat-ready, in BENCH_OUT (default a new temporary directory).
+#  1. The table (bench/report, the benchmarks BenchmarkMLPTutorialStep ...
+#     BenchmarkLSTMBigStep and BenchmarkMLPProducts): per model, BENCH_RUNS
 #     (default 5) interleaved rounds of one epoch's worth of training steps
 #     here, one PyTorch epoch, and the step's matrix products alone (the
 #     matrix-multiply limit); medians, ratio, allocations per step.
-#  2. The scaling table and plot (TestBenchScaling): the MLP over batch
+#     The recurrent rows (lstm-lm, gru-lm, lstm-big: torch_rnn.py's models)
+#     print their warm-up first (BenchmarkRecurrentWarmup);
+#     BENCH_MODELS=lstm-lm,gru-lm selects rows.
+#  2. The scaling table and plot (BenchmarkMLPScaling): the MLP over batch
 #     sizes 32-1024 and hidden sizes 100-2000, here and in PyTorch; the plot
 #     is written to docs/bench_scaling.png (BENCH_PLOT overrides).
-#     The recurrent rows (lstm-lm, gru-lm, lstm-big: torch_rnn.py's models)
-#     print their warm-up first; BENCH_MODELS=lstm-lm,gru-lm selects rows.
 #  3. End to end (BENCH_EPOCH=0 skips): the tutorial script, one epoch over
 #     full MNIST through blocks-repl, data pipeline included (and with
 #     MultiProcessing's prefetch), beside run-torch.sh mlp-tutorial; then
@@ -23,9 +27,12 @@ runs=${BENCH_RUNS:-5}
 [ -d "$shared/data/mnist" ] || { echo "bench: MNIST not found under $shared/data/mnist" >&2; exit 1; }
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-BLOCKS_BENCH=1 BENCH_RUNS=$runs BENCH_PLOT=${BENCH_PLOT:-$PWD/docs/bench_scaling.png} \
-  go test -count=1 -run 'TestBenchTable|TestBenchScaling' -v -timeout 60m ./bench/ |
-  grep -v -E '^(=== RUN|--- (PASS|SKIP)|PASS$|ok )'
+out=${BENCH_OUT:-$(mktemp -d /tmp/bench-XXXXXX)}
+mkdir -p "$out"
+go test -c -o "$out/bench.test" ./bench/
+go run ./bench/report -test "$out/bench.test" -shared "$shared" -runs "$runs" -out "$out" \
+  ${BENCH_MODELS:+-models "$BENCH_MODELS"} -plot "${BENCH_PLOT:-$PWD/docs/bench_scaling.png}" \
+  ${BENCH_TABLE_OUT:+-table-out "$BENCH_TABLE_OUT"} ${BENCH_SCALING_OUT:+-scaling-out "$BENCH_SCALING_OUT"}
 
 [ "${BENCH_EPOCH:-1}" = 0 ] && exit 0
 echo
@@ -54,9 +61,8 @@ echo "median examples/s: blocks-go $m_plain ($m_ours prefetched), torch $m_their
 # beam search words/s (PyTorch has no ready twin: our own figures).
 echo
 echo "== reverse_words.star (attention model): training tokens/s, beam search words/s"
-for i in $(seq "$runs"); do
-  BLOCKS_BENCH=1 go test -count=1 -run TestBenchReverseWords -v ./scripts/ | grep '^RESULT'
-done
+go test -run '^$' -bench '^BenchmarkReverseWords$' -benchtime 1x -count "$runs" ./scripts/ | tee -a "$out/go.txt" |
+  awk '/^BenchmarkReverseWords/ {for (i=3;i<NF;i++) v[$(i+1)]=$i; printf "reverse_words: training %.0f tokens/s (%.0f per CPU s), beam search %.1f words/s (%.1f per CPU s); load %s\n", v["train-tokens/s"], v["train-tokens/cpu-s"], v["beam-words/s"], v["beam-words/cpu-s"], load}' load="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The benchmark LeNet (PyTorch baseline's: valid 5x5 convolutions of 20 and
 # 50 filters, 2x2 max pooling, 800-500-10, batch 64, SGD 0.05), one epoch
@@ -81,4 +87,6 @@ done
 m_ours=$(median "${ours[@]}")
 m_theirs=$(median "${theirs[@]}")
 echo "lenet median examples/s: blocks-go $m_ours, torch $m_theirs, ratio $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x"
-go test ./bench -run '^$' -bench 'LeNetStep' -benchtime 20x -benchmem | awk '/^BenchmarkLeNetStep/ {for (i=1;i<NF;i++) v[$(i+1)]=$i; print "lenet step " $1 ": " v["ns/op"] " ns/op, " v["B/op"] " B/op, " v["allocs/op"] " allocs/op"}'
+go test ./bench -run '^$' -bench 'LeNetStep' -benchtime 20x -benchmem | tee -a "$out/go.txt" | awk '/^BenchmarkLeNetStep/ {for (i=1;i<NF;i++) v[$(i+1)]=$i; print "lenet step " $1 ": " v["ns/op"] " ns/op, " v["B/op"] " B/op, " v["allocs/op"] " allocs/op"}'
+echo
+echo "benchstat-ready output: $out/go.txt (here), $out/torch.txt (PyTorch)"

@@ -1,8 +1,6 @@
 package scripts
 
 import (
-	"fmt"
-	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -12,17 +10,33 @@ import (
 	"github.com/blocks-go/blocks/starlib"
 )
 
-// TestBenchReverseWords (BLOCKS_BENCH=1, make bench) measures
-// reverse_words.star's attention model: training tokens/s (the targets'
-// tokens of one epoch over the time of the epoch) and beam search words/s
-// (the script's search of its 200 held-out words, beam 3, timed here).
-// Each also in CPU seconds (getrusage: user + system), which the
-// machine's load inflates much less than the wall clock: the script is
-// run for 1 and for 2 epochs, and the difference is one epoch's CPU time.
-func TestBenchReverseWords(t *testing.T) {
-	if os.Getenv("BLOCKS_BENCH") == "" {
-		t.Skip("set BLOCKS_BENCH=1 (make bench)")
+// BenchmarkReverseWords (make bench) measures reverse_words.star's
+// attention model, one op being: training tokens/s (the targets' tokens
+// of one epoch over the time of the epoch) and beam search words/s (the
+// script's search of its 200 held-out words, beam 3, timed here). Each
+// also per CPU second (getrusage: user + system), which the machine's
+// load inflates much less than the wall clock: the script is run for 1
+// and for 2 epochs, and the difference is one epoch's CPU time.
+func BenchmarkReverseWords(b *testing.B) {
+	var trainTokens, trainSecs, trainCPU, words, beamSecs, beamCPU float64
+	for range b.N {
+		r := reverseWordsOnce(b)
+		trainTokens += r.tokens
+		trainSecs += r.secs
+		trainCPU += r.epochCPU
+		words += r.words
+		beamSecs += r.beamSecs
+		beamCPU += r.beamCPU
 	}
+	b.ReportMetric(trainTokens/trainSecs, "train-tokens/s")
+	b.ReportMetric(trainTokens/trainCPU, "train-tokens/cpu-s")
+	b.ReportMetric(words/beamSecs, "beam-words/s")
+	b.ReportMetric(words/beamCPU, "beam-words/cpu-s")
+}
+
+type reverseWordsResult struct{ tokens, secs, epochCPU, words, beamSecs, beamCPU float64 }
+
+func reverseWordsOnce(t testing.TB) reverseWordsResult {
 	c0 := cpuSeconds()
 	run(t, "reverse_words.star", map[string]string{"epochs": "1", "verbose": "False", "num_test": "1"})
 	c1 := cpuSeconds()
@@ -77,10 +91,8 @@ func TestBenchReverseWords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws := float64(len(words)) / time.Since(start).Seconds()
-	wsCPU := float64(len(words)) / (cpuSeconds() - startCPU)
-	fmt.Printf("RESULT impl=blocks-go model=reverse_words train_tokens_per_s=%.0f beam_words_per_s=%.1f train_tokens_per_cpu_s=%.0f beam_words_per_cpu_s=%.1f (load %s)\n",
-		float64(tokens)/secs, ws, float64(tokens)/epochCPU, wsCPU, loadavg())
+	return reverseWordsResult{tokens: float64(tokens), secs: secs, epochCPU: epochCPU,
+		words: float64(len(words)), beamSecs: time.Since(start).Seconds(), beamCPU: cpuSeconds() - startCPU}
 }
 
 // cpuSeconds is the process's user and system CPU time so far.
@@ -90,12 +102,4 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return string(b[:14])
 }

@@ -30,7 +30,7 @@ func sharedData(t *testing.T, rel string) string {
 	return p
 }
 
-func run(t *testing.T, script string, overrides map[string]string) (starlark.StringDict, string) {
+func run(t testing.TB, script string, overrides map[string]string) (starlark.StringDict, string) {
 	t.Helper()
 	src, err := os.ReadFile(script)
 	if err != nil {
