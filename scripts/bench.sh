@@ -13,7 +13,8 @@
 #     BENCH_MODELS=lstm-lm,gru-lm selects rows.
 #  2. The scaling table and plot (BenchmarkMLPScaling): the MLP over batch
 #     sizes 32-1024 and hidden sizes 100-2000, here and in PyTorch; the plot
-#     is written to docs/bench_scaling.png (BENCH_PLOT overrides).
+#     is written to docs/bench_scaling.png (BENCH_PLOT overrides;
+#     BENCH_SCALING=false skips it).
 #  3. End to end (BENCH_EPOCH=0 skips): the tutorial script, one epoch over
 #     full MNIST through blocks-repl, data pipeline included (and with
 #     MultiProcessing's prefetch), beside run-torch.sh mlp-tutorial; then
@@ -31,7 +32,7 @@ out=${BENCH_OUT:-$(mktemp -d /tmp/bench-XXXXXX)}
 mkdir -p "$out"
 go test -c -o "$out/bench.test" ./bench/
 go run ./bench/report -test "$out/bench.test" -shared "$shared" -runs "$runs" -out "$out" \
-  ${BENCH_MODELS:+-models "$BENCH_MODELS"} -plot "${BENCH_PLOT:-$PWD/docs/bench_scaling.png}" \
+  ${BENCH_MODELS:+-models "$BENCH_MODELS"} -scaling="${BENCH_SCALING:-true}" -plot "${BENCH_PLOT:-$PWD/docs/bench_scaling.png}" \
   ${BENCH_TABLE_OUT:+-table-out "$BENCH_TABLE_OUT"} ${BENCH_SCALING_OUT:+-scaling-out "$BENCH_SCALING_OUT"}
 
 [ "${BENCH_EPOCH:-1}" = 0 ] && exit 0
@@ -39,6 +40,10 @@ echo
 echo "== end to end: the tutorial script, one epoch of full MNIST through blocks-repl (data pipeline included)"
 echo "   (also --set prefetch=True: Fuel's MultiProcessing prepares the next batch on a goroutine while the step runs)"
 exps() { awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}'; }
+# benchline FILE NAME RATE: an end-to-end rate as a benchmark line (ns/op is per example), for benchstat.
+benchline() { [ -n "$3" ] && awk -v n="$2" -v r="$3" 'BEGIN {printf "BenchmarkEndToEnd/%s 1 %.0f ns/op %s examples/s\n", n, 1e9/r, r}' >> "$1"; return 0; }
+printf 'pkg: blocks-repl (end to end)\n' >> "$out/go.txt"
+printf 'pkg: pytorch (end to end)\n' >> "$out/torch.txt"
 ours=()
 plain=()
 theirs=()
@@ -50,6 +55,7 @@ for i in $(seq "$runs"); do
   pl=$(FUEL_DATA_PATH="$shared/data/mnist" ./bin/blocks-repl run scripts/bench_mlp_tutorial.star | exps)
   plain+=("$pl")
   echo "run $i: blocks-go $pl examples/s ($ex prefetched); torch $th examples/s (compute only); load $(cut -d' ' -f1-3 /proc/loadavg)"
+  benchline "$out/go.txt" mlp-tutorial "$pl"; benchline "$out/go.txt" mlp-tutorial-prefetch "$ex"; benchline "$out/torch.txt" mlp-tutorial "$th"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 m_ours=$(median "${ours[@]}")
@@ -62,7 +68,8 @@ echo "median examples/s: blocks-go $m_plain ($m_ours prefetched), torch $m_their
 echo
 echo "== reverse_words.star (attention model): training tokens/s, beam search words/s"
 go test -run '^$' -bench '^BenchmarkReverseWords$' -benchtime 1x -count "$runs" ./scripts/ | tee -a "$out/go.txt" |
-  awk '/^BenchmarkReverseWords/ {for (i=3;i<NF;i++) v[$(i+1)]=$i; printf "reverse_words: training %.0f tokens/s (%.0f per CPU s), beam search %.1f words/s (%.1f per CPU s); load %s\n", v["train-tokens/s"], v["train-tokens/cpu-s"], v["beam-words/s"], v["beam-words/cpu-s"], load}' load="$(cut -d' ' -f1-3 /proc/loadavg)"
+  awk '/^BenchmarkReverseWords/ {for (i=3;i<NF;i++) v[$(i+1)]=$i; printf "reverse_words: training %.0f tokens/s (%.0f per CPU s), beam search %.1f words/s (%.1f per CPU s); load %s\n", v["train-tokens/s"], v["train-tokens/cpu-s"], v["beam-words/s"], v["beam-words/cpu-s"], loadavg()}
+  function loadavg(  l, f) {getline l < "/proc/loadavg"; close("/proc/loadavg"); split(l, f, " "); return f[1] " " f[2] " " f[3]}'
 
 # The benchmark LeNet (PyTorch baseline's: valid 5x5 convolutions of 20 and
 # 50 filters, 2x2 max pooling, 800-500-10, batch 64, SGD 0.05), one epoch
@@ -76,12 +83,14 @@ ours=()
 for i in $(seq "$lruns"); do
   ex=$(FUEL_DATA_PATH="$shared/data/mnist" ./bin/blocks-repl run ${lsteps:+--set num_batches=$lsteps} scripts/bench_lenet.star | awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}')
   echo "blocks-go lenet run $i: $ex examples/s"
+  benchline "$out/go.txt" lenet "$ex"
   ours+=("$ex")
 done
 theirs=()
 for i in $(seq "$lruns"); do
   ex=$("$shared/bench/run-torch.sh" lenet ${lsteps:+--steps $lsteps} | awk '/^RESULT/ {for (i=1;i<=NF;i++) if ($i ~ /^ex_per_s=/) {sub("ex_per_s=","",$i); print $i}}')
   echo "torch lenet run $i: $ex examples/s"
+  benchline "$out/torch.txt" lenet "$ex"
   theirs+=("$ex")
 done
 m_ours=$(median "${ours[@]}")
