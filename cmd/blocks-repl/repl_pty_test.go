@@ -209,11 +209,18 @@ func TestTerminalEditingCompletionHelpErrors(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	tm.send("\x03")
 	tm.expect("interrupted (Ctrl-C)")
+	// Keys typed before the next prompt reach the terminal in its cooked
+	// mode, where Ctrl-C is a signal that also flushes what was typed
+	// (seen at load 30): wait for the prompt, as a person does.
+	tm.expect(">>> ")
 
 	// Ctrl-C at the prompt clears the line and does not exit, even twice.
 	tm.send("unfinished(\x03")
 	tm.expect("KeyboardInterrupt")
+	tm.expect(">>> ")
 	tm.send("\x03")
+	tm.expect("KeyboardInterrupt")
+	tm.expect(">>> ")
 	tm.line("sq(5) + 1000")
 	tm.expect("1025")
 	tm.exit()
