@@ -13,8 +13,13 @@
 // and caltech101_silhouettes (level 5 MAT-files, read by a small reader),
 // svhn format 1 (tar.gz archives of PNGs and a MATLAB 7.3 digitStruct.mat,
 // read through libhdf5), adult (the UCI text files), celeba and
-// dogs_vs_cats (zip archives of JPEGs). Fuel's other converters are not
-// implemented; Convert names them as such.
+// dogs_vs_cats (zip archives of JPEGs). Of ILSVRC2010's and 2012's, the
+// parts are: the patch images and image loading, the filling of the file
+// (PrepareILSVRC2010File, ProcessTrainSet, ProcessOtherSet) and the
+// development kits (ReadILSVRCMetadataMat, ReadILSVRCDevkit, the
+// Prepare*Metadata functions, through ParseMat, a MAT-file reader of
+// struct and cell arrays); the converters themselves, like Fuel's other
+// converters, are not implemented, and Convert names them as such.
 //
 // Every output is written under a temporary name and renamed into place,
 // so a failed conversion leaves nothing that looks like a dataset.
