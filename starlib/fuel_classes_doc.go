@@ -1,7 +1,9 @@
 package starlib
 
-// More of fuel.datasets: Fuel's classes over adult.hdf5 and
-// celeba_<format>.hdf5 (the converters that write them are not here yet).
+// More of fuel.datasets: Fuel's classes over adult.hdf5,
+// celeba_<format>.hdf5 and dogs_vs_cats.hdf5 (DogsVsCats is also
+// fuel.datasets.dogs_vs_cats.DogsVsCats).
 //
 //	Adult(which_sets, subset=None, load_in_memory=None, sort_indices=True, sources=None)
 //	CelebA(which_format, which_sets, subset=None, load_in_memory=None, sort_indices=True, sources=None)
+//	DogsVsCats(which_sets, subset=None, load_in_memory=None, sort_indices=True, sources=None)
