@@ -3,14 +3,14 @@ package starlib
 import "go.starlark.net/starlark"
 
 // Strings returns the elements of the Starlark iterable v (a list, tuple,
-// set, ...), which must all be strings. When v is not iterable (nil
-// included) or holds something else than a string, ok is false and bad is
-// v or that element, for the caller's message: "got " + bad.Type().
-// A string is not iterable in Starlark, so Strings("abc") is not ok.
-func Strings(v starlark.Value) (ss []string, bad starlark.Value, ok bool) {
+// set, ...), which must all be strings. ok is false when v is not
+// iterable (nil included; a string is not iterable in Starlark), with
+// elem nil, or when an element is not a string, with elem that element:
+// the caller says which in its message ("got " + elem.Type()).
+func Strings(v starlark.Value) (ss []string, elem starlark.Value, ok bool) {
 	it, isIter := v.(starlark.Iterable)
 	if !isIter || v == nil {
-		return nil, v, false
+		return nil, nil, false
 	}
 	iter := it.Iterate()
 	defer iter.Done()

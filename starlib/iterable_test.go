@@ -24,14 +24,15 @@ func TestStrings(t *testing.T) {
 	one := starlark.MakeInt(1)
 	for _, c := range []struct{ v, bad starlark.Value }{
 		{nil, nil},
-		{starlark.None, starlark.None},
-		{starlark.String("abc"), starlark.String("abc")},
-		{one, one},
+		{starlark.None, nil},
+		{starlark.String("abc"), nil},
+		{one, nil},
 		{starlark.Tuple{starlark.String("a"), one}, one},
+		{starlark.Tuple{starlark.Tuple{}}, starlark.Tuple{}},
 	} {
 		ss, bad, ok := starlib.Strings(c.v)
 		if ok || ss != nil || !sameValue(bad, c.bad) {
-			t.Errorf("Strings(%v) = %q, %v, %v; want not ok, bad %v", c.v, ss, bad, ok, c.bad)
+			t.Errorf("Strings(%v) = %q, %v, %v; want not ok, element %v", c.v, ss, bad, ok, c.bad)
 		}
 	}
 }
