@@ -231,6 +231,7 @@ func (a *Array) CompareSameType(op syntax.Token, y starlark.Value, depth int) (b
 	return false, fmt.Errorf("ndarray %s ndarray is not supported (compare elements with numpy.allclose or a.tolist())", op)
 }
 
+// ArraysEqual reports whether a and b have the same shape and values.
 func ArraysEqual(a, b *nd.Array) bool {
 	if !nd.SameShape(a.Shape, b.Shape) {
 		return false
@@ -307,7 +308,7 @@ func (a *Array) Unary(op syntax.Token) (starlark.Value, error) {
 	return nil, nil
 }
 
-// computeArray evaluates a graph of constants: the array operations reuse
+// ComputeArray evaluates a graph of constants: the array operations reuse
 // the symbolic layer's kernels, so arrays and variables compute alike.
 //
 // thread, when not nil, gives the run's memory budget (an operator
@@ -397,7 +398,7 @@ func arrayToList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	return ToList(a, 0, 0), nil
 }
 
-// toList converts axis ax of a at flat offset off to nested lists.
+// ToList converts axis ax of a at flat offset off to nested lists.
 func ToList(a *nd.Array, ax, off int) starlark.Value {
 	if a.NDim() == 0 {
 		return NumberValue(a.DType(), a.Flat(0))
@@ -445,7 +446,7 @@ func arrayReduce(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	return ReduceArray(b.Name(), a, axes.Axes, keepdims, ddof)
 }
 
-// reduceDType is a reduction's input in its dtype= argument (numpy
+// ReduceDType is a reduction's input in its dtype= argument (numpy
 // accumulates and answers in that dtype).
 func ReduceDType(thread *starlark.Thread, name string, a *nd.Array, dt DTypeArg) (*nd.Array, error) {
 	if !dt.IsSet() || *dt.Get(thread) == a.DType() {
@@ -469,7 +470,7 @@ func arrayAllAny(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	return AllAny(b.Name(), b.Receiver().(*Array).A, axes.Axes, keepdims)
 }
 
-// allAny is numpy's all or any: a bool, or a bool array along axes.
+// AllAny is numpy's all or any: a bool, or a bool array along axes.
 func AllAny(name string, a *nd.Array, axes []int, keepdims bool) (starlark.Value, error) {
 	r, err := ComputeArray(nil, func() (*core.Variable, error) {
 		x := core.Cast(core.NewConstant(a), nd.Float64)
@@ -492,7 +493,7 @@ func AllAny(name string, a *nd.Array, axes []int, keepdims bool) (starlark.Value
 	return FromArray(out), nil
 }
 
-// reduceArray is numpy's a.sum/mean/max/min/prod/std: a Starlark number
+// ReduceArray is numpy's a.sum/mean/max/min/prod/std: a Starlark number
 // for a reduction over every axis without keepdims, else an array.
 func ReduceArray(name string, a *nd.Array, axes []int, keepdims bool, ddof int) (starlark.Value, error) {
 	r, err := ComputeArray(nil, func() (*core.Variable, error) {
@@ -560,6 +561,8 @@ func arrayArg(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	return ArgArray(b.Name(), b.Receiver().(*Array).A, axis.Axis)
 }
 
+// ArgArray is numpy's argmax or argmin (name) of a, along axis or over
+// the flattened array when axis is nil.
 func ArgArray(name string, a *nd.Array, axis *int) (starlark.Value, error) {
 	r, err := ComputeArray(nil, func() (*core.Variable, error) {
 		if name == "argmax" {
@@ -630,7 +633,7 @@ func ToArray(v starlark.Value, dtype *nd.DType) (*nd.Array, error) {
 	return toArray(v, dtype, nd.Float64)
 }
 
-// toArrayFloat is ToArray with floats defaulting to floatX (lists written
+// ToArrayFloat is ToArray with floats defaulting to floatX (lists written
 // in a script next to floatX variables).
 func ToArrayFloat(v starlark.Value, floatX nd.DType) (*nd.Array, error) {
 	return toArray(v, nil, floatX)
@@ -751,6 +754,8 @@ func setLeaf(out *nd.Array, i int, l leaf) error {
 	return nil
 }
 
+// Elems returns the items of a tuple or a list; ok is false for any
+// other value.
 func Elems(v starlark.Value) ([]starlark.Value, bool) {
 	switch v := v.(type) {
 	case starlark.Tuple:
@@ -866,7 +871,7 @@ func raggedError(shape []int, depth int, got []int) error {
 	return fmt.Errorf("ragged nested sequence: at depth %d want %s (from the first elements), got %s", depth, want, what)
 }
 
-// promoteDT is numpy's promotion of two array dtypes, as core computes
+// PromoteDT is numpy's promotion of two array dtypes, as core computes
 // it.
 func PromoteDT(a, b nd.DType) nd.DType {
 	return core.Add(core.NewInput("a", a, 0), core.NewInput("b", b, 0)).DType()

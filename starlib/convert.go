@@ -266,7 +266,7 @@ func SetTrace(thread *starlark.Thread, v *core.Variable) {
 	}
 }
 
-// numberValue converts a float64 element of an array of dtype dt to a
+// NumberValue converts a float64 element of an array of dtype dt to a
 // Starlark number: int for integer dtypes, bool for bool, float otherwise.
 func NumberValue(dt nd.DType, x float64) starlark.Value {
 	switch {

@@ -12,7 +12,7 @@ import (
 // The builtins and helpers below are shared by the tensor and theano
 // modules and by Blocks' (theano.function, theano.shared).
 
-// variables converts arguments with AsVariable, naming the parameter of a
+// Variables converts arguments with AsVariable, naming the parameter of a
 // value that does not convert.
 func Variables(thread *starlark.Thread, fname string, params []string, vals ...starlark.Value) ([]*core.Variable, error) {
 	out := make([]*core.Variable, len(vals))
@@ -26,6 +26,8 @@ func Variables(thread *starlark.Thread, fname string, params []string, vals ...s
 	return out, nil
 }
 
+// TheanoFunction is the builtin function(inputs, outputs, updates=None)
+// of tensor and theano: it compiles a Function.
 func TheanoFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := settingsCheckpoint(thread); err != nil {
 		return nil, err
@@ -63,6 +65,9 @@ func TheanoFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	return &Function{F: f, single: single}, nil
 }
 
+// TheanoShared is the builtin shared(value, name=None) of tensor and
+// theano: a shared variable holding a copy of value (floatX for numbers
+// and lists with a float).
 func TheanoShared(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var val starlark.Value
 	var name string

@@ -36,7 +36,7 @@ func checkAlloc(thread *starlark.Thread, dt nd.DType, shape []int) error {
 	return nd.CheckAlloc(dt, shape, limit, what)
 }
 
-// newArray is nd.New for a shape a script gave: an error instead of an
+// NewArray is nd.New for a shape a script gave: an error instead of an
 // overflowing or impossible allocation.
 func NewArray(thread *starlark.Thread, dt nd.DType, shape []int) (*nd.Array, error) {
 	if err := checkAlloc(thread, dt, shape); err != nil {

@@ -54,7 +54,7 @@ func (r *RandomState) AttrNames() []string {
 
 func rng(b *starlark.Builtin) *numpyrand.RandomState { return b.Receiver().(*RandomState).R }
 
-// seedRandom makes or reseeds a generator from an int or a list of ints.
+// SeedRandom makes or reseeds a generator from an int or a list of ints.
 func SeedRandom(r *numpyrand.RandomState, v starlark.Value) (*numpyrand.RandomState, error) {
 	toU32 := func(x starlark.Value) (uint32, error) {
 		i, ok := x.(starlark.Int)

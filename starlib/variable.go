@@ -264,7 +264,7 @@ func varReduce(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	return ReduceBuiltin(thread, b.Name(), recv(b), args, kwargs)
 }
 
-// reduceBuiltin unpacks (axis=None, keepdims=False[, dtype=None]) and
+// ReduceBuiltin unpacks (axis=None, keepdims=False[, dtype=None]) and
 // applies the reduction name.
 func ReduceBuiltin(thread *starlark.Thread, name string, x *core.Variable, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var axes Axes
@@ -304,6 +304,8 @@ func varArg(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	return ArgBuiltin(thread, b.Name(), recv(b), args, kwargs)
 }
 
+// ArgBuiltin is argmax or argmin (name) of the variable x, with the
+// arguments (axis=None, keepdims=False).
 func ArgBuiltin(thread *starlark.Thread, name string, x *core.Variable, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var axis Axis
 	var keepdims bool
@@ -357,7 +359,7 @@ func varDimshuffle(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	return Dimshuffle(thread, recv(b), args)
 }
 
-// dimshuffle reads a pattern given as arguments or as one tuple or list:
+// Dimshuffle reads a pattern given as arguments or as one tuple or list:
 // ints for input axes, 'x' for a new broadcastable axis.
 func Dimshuffle(thread *starlark.Thread, x *core.Variable, args starlark.Tuple) (starlark.Value, error) {
 	items := []starlark.Value(args)
@@ -563,6 +565,7 @@ func SetSharedValue(v *core.Variable, val starlark.Value) error {
 	return v.SetValue(a)
 }
 
+// ValueArray is the array v holds when v is an Array, else nil.
 func ValueArray(v starlark.Value) *nd.Array {
 	if a, ok := v.(*Array); ok {
 		return a.A
