@@ -287,10 +287,11 @@ func (a *Array) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (v
 
 // binaryOps are the arithmetic operators both Arrays and Variables have.
 var binaryOps = map[syntax.Token]func(a, b *core.Variable) *core.Variable{
-	syntax.PLUS:  core.Add,
-	syntax.MINUS: core.Sub,
-	syntax.STAR:  core.Mul,
-	syntax.SLASH: core.Div,
+	syntax.PERCENT: modVariable,
+	syntax.PLUS:    core.Add,
+	syntax.MINUS:   core.Sub,
+	syntax.STAR:    core.Mul,
+	syntax.SLASH:   core.Div,
 }
 
 // Unary implements -a and +a.

@@ -264,7 +264,7 @@ func addAnnotation(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	default:
 		return nil, fmt.Errorf("add_annotation: annotation must be an Annotation, a brick or an application call, got %s", ann.Type())
 	}
-	if v.frozen {
+	if v.Frozen() {
 		return nil, fmt.Errorf("add_annotation: %s is frozen (defined by a module that has finished loading)", v)
 	}
 	if err := core.AddAnnotation(v.V, a); err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/fuel/schemes"
 )
 
 // More of Blocks' extension and main-loop API, as Blocks' tests use it.
@@ -204,19 +203,6 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 		}
 	}
 	return nil, false, nil
-}
-
-// BatchesPerEpoch is the scheme's count for a stream of an
-// IterableDataset with an iteration scheme (which Fuel makes, and refuses
-// when it is read): Blocks' ProgressBar asks the scheme.
-func (s *schemedIterable) BatchesPerEpoch() (int, bool) {
-	if l, ok := s.s.(schemes.Lengther); ok {
-		return l.NumRequests()
-	}
-	if s.count != nil {
-		return s.count.NumRequests()
-	}
-	return 0, false
 }
 
 var _ starlark.HasSetField = (*Extension)(nil)

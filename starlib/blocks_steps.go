@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
@@ -207,27 +206,4 @@ func stepKeys(thread *starlark.Thread, what string, v starlark.Value) ([]*core.V
 		out[i] = k
 	}
 	return out, nil
-}
-
-func init() { binaryOps[syntax.PERCENT] = modVariable }
-
-// modVariable is Python's (and Theano's) x % y: the remainder with the
-// sign of y, x - y*floor(x/y). floor is the truncation toward zero, less
-// one where that rounded up (a negative quotient with a fraction).
-func modVariable(x, y *core.Variable) *core.Variable {
-	dt := x.DType()
-	if y.DType().IsFloat() && !dt.IsFloat() {
-		dt = y.DType()
-	}
-	if !dt.IsFloat() {
-		dt = nd.Float64
-	}
-	q := core.Div(core.Cast(x, dt), core.Cast(y, dt))
-	t := core.Cast(core.Cast(q, nd.Int64), dt)
-	floor := core.Sub(t, core.Cast(core.LT(q, t), dt))
-	r := core.Sub(core.Cast(x, dt), core.Mul(core.Cast(y, dt), floor))
-	if !x.DType().IsFloat() && !y.DType().IsFloat() {
-		return core.Cast(r, x.DType())
-	}
-	return r
 }
