@@ -8,6 +8,7 @@ import (
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // A small training script on the embedded data, with a hole for the line
@@ -95,7 +96,7 @@ func TestBitIdenticalRuns(t *testing.T) {
 	params := func() []*nd.Array {
 		g, _ := run(t, "demo.star", map[string]string{"epochs": "1"})
 		var out []*nd.Array
-		for _, p := range g["cg"].(*starlib.ComputationGraph).G.Parameters() {
+		for _, p := range g["cg"].(*starblocks.ComputationGraph).G.Parameters() {
 			out = append(out, p.Value().Copy())
 		}
 		return out

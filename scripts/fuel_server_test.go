@@ -10,6 +10,7 @@ import (
 	"github.com/blocks-go/blocks/fuel/server"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	starfuel "github.com/blocks-go/blocks/starlib/fuel"
 )
 
 // TestTrainFromServer serves scripts/serve_mnist.star's stream from a
@@ -26,7 +27,7 @@ func TestTrainFromServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(starlib.Backtrace(err))
 	}
-	st := g["stream"].(*starlib.Stream)
+	st := g["stream"].(*starfuel.Stream)
 	srv, err := server.Listen(st.S, server.Options{Port: -1})
 	if err != nil {
 		t.Fatal(err)

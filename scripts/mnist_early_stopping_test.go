@@ -9,7 +9,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/starlib"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // TestMNISTAdamEarlyStopping runs scripts/mnist_adam_early_stopping.star
@@ -52,7 +52,7 @@ func TestAcceptMNISTAdamEarlyStopping(t *testing.T) {
 func checkEarlyStopping(t *testing.T, g starlark.StringDict, patience, maxEpochs int) (epochs int, best float64, bestEpoch int) {
 	t.Helper()
 	const lr0, decay = 0.003, 0.9
-	m := g["main_loop"].(*starlib.MainLoop).M
+	m := g["main_loop"].(*starblocks.MainLoop).M
 	st := m.Log.Status
 	epochs = st.EpochsDone
 	if epochs >= maxEpochs {

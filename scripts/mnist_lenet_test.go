@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blocks-go/blocks/starlib"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // TestMNISTLeNetShort trains blocks-examples' LeNet for one epoch over the
@@ -18,7 +18,7 @@ func TestMNISTLeNetShort(t *testing.T) {
 		t.Skip("trains a convolutional network")
 	}
 	g, out := run(t, "mnist_lenet.star", map[string]string{"dataset": "EmbeddedMNIST", "num_epochs": "1", "num_train": "1000", "batch_size": "100"})
-	ml := g["main_loop"].(*starlib.MainLoop)
+	ml := g["main_loop"].(*starblocks.MainLoop)
 	if ml.M.Log.Status.IterationsDone != 10 {
 		t.Errorf("%d iterations, want 10 (1,000 images in batches of 100)", ml.M.Log.Status.IterationsDone)
 	}
@@ -50,7 +50,7 @@ func TestAcceptMNISTLeNet(t *testing.T) {
 		epochs = e
 	}
 	g, _ := run(t, "mnist_lenet.star", map[string]string{"num_epochs": strconv.Itoa(epochs)})
-	ml := g["main_loop"].(*starlib.MainLoop)
+	ml := g["main_loop"].(*starblocks.MainLoop)
 	it := ml.M.Log.Status.IterationsDone
 	errRate := logValue(t, g, it, "test_error_rate")
 	secs := logValue(t, g, it, "time_train_total")

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blocks-go/blocks/starlib"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // Short runs of the dropout and weight-noise scripts on the embedded MNIST
@@ -53,7 +53,7 @@ func TestAcceptDropout(t *testing.T) {
 	errs := map[string]float64{}
 	for _, dp := range []string{"0.5", "0"} {
 		g, out := run(t, "mnist_dropout.star", map[string]string{"dataset": "mnist", "epochs": "50", "drop_prob": dp})
-		ml := g["main_loop"].(*starlib.MainLoop)
+		ml := g["main_loop"].(*starblocks.MainLoop)
 		errs[dp] = logValue(t, g, ml.M.Log.Status.IterationsDone, "test_error_rate")
 		t.Logf("drop_prob %s: %s", dp, lastLine(out))
 	}

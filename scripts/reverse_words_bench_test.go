@@ -7,7 +7,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/starlib"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // BenchmarkReverseWords (make bench) measures reverse_words.star's
@@ -42,7 +42,7 @@ func reverseWordsOnce(t testing.TB) reverseWordsResult {
 	c1 := cpuSeconds()
 	g, _ := run(t, "reverse_words.star", map[string]string{"epochs": "2", "verbose": "False", "num_test": "1"})
 	epochCPU := (cpuSeconds() - c1) - (c1 - c0)
-	ml := g["main_loop"].(*starlib.MainLoop)
+	ml := g["main_loop"].(*starblocks.MainLoop)
 	secs, ok := starlark.AsFloat(starlibValue(ml.M.Log.CurrentRow()["time_train_this_epoch"]))
 	if !ok || secs <= 0 {
 		t.Fatal("no time_train_this_epoch in the log")

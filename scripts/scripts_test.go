@@ -14,6 +14,7 @@ import (
 
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // sharedData returns <repo>/../shared/data/<rel> or skips the test.
@@ -46,7 +47,7 @@ func run(t testing.TB, script string, overrides map[string]string) (starlark.Str
 
 func logValue(t *testing.T, g starlark.StringDict, iteration int, key string) float64 {
 	t.Helper()
-	ml := g["main_loop"].(*starlib.MainLoop)
+	ml := g["main_loop"].(*starblocks.MainLoop)
 	row, ok := ml.M.Log.Lookup(iteration)
 	if !ok {
 		t.Fatalf("no log row %d", iteration)
@@ -91,7 +92,7 @@ func TestMNISTTutorial(t *testing.T) {
 	if math.Abs(after-0.6649) > 0.03 {
 		t.Errorf("after one epoch: %.4f, Blocks publishes 0.6649", after)
 	}
-	ml := g["main_loop"].(*starlib.MainLoop)
+	ml := g["main_loop"].(*starblocks.MainLoop)
 	if ml.M.Log.Status.IterationsDone != 235 || ml.M.Log.Status.EpochsDone != 1 {
 		t.Errorf("status %+v, want 235 iterations and 1 epoch", ml.M.Log.Status)
 	}
@@ -104,7 +105,7 @@ func TestMNISTTutorial(t *testing.T) {
 // learns: the test error on the embedded subset falls below 20%.
 func TestDemo(t *testing.T) {
 	g, out := run(t, "demo.star", map[string]string{"epochs": "1"})
-	ml := g["main_loop"].(*starlib.MainLoop)
+	ml := g["main_loop"].(*starblocks.MainLoop)
 	errRate := logValue(t, g, ml.M.Log.Status.IterationsDone, "test_error_rate")
 	if errRate > 0.2 {
 		t.Errorf("test error after one epoch %.3f, want below 0.2\n%s", errRate, out)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/starlib"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // sampler records, after each epoch, the live heap (after a collection),
@@ -46,7 +46,7 @@ func TestSoak(t *testing.T) {
 	}
 	t.Setenv("FUEL_DATA_PATH", sharedData(t, "mnist"))
 	g, _ := run(t, "soak.star", map[string]string{"epochs": fmt.Sprint(epochs)})
-	ml := g["main_loop"].(*starlib.MainLoop).M
+	ml := g["main_loop"].(*starblocks.MainLoop).M
 	s := &sampler{}
 	ml.Extensions = append(ml.Extensions, s)
 	if err := ml.Run(); err != nil {

@@ -130,7 +130,7 @@ func (a *Array) Slice(start, end, step int) starlark.Value {
 
 // Get implements a[key] for ints, slices and tuples of them.
 func (a *Array) Get(key starlark.Value) (v starlark.Value, found bool, err error) {
-	defer recoverInternal("ndarray index", &err)
+	defer RecoverInternal("ndarray index", &err)
 	if k, ok := key.(starlark.Int); ok && a.A.NDim() > 0 {
 		var i int
 		if err := starlark.AsInt(k, &i); err != nil {
@@ -247,7 +247,7 @@ func ArraysEqual(a, b *nd.Array) bool {
 // Binary implements + - * / with numbers, arrays and lists (numpy's
 // broadcasting and type promotion). Variables handle the mixed case.
 func (a *Array) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (v starlark.Value, err error) {
-	defer recoverInternal("ndarray "+op.String(), &err)
+	defer RecoverInternal("ndarray "+op.String(), &err)
 	f := binaryOps[op]
 	if f == nil {
 		return nil, nil

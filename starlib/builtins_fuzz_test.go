@@ -65,7 +65,7 @@ var fuzzKwargNames = []string{"name", "dims", "activations", "input_dim", "outpu
 
 // FuzzBuiltins calls every builtin of every module with arguments of
 // random types: a builtin may refuse them, but it must answer with a
-// Starlark error, never a Go panic (which the registry's wrapper turns into
+// Starlark error, never a Go panic (which the loader's wrapper turns into
 // "internal error in NAME") and never hang.
 func FuzzBuiltins(f *testing.F) {
 	names, fns := callables(f)

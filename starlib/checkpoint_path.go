@@ -6,7 +6,7 @@ import (
 	"github.com/blocks-go/blocks/core/checkpoint"
 )
 
-// checkpointPath is where a Checkpoint extension built now writes, checked
+// CheckpointPath is where a Checkpoint extension built now writes, checked
 // before training starts: the directory exists, the sandbox allows it, no
 // other run holds it (the lock is taken now, for the process's life), and
 // what is there is a checkpoint it may replace. In a resumed run, the
@@ -14,8 +14,8 @@ import (
 // one, when that path is unknown) writes to the checkpoint that was
 // resumed instead, wherever that is. A replay writes nothing (it compares), so nothing is
 // checked or locked.
-func checkpointPath(thread *starlark.Thread, path string) (string, error) {
-	ck := checkpointRun(thread)
+func CheckpointPath(thread *starlark.Thread, path string) (string, error) {
+	ck := CheckpointRunOf(thread)
 	if ck != nil && (ck.Replay != nil || ck.PrintConfig) {
 		return path, nil
 	}

@@ -78,8 +78,8 @@ func (in *Interp) readLoaded(path, abs string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-// runInfo is what a checkpoint written during this run stores about it.
-func runInfo(thread *starlark.Thread) checkpoint.RunInfo {
+// RunInfo is what a checkpoint written during this run stores about it.
+func RunInfo(thread *starlark.Thread) checkpoint.RunInfo {
 	s := state(thread)
 	info := checkpoint.RunInfo{}
 	info.Run.FloatX = FloatX(thread).String()
@@ -115,8 +115,8 @@ func runInfo(thread *starlark.Thread) checkpoint.RunInfo {
 	return info
 }
 
-// checkpointRun is the run's CheckpointRun (nil for a plain run).
-func checkpointRun(thread *starlark.Thread) *CheckpointRun {
+// CheckpointRunOf is the run's CheckpointRun (nil for a plain run).
+func CheckpointRunOf(thread *starlark.Thread) *CheckpointRun {
 	if s := state(thread); s != nil {
 		return s.ckpt
 	}

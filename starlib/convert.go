@@ -22,14 +22,14 @@ type BuiltinFunc = func(thread *starlark.Thread, b *starlark.Builtin, args starl
 // the methods of your value types.)
 func NewBuiltin(name string, fn BuiltinFunc) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
-		defer recoverInternal(b.Name(), &err)
+		defer RecoverInternal(b.Name(), &err)
 		return fn(thread, b, args, kwargs)
 	})
 }
 
-// recoverInternal turns a panic into *errp. Use as
+// RecoverInternal turns a panic into *errp. Use as
 // `defer recoverInternal(name, &err)`.
-func recoverInternal(name string, errp *error) {
+func RecoverInternal(name string, errp *error) {
 	r := recover()
 	if r == nil {
 		return
@@ -278,8 +278,8 @@ func NumberValue(dt nd.DType, x float64) starlark.Value {
 	return starlark.MakeInt64(int64(x))
 }
 
-// joinNames quotes and joins names for messages.
-func joinNames(names []string) string {
+// JoinNames quotes and joins names for messages.
+func JoinNames(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = fmt.Sprintf("%q", n)

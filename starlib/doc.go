@@ -8,15 +8,12 @@
 // The modules themselves are packages under this one, one per module
 // family, as go.starlark.net's lib/math and lib/json: starlib/numpy
 // (numpy, numpy.random), starlib/tensor (tensor, tensor.nnet, theano),
-// starlib/json, and the blocks.* and fuel.* modules. Each exports its
+// starlib/json, starlib/fuel (fuel.*) and starlib/blocks (blocks.*). Each exports its
 // modules (numpy.Module, numpy.RandomModule, ...), whose doc comments
 // list their builtins, and a Modules function returning all of them;
 // package starlib/all assembles the standard Library from those lists,
 // explicitly. This package knows no module: a run loads only the modules
-// of the Library its Options name. (For now the blocks.* and fuel.*
-// modules are still files of this package that register themselves from
-// init with Register and Extend, and all takes them from Registered; they
-// move to starlib/blocks and starlib/fuel next.)
+// of the Library its Options name.
 //
 // Nothing outside the starlib tree and cmd/ knows Starlark exists: core,
 // bricks and fuel are Go libraries, and each module adapts one Python

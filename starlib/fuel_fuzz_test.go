@@ -15,7 +15,7 @@ import (
 // builtins with data drawn from the input: strings, nested lists (empty
 // ones too), numbers, None, bools, dicts of sources and mixtures of them,
 // through one of several pipelines, read to the end. A builtin may refuse
-// the data, with a Starlark error; it must never panic (the registry's
+// the data, with a Starlark error; it must never panic (the loader's
 // wrapper reports a panic as "internal error"), overflow the stack or
 // hang.
 func FuzzFuelData(f *testing.F) {

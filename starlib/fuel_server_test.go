@@ -11,6 +11,7 @@ import (
 	"github.com/blocks-go/blocks/fuel/server"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	starfuel "github.com/blocks-go/blocks/starlib/fuel"
 )
 
 // TestServerDataStreamScript reads a stream served from Go in a script:
@@ -29,7 +30,7 @@ stream = DataStream(ds, iteration_scheme = ShuffledScheme(15, 4))
 	if err != nil {
 		t.Fatal(starlib.Backtrace(err))
 	}
-	srv, err := server.Listen(g["stream"].(*starlib.Stream).S, server.Options{Port: -1, HWM: 2})
+	srv, err := server.Listen(g["stream"].(*starfuel.Stream).S, server.Options{Port: -1, HWM: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

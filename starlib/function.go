@@ -36,7 +36,7 @@ func (f *Function) Name() string          { return "function" }
 
 // CallInternal runs the function.
 func (f *Function) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (r starlark.Value, err error) {
-	defer recoverInternal("function", &err)
+	defer RecoverInternal("function", &err)
 	if len(kwargs) > 0 {
 		return nil, fmt.Errorf("function: unexpected keyword arguments (give the inputs by position)")
 	}

@@ -25,9 +25,9 @@ func (in *Interp) SetInterrupts(ch <-chan os.Signal) {
 // interpreter is running (safe from any goroutine).
 func (in *Interp) Training() bool { return in.state.training.Load() > 0 }
 
-// runMainLoop runs m for the script on thread, with the interpreter's
+// RunMainLoop runs m for the script on thread, with the interpreter's
 // interrupt channel when it has one.
-func runMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
+func RunMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
 	// The settings are all known now: check them before anything trains.
 	if err := settingsCheckpoint(thread); err != nil {
 		return err

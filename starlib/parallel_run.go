@@ -98,12 +98,12 @@ func microbatches(thread *starlark.Thread) (int, parallel.Comm, error) {
 	return k, comm, nil
 }
 
-// configureLoopParallel prepares a main loop for a microbatched or
+// ConfigureLoopParallel prepares a main loop for a microbatched or
 // data-parallel run: the microbatching of its algorithm ua, and on
 // processes other than 0 no writing (checkpoints are captured for the log
 // but not written, plots not drawn, the progress bar discarded, no log
 // backend).
-func configureLoopParallel(thread *starlark.Thread, ua *algorithms.UpdatesAlgorithm, ml *mainloop.MainLoop) error {
+func ConfigureLoopParallel(thread *starlark.Thread, ua *algorithms.UpdatesAlgorithm, ml *mainloop.MainLoop) error {
 	k, comm, err := microbatches(thread)
 	if err != nil || comm == nil {
 		return err

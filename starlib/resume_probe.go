@@ -51,7 +51,7 @@ func (e *OverrideRefusedError) Error() string {
 // CheckpointRun.Expect (compare before the restore) at the start of a main
 // loop run.
 func probeMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
-	ck := checkpointRun(thread)
+	ck := CheckpointRunOf(thread)
 	if ck == nil || (ck.Probe == nil && ck.Expect == nil) {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/blocks-go/blocks/output/sqlitelog"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // TestSQLiteLogBackend: MainLoop(log_backend="sqlite") stores the log in
@@ -42,7 +43,7 @@ main_loop.run()
 	if err != nil {
 		t.Fatalf("%v\n%s", starlib.Backtrace(err), out.String())
 	}
-	m := g["main_loop"].(*starlib.MainLoop).M
+	m := g["main_loop"].(*starblocks.MainLoop).M
 	if m.Log.Status.ResumedFrom == "" || m.Log.Status.IterationsDone != 5 {
 		t.Fatalf("status %+v", m.Log.Status)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/blocks-go/blocks/fuel/server"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	starfuel "github.com/blocks-go/blocks/starlib/fuel"
 )
 
 // serveForChunk is a chunk's "# option:serve FILE": FILE (beside the
@@ -30,7 +31,7 @@ func serveForChunk(t *testing.T, c *chunk) {
 	if err != nil {
 		t.Fatalf("%s: %v", file, starlib.Backtrace(err))
 	}
-	st, ok := g["stream"].(*starlib.Stream)
+	st, ok := g["stream"].(*starfuel.Stream)
 	if !ok {
 		t.Fatalf("%s defines no global stream to serve", file)
 	}

@@ -102,7 +102,7 @@ func (v *Variable) Has(y starlark.Value) (bool, error) {
 
 // Binary implements + - * / with variables, numbers, arrays and lists.
 func (v *Variable) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (r starlark.Value, err error) {
-	defer recoverInternal("TensorVariable "+op.String(), &err)
+	defer RecoverInternal("TensorVariable "+op.String(), &err)
 	f := binaryOps[op]
 	if f == nil {
 		return nil, nil
@@ -140,7 +140,7 @@ func (v *Variable) Unary(op syntax.Token) (starlark.Value, error) {
 
 // Get implements x[key] (basic indexing).
 func (v *Variable) Get(key starlark.Value) (r starlark.Value, found bool, err error) {
-	defer recoverInternal("TensorVariable index", &err)
+	defer RecoverInternal("TensorVariable index", &err)
 	stripped, newaxes := splitNewaxis(key, v.V.NDim())
 	idx, err := parseIndex(stripped, v.V.NDim())
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/blocks-go/blocks/fuel/server"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	starfuel "github.com/blocks-go/blocks/starlib/fuel"
 )
 
 // blocks-repl fuel serve SCRIPT.star [--port 5557] [--hwm 10] [--host H] [--set NAME=VALUE]...:
@@ -71,9 +72,9 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return usageError(errors.New("--curve-secret and --curve-clients go together"))
 	}
 	// Flags given explicitly win over start_server's arguments.
-	over := &starlib.ServeOverrides{Sequence: *sequence}
+	over := &starfuel.ServeOverrides{Sequence: *sequence}
 	if *curveSecret != "" {
-		curve, err := starlib.LoadCurveServer(nil, *curveSecret, *curveClients)
+		curve, err := starfuel.LoadCurveServer(nil, *curveSecret, *curveClients)
 		if err != nil {
 			fmt.Fprintf(stderr, "blocks-repl fuel serve: %v\n", err)
 			return 1
@@ -102,7 +103,7 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1
 	}
-	starlib.SetServeOverrides(in.Thread, over)
+	starfuel.SetServeOverrides(in.Thread, over)
 	globals, err := in.ExecFile(script, src)
 	if over.Served {
 		// start_server ran in the script, until Ctrl-C or a failure.
@@ -119,11 +120,11 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1
 	}
-	st, ok := globals["stream"].(*starlib.Stream)
+	st, ok := globals["stream"].(*starfuel.Stream)
 	if !ok {
 		var streams []string
 		for name, v := range globals {
-			if _, ok := v.(*starlib.Stream); ok {
+			if _, ok := v.(*starfuel.Stream); ok {
 				streams = append(streams, name)
 			}
 		}
@@ -140,7 +141,7 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	opts := server.Options{Host: *host, Port: *port, HWM: *hwm, Log: stderr, Sequence: over.Sequence, Curve: over.Curve}
-	if err := starlib.ServeStream(ctx, st, opts); err != nil {
+	if err := starfuel.ServeStream(ctx, st, opts); err != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 func init() {
@@ -92,7 +93,7 @@ func graphCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		var names []string
 		for n, g := range globals {
 			switch g.(type) {
-			case *starlib.ComputationGraph, *starlib.Model, *starlib.Variable, *starlib.Brick:
+			case *starblocks.ComputationGraph, *starblocks.Model, *starlib.Variable, *starblocks.Brick:
 				names = append(names, n)
 			}
 		}
@@ -102,13 +103,13 @@ func graphCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	var g *graph.ComputationGraph
 	switch x := v.(type) {
-	case *starlib.ComputationGraph:
+	case *starblocks.ComputationGraph:
 		g = x.G
-	case *starlib.Model:
+	case *starblocks.Model:
 		g = x.M.ComputationGraph
 	case *starlib.Variable:
 		g = graph.New([]*core.Variable{x.V})
-	case *starlib.Brick:
+	case *starblocks.Brick:
 		if *dot != "" {
 			fmt.Fprintf(stderr, "blocks-repl graph: %s is a brick: --dot draws graphs\n", *varName)
 			return 1

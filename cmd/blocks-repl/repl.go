@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/blocks-go/blocks/internal/tty"
 	"github.com/chzyer/readline"
 	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/internal/tty"
 
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/internal/termsafe"

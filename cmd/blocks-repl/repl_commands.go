@@ -13,6 +13,7 @@ import (
 	"github.com/blocks-go/blocks/docs"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // command runs a :command line and reports whether the session should end.
@@ -97,7 +98,7 @@ func (s *session) help(name string) {
 	if v, ok := s.interp.Globals[name]; ok {
 		key = docKey(v, name)
 	}
-	if sigs, ok := starlib.ClassSignature(key); ok {
+	if sigs, ok := starblocks.ClassSignature(key); ok {
 		// Blocks' signature, from the class's table (the constructor's own data).
 		fmt.Fprintf(s.out, "%s\n\n", strings.Join(sigs, "\n"))
 		printed = true
@@ -127,9 +128,9 @@ func docKey(v starlark.Value, name string) string {
 	switch v := v.(type) {
 	case *starlark.Builtin:
 		return v.Name()
-	case *starlib.Brick:
+	case *starblocks.Brick:
 		return v.Type()
-	case *starlib.BrickClass:
+	case *starblocks.BrickClass:
 		return v.Name()
 	}
 	return name
@@ -173,7 +174,7 @@ func shapeOf(v starlark.Value) string {
 			return nd.ShapeString(a.Shape)
 		}
 		return fmt.Sprintf("%d dimensions (the shape is known when the variable is computed: %s.eval({...}).shape)", v.V.NDim(), v.V.String())
-	case *starlib.Brick:
+	case *starblocks.Brick:
 		return v.Describe()
 	}
 	if h, ok := v.(starlark.HasAttrs); ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/blocks-go/blocks/internal/dashboard"
 	"github.com/blocks-go/blocks/output/sqlitelog"
 	"github.com/blocks-go/blocks/starlib"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
 // execWithLog runs a script as starlib.ExecFile does and, when logPath is
@@ -98,7 +99,7 @@ func observeLogs(in *starlib.Interp, logPath, script string, src []byte, opts st
 	ext := strings.ToLower(filepath.Ext(logPath))
 	sqlite := ext == ".sqlite" || ext == ".sqlite3" || ext == ".db"
 	single := opts.Parallel == nil || opts.Parallel.Comm == nil || opts.Parallel.Comm.Size() == 1
-	starlib.SetMainLoopObserver(in.Thread, func(m *mainloop.MainLoop) {
+	starblocks.SetMainLoopObserver(in.Thread, func(m *mainloop.MainLoop) {
 		*loops = append(*loops, m)
 		if sqlite {
 			// Opened at the first sync, closed when run() returns.

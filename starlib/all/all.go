@@ -7,6 +7,8 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/starlib"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	starfuel "github.com/blocks-go/blocks/starlib/fuel"
 	"github.com/blocks-go/blocks/starlib/json"
 	"github.com/blocks-go/blocks/starlib/numpy"
 	"github.com/blocks-go/blocks/starlib/tensor"
@@ -19,7 +21,8 @@ func Modules() []*starlarkstruct.Module {
 	mods := []*starlarkstruct.Module{starlarkmath.Module, json.Module, starlib.ConfigModule}
 	mods = append(mods, numpy.Modules()...)
 	mods = append(mods, tensor.Modules()...)
-	return append(mods, starlib.Registered()...)
+	mods = append(mods, starfuel.Modules()...)
+	return append(mods, starblocks.Modules()...)
 }
 
 // Library is the standard library of modules (Modules). It panics if two

@@ -14,6 +14,8 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/starlib"
+	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	starfuel "github.com/blocks-go/blocks/starlib/fuel"
 	"github.com/blocks-go/blocks/starlib/json"
 	"github.com/blocks-go/blocks/starlib/numpy"
 	"github.com/blocks-go/blocks/starlib/tensor"
@@ -26,6 +28,8 @@ func families() map[string][]*starlarkstruct.Module {
 		"..":        {starlib.ConfigModule},
 		"../numpy":  numpy.Modules(),
 		"../tensor": tensor.Modules(),
+		"../blocks": starblocks.Modules(),
+		"../fuel":   starfuel.Modules(),
 	}
 }
 

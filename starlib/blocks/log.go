@@ -1,0 +1,83 @@
+package blocks
+
+import (
+	"fmt"
+	"sort"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// Module blocks.log: Blocks' training log on its own.
+//
+//	TrainingLog()   an empty log: log[i] is the row of iteration i (a dict, made
+//	                when first asked for), log.current_row, log.previous_row,
+//	                log.status (a dict whose entries can be set:
+//	                log.status["iterations_done"] += 1), len(log) (the rows made
+//	                so far), iterating gives the (iteration, row) pairs in order
+func logModules() (mods []*starlarkstruct.Module) {
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.log", Members: starlark.StringDict{
+		"TrainingLog": starlib.NewBuiltin("TrainingLog", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+				return nil, err
+			}
+			return &Log{L: mainloop.NewTrainingLog()}, nil
+		}),
+	}})
+	return
+}
+
+// Len is the number of rows made so far.
+func (l *Log) Len() int { return l.L.Len() }
+
+// Iterate yields (iteration, row) pairs in iteration order.
+func (l *Log) Iterate() starlark.Iterator {
+	its := l.L.Iterations()
+	sort.Ints(its)
+	items := make([]starlark.Value, len(its))
+	for i, it := range its {
+		r, _ := l.L.Row(it)
+		items[i] = starlark.Tuple{starlark.MakeInt(it), &LogRow{R: r}}
+	}
+	return starlark.NewList(items).Iterate()
+}
+
+// statusView is log.status: a dict-like view whose entries can be set.
+type statusView struct{ s *mainloop.Status }
+
+var (
+	_ starlark.HasSetKey = (*statusView)(nil)
+	_ starlark.Iterable  = (*statusView)(nil)
+)
+
+func (v *statusView) String() string        { return statusDict(v.s).String() }
+func (v *statusView) Type() string          { return "dict" }
+func (v *statusView) Freeze()               {}
+func (v *statusView) Truth() starlark.Bool  { return true }
+func (v *statusView) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: status") }
+func (v *statusView) Get(k starlark.Value) (starlark.Value, bool, error) {
+	return statusDict(v.s).Get(k)
+}
+func (v *statusView) SetKey(k, x starlark.Value) error {
+	key, ok := starlark.AsString(k)
+	if !ok {
+		return fmt.Errorf("status keys are strings, got %s", k.Type())
+	}
+	val, err := logValueOf(x)
+	if err != nil {
+		return fmt.Errorf("status[%q]: %v", key, err)
+	}
+	if i, ok := val.(int64); ok {
+		val = int(i)
+	}
+	return v.s.Set(key, val)
+}
+func (v *statusView) Iterate() starlark.Iterator { return statusDict(v.s).Iterate() }
+func (v *statusView) Len() int                   { return statusDict(v.s).Len() }
+func (v *statusView) AttrNames() []string        { return []string{"get", "items", "keys"} }
+func (v *statusView) Attr(name string) (starlark.Value, error) {
+	return statusDict(v.s).Attr(name)
+}

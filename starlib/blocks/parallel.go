@@ -1,0 +1,14 @@
+package blocks
+
+import (
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// configureParallel prepares the main loop of a microbatched or
+// data-parallel run (configureLoopParallel) for the algorithm alg.
+func configureParallel(thread *starlark.Thread, alg *Algorithm, ml *mainloop.MainLoop) error {
+	return starlib.ConfigureLoopParallel(thread, alg.UA, ml)
+}

@@ -1,0 +1,89 @@
+package blocks
+
+import (
+	"fmt"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// Module blocks.extensions.saveload: checkpoints (see docs/checkpoints.md).
+//
+//	Checkpoint(path, parameters=None, save_separately=None, save_main_loop=True,
+//	           use_cpickle=False, keep_last=1, **triggers)
+//	    saves the run to the tar file path (default after_training; use
+//	    every_n_epochs=, every_n_batches=, ...): the script and the .star
+//	    files it loaded, the overrides and config, the parameters (.npz
+//	    member _parameters, keys "|mlp|linear_0.W"), the step rules'
+//	    buffers, the position in the data (mid-epoch too), the generators
+//	    and the log; atomically. path always holds the newest; keep_last=N
+//	    keeps N-1 older ones beside it as STEM_iterK.tar. Records saved_to.
+//	    save_separately accepts "log", "iteration_state", "algorithm_state",
+//	    "parameters", "model" (each already is its own member).
+//	    blocks-repl resume path continues the run bit for bit.
+//	Load(path, load_iteration_state=False, load_log=False, **triggers)
+//	    before training (default), loads the parameters of the checkpoint
+//	    at path; with load_iteration_state the step-rule state and the
+//	    generators too; with load_log the log (and, with both, the position
+//	    in the epoch). Records loaded_from. Nothing in the file is run.
+func saveloadModules() (mods []*starlarkstruct.Module) {
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.saveload", Members: starlark.StringDict{
+		"SAVED_TO":    starlark.String(checkpoint.RecordSavedTo),
+		"LOADED_FROM": starlark.String(checkpoint.RecordLoadedFrom),
+	}})
+	return
+}
+
+func parameterPath(p *core.Variable) string { return bricks.ParameterPath(p) }
+
+// newCheckpointExtension makes Checkpoint from its table's arguments
+// (extensions_table.go).
+func newCheckpointExtension(c *classCall) (mainloop.Extension, error) {
+	thread, params, separately := c.thread, c.Value("parameters"), c.Value("save_separately")
+	path, keepLast := c.String("path"), c.Int("keep_last") // None is "": refused once save_separately is checked
+	c.Bool("save_main_loop")                               // read, as Blocks: the checkpoint always holds the state
+	c.Bool("use_cpickle")
+	tr := c.Triggers
+	var err error
+	var ps []*core.Variable
+	if params != starlark.None {
+		if ps, err = variablesOf(thread, "Checkpoint: parameters", params); err != nil {
+			return nil, err
+		}
+	}
+	var sep []string
+	if separately != starlark.None {
+		ss, elem, ok := starlib.Strings(separately)
+		switch {
+		case !ok && elem == nil:
+			return nil, fmt.Errorf("Checkpoint: save_separately must be a list of names, got %s", separately.Type())
+		case !ok:
+			return nil, fmt.Errorf("Checkpoint: save_separately must hold strings, got %s", elem.Type())
+		}
+		sep = append(sep, ss...)
+	}
+	if err := checkpoint.CheckSaveSeparately(sep); err != nil {
+		return nil, err
+	}
+	if path, err = starlib.CheckpointPath(thread, path); err != nil {
+		return nil, fmt.Errorf("Checkpoint: %w", err)
+	}
+	e, err := checkpoint.NewCheckpointExtension(path, keepLast, sep,
+		checkpoint.Bindings{Parameters: ps, Namer: parameterPath}, tr)
+	if err != nil {
+		return nil, err
+	}
+	e.Info = func() checkpoint.RunInfo { return starlib.RunInfo(thread) }
+	if ck := starlib.CheckpointRunOf(thread); ck != nil {
+		e.Resume = ck.Resume
+		e.Replay = ck.Replay
+		e.PauseHalfway = ck.PauseCheckpointWrites
+	}
+	return e, nil
+}

@@ -1,0 +1,601 @@
+package blocks
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/extensions"
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/output/sqlitelog"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// Modules blocks.algorithms, blocks.extensions, blocks.extensions.monitoring
+// and blocks.main_loop: training.
+//
+// blocks.algorithms:
+//
+//	GradientDescent(cost, parameters, step_rule=Scale(1), gradients=None, known_grads=None,
+//	                consider_constant=None, on_unused_sources="raise")
+//	    one training step per batch: param <- param - step; has total_gradient_norm,
+//	    total_step_norm, add_updates(updates), parameters, gradients
+//	    buffers (the step rule's ALGORITHM_BUFFER variables, named "<parameter path>_<buffer>"),
+//	    step_rule
+//	Scale(learning_rate=1.0)          step = learning_rate * gradient (learning_rate is a shared variable)
+//	CompositeRule(components)         applies step rules in turn
+//	(BasicMomentum, Momentum, AdaDelta, BasicRMSProp, RMSProp, AdaGrad, Adam, StepClipping,
+//	VariableClipping, RemoveNotFinite, Restrict, UpdatesAlgorithm: algorithms.go)
+//
+// blocks.extensions (every extension takes Blocks' trigger keywords: before_training,
+// before_first_epoch, before_epoch, before_batch, after_batch, after_epoch, after_training,
+// on_resumption, on_interrupt, on_error, after_n_epochs, after_n_batches, every_n_epochs,
+// every_n_batches):
+//
+//	FinishAfter(after_n_epochs=None, after_n_batches=None)
+//	Printing(one_line=False)          prints the log (before the first epoch, after each epoch, at the end);
+//	                                  one_line=True: one line per epoch instead of Blocks' blocks
+//	Timing(prefix="")                 time_train_this_batch, time_read_data_this_epoch, ...
+//	ProgressBar()                     a live bar on a terminal (stderr), plain lines otherwise
+//	(SimpleExtension, Timestamp, CompositeExtension and the training, stopping, predicates
+//	and plot modules: extensions.go, extensions_plot.go)
+//
+// blocks.extensions.monitoring:
+//
+//	DataStreamMonitoring(variables, data_stream, updates=None, **kwargs: prefix=None, suffix=None)
+//	    evaluates variables over an epoch of data_stream (mean over batches) and records
+//	    prefix_name (default before the first epoch and after each epoch)
+//	TrainingDataMonitoring(variables, **kwargs: prefix=None, suffix=None)
+//	    aggregates variables over the training batches, from the training step itself
+//
+// blocks.main_loop:
+//
+//	MainLoop(algorithm, data_stream, model=None, log=None, log_backend="python", extensions=None)
+//	    log_backend="sqlite" also stores the log, as training goes, in the SQLite database
+//	    BLOCKS_SQLITEDB (default ~/blocks_log.sqlite)
+//	    run() trains; log (current_row, status, log[i]), status, iterations_done, epochs_done.
+//	    The first Ctrl-C finishes the epoch, the second the batch.
+func trainingModules() (mods []*starlarkstruct.Module) {
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.algorithms", Members: starlark.StringDict{
+		"GradientDescent": starlib.NewBuiltin("GradientDescent", gradientDescent),
+	}})
+	// The extensions are tables (extensions_table.go).
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions", Members: starlark.StringDict{}})
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.monitoring", Members: starlark.StringDict{}})
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.main_loop", Members: starlark.StringDict{
+		"MainLoop": starlib.NewBuiltin("MainLoop", newMainLoop),
+	}})
+	return
+}
+
+// StepRule is a step rule as a Starlark value; its hyperparameters are
+// shared variables (scale.learning_rate.set_value(0.05)).
+type StepRule struct {
+	R     algorithms.StepRule
+	name  string
+	attrs map[string]*core.Variable
+}
+
+func (s *StepRule) String() string        { return "<" + s.name + ">" }
+func (s *StepRule) Type() string          { return s.name }
+func (s *StepRule) Freeze()               {}
+func (s *StepRule) Truth() starlark.Bool  { return true }
+func (s *StepRule) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: step rule") }
+func (s *StepRule) AttrNames() []string {
+	var n []string
+	for k := range s.attrs {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+func (s *StepRule) Attr(name string) (starlark.Value, error) {
+	if v, ok := s.attrs[name]; ok {
+		return &starlib.Variable{V: v}, nil
+	}
+	if m := stepRuleMethod(s, name); m != nil {
+		return m, nil
+	}
+	return nil, nil
+}
+
+func gradientDescent(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var costV, params, rule, grads, known, constant, ups starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None, starlark.None, starlark.None, starlark.None
+	onUnused := "raise"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cost?", &costV, "parameters?", &params, "step_rule?", &rule,
+		"gradients?", &grads, "known_grads?", &known, "consider_constant?", &constant, "updates?", &ups, "on_unused_sources?", &onUnused); err != nil {
+		return nil, err
+	}
+	cfg := algorithms.GradientDescentConfig{OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath, FloatX: starlib.FloatX(thread)}
+	switch c := costV.(type) {
+	case starlark.NoneType:
+	case *starlib.Variable:
+		cfg.Cost = c.V
+	default:
+		return nil, fmt.Errorf("GradientDescent: cost must be a variable, got %s", costV.Type())
+	}
+	var err error
+	if ups != starlark.None {
+		if cfg.Updates, err = updatesOf(thread, ups); err != nil {
+			return nil, fmt.Errorf("GradientDescent: updates: %v", err)
+		}
+	}
+	if grads != starlark.None {
+		if _, ok := grads.(*starlark.Dict); !ok {
+			pairs, err := pairsDict(grads)
+			if err != nil {
+				return nil, fmt.Errorf("GradientDescent: gradients: %v", err)
+			}
+			grads = pairs
+		}
+	}
+	if params != starlark.None {
+		if cfg.Parameters, err = variablesOf(thread, "GradientDescent: parameters", params); err != nil {
+			return nil, err
+		}
+	}
+	switch r := rule.(type) {
+	case starlark.NoneType:
+	case *StepRule:
+		cfg.StepRule = r.R
+	default:
+		return nil, fmt.Errorf("GradientDescent: step_rule must be a step rule (e.g. Scale), got %s", rule.Type())
+	}
+	if d, ok := grads.(*starlark.Dict); ok {
+		for _, kv := range d.Items() {
+			p, ok1 := kv[0].(*starlib.Variable)
+			g, ok2 := kv[1].(*starlib.Variable)
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("GradientDescent: gradients must map parameters to variables")
+			}
+			cfg.Gradients = append(cfg.Gradients, algorithms.Gradient{Parameter: p.V, Value: g.V})
+		}
+	}
+	if d, ok := known.(*starlark.Dict); ok {
+		cfg.KnownGrads = map[*core.Variable]*core.Variable{}
+		for _, kv := range d.Items() {
+			p, ok1 := kv[0].(*starlib.Variable)
+			g, ok2 := kv[1].(*starlib.Variable)
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("GradientDescent: known_grads must map variables to variables")
+			}
+			cfg.KnownGrads[p.V] = g.V
+		}
+	}
+	if constant != starlark.None {
+		if cfg.ConsiderConstant, err = variablesOf(thread, "GradientDescent: consider_constant", constant); err != nil {
+			return nil, err
+		}
+	}
+	gd, err := algorithms.NewGradientDescent(cfg)
+	if err != nil {
+		return nil, err
+	}
+	gd.Warn = func(msg string) { thread.Print(thread, "WARNING: "+msg) }
+	var ruleValue starlark.Value = rule
+	if rule == starlark.None {
+		ruleValue = &StepRule{R: gd.StepRule, name: "Scale", attrs: map[string]*core.Variable{"learning_rate": gd.StepRule.(*algorithms.Scale).LearningRate}}
+	}
+	return &Algorithm{GD: gd, UA: &gd.UpdatesAlgorithm, rule: ruleValue}, nil
+}
+
+// Algorithm is a training algorithm as a Starlark value: a
+// GradientDescent (GD and UA set) or an UpdatesAlgorithm (UA only).
+type Algorithm struct {
+	GD *algorithms.GradientDescent
+	UA *algorithms.UpdatesAlgorithm
+
+	rule starlark.Value
+}
+
+// Algorithm is the value the main loop runs.
+func (a *Algorithm) Algorithm() mainloop.Algorithm {
+	if a.GD != nil {
+		return a.GD
+	}
+	return a.UA
+}
+
+func (a *Algorithm) String() string { return "<" + a.Type() + ">" }
+func (a *Algorithm) Type() string {
+	if a.GD == nil {
+		return "UpdatesAlgorithm"
+	}
+	return "GradientDescent"
+}
+func (a *Algorithm) Freeze()               {}
+func (a *Algorithm) Truth() starlark.Bool  { return true }
+func (a *Algorithm) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: algorithm") }
+func (a *Algorithm) AttrNames() []string {
+	n := append([]string{"add_updates"}, algorithmAttrNames...)
+	if a.GD != nil {
+		n = append(n, "buffers", "cost", "gradients", "parameters", "step_rule", "steps", "total_gradient_norm", "total_step_norm")
+	}
+	sort.Strings(n)
+	return n
+}
+func (a *Algorithm) Attr(name string) (starlark.Value, error) {
+	if v := algorithmAttr(a, name); v != nil {
+		return v, nil
+	}
+	if a.GD == nil && name != "add_updates" {
+		return nil, nil
+	}
+	switch name {
+	case "buffers":
+		return variableList(nil, a.GD.Buffers()), nil
+	case "step_rule":
+		return a.rule, nil
+	case "cost":
+		return &starlib.Variable{V: a.GD.Cost}, nil
+	case "parameters":
+		return variableList(nil, a.GD.Parameters), nil
+	case "gradients":
+		return variableList(nil, a.GD.Gradients), nil
+	case "steps":
+		return variableList(nil, a.GD.Steps), nil
+	case "total_gradient_norm":
+		return &starlib.Variable{V: a.GD.TotalGradientNorm}, nil
+	case "total_step_norm":
+		return &starlib.Variable{V: a.GD.TotalStepNorm}, nil
+	case "add_updates":
+		return starlark.NewBuiltin("add_updates", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var ups starlark.Value
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "updates", &ups); err != nil {
+				return nil, err
+			}
+			us, err := updatesOf(thread, ups)
+			if err != nil {
+				return nil, fmt.Errorf("add_updates: %v", err)
+			}
+			return starlark.None, a.UA.AddUpdates(us)
+		}).BindReceiver(a), nil
+	}
+	return nil, nil
+}
+
+// updatesOf reads updates given as a dict or a list of (variable, value)
+// pairs.
+func updatesOf(thread *starlark.Thread, v starlark.Value) ([]core.Update, error) {
+	var pairs []starlark.Tuple
+	switch v := v.(type) {
+	case *starlark.Dict:
+		pairs = v.Items()
+	case starlark.Iterable:
+		it := v.Iterate()
+		defer it.Done()
+		var x starlark.Value
+		for it.Next(&x) {
+			t, ok := x.(starlark.Tuple)
+			if !ok || len(t) != 2 {
+				return nil, fmt.Errorf("updates must be (variable, new value) pairs, got %s", x.Type())
+			}
+			pairs = append(pairs, t)
+		}
+	default:
+		return nil, fmt.Errorf("updates must be a dict or a list of pairs, got %s", v.Type())
+	}
+	var out []core.Update
+	for _, p := range pairs {
+		s, ok := p[0].(*starlib.Variable)
+		if !ok {
+			return nil, fmt.Errorf("update target must be a shared variable, got %s", p[0].Type())
+		}
+		val, err := starlib.AsVariable(thread, p[1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, core.Update{Shared: s.V, Value: val})
+	}
+	return out, nil
+}
+
+// printWriter sends complete lines to the thread's print function.
+type printWriter struct {
+	thread *starlark.Thread
+	buf    bytes.Buffer
+}
+
+func (w *printWriter) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	for {
+		i := bytes.IndexByte(w.buf.Bytes(), '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(w.buf.Next(i + 1))
+		w.thread.Print(w.thread, line[:len(line)-1])
+	}
+}
+
+var triggerNames = []string{"before_training", "before_first_epoch", "before_epoch", "before_batch", "after_batch",
+	"after_epoch", "after_training", "on_resumption", "on_interrupt", "on_error",
+	"after_n_epochs", "after_n_batches", "every_n_epochs", "every_n_batches"}
+
+// splitTriggers separates Blocks' trigger keywords from the extension's own.
+func splitTriggers(name string, kwargs []starlark.Tuple) (extensions.Triggers, []starlark.Tuple, error) {
+	tr := extensions.Triggers{}
+	var rest []starlark.Tuple
+	for _, kv := range kwargs {
+		k := string(kv[0].(starlark.String))
+		isTrigger := false
+		for _, t := range triggerNames {
+			if t == k {
+				isTrigger = true
+			}
+		}
+		if !isTrigger {
+			rest = append(rest, kv)
+			continue
+		}
+		switch v := kv[1].(type) {
+		case starlark.Bool:
+			tr[k] = bool(v)
+		case starlark.Int:
+			n, _ := v.Int64()
+			tr[k] = int(n)
+		case starlark.NoneType:
+		default:
+			return nil, nil, fmt.Errorf("%s: %s must be a bool or an int, got %s", name, k, v.Type())
+		}
+	}
+	return tr, rest, nil
+}
+
+// Extension is a main-loop extension as a Starlark value.
+type Extension struct{ E mainloop.Extension }
+
+func (e *Extension) String() string        { return "<" + e.E.Name() + ">" }
+func (e *Extension) Type() string          { return e.E.Name() }
+func (e *Extension) Freeze()               {}
+func (e *Extension) Truth() starlark.Bool  { return true }
+func (e *Extension) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: extension") }
+
+func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	// algorithm and data_stream may be None (a loop for extension tests,
+	// Blocks' MainLoop(algorithm=None, data_stream=None)); run refuses it.
+	var algV, streamV starlark.Value
+	var model, log, exts, backend starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "algorithm", &algV, "data_stream", &streamV, "model?", &model, "log?", &log,
+		"log_backend?", &backend, "extensions?", &exts); err != nil {
+		return nil, err
+	}
+	alg, stream, err := mainLoopParts(algV, streamV)
+	if err != nil {
+		return nil, err
+	}
+	trainingLog := mainloop.NewTrainingLog()
+	switch l := log.(type) {
+	case starlark.NoneType:
+	case *Log:
+		trainingLog = l.L
+	default:
+		return nil, fmt.Errorf("MainLoop: log must be a TrainingLog, got %s", log.Type())
+	}
+	var logBackend mainloop.LogBackend
+	switch backend {
+	case starlark.None, starlark.String("python"):
+	case starlark.String("sqlite"):
+		p, err := starlib.WritePath(thread, sqliteDatabase())
+		if err != nil {
+			return nil, fmt.Errorf("MainLoop: log_backend=\"sqlite\": %w", err)
+		}
+		logBackend = &sqlitelog.Lazy{Path: p}
+	default:
+		return nil, fmt.Errorf("MainLoop: log_backend must be \"python\" or \"sqlite\", got %s", backend)
+	}
+	var es []mainloop.Extension
+	if exts != starlark.None {
+		it, ok := exts.(starlark.Iterable)
+		if !ok {
+			return nil, fmt.Errorf("MainLoop: extensions must be a list, got %s", exts.Type())
+		}
+		iter := it.Iterate()
+		defer iter.Done()
+		var x starlark.Value
+		for i := 0; iter.Next(&x); i++ {
+			e, ok := x.(*Extension)
+			if !ok {
+				return nil, fmt.Errorf("MainLoop: extensions[%d] is %s, want an extension", i, x.Type())
+			}
+			es = append(es, e.E)
+		}
+	}
+	var algorithm mainloop.Algorithm
+	if alg != nil {
+		algorithm = alg.Algorithm()
+	}
+	var ds fuel.Stream
+	if stream != nil {
+		ds = stream.S
+	}
+	ml := mainloop.New(algorithm, ds, nil, trainingLog, es)
+	ml.LogBackend = logBackend
+	ml.Messages = &printWriter{thread: thread}
+	starlib.RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
+	if alg != nil {
+		if err := configureParallel(thread, alg, ml); err != nil {
+			return nil, fmt.Errorf("MainLoop: %w", err)
+		}
+	}
+	observeMainLoop(thread, ml)
+	return &MainLoop{M: ml}, nil
+}
+
+// MainLoop is Blocks' MainLoop as a Starlark value.
+type MainLoop struct{ M *mainloop.MainLoop }
+
+func (m *MainLoop) String() string        { return "<MainLoop>" }
+func (m *MainLoop) Type() string          { return "MainLoop" }
+func (m *MainLoop) Freeze()               {}
+func (m *MainLoop) Truth() starlark.Bool  { return true }
+func (m *MainLoop) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: MainLoop") }
+func (m *MainLoop) AttrNames() []string {
+	return append([]string{"algorithm", "data_stream", "extensions", "log", "run", "status"}, mainLoopAttrNamesMore...)
+}
+func (m *MainLoop) Attr(name string) (starlark.Value, error) {
+	if v, ok, err := mainLoopAttrMore(m, name); ok {
+		return v, err
+	}
+	switch name {
+	case "log":
+		return &Log{L: m.M.Log}, nil
+	case "status":
+		return statusDict(&m.M.Log.Status), nil
+	case "extensions":
+		return extensionList(m.M), nil
+	case "run":
+		return starlark.NewBuiltin("run", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+				return nil, err
+			}
+			if m.M.Algorithm == nil || m.M.DataStream == nil {
+				return nil, fmt.Errorf("run: this MainLoop has no algorithm or no data_stream (None): it cannot train")
+			}
+			err := starlib.RunMainLoop(thread, m.M)
+			if c, ok := m.M.LogBackend.(io.Closer); ok {
+				if cerr := c.Close(); err == nil && cerr != nil {
+					err = cerr
+				}
+			}
+			if err = nothingToTrain(thread, m.M, err); err != nil {
+				return nil, err
+			}
+			return starlark.None, nil
+		}).BindReceiver(m), nil
+	}
+	return nil, nil
+}
+
+func statusDict(s *mainloop.Status) *starlark.Dict {
+	d := starlark.NewDict(8)
+	for _, k := range s.Keys() {
+		v, _ := s.Get(k)
+		d.SetKey(starlark.String(k), goValue(v))
+	}
+	return d
+}
+
+// goValue converts a log value to Starlark.
+func goValue(v any) starlark.Value {
+	switch v := v.(type) {
+	case nil:
+		return starlark.None
+	case *nd.Array:
+		if v.Size() == 1 && v.NDim() == 0 {
+			return starlib.NumberValue(v.DType(), v.Flat(0))
+		}
+		return starlib.FromArray(v)
+	case float64:
+		return starlark.Float(v)
+	case float32:
+		return starlark.Float(v)
+	case int:
+		return starlark.MakeInt(v)
+	case int64:
+		return starlark.MakeInt64(v)
+	case bool:
+		return starlark.Bool(v)
+	case string:
+		return starlark.String(v)
+	case []int:
+		l := make([]starlark.Value, len(v))
+		for i, x := range v {
+			l[i] = starlark.MakeInt(x)
+		}
+		return starlark.NewList(l)
+	}
+	return starlark.String(fmt.Sprint(v))
+}
+
+// Log is the training log: log.current_row, log.status, log[i].
+type Log struct{ L *mainloop.TrainingLog }
+
+var _ starlark.Mapping = (*Log)(nil)
+
+func (l *Log) String() string        { return fmt.Sprintf("<TrainingLog: %d rows>", l.L.Len()) }
+func (l *Log) Type() string          { return "TrainingLog" }
+func (l *Log) Freeze()               {}
+func (l *Log) Truth() starlark.Bool  { return true }
+func (l *Log) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: TrainingLog") }
+func (l *Log) AttrNames() []string   { return []string{"current_row", "previous_row", "status"} }
+func (l *Log) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "current_row":
+		return &LogRow{R: l.L.CurrentRow()}, nil
+	case "previous_row":
+		r, err := l.L.PreviousRow()
+		if err != nil {
+			return nil, err
+		}
+		return rowDict(r), nil
+	case "status":
+		return &statusView{s: &l.L.Status}, nil
+	}
+	return nil, nil
+}
+
+// Get is log[i]: the row of iteration i (empty when nothing was recorded).
+func (l *Log) Get(k starlark.Value) (starlark.Value, bool, error) {
+	var i int
+	if err := starlark.AsInt(k, &i); err != nil {
+		return nil, false, fmt.Errorf("log index must be an iteration number, got %s", k.Type())
+	}
+	if i < 0 {
+		return nil, false, fmt.Errorf("log index must be a non-negative iteration number, got %d", i)
+	}
+	r, _ := l.L.Row(i) // Blocks' defaultdict: asking makes the row
+	return &LogRow{R: r}, true, nil
+}
+
+func rowDict(r mainloop.Row) *starlark.Dict {
+	keys := make([]string, 0, len(r))
+	for k := range r {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	d := starlark.NewDict(len(keys))
+	for _, k := range keys {
+		d.SetKey(starlark.String(k), goValue(r[k]))
+	}
+	return d
+}
+
+const mainLoopObserverKey = "blocks.mainLoopObserver"
+
+// SetMainLoopObserver makes every MainLoop a script on thread creates be
+// passed to observe, right after it is made (blocks-repl run --log uses it
+// to find the logs to write and to attach a log backend).
+func SetMainLoopObserver(thread *starlark.Thread, observe func(*mainloop.MainLoop)) {
+	thread.SetLocal(mainLoopObserverKey, observe)
+}
+
+func observeMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) {
+	if f, ok := thread.Local(mainLoopObserverKey).(func(*mainloop.MainLoop)); ok && f != nil {
+		f(m)
+	}
+}
+
+// sqliteDatabase is Blocks' sqlite_database setting: BLOCKS_SQLITEDB, else
+// ~/blocks_log.sqlite.
+func sqliteDatabase() string {
+	if p := os.Getenv("BLOCKS_SQLITEDB"); p != "" {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "blocks_log.sqlite"
+	}
+	return filepath.Join(home, "blocks_log.sqlite")
+}
