@@ -11,7 +11,7 @@ import (
 	"github.com/blocks-go/blocks/starlib"
 )
 
-// The converter core of fuel.converters.ilsvrc2010:
+// More of fuel.converters.ilsvrc2010, its converter core:
 //
 //	prepare_hdf5_file(hdf5_file, n_train, n_valid, n_test)
 //	    Fuel fills an open h5py.File; here hdf5_file is the output path, and the call returns the
