@@ -84,13 +84,26 @@ type TrainingExtension struct {
 	// extension that embeds this one (see ExtensionName).
 	ExtensionName string
 	loop          *MainLoop
+	// renamed says SetName changed the name; class is the name before.
+	renamed bool
+	class   string
 }
 
 // Name is ExtensionName.
 func (e *TrainingExtension) Name() string { return e.ExtensionName }
 
-// SetName sets the name (Blocks' name argument).
-func (e *TrainingExtension) SetName(name string) { e.ExtensionName = name }
+// SetName sets the name (Blocks' name argument). The name before the
+// first SetName stays the extension's class (ExtensionClass).
+func (e *TrainingExtension) SetName(name string) {
+	if !e.renamed {
+		e.renamed, e.class = true, e.ExtensionName
+	}
+	e.ExtensionName = name
+}
+
+// className is the name before the first SetName; ok is false when the
+// extension was never renamed.
+func (e *TrainingExtension) className() (class string, ok bool) { return e.class, e.renamed }
 
 // SetMainLoop records the main loop.
 func (e *TrainingExtension) SetMainLoop(m *MainLoop) { e.loop = m }
@@ -122,11 +135,31 @@ func ExtensionName(ext Extension) string {
 	if n := ext.Name(); n != "" {
 		return n
 	}
+	return typeName(ext)
+}
+
+// typeName is the name of ext's type, pointers left out.
+func typeName(ext Extension) string {
 	t := reflect.TypeOf(ext)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	return t.Name()
+}
+
+// ExtensionClass is the class of ext: the name it had before SetName
+// renamed it (the name its constructor gave, or its type's name), or
+// ExtensionName(ext) when it was never renamed.
+func ExtensionClass(ext Extension) string {
+	if c, ok := ext.(interface{ className() (string, bool) }); ok {
+		if class, renamed := c.className(); renamed {
+			if class != "" {
+				return class
+			}
+			return typeName(ext)
+		}
+	}
+	return ExtensionName(ext)
 }
 
 // Dispatch calls ext's callback cb; batch is passed to the batch
