@@ -170,7 +170,18 @@ func (t *classTable) call(thread *starlark.Thread, args starlark.Tuple, kwargs [
 	if err != nil {
 		return nil, err
 	}
-	return t.New(c)
+	v, err := t.New(c)
+	if err != nil || c.extName == "" {
+		return v, err
+	}
+	// An extension's name= (TrainingExtension's, Blocks' **kwargs).
+	if e, ok := v.(*Extension); ok {
+		if r, ok := e.E.(interface{ SetName(string) }); ok {
+			r.SetName(c.extName)
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("%s got an unexpected keyword argument name", t.Name)
 }
 
 // positional is the number of parameters taken by position.
@@ -205,6 +216,11 @@ func (t *classTable) bind(thread *starlark.Thread, args starlark.Tuple, kwargs [
 			return nil, err
 		}
 		c.Triggers, kwargs = tr, rest
+		if t.param("name") == nil {
+			if c.extName, kwargs, err = splitName(t.Name, kwargs); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if n := t.positional(); len(args) > n {
 		var names []string
@@ -257,6 +273,8 @@ type classCall struct {
 	taken  map[string]bool           // the parameters the constructor read (Take)
 	// Triggers are the trigger keywords of an extension.
 	Triggers extensions.Triggers
+	// extName is an extension's name= ("" when not given or None).
+	extName string
 }
 
 // Given reports whether the call gave the parameter (None included).
@@ -352,6 +370,9 @@ func (t *classTable) Keywords() string {
 		}
 	}
 	if t.Triggers {
+		if t.param("name") == nil {
+			parts = append(parts, "name=None")
+		}
 		parts = append(parts, "the triggers ("+strings.Join(triggerNames, ", ")+")")
 	}
 	return strings.Join(parts, ", ")

@@ -244,7 +244,7 @@ func mainLoopParts(algV, streamV starlark.Value) (*Algorithm, *starfuel.Stream, 
 	return alg, stream, nil
 }
 
-var mainLoopAttrNamesMore = []string{"iteration_state", "_run_extensions"}
+var mainLoopAttrNamesMore = []string{"find_extension", "iteration_state", "_run_extensions"}
 
 func mainLoopAttrMore(m *MainLoop, name string) (starlark.Value, bool, error) {
 	switch name {
@@ -263,6 +263,18 @@ func mainLoopAttrMore(m *MainLoop, name string) (starlark.Value, bool, error) {
 			return starlark.None, true, nil
 		}
 		return &starfuel.Stream{S: m.M.DataStream, Name: "DataStream"}, true, nil
+	case "find_extension":
+		return starlark.NewBuiltin("find_extension", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name string
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+				return nil, err
+			}
+			e, err := m.M.FindExtension(name)
+			if err != nil {
+				return nil, fmt.Errorf("find_extension: %w", err)
+			}
+			return &Extension{E: e}, nil
+		}).BindReceiver(m), true, nil
 	case "iteration_state":
 		it := m.M.EpochIterator()
 		if m.M.DataStream == nil || it == nil {

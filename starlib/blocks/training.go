@@ -356,8 +356,8 @@ func splitTriggers(name string, kwargs []starlark.Tuple) (extensions.Triggers, [
 // Extension is a main-loop extension as a Starlark value.
 type Extension struct{ E mainloop.Extension }
 
-func (e *Extension) String() string        { return "<" + e.E.Name() + ">" }
-func (e *Extension) Type() string          { return e.E.Name() }
+func (e *Extension) String() string        { return "<" + mainloop.ExtensionName(e.E) + ">" }
+func (e *Extension) Type() string          { return mainloop.ExtensionClass(e.E) }
 func (e *Extension) Freeze()               {}
 func (e *Extension) Truth() starlark.Bool  { return true }
 func (e *Extension) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: extension") }
