@@ -98,6 +98,10 @@ func (o reduceOp) Run(out *nd.Array, in []*nd.Array) {
 		reduceKernel(o.kind, d, kept, x.Data.([]int32), x.Shape, count)
 	case []uint8:
 		reduceKernel(o.kind, d, kept, x.Data.([]uint8), x.Shape, count)
+	case []int16:
+		reduceKernel(o.kind, d, kept, x.Data.([]int16), x.Shape, count)
+	case []uint16:
+		reduceKernel(o.kind, d, kept, x.Data.([]uint16), x.Shape, count)
 	}
 }
 
