@@ -22,13 +22,18 @@ import (
 //	    (bytes, patched): the image from patch_images (by base name) or from the archive at the
 //	    path tar (Fuel takes an open TarFile), gunzipped when the member is a gzipped image
 func convertersIlsvrcModules() (mods []*starlarkstruct.Module) {
-	mods = append(mods, &starlarkstruct.Module{Name: "fuel.converters.ilsvrc2010", Members: starlark.StringDict{
+	members := starlark.StringDict{
 		"extract_patch_images":   starlib.NewBuiltin("extract_patch_images", extractPatchImages),
 		"load_from_tar_or_patch": starlib.NewBuiltin("load_from_tar_or_patch", loadFromTarOrPatch),
 		"prepare_hdf5_file":      starlib.NewBuiltin("prepare_hdf5_file", prepareHDF5File),
 		"process_train_set":      starlib.NewBuiltin("process_train_set", processTrainSet),
 		"process_other_set":      starlib.NewBuiltin("process_other_set", processOtherSet),
-	}})
+	}
+	for k, v := range ilsvrc2010DevkitMembers() {
+		members[k] = v
+	}
+	mods = append(mods, &starlarkstruct.Module{Name: "fuel.converters.ilsvrc2010", Members: members})
+	mods = append(mods, ilsvrc2012Module())
 	return
 }
 
