@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// fuelAPI is ../shared/reference/api/fuel-api.json: every public module,
-// class and function of Fuel, read from its source.
+// fuelAPI is ../shared/reference/api/fuel-api.json (or blocks-api.json):
+// every public module, class and function of Fuel (Blocks), read from its
+// source.
 type fuelAPI struct {
 	Modules []struct {
 		Module  string
@@ -47,21 +48,29 @@ var projectAdditions = map[string]string{
 	"OneBillionWord":   "the keywords are TextFile's (Fuel passes **kwargs on)",
 }
 
-// loadFuelAPI reads the reference, or skips without BLOCKS_SHARED.
-func loadFuelAPI(t *testing.T) (map[string][][]apiParam, map[string]bool) {
+// readAPI reads an API inventory (fuel-api.json, blocks-api.json) from
+// ../shared/reference/api, or skips without BLOCKS_SHARED.
+func readAPI(t *testing.T, file string) fuelAPI {
 	t.Helper()
 	shared := os.Getenv("BLOCKS_SHARED")
 	if shared == "" {
 		t.Skip("BLOCKS_SHARED is not set (make test sets it)")
 	}
-	b, err := os.ReadFile(filepath.Join(shared, "reference", "api", "fuel-api.json"))
+	b, err := os.ReadFile(filepath.Join(shared, "reference", "api", file))
 	if err != nil {
-		t.Fatalf("Fuel's API inventory: %v", err)
+		t.Fatalf("API inventory: %v", err)
 	}
 	var api fuelAPI
 	if err := json.Unmarshal(b, &api); err != nil {
 		t.Fatal(err)
 	}
+	return api
+}
+
+// loadFuelAPI reads the reference, or skips without BLOCKS_SHARED.
+func loadFuelAPI(t *testing.T) (map[string][][]apiParam, map[string]bool) {
+	t.Helper()
+	api := readAPI(t, "fuel-api.json")
 	// A class's __init__, through its bases when it has none of its own
 	// (SequentialScheme is BatchScheme's) or only passes *args, **kwargs
 	// on (ShuffledScheme).
