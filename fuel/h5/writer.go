@@ -484,21 +484,7 @@ func (w *Writer) addVlen(name string, dt nd.DType, examples []*nd.Array, labels 
 			return h5error("writing shape labels")
 		}
 	}
-	for _, sc := range []struct {
-		id   hid
-		name string
-	}{{sds, "shapes"}, {lds, "shape_labels"}} {
-		cn := cstring(sc.name)
-		r := C.H5DSset_scale(sc.id, cn)
-		cfree(cn)
-		if r < 0 {
-			return h5error(fmt.Sprintf("making %s a dimension scale", sc.name))
-		}
-		if C.H5DSattach_scale(ds, sc.id, 0) < 0 {
-			return h5error(fmt.Sprintf("attaching the %s scale", sc.name))
-		}
-	}
-	return nil
+	return attachShapeScales(ds, sds, lds)
 }
 
 // AddSplit declares a split. Splits are written in the order added, each
@@ -868,6 +854,27 @@ func writeStringAttr(loc hid, name, value string) error {
 	copy(buf, value)
 	if C.H5Awrite(attr, st, unsafe.Pointer(&buf[0])) < 0 {
 		return h5error("writing the attribute")
+	}
+	return nil
+}
+
+// attachShapeScales makes sds and lds the "shapes" and "shape_labels"
+// dimension scales of a variable-length source's dataset ds, as Fuel's
+// files have them.
+func attachShapeScales(ds, sds, lds hid) error {
+	for _, sc := range []struct {
+		id   hid
+		name string
+	}{{sds, "shapes"}, {lds, "shape_labels"}} {
+		cn := cstring(sc.name)
+		r := C.H5DSset_scale(sc.id, cn)
+		cfree(cn)
+		if r < 0 {
+			return h5error(fmt.Sprintf("making %s a dimension scale", sc.name))
+		}
+		if C.H5DSattach_scale(ds, sc.id, 0) < 0 {
+			return h5error(fmt.Sprintf("attaching the %s scale", sc.name))
+		}
 	}
 	return nil
 }

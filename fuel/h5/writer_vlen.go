@@ -152,21 +152,7 @@ func (w *Writer) createVlen(name string, dt nd.DType, n int, labels []string, sd
 	if C.H5Dwrite(lds, st, C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&lb[0])) < 0 {
 		return h5error("writing shape labels")
 	}
-	for _, sc := range []struct {
-		id   hid
-		name string
-	}{{sds, "shapes"}, {lds, "shape_labels"}} {
-		cn := cstring(sc.name)
-		r := C.H5DSset_scale(sc.id, cn)
-		cfree(cn)
-		if r < 0 {
-			return h5error(fmt.Sprintf("making %s a dimension scale", sc.name))
-		}
-		if C.H5DSattach_scale(ds, sc.id, 0) < 0 {
-			return h5error(fmt.Sprintf("attaching the %s scale", sc.name))
-		}
-	}
-	return nil
+	return attachShapeScales(ds, sds, lds)
 }
 
 // WriteVlenExample writes example i of a source made by
