@@ -281,22 +281,8 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 		if !et.vlen {
 			return nil, fmt.Errorf("a variable-length source (it has a shapes dimension scale) whose type is %s, not a vlen type", et.name)
 		}
-		s.vlen = true
-		path, _, err := findScale(ds, 0, "shapes")
-		if err != nil {
+		if err := s.readShapes(d.file); err != nil {
 			return nil, err
-		}
-		sds, err := openDataset(d.file, path)
-		if err != nil {
-			return nil, err
-		}
-		s.shapes, err = readInt64Matrix(sds)
-		C.H5Dclose(sds)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if len(s.shapes) != s.shape[0] {
-			return nil, fmt.Errorf("%s has %d rows for %d examples", path, len(s.shapes), s.shape[0])
 		}
 	} else if et.vlen {
 		return nil, fmt.Errorf("a vlen dataset without a shapes dimension scale is not a Fuel source")
@@ -310,6 +296,29 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// readShapes reads a variable-length source's shapes: the dataset its
+// `shapes` dimension scale points to, one row per example. Lock held.
+func (s *source) readShapes(f hid) error {
+	s.vlen = true
+	path, _, err := findScale(s.ds, 0, "shapes")
+	if err != nil {
+		return err
+	}
+	sds, err := openDataset(f, path)
+	if err != nil {
+		return err
+	}
+	s.shapes, err = readInt64Matrix(sds)
+	C.H5Dclose(sds)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if len(s.shapes) != s.shape[0] {
+		return fmt.Errorf("%s has %d rows for %d examples", path, len(s.shapes), s.shape[0])
+	}
+	return nil
 }
 
 // release closes every HDF5 object the dataset holds. Lock held.
@@ -458,29 +467,13 @@ func (s *source) read(r request, sorted bool) (*nd.Array, error) {
 	}
 	if !sorted {
 		var reads [][]run
-		for i := 0; i < len(r.list); {
-			j := i + 1
-			for j < len(r.list) && r.list[j] == r.list[j-1]+1 {
-				j++
-			}
-			reads = append(reads, []run{{r.list[i], r.list[j-1] + 1}})
-			i = j
+		for _, rn := range consecutiveRuns(r.list) {
+			reads = append(reads, []run{rn})
 		}
 		out := nd.New(s.dtype, append([]int{r.rows()}, rowShape...)...)
 		return out, s.readInto(out, reads)
 	}
-	uniq := slices.Clone(r.list)
-	slices.Sort(uniq)
-	uniq = slices.Compact(uniq)
-	var runs []run
-	for i := 0; i < len(uniq); {
-		j := i + 1
-		for j < len(uniq) && uniq[j] == uniq[j-1]+1 {
-			j++
-		}
-		runs = append(runs, run{uniq[i], uniq[j-1] + 1})
-		i = j
-	}
+	uniq, runs := distinctRuns(r.list)
 	buf := nd.New(s.dtype, append([]int{len(uniq)}, rowShape...)...)
 	if err := s.readInto(buf, [][]run{runs}); err != nil {
 		return nil, err
@@ -493,6 +486,30 @@ func (s *source) read(r request, sorted bool) (*nd.Array, error) {
 		pos[k] = sort.SearchInts(uniq, i)
 	}
 	return buf.Take(pos), nil
+}
+
+// consecutiveRuns cuts a list of rows into runs of consecutive ones, in
+// the list's order.
+func consecutiveRuns(list []int) []run {
+	var runs []run
+	for i := 0; i < len(list); {
+		j := i + 1
+		for j < len(list) && list[j] == list[j-1]+1 {
+			j++
+		}
+		runs = append(runs, run{list[i], list[j-1] + 1})
+		i = j
+	}
+	return runs
+}
+
+// distinctRuns is the distinct rows of a list, sorted, and their runs of
+// consecutive rows: what one read of them all selects.
+func distinctRuns(list []int) (uniq []int, runs []run) {
+	uniq = slices.Clone(list)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	return uniq, consecutiveRuns(uniq)
 }
 
 // readInto fills out with consecutive reads, each of a sorted list of
@@ -580,18 +597,7 @@ func (s *source) readVlen(r request) (*nd.Array, error) {
 			list[i] = r.start + i
 		}
 	}
-	uniq := slices.Clone(list)
-	slices.Sort(uniq)
-	uniq = slices.Compact(uniq)
-	var runs []run
-	for i := 0; i < len(uniq); {
-		j := i + 1
-		for j < len(uniq) && uniq[j] == uniq[j-1]+1 {
-			j++
-		}
-		runs = append(runs, run{uniq[i], uniq[j-1] + 1})
-		i = j
-	}
+	uniq, runs := distinctRuns(list)
 	flat, err := readVlenRuns(s.ds, s.dtype, runs)
 	if err != nil {
 		return nil, err

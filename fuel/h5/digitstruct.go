@@ -24,21 +24,7 @@ import (
 // test writes; h5py follows both). Values come back as stored (MATLAB
 // stores doubles).
 func ReadDigitStruct(path string) ([]DigitBoxes, error) {
-	if err := checkPath(path); err != nil {
-		return nil, err
-	}
-	lock()
-	defer unlock()
-	f, err := openFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("h5: %s: %w", path, err)
-	}
-	defer C.H5Fclose(f)
-	boxes, err := readDigitStruct(f)
-	if err != nil {
-		return nil, fmt.Errorf("h5: %s: %w", path, err)
-	}
-	return boxes, nil
+	return readFile(path, readDigitStruct)
 }
 
 // maxDigitElements bounds what one dataset of a digitStruct may hold.

@@ -251,22 +251,7 @@ func isH5pyBool(t hid) bool {
 // memType returns the memory type a dataset of dtype dt is read with, and
 // whether the caller must close it.
 func memType(ds hid, dt nd.DType) (hid, bool, error) {
-	switch dt {
-	case nd.Uint8:
-		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT8), false, nil
-	case nd.Int16:
-		return C.h5fuel_type(C.H5FUEL_NATIVE_INT16), false, nil
-	case nd.Uint16:
-		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT16), false, nil
-	case nd.Int32:
-		return C.h5fuel_type(C.H5FUEL_NATIVE_INT32), false, nil
-	case nd.Int64:
-		return C.h5fuel_type(C.H5FUEL_NATIVE_INT64), false, nil
-	case nd.Float32:
-		return C.h5fuel_type(C.H5FUEL_NATIVE_FLOAT), false, nil
-	case nd.Float64:
-		return C.h5fuel_type(C.H5FUEL_NATIVE_DOUBLE), false, nil
-	case nd.Bool:
+	if dt == nd.Bool {
 		// The enum in native byte order: its values (0 and 1) land in one
 		// byte each, which the caller turns into bools.
 		ft := C.H5Dget_type(ds)
@@ -279,6 +264,9 @@ func memType(ds hid, dt nd.DType) (hid, bool, error) {
 			return -1, false, h5error("getting a native type")
 		}
 		return mt, true, nil
+	}
+	if mt, err := nativeType(dt); err == nil {
+		return mt, false, nil
 	}
 	return -1, false, fmt.Errorf("h5: no memory type for %s", dt)
 }
@@ -378,6 +366,12 @@ func readInt64s(ds hid) ([]int64, error) {
 	if len(shape) != 1 {
 		return nil, fmt.Errorf("an index dataset of shape %v, want 1-D", shape)
 	}
+	return readIntegers(ds, shape[0], "an index dataset", "indices")
+}
+
+// readIntegers reads the n elements of a whole integer dataset as int64;
+// what ("an index dataset") and elems ("indices") name them in errors.
+func readIntegers(ds hid, n int, what, elems string) ([]int64, error) {
 	ft := C.H5Dget_type(ds)
 	if ft < 0 {
 		return nil, h5error("getting a dataset's type")
@@ -385,14 +379,14 @@ func readInt64s(ds hid) ([]int64, error) {
 	class := C.H5Tget_class(ft)
 	C.H5Tclose(ft)
 	if class != C.H5T_INTEGER {
-		return nil, fmt.Errorf("an index dataset of non-integer type")
+		return nil, fmt.Errorf("%s of non-integer type", what)
 	}
-	out := make([]int64, shape[0])
+	out := make([]int64, n)
 	if len(out) == 0 {
 		return out, nil
 	}
 	if C.H5Dread(ds, C.h5fuel_type(C.H5FUEL_NATIVE_INT64), C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&out[0])) < 0 {
-		return nil, h5error("reading indices")
+		return nil, h5error("reading " + elems)
 	}
 	return out, nil
 }
@@ -411,12 +405,35 @@ func readRuns(ds hid, dt nd.DType, shape []int, runs []run, dst unsafe.Pointer) 
 	if rows == 0 {
 		return nil
 	}
-	rank := len(shape)
-	fspace := C.H5Dget_space(ds)
-	if fspace < 0 {
-		return h5error("getting a dataspace")
+	fspace, mspace, err := runSpaces(ds, shape, runs, rows)
+	if err != nil {
+		return err
 	}
 	defer C.H5Sclose(fspace)
+	defer C.H5Sclose(mspace)
+	mt, owned, err := memType(ds, dt)
+	if err != nil {
+		return err
+	}
+	if owned {
+		defer C.H5Tclose(mt)
+	}
+	if C.H5Dread(ds, mt, mspace, fspace, C.H5P_DEFAULT, dst) < 0 {
+		return h5error("reading rows")
+	}
+	return nil
+}
+
+// runSpaces selects the rows of the given runs (sorted, disjoint, rows in
+// all) in the file space of ds, a dataset of the given shape (only its
+// trailing axes are read), and makes the memory space that holds them;
+// the caller closes both.
+func runSpaces(ds hid, shape []int, runs []run, rows int) (fspace, mspace hid, err error) {
+	rank := len(shape)
+	fspace = C.H5Dget_space(ds)
+	if fspace < 0 {
+		return -1, -1, h5error("getting a dataspace")
+	}
 	start := make([]C.hsize_t, rank)
 	count := make([]C.hsize_t, rank)
 	for i := 1; i < rank; i++ {
@@ -430,29 +447,20 @@ func readRuns(ds hid, dt nd.DType, shape []int, runs []run, dst unsafe.Pointer) 
 		start[0] = C.hsize_t(r.start)
 		count[0] = C.hsize_t(r.stop - r.start)
 		if C.H5Sselect_hyperslab(fspace, op, &start[0], nil, &count[0], nil) < 0 {
-			return h5error("selecting rows")
+			C.H5Sclose(fspace)
+			return -1, -1, h5error("selecting rows")
 		}
 		op = C.H5S_SELECT_OR
 	}
 	mdims := make([]C.hsize_t, rank)
 	copy(mdims, count)
 	mdims[0] = C.hsize_t(rows)
-	mspace := C.H5Screate_simple(C.int(rank), &mdims[0], nil)
+	mspace = C.H5Screate_simple(C.int(rank), &mdims[0], nil)
 	if mspace < 0 {
-		return h5error("creating a dataspace")
+		C.H5Sclose(fspace)
+		return -1, -1, h5error("creating a dataspace")
 	}
-	defer C.H5Sclose(mspace)
-	mt, owned, err := memType(ds, dt)
-	if err != nil {
-		return err
-	}
-	if owned {
-		defer C.H5Tclose(mt)
-	}
-	if C.H5Dread(ds, mt, mspace, fspace, C.H5P_DEFAULT, dst) < 0 {
-		return h5error("reading rows")
-	}
-	return nil
+	return fspace, mspace, nil
 }
 
 // nativeType is the native memory type of a numeric dtype (not Bool).
@@ -474,6 +482,20 @@ func nativeType(dt nd.DType) (hid, error) {
 		return C.h5fuel_type(C.H5FUEL_NATIVE_DOUBLE), nil
 	}
 	return -1, fmt.Errorf("no native HDF5 type for %s", dt)
+}
+
+// vlenMemType is the memory type of variable-length rows whose elements
+// are dt (to be closed by the caller).
+func vlenMemType(dt nd.DType) (hid, error) {
+	base, err := nativeType(dt)
+	if err != nil {
+		return -1, err
+	}
+	mt := C.H5Tvlen_create(base)
+	if mt < 0 {
+		return -1, h5error("creating a vlen type")
+	}
+	return mt, nil
 }
 
 // dataPointer returns the address of an array's first element (nil for an
@@ -513,36 +535,15 @@ func readVlenRuns(ds hid, dt nd.DType, runs []run) ([]*nd.Array, error) {
 	if rows == 0 {
 		return nil, nil
 	}
-	fspace := C.H5Dget_space(ds)
-	if fspace < 0 {
-		return nil, h5error("getting a dataspace")
-	}
-	defer C.H5Sclose(fspace)
-	op := C.H5S_seloper_t(C.H5S_SELECT_SET)
-	for _, r := range runs {
-		if r.stop == r.start {
-			continue
-		}
-		start := C.hsize_t(r.start)
-		count := C.hsize_t(r.stop - r.start)
-		if C.H5Sselect_hyperslab(fspace, op, &start, nil, &count, nil) < 0 {
-			return nil, h5error("selecting rows")
-		}
-		op = C.H5S_SELECT_OR
-	}
-	mdim := C.hsize_t(rows)
-	mspace := C.H5Screate_simple(1, &mdim, nil)
-	if mspace < 0 {
-		return nil, h5error("creating a dataspace")
-	}
-	defer C.H5Sclose(mspace)
-	base, err := nativeType(dt)
+	fspace, mspace, err := runSpaces(ds, []int{0}, runs, rows)
 	if err != nil {
 		return nil, err
 	}
-	mt := C.H5Tvlen_create(base)
-	if mt < 0 {
-		return nil, h5error("creating a vlen type")
+	defer C.H5Sclose(fspace)
+	defer C.H5Sclose(mspace)
+	mt, err := vlenMemType(dt)
+	if err != nil {
+		return nil, err
 	}
 	defer C.H5Tclose(mt)
 	buf := (*C.hvl_t)(C.calloc(C.size_t(rows), C.size_t(unsafe.Sizeof(C.hvl_t{}))))
@@ -577,18 +578,9 @@ func readInt64Matrix(ds hid) ([][]int, error) {
 	if len(shape) != 2 {
 		return nil, fmt.Errorf("a shapes dataset of shape %v, want 2-D", shape)
 	}
-	ft := C.H5Dget_type(ds)
-	if ft < 0 {
-		return nil, h5error("getting a dataset's type")
-	}
-	class := C.H5Tget_class(ft)
-	C.H5Tclose(ft)
-	if class != C.H5T_INTEGER {
-		return nil, fmt.Errorf("a shapes dataset of non-integer type")
-	}
-	flat := make([]int64, shape[0]*shape[1])
-	if len(flat) > 0 && C.H5Dread(ds, C.h5fuel_type(C.H5FUEL_NATIVE_INT64), C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&flat[0])) < 0 {
-		return nil, h5error("reading shapes")
+	flat, err := readIntegers(ds, shape[0]*shape[1], "a shapes dataset", "shapes")
+	if err != nil {
+		return nil, err
 	}
 	return shapesMatrix(flat, shape[0], shape[1])
 }

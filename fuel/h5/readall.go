@@ -17,21 +17,13 @@ import (
 // an nd.Object array of its examples, each reshaped to its row of shapes.
 // It is h5py's f[name][...] for a Fuel file's sources.
 func ReadAll(path, name string) (*nd.Array, error) {
-	if err := checkPath(path); err != nil {
-		return nil, err
-	}
-	lock()
-	defer unlock()
-	f, err := openFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("h5: %s: %w", path, err)
-	}
-	defer C.H5Fclose(f)
-	a, err := readAll(f, name)
-	if err != nil {
-		return nil, fmt.Errorf("h5: %s: %s: %w", path, name, err)
-	}
-	return a, nil
+	return readFile(path, func(f hid) (*nd.Array, error) {
+		a, err := readAll(f, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return a, nil
+	})
 }
 
 // readAll does ReadAll's work. Lock held.
@@ -64,22 +56,8 @@ func readAll(f hid, name string) (*nd.Array, error) {
 		if !et.vlen {
 			return nil, fmt.Errorf("a variable-length source (it has a shapes dimension scale) whose type is %s, not a vlen type", et.name)
 		}
-		s.vlen = true
-		path, _, err := findScale(ds, 0, "shapes")
-		if err != nil {
+		if err := s.readShapes(f); err != nil {
 			return nil, err
-		}
-		sds, err := openDataset(f, path)
-		if err != nil {
-			return nil, err
-		}
-		s.shapes, err = readInt64Matrix(sds)
-		C.H5Dclose(sds)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if len(s.shapes) != s.shape[0] {
-			return nil, fmt.Errorf("%s has %d rows for %d examples", path, len(s.shapes), s.shape[0])
 		}
 	} else if et.vlen {
 		return nil, fmt.Errorf("a vlen dataset without a shapes dimension scale is not a Fuel source")

@@ -16,21 +16,28 @@ import (
 
 // ReadSplit reads the `split` attribute of the Fuel HDF5 file at path.
 func ReadSplit(path string) (Split, error) {
+	return readFile(path, readSplit)
+}
+
+// readFile opens the HDF5 file at path read-only and, with the lock held,
+// reads it with read; errors name the path.
+func readFile[T any](path string, read func(f hid) (T, error)) (T, error) {
+	var zero T
 	if err := checkPath(path); err != nil {
-		return nil, err
+		return zero, err
 	}
 	lock()
 	defer unlock()
 	f, err := openFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("h5: %s: %w", path, err)
+		return zero, fmt.Errorf("h5: %s: %w", path, err)
 	}
 	defer C.H5Fclose(f)
-	s, err := readSplit(f)
+	v, err := read(f)
 	if err != nil {
-		return nil, fmt.Errorf("h5: %s: %w", path, err)
+		return zero, fmt.Errorf("h5: %s: %w", path, err)
 	}
-	return s, nil
+	return v, nil
 }
 
 // checkPath gives a plain Go error for a path that is not a readable

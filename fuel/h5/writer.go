@@ -184,17 +184,29 @@ func (w *Writer) CreateSource(name string, dt nd.DType, shape []int, axisLabels 
 	if owned {
 		defer C.H5Tclose(ft)
 	}
+	return w.addDataset(fmt.Sprintf("source %q", name), name, ft, shape, axisLabels)
+}
+
+// addDataset creates the dataset of a new source, of file type ft and the
+// given shape, labels its axes and records the source; what names the
+// source in errors. Lock held.
+func (w *Writer) addDataset(what, name string, ft hid, shape []int, axisLabels []string) error {
 	ds, err := w.createDataset(name, ft, shape)
 	if err != nil {
-		return w.wrap(fmt.Sprintf("source %q", name), err)
+		return w.wrap(what, err)
 	}
 	defer C.H5Dclose(ds)
 	if err := setLabels(ds, axisLabels); err != nil {
-		return w.wrap(fmt.Sprintf("source %q", name), err)
+		return w.wrap(what, err)
 	}
+	w.addSource(name)
+	return nil
+}
+
+// addSource records a source the file now holds.
+func (w *Writer) addSource(name string) {
 	w.sources[name] = true
 	w.order = append(w.order, name)
-	return nil
 }
 
 // createDataset creates a contiguous dataset. Lock held.
@@ -245,23 +257,13 @@ func setLabels(ds hid, labels []string) error {
 // into a source created by CreateSource, starting at example start: one
 // hyperslab write, so a large file can be written a part at a time.
 func (w *Writer) WriteRows(name string, start int, rows *nd.Array) error {
-	if w.done {
-		return w.errorf("the writer is closed")
-	}
-	if !w.sources[name] {
-		return w.errorf("no source %q (CreateSource makes one)", name)
-	}
 	lock()
 	defer unlock()
-	ds, err := openDataset(w.file, name)
+	ds, shape, err := w.openWritten(name, "CreateSource")
 	if err != nil {
-		return w.wrap(fmt.Sprintf("source %q", name), err)
+		return err
 	}
 	defer C.H5Dclose(ds)
-	shape, err := datasetShape(ds)
-	if err != nil {
-		return w.wrap(fmt.Sprintf("source %q", name), err)
-	}
 	et, err := datasetType(ds)
 	if err != nil {
 		return w.wrap(fmt.Sprintf("source %q", name), err)
@@ -281,25 +283,6 @@ func (w *Writer) WriteRows(name string, start int, rows *nd.Array) error {
 	if rows.Size() == 0 {
 		return nil
 	}
-	fspace := C.H5Dget_space(ds)
-	if fspace < 0 {
-		return w.wrap(name, h5error("getting a dataspace"))
-	}
-	defer C.H5Sclose(fspace)
-	off := make([]C.hsize_t, len(shape))
-	count := make([]C.hsize_t, len(shape))
-	for i := range shape {
-		count[i] = C.hsize_t(rows.Shape[i])
-	}
-	off[0] = C.hsize_t(start)
-	if C.H5Sselect_hyperslab(fspace, C.H5S_SELECT_SET, &off[0], nil, &count[0], nil) < 0 {
-		return w.wrap(name, h5error("selecting rows"))
-	}
-	mspace := C.H5Screate_simple(C.int(len(count)), &count[0], nil)
-	if mspace < 0 {
-		return w.wrap(name, h5error("creating a dataspace"))
-	}
-	defer C.H5Sclose(mspace)
 	var mt hid
 	var p unsafe.Pointer
 	if b, ok := rows.Data.([]bool); ok {
@@ -315,21 +298,46 @@ func (w *Writer) WriteRows(name string, start int, rows *nd.Array) error {
 			}
 		}
 		mt, p = bt, unsafe.Pointer(&buf[0])
-		if C.H5Dwrite(ds, mt, mspace, fspace, C.H5P_DEFAULT, p) < 0 {
-			return w.wrap(name, h5error("writing rows"))
+	} else {
+		if mt, err = nativeType(rows.DType()); err != nil {
+			return w.wrap(name, err)
 		}
-		return nil
+		if p, err = dataPointer(rows); err != nil {
+			return w.wrap(name, err)
+		}
 	}
-	if mt, err = nativeType(rows.DType()); err != nil {
+	off := make([]C.hsize_t, len(shape))
+	count := make([]C.hsize_t, len(shape))
+	for i := range shape {
+		count[i] = C.hsize_t(rows.Shape[i])
+	}
+	off[0] = C.hsize_t(start)
+	if err := writeSlab(ds, mt, off, count, p, "rows"); err != nil {
 		return w.wrap(name, err)
-	}
-	if p, err = dataPointer(rows); err != nil {
-		return w.wrap(name, err)
-	}
-	if C.H5Dwrite(ds, mt, mspace, fspace, C.H5P_DEFAULT, p) < 0 {
-		return w.wrap(name, h5error("writing rows"))
 	}
 	return nil
+}
+
+// openWritten opens the dataset of source name, which maker (named in the
+// error when there is none) made, and reads its shape; the caller closes
+// it. Lock held.
+func (w *Writer) openWritten(name, maker string) (hid, []int, error) {
+	if w.done {
+		return -1, nil, w.errorf("the writer is closed")
+	}
+	if !w.sources[name] {
+		return -1, nil, w.errorf("no source %q (%s makes one)", name, maker)
+	}
+	ds, err := openDataset(w.file, name)
+	if err != nil {
+		return -1, nil, w.wrap(fmt.Sprintf("source %q", name), err)
+	}
+	shape, err := datasetShape(ds)
+	if err != nil {
+		C.H5Dclose(ds)
+		return -1, nil, w.wrap(fmt.Sprintf("source %q", name), err)
+	}
+	return ds, shape, nil
 }
 
 // AddSource writes a whole source: data's first axis indexes examples.
@@ -376,67 +384,28 @@ func (w *Writer) AddVlenSource(name string, examples []*nd.Array, axisLabels []s
 	if err := w.addVlen(name, dt, examples, axisLabels); err != nil {
 		return w.wrap(fmt.Sprintf("vlen source %q", name), err)
 	}
-	w.sources[name] = true
-	w.order = append(w.order, name)
+	w.addSource(name)
 	return nil
 }
 
 // addVlen does AddVlenSource's HDF5 work. Lock held.
 func (w *Writer) addVlen(name string, dt nd.DType, examples []*nd.Array, labels []string) error {
-	base, _, err := fileType(dt)
-	if err != nil {
-		return err
-	}
-	ft := C.H5Tvlen_create(base)
-	if ft < 0 {
-		return h5error("creating a vlen type")
-	}
-	defer C.H5Tclose(ft)
-	ds, err := w.createDataset(name, ft, []int{len(examples)})
+	ds, err := w.createVlenDataset(name, dt, len(examples))
 	if err != nil {
 		return err
 	}
 	defer C.H5Dclose(ds)
-
-	// The elements, copied into C memory (hvl_t holds pointers).
-	nbase, err := nativeType(dt)
+	mt, err := vlenMemType(dt)
 	if err != nil {
 		return err
 	}
-	mt := C.H5Tvlen_create(nbase)
-	if mt < 0 {
-		return h5error("creating a vlen type")
-	}
 	defer C.H5Tclose(mt)
-	n := len(examples)
-	buf := (*C.hvl_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.hvl_t{}))))
-	if buf == nil {
-		return fmt.Errorf("out of memory")
+	buf, free, err := vlenRows(examples, dt)
+	defer free()
+	if err != nil {
+		return err
 	}
-	vls := unsafe.Slice(buf, n)
-	defer func() {
-		for _, v := range vls {
-			C.free(v.p)
-		}
-		C.free(unsafe.Pointer(buf))
-	}()
-	for i, e := range examples {
-		size := e.Size()
-		vls[i].len = C.size_t(size)
-		if size == 0 {
-			continue
-		}
-		vls[i].p = C.malloc(C.size_t(size * dt.Size()))
-		if vls[i].p == nil {
-			return fmt.Errorf("out of memory")
-		}
-		p, err := dataPointer(e)
-		if err != nil {
-			return err
-		}
-		C.memcpy(vls[i].p, p, C.size_t(size*dt.Size()))
-	}
-	if C.H5Dwrite(ds, mt, C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(buf)) < 0 {
+	if C.H5Dwrite(ds, mt, C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, buf) < 0 {
 		return h5error("writing examples")
 	}
 	if err := setLabels(ds, labels[:1]); err != nil {
@@ -444,6 +413,7 @@ func (w *Writer) addVlen(name string, dt nd.DType, examples []*nd.Array, labels 
 	}
 
 	// The shapes scale: int32 (n, ndim).
+	n := len(examples)
 	ndim := len(examples[0].Shape)
 	shapes := make([]int32, n*ndim)
 	for i, e := range examples {
@@ -460,31 +430,93 @@ func (w *Writer) addVlen(name string, dt nd.DType, examples []*nd.Array, labels 
 		return h5error("writing shapes")
 	}
 
-	// The shape_labels scale: S<longest label> (ndim,).
-	width := 1
-	for _, l := range labels[1:] {
-		width = max(width, len(l))
-	}
-	st, err := fixedString(width)
-	if err != nil {
-		return err
-	}
-	defer C.H5Tclose(st)
-	lds, err := w.createDataset(name+"_shape_labels", st, []int{ndim})
+	lds, err := w.createShapeLabels(name+"_shape_labels", labels[1:])
 	if err != nil {
 		return err
 	}
 	defer C.H5Dclose(lds)
+	return attachShapeScales(ds, sds, lds)
+}
+
+// createVlenDataset creates the 1-D dataset of n variable-length examples
+// whose elements are dt. Lock held.
+func (w *Writer) createVlenDataset(name string, dt nd.DType, n int) (hid, error) {
+	base, _, err := fileType(dt)
+	if err != nil {
+		return -1, err
+	}
+	ft := C.H5Tvlen_create(base)
+	if ft < 0 {
+		return -1, h5error("creating a vlen type")
+	}
+	defer C.H5Tclose(ft)
+	return w.createDataset(name, ft, []int{n})
+}
+
+// vlenRows copies the examples' elements into C memory (an hvl_t holds
+// pointers): the rows of a vlen write whose memory type is
+// vlenMemType(dt). free releases it all, whatever the error.
+func vlenRows(examples []*nd.Array, dt nd.DType) (_ unsafe.Pointer, free func(), _ error) {
+	n := len(examples)
+	buf := (*C.hvl_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.hvl_t{}))))
+	if buf == nil {
+		return nil, func() {}, fmt.Errorf("out of memory")
+	}
+	vls := unsafe.Slice(buf, n)
+	free = func() {
+		for _, v := range vls {
+			C.free(v.p)
+		}
+		C.free(unsafe.Pointer(buf))
+	}
+	for i, e := range examples {
+		size := e.Size()
+		vls[i].len = C.size_t(size)
+		if size == 0 {
+			continue
+		}
+		vls[i].p = C.malloc(C.size_t(size * dt.Size()))
+		if vls[i].p == nil {
+			return nil, free, fmt.Errorf("out of memory")
+		}
+		p, err := dataPointer(e)
+		if err != nil {
+			return nil, free, err
+		}
+		C.memcpy(vls[i].p, p, C.size_t(size*dt.Size()))
+	}
+	return unsafe.Pointer(buf), free, nil
+}
+
+// createShapeLabels creates and writes a vlen source's shape_labels
+// scale, S<longest label> (len(labels),): the labels of its examples'
+// axes. The caller closes it. Lock held.
+func (w *Writer) createShapeLabels(name string, labels []string) (hid, error) {
+	width := 1
+	for _, l := range labels {
+		width = max(width, len(l))
+	}
+	st, err := fixedString(width)
+	if err != nil {
+		return -1, err
+	}
+	defer C.H5Tclose(st)
+	ndim := len(labels)
+	lds, err := w.createDataset(name, st, []int{ndim})
+	if err != nil {
+		return -1, err
+	}
 	if ndim > 0 {
 		lb := make([]byte, ndim*width)
-		for j, l := range labels[1:] {
+		for j, l := range labels {
 			copy(lb[j*width:], l)
 		}
 		if C.H5Dwrite(lds, st, C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&lb[0])) < 0 {
-			return h5error("writing shape labels")
+			C.H5Dclose(lds)
+			return -1, h5error("writing shape labels")
 		}
 	}
-	return attachShapeScales(ds, sds, lds)
+	return lds, nil
 }
 
 // AddSplit declares a split. Splits are written in the order added, each

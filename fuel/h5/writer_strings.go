@@ -37,17 +37,7 @@ func (w *Writer) CreateStringSource(name string, width int, shape []int, axisLab
 		return w.wrap(fmt.Sprintf("string source %q", name), err)
 	}
 	defer C.H5Tclose(st)
-	ds, err := w.createDataset(name, st, shape)
-	if err != nil {
-		return w.wrap(fmt.Sprintf("string source %q", name), err)
-	}
-	defer C.H5Dclose(ds)
-	if err := setLabels(ds, axisLabels); err != nil {
-		return w.wrap(fmt.Sprintf("string source %q", name), err)
-	}
-	w.sources[name] = true
-	w.order = append(w.order, name)
-	return nil
+	return w.addDataset(fmt.Sprintf("string source %q", name), name, st, shape, axisLabels)
 }
 
 // WriteStringRows writes values, the rows of a string source made by
@@ -55,23 +45,13 @@ func (w *Writer) CreateStringSource(name string, width int, shape []int, axisLab
 // A value longer than the source's width is an error (numpy would cut it
 // short silently; a truncated file name is a wrong file name).
 func (w *Writer) WriteStringRows(name string, start int, values []string) error {
-	if w.done {
-		return w.errorf("the writer is closed")
-	}
-	if !w.sources[name] {
-		return w.errorf("no source %q (CreateStringSource makes one)", name)
-	}
 	lock()
 	defer unlock()
-	ds, err := openDataset(w.file, name)
+	ds, shape, err := w.openWritten(name, "CreateStringSource")
 	if err != nil {
-		return w.wrap(fmt.Sprintf("source %q", name), err)
+		return err
 	}
 	defer C.H5Dclose(ds)
-	shape, err := datasetShape(ds)
-	if err != nil {
-		return w.wrap(fmt.Sprintf("source %q", name), err)
-	}
 	ft := C.H5Dget_type(ds)
 	if ft < 0 {
 		return w.wrap(name, h5error("getting a dataset's type"))
@@ -108,7 +88,7 @@ func (w *Writer) WriteStringRows(name string, start int, values []string) error 
 	for i := 1; i < len(shape); i++ {
 		count[i] = C.hsize_t(shape[i])
 	}
-	if err := writeOne(ds, ft, off, count, unsafe.Pointer(&buf[0])); err != nil {
+	if err := writeSlab(ds, ft, off, count, unsafe.Pointer(&buf[0]), "a row"); err != nil {
 		return w.wrap(fmt.Sprintf("string source %q", name), err)
 	}
 	return nil

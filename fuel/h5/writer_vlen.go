@@ -56,8 +56,7 @@ func (w *Writer) CreateVlenSource(name string, dt nd.DType, n int, axisLabels []
 	if err := w.createVlen(name, dt, n, axisLabels, sdt, lname); err != nil {
 		return w.wrap(fmt.Sprintf("vlen source %q", name), err)
 	}
-	w.sources[name] = true
-	w.order = append(w.order, name)
+	w.addSource(name)
 	if w.vlenRank == nil {
 		w.vlenRank = map[string]int{}
 	}
@@ -72,16 +71,7 @@ func (w *Writer) createFlatVlen(name string, dt nd.DType, n int, axisLabels []st
 	}
 	lock()
 	defer unlock()
-	base, _, err := fileType(dt)
-	if err != nil {
-		return w.wrap(fmt.Sprintf("vlen source %q", name), err)
-	}
-	ft := C.H5Tvlen_create(base)
-	if ft < 0 {
-		return w.wrap(fmt.Sprintf("vlen source %q", name), h5error("creating a vlen type"))
-	}
-	defer C.H5Tclose(ft)
-	ds, err := w.createDataset(name, ft, []int{n})
+	ds, err := w.createVlenDataset(name, dt, n)
 	if err != nil {
 		return w.wrap(fmt.Sprintf("vlen source %q", name), err)
 	}
@@ -89,8 +79,7 @@ func (w *Writer) createFlatVlen(name string, dt nd.DType, n int, axisLabels []st
 	if err := setLabels(ds, axisLabels); err != nil {
 		return w.wrap(fmt.Sprintf("vlen source %q", name), err)
 	}
-	w.sources[name] = true
-	w.order = append(w.order, name)
+	w.addSource(name)
 	if w.vlenRank == nil {
 		w.vlenRank = map[string]int{}
 	}
@@ -104,16 +93,7 @@ func (w *Writer) createFlatVlen(name string, dt nd.DType, n int, axisLabels []st
 
 // createVlen does CreateVlenSource's HDF5 work. Lock held.
 func (w *Writer) createVlen(name string, dt nd.DType, n int, labels []string, sdt nd.DType, lname string) error {
-	base, _, err := fileType(dt)
-	if err != nil {
-		return err
-	}
-	ft := C.H5Tvlen_create(base)
-	if ft < 0 {
-		return h5error("creating a vlen type")
-	}
-	defer C.H5Tclose(ft)
-	ds, err := w.createDataset(name, ft, []int{n})
+	ds, err := w.createVlenDataset(name, dt, n)
 	if err != nil {
 		return err
 	}
@@ -131,27 +111,11 @@ func (w *Writer) createVlen(name string, dt nd.DType, n int, labels []string, sd
 		return err
 	}
 	defer C.H5Dclose(sds)
-	width := 1
-	for _, l := range labels[1:] {
-		width = max(width, len(l))
-	}
-	st, err := fixedString(width)
-	if err != nil {
-		return err
-	}
-	defer C.H5Tclose(st)
-	lds, err := w.createDataset(lname, st, []int{ndim})
+	lds, err := w.createShapeLabels(lname, labels[1:])
 	if err != nil {
 		return err
 	}
 	defer C.H5Dclose(lds)
-	lb := make([]byte, ndim*width)
-	for j, l := range labels[1:] {
-		copy(lb[j*width:], l)
-	}
-	if C.H5Dwrite(lds, st, C.H5S_ALL, C.H5S_ALL, C.H5P_DEFAULT, unsafe.Pointer(&lb[0])) < 0 {
-		return h5error("writing shape labels")
-	}
 	return attachShapeScales(ds, sds, lds)
 }
 
@@ -246,43 +210,17 @@ func (w *Writer) writeVlenRun(name string, b *vlenRun) error {
 		return fmt.Errorf("examples past the source's %d", shape[0])
 	}
 	dt := b.examples[0].DType()
-	nbase, err := nativeType(dt)
+	mt, err := vlenMemType(dt)
 	if err != nil {
 		return err
 	}
-	mt := C.H5Tvlen_create(nbase)
-	if mt < 0 {
-		return h5error("creating a vlen type")
-	}
 	defer C.H5Tclose(mt)
-	buf := (*C.hvl_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.hvl_t{}))))
-	if buf == nil {
-		return fmt.Errorf("out of memory")
+	buf, free, err := vlenRows(b.examples, dt)
+	defer free()
+	if err != nil {
+		return err
 	}
-	vls := unsafe.Slice(buf, n)
-	defer func() {
-		for _, v := range vls {
-			C.free(v.p)
-		}
-		C.free(unsafe.Pointer(buf))
-	}()
-	for k, e := range b.examples {
-		size := e.Size()
-		vls[k].len = C.size_t(size)
-		if size == 0 {
-			continue
-		}
-		vls[k].p = C.malloc(C.size_t(size * dt.Size()))
-		if vls[k].p == nil {
-			return fmt.Errorf("out of memory")
-		}
-		p, err := dataPointer(e)
-		if err != nil {
-			return err
-		}
-		C.memcpy(vls[k].p, p, C.size_t(size*dt.Size()))
-	}
-	if err := writeOne(ds, mt, []C.hsize_t{C.hsize_t(b.start)}, []C.hsize_t{C.hsize_t(n)}, unsafe.Pointer(buf)); err != nil {
+	if err := writeSlab(ds, mt, []C.hsize_t{C.hsize_t(b.start)}, []C.hsize_t{C.hsize_t(n)}, buf, "a row"); err != nil {
 		return err
 	}
 	rank := w.vlenRank[name]
@@ -300,20 +238,20 @@ func (w *Writer) writeVlenRun(name string, b *vlenRun) error {
 			rows = append(rows, int64(s))
 		}
 	}
-	return writeOne(sds, C.h5fuel_type(C.H5FUEL_NATIVE_INT64), []C.hsize_t{C.hsize_t(b.start), 0},
-		[]C.hsize_t{C.hsize_t(n), C.hsize_t(rank)}, unsafe.Pointer(&rows[0]))
+	return writeSlab(sds, C.h5fuel_type(C.H5FUEL_NATIVE_INT64), []C.hsize_t{C.hsize_t(b.start), 0},
+		[]C.hsize_t{C.hsize_t(n), C.hsize_t(rank)}, unsafe.Pointer(&rows[0]), "a row")
 }
 
-// writeOne writes buf (memory type mt) into the hyperslab off/count of
-// ds. Lock held.
-func writeOne(ds, mt hid, off, count []C.hsize_t, buf unsafe.Pointer) error {
+// writeSlab writes buf (memory type mt) into the hyperslab off/count of
+// ds; what ("rows", "a row") names what is written in errors. Lock held.
+func writeSlab(ds, mt hid, off, count []C.hsize_t, buf unsafe.Pointer, what string) error {
 	fspace := C.H5Dget_space(ds)
 	if fspace < 0 {
 		return h5error("getting a dataspace")
 	}
 	defer C.H5Sclose(fspace)
 	if C.H5Sselect_hyperslab(fspace, C.H5S_SELECT_SET, &off[0], nil, &count[0], nil) < 0 {
-		return h5error("selecting a row")
+		return h5error("selecting " + what)
 	}
 	mspace := C.H5Screate_simple(C.int(len(count)), &count[0], nil)
 	if mspace < 0 {
@@ -321,7 +259,7 @@ func writeOne(ds, mt hid, off, count []C.hsize_t, buf unsafe.Pointer) error {
 	}
 	defer C.H5Sclose(mspace)
 	if C.H5Dwrite(ds, mt, mspace, fspace, C.H5P_DEFAULT, buf) < 0 {
-		return h5error("writing a row")
+		return h5error("writing " + what)
 	}
 	return nil
 }
