@@ -89,10 +89,11 @@ func rnnProduct[T float32 | float64](direct, tB bool, m, n, k int, a, b, bp, c [
 	return nil
 }
 
+// rnnMinSplitRows is the least batch that splits (8 rows a half).
+const rnnMinSplitRows = 16
+
 // Row-split thresholds (variables so that tests can split small layers).
 var (
-	// rnnMinSplitRows is the least batch that splits (8 rows a half).
-	rnnMinSplitRows = 16
 	// rnnMinSplitWork is the least number of multiply-adds of a
 	// sequence's recurrent products (T·B·d·gates·d) that splits.
 	rnnMinSplitWork = 1 << 21

@@ -32,11 +32,6 @@ const parallelOptions = `  --np N             train on N processes: execs mpirun
                      checkpoint's).
 `
 
-func init() {
-	commandDetails["run"] += parallelOptions
-	commandDetails["resume"] += parallelOptions
-}
-
 // distFlags are --np and --microbatches.
 type distFlags struct {
 	np, microbatches int

@@ -49,8 +49,8 @@ func commandUsage(name string, details bool) string {
 
 // commandDetails are the options of the commands that have some.
 var commandDetails = map[string]string{
-	"run":    runOptions,
-	"resume": trustOption + deviceOption + resumeLogOptions,
+	"run":    runOptions + parallelOptions,
+	"resume": trustOption + deviceOption + resumeLogOptions + parallelOptions,
 	"replay": trustOption,
 	"graph":  "  --set NAME=VALUE, --device DEV as for run.\n",
 }

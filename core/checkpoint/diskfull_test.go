@@ -19,11 +19,10 @@ func TestWriteDiskFullKeepsPrevious(t *testing.T) {
 	if err := Write(path, []byte("first checkpoint"), WriteOptions{KeepLast: 2, PrevIteration: -1}); err != nil {
 		t.Fatal(err)
 	}
-	defer func(w func(*os.File, []byte) (int, error)) { writeSecondHalf = w }(writeSecondHalf)
-	writeSecondHalf = func(f *os.File, b []byte) (int, error) {
+	full := func(f *os.File, b []byte) (int, error) {
 		return 0, &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
 	}
-	err := Write(path, []byte("second checkpoint, never complete"), WriteOptions{KeepLast: 2, PrevIteration: 1})
+	err := Write(path, []byte("second checkpoint, never complete"), WriteOptions{KeepLast: 2, PrevIteration: 1, writeSecondHalf: full})
 	if err == nil {
 		t.Fatal("no error from a write to a full disk")
 	}

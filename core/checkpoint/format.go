@@ -400,10 +400,6 @@ func Read(path string) (*Checkpoint, error) {
 	return c, nil
 }
 
-// writeSecondHalf writes the second half of a checkpoint; tests replace
-// it to inject a full disk.
-var writeSecondHalf = (*os.File).Write
-
 // WriteOptions are Write's options.
 type WriteOptions struct {
 	// KeepLast is how many checkpoints to keep: path and KeepLast-1 older
@@ -421,6 +417,10 @@ type WriteOptions struct {
 	// temporary file, so that a test can kill the process during a
 	// checkpoint write; it says so on stderr.
 	PauseHalfway time.Duration
+	// writeSecondHalf (a test hook), when not nil, writes the second half
+	// of the temporary file in place of (*os.File).Write, so that a test
+	// can inject a full disk.
+	writeSecondHalf func(*os.File, []byte) (int, error)
 }
 
 // Write saves data at path atomically: it writes a temporary file in the
@@ -466,6 +466,10 @@ func Write(path string, data []byte, o WriteOptions) error {
 	if o.PauseHalfway > 0 {
 		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
 		time.Sleep(o.PauseHalfway)
+	}
+	writeSecondHalf := (*os.File).Write
+	if o.writeSecondHalf != nil {
+		writeSecondHalf = o.writeSecondHalf
 	}
 	if _, err := writeSecondHalf(f, data[half:]); err != nil {
 		return fail(err)

@@ -12,10 +12,6 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-func init() {
-	registry["adult"] = converter{filename: "adult.hdf5", fill: fillAdult}
-}
-
 // adultVariables are the 14 attributes of a UCI Adult record, in file
 // order; adultContinuous are the numeric ones (the others are one-hot
 // encoded).

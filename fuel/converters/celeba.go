@@ -13,12 +13,6 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-func init() {
-	registry["celeba"] = converter{fill: fillCelebA, name: func(o Options) string {
-		return "celeba_" + o.WhichFormat + ".hdf5"
-	}}
-}
-
 // CelebA's files and Fuel's split boundaries (celeba.py's TRAIN_STOP and
 // VALID_STOP; the full dataset has 202,599 images).
 const (

@@ -11,11 +11,6 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-func init() {
-	registry["cifar10"] = converter{filename: "cifar10.hdf5", fill: fillCIFAR10}
-	registry["cifar100"] = converter{filename: "cifar100.hdf5", fill: fillCIFAR100}
-}
-
 // tarMembers reads the named members of a .tar.gz, unpickled.
 func tarMembers(path string, names ...string) (map[string]map[string]any, error) {
 	f, err := os.Open(path)

@@ -94,6 +94,17 @@ var registry = map[string]converter{
 	"mnist":           {fill: fillMNIST, name: mnistFilename},
 	"binarized_mnist": {filename: "binarized_mnist.hdf5", fill: fillBinarizedMNIST},
 	"iris":            {filename: "iris.hdf5", fill: fillIris},
+	"adult":           {filename: "adult.hdf5", fill: fillAdult},
+	"celeba": {fill: fillCelebA, name: func(o Options) string {
+		return "celeba_" + o.WhichFormat + ".hdf5"
+	}},
+	"cifar10":      {filename: "cifar10.hdf5", fill: fillCIFAR10},
+	"cifar100":     {filename: "cifar100.hdf5", fill: fillCIFAR100},
+	"dogs_vs_cats": {filename: "dogs_vs_cats.hdf5", fill: fillDogsVsCats},
+	"svhn":         {fill: fillSVHN, name: func(o Options) string { return fmt.Sprintf("svhn_format_%d.hdf5", o.Format) }},
+	"caltech101_silhouettes": {fill: fillSilhouettes, name: func(o Options) string {
+		return fmt.Sprintf("caltech101_silhouettes%d.hdf5", o.Size)
+	}},
 }
 
 // notImplemented are Fuel's converters this package does not have.

@@ -13,10 +13,6 @@ import (
 	"github.com/blocks-go/blocks/numpyrand"
 )
 
-func init() {
-	registry["dogs_vs_cats"] = converter{filename: "dogs_vs_cats.hdf5", fill: fillDogsVsCats}
-}
-
 // The Kaggle archives convert_dogs_vs_cats reads.
 const (
 	dogsVsCatsTrain = "dogs_vs_cats.train.zip"

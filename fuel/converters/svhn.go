@@ -8,13 +8,6 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-func init() {
-	registry["svhn"] = converter{fill: fillSVHN, name: func(o Options) string { return fmt.Sprintf("svhn_format_%d.hdf5", o.Format) }}
-	registry["caltech101_silhouettes"] = converter{fill: fillSilhouettes, name: func(o Options) string {
-		return fmt.Sprintf("caltech101_silhouettes%d.hdf5", o.Size)
-	}}
-}
-
 // fillSVHN is Fuel's convert_svhn: format 2 (cropped digits:
 // {train,test,extra}_32x32.mat, X (32, 32, 3, N) transposed to (N, 3, 32,
 // 32), y (N, 1) with 10 mapped to 0); format 1 is fillSVHN1.

@@ -43,8 +43,6 @@ func bnModules() (mods []*starlarkstruct.Module) {
 			return starlark.String(sb.String()), nil
 		}),
 	}})
-	brickAttrHooks = append(brickAttrHooks, brickAttrHook{attr: bnAttr, names: bnAttrNames})
-	brickSetHooks = append(brickSetHooks, bnSetField)
 	return
 }
 

@@ -285,7 +285,7 @@ func (b *Brick) AttrNames() []string {
 	case *bricks.MLP:
 		names = append(names, "linear_transformations", "activations")
 	}
-	for _, h := range brickAttrHooks {
+	for _, h := range brickAttrHooks() {
 		if h.names != nil {
 			names = append(names, h.names(b.B)...)
 		}
@@ -374,7 +374,7 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 			return starlark.None, nil
 		}).BindReceiver(b), nil
 	}
-	for _, h := range brickAttrHooks {
+	for _, h := range brickAttrHooks() {
 		if v, ok, err := h.attr(b, name); ok {
 			return v, err
 		}
@@ -389,10 +389,8 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 	if app := base.Application(name); app != nil {
 		return &BoundApplication{Brick: b.B, App: name}, nil
 	}
-	for _, h := range brickFallbackHooks {
-		if v, ok, err := h.attr(b, name); ok {
-			return v, err
-		}
+	if v, ok := extraBrickAttr(b, name); ok { // parameters by name, ... (recurrent.go)
+		return v, nil
 	}
 	return nil, nil
 }
@@ -405,14 +403,23 @@ type brickAttrHook struct {
 	names func(b bricks.Brick) []string
 }
 
-// brickAttrHooks are filled by the init functions of other brick files
-// and asked before a brick's declared attributes and applications;
-// brickFallbackHooks after them (parameters by name, ...).
-var brickAttrHooks, brickFallbackHooks []brickAttrHook
+// brickAttrHooks are the other brick files' attributes, asked in this
+// order before a brick's declared attributes and applications.
+func brickAttrHooks() [3]brickAttrHook {
+	return [...]brickAttrHook{
+		{attr: moreBrickAttr, names: moreBrickAttrNames}, // bricks_more.go
+		{attr: convBrickAttr, names: convAttrNames},      // conv.go
+		{attr: bnAttr, names: bnAttrNames},               // bn.go
+	}
+}
 
-// brickSetHooks are filled by the init functions of other brick files:
-// each sets the attributes it knows (ok true) before the declared ones.
-var brickSetHooks []func(b *Brick, name string, v starlark.Value) (ok bool, err error)
+// brickSetHooks are the other brick files' settable attributes: each sets
+// the attributes it knows (ok true) before the declared ones.
+func brickSetHooks() [1]func(b *Brick, name string, v starlark.Value) (ok bool, err error) {
+	return [...]func(b *Brick, name string, v starlark.Value) (bool, error){
+		bnSetField, // bn.go
+	}
+}
 
 func attrValue(v any) starlark.Value {
 	switch v := v.(type) {
@@ -461,7 +468,7 @@ func (b *Brick) SetField(name string, v starlark.Value) error {
 	if ok, err := setBrickFieldMore(b, name, v); ok {
 		return err
 	}
-	for _, h := range brickSetHooks {
+	for _, h := range brickSetHooks() {
 		if ok, err := h(b, name, v); ok {
 			return err
 		}

@@ -19,9 +19,6 @@ import (
 //	brick.rng                     the brick's numpy.random.RandomState (seeded from seed)
 //
 // get_dim of an unknown name raises "ValueError: ... has no dimension NAME".
-func init() {
-	brickAttrHooks = append(brickAttrHooks, brickAttrHook{attr: moreBrickAttr, names: moreBrickAttrNames})
-}
 
 func moreBrickAttrNames(b bricks.Brick) []string {
 	names := []string{"allocation_args", "rng"}

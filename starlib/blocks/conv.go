@@ -147,10 +147,6 @@ func convAttrValue(v any) starlark.Value {
 	return starlark.None
 }
 
-func init() {
-	brickAttrHooks = append(brickAttrHooks, brickAttrHook{attr: convBrickAttr, names: convAttrNames})
-}
-
 func convAttrNames(b bricks.Brick) []string {
 	var names []string
 	if _, ok := b.(bricks.DimBrick); ok {

@@ -12,8 +12,8 @@ import (
 func Modules() []*starlarkstruct.Module { return slices.Clone(modules()) }
 
 // modules builds the modules once, on first use: building them also
-// fills the package's tables (brick classes, attribute hooks), which
-// must happen once. It is the package's one cache.
+// fills the package's class tables, which must happen once. It is the
+// package's one cache.
 var modules = sync.OnceValue(func() []*starlarkstruct.Module {
 	var mods []*starlarkstruct.Module
 	mods = append(mods, algorithmsModules()...)

@@ -204,12 +204,6 @@ func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bri
 // (lstm.W_state, lookup.W), Bidirectional's forward, backward and
 // prototype, RecurrentStack's forks and transitions, get_dim and
 // SequenceGenerator.generate.
-func init() {
-	brickFallbackHooks = append(brickFallbackHooks, brickAttrHook{attr: func(b *Brick, name string) (starlark.Value, bool, error) {
-		v, ok := extraBrickAttr(b, name)
-		return v, ok, nil
-	}})
-}
 
 func extraBrickAttr(b *Brick, name string) (starlark.Value, bool) {
 	base := b.B.BaseBrick()

@@ -11,9 +11,8 @@ import (
 // all's Library (modules of the same name are merged there).
 func Modules() []*starlarkstruct.Module { return slices.Clone(modules()) }
 
-// modules builds the modules once, on first use: building them also
-// fills the package's tables (brick classes, attribute hooks), which
-// must happen once. It is the package's one cache.
+// modules builds the modules once, on first use. It is the package's one
+// cache.
 var modules = sync.OnceValue(func() []*starlarkstruct.Module {
 	var mods []*starlarkstruct.Module
 	mods = append(mods, fuelModules()...)

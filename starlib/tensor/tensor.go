@@ -105,63 +105,67 @@ func tensorModules() (mods []*starlarkstruct.Module) {
 //	    one-hot float matrix.
 //
 // Indexing, methods and attributes of variables: see Variable.
-var Module = &starlarkstruct.Module{
-	Name: "tensor",
-	Members: starlark.StringDict{
-		"exp":         unaryBuiltin("exp", core.Exp),
-		"log":         unaryBuiltin("log", core.Log),
-		"log1p":       unaryBuiltin("log1p", core.Log1p),
-		"sqrt":        unaryBuiltin("sqrt", core.Sqrt),
-		"sqr":         unaryBuiltin("sqr", core.Sqr),
-		"tanh":        unaryBuiltin("tanh", core.Tanh),
-		"inv":         unaryBuiltin("inv", core.Inv),
-		"neg":         unaryBuiltin("neg", core.Neg),
-		"sgn":         unaryBuiltin("sgn", core.Sgn),
-		"abs":         unaryBuiltin("abs", core.Abs),
-		"abs_":        unaryBuiltin("abs_", core.Abs),
-		"sigmoid":     unaryBuiltin("sigmoid", core.Sigmoid),
-		"softplus":    unaryBuiltin("softplus", core.Softplus),
-		"softmax":     unaryErrBuiltin("softmax", core.Softmax),
-		"log_softmax": unaryErrBuiltin("log_softmax", core.LogSoftmax),
-		"maximum":     binaryBuiltin("maximum", core.Maximum),
-		"minimum":     binaryBuiltin("minimum", core.Minimum),
-		"pow":         binaryBuiltin("pow", core.Pow),
-		"eq":          binaryBuiltin("eq", core.EQ),
-		"neq":         binaryBuiltin("neq", core.NEQ),
-		"lt":          binaryBuiltin("lt", core.LT),
-		"le":          binaryBuiltin("le", core.LE),
-		"gt":          binaryBuiltin("gt", core.GT),
-		"ge":          binaryBuiltin("ge", core.GE),
-		"switch":      starlark.NewBuiltin("switch", tensorSwitch),
-		"cast":        starlark.NewBuiltin("cast", tensorCast),
+var Module = func() *starlarkstruct.Module {
+	m := &starlarkstruct.Module{
+		Name: "tensor",
+		Members: starlark.StringDict{
+			"exp":         unaryBuiltin("exp", core.Exp),
+			"log":         unaryBuiltin("log", core.Log),
+			"log1p":       unaryBuiltin("log1p", core.Log1p),
+			"sqrt":        unaryBuiltin("sqrt", core.Sqrt),
+			"sqr":         unaryBuiltin("sqr", core.Sqr),
+			"tanh":        unaryBuiltin("tanh", core.Tanh),
+			"inv":         unaryBuiltin("inv", core.Inv),
+			"neg":         unaryBuiltin("neg", core.Neg),
+			"sgn":         unaryBuiltin("sgn", core.Sgn),
+			"abs":         unaryBuiltin("abs", core.Abs),
+			"abs_":        unaryBuiltin("abs_", core.Abs),
+			"sigmoid":     unaryBuiltin("sigmoid", core.Sigmoid),
+			"softplus":    unaryBuiltin("softplus", core.Softplus),
+			"softmax":     unaryErrBuiltin("softmax", core.Softmax),
+			"log_softmax": unaryErrBuiltin("log_softmax", core.LogSoftmax),
+			"maximum":     binaryBuiltin("maximum", core.Maximum),
+			"minimum":     binaryBuiltin("minimum", core.Minimum),
+			"pow":         binaryBuiltin("pow", core.Pow),
+			"eq":          binaryBuiltin("eq", core.EQ),
+			"neq":         binaryBuiltin("neq", core.NEQ),
+			"lt":          binaryBuiltin("lt", core.LT),
+			"le":          binaryBuiltin("le", core.LE),
+			"gt":          binaryBuiltin("gt", core.GT),
+			"ge":          binaryBuiltin("ge", core.GE),
+			"switch":      starlark.NewBuiltin("switch", tensorSwitch),
+			"cast":        starlark.NewBuiltin("cast", tensorCast),
 
-		"sum":    reduceFn("sum"),
-		"mean":   reduceFn("mean"),
-		"prod":   reduceFn("prod"),
-		"max":    reduceFn("max"),
-		"min":    reduceFn("min"),
-		"argmax": argFn("argmax"),
-		"argmin": argFn("argmin"),
+			"sum":    reduceFn("sum"),
+			"mean":   reduceFn("mean"),
+			"prod":   reduceFn("prod"),
+			"max":    reduceFn("max"),
+			"min":    reduceFn("min"),
+			"argmax": argFn("argmax"),
+			"argmin": argFn("argmin"),
 
-		"dot":        starlark.NewBuiltin("dot", tensorDot),
-		"flatten":    starlark.NewBuiltin("flatten", tensorFlatten),
-		"reshape":    starlark.NewBuiltin("reshape", tensorReshape),
-		"dimshuffle": starlark.NewBuiltin("dimshuffle", tensorDimshuffle),
-		"transpose":  starlark.NewBuiltin("transpose", tensorTranspose),
+			"dot":        starlark.NewBuiltin("dot", tensorDot),
+			"flatten":    starlark.NewBuiltin("flatten", tensorFlatten),
+			"reshape":    starlark.NewBuiltin("reshape", tensorReshape),
+			"dimshuffle": starlark.NewBuiltin("dimshuffle", tensorDimshuffle),
+			"transpose":  starlark.NewBuiltin("transpose", tensorTranspose),
 
-		"grad":               starlark.NewBuiltin("grad", tensorGrad),
-		"function":           starlark.NewBuiltin("function", starlib.TheanoFunction),
-		"shared":             starlark.NewBuiltin("shared", starlib.TheanoShared),
-		"constant":           starlark.NewBuiltin("constant", tensorConstant),
-		"as_tensor_variable": starlark.NewBuiltin("as_tensor_variable", tensorAsVariable),
-		"zeros_like":         starlark.NewBuiltin("zeros_like", fillLike(0)),
-		"ones_like":          starlark.NewBuiltin("ones_like", fillLike(1)),
+			"grad":               starlark.NewBuiltin("grad", tensorGrad),
+			"function":           starlark.NewBuiltin("function", starlib.TheanoFunction),
+			"shared":             starlark.NewBuiltin("shared", starlib.TheanoShared),
+			"constant":           starlark.NewBuiltin("constant", tensorConstant),
+			"as_tensor_variable": starlark.NewBuiltin("as_tensor_variable", tensorAsVariable),
+			"zeros_like":         starlark.NewBuiltin("zeros_like", fillLike(0)),
+			"ones_like":          starlark.NewBuiltin("ones_like", fillLike(1)),
 
-		"floatX": &starlib.Dynamic{Name: "floatX", Get: func(thread *starlark.Thread) starlark.Value {
-			return starlark.String(starlib.FloatX(thread).String())
-		}},
-	},
-}
+			"floatX": &starlib.Dynamic{Name: "floatX", Get: func(thread *starlark.Thread) starlark.Value {
+				return starlark.String(starlib.FloatX(thread).String())
+			}},
+		},
+	}
+	addInputConstructors(m.Members)
+	return m
+}()
 
 // NnetModule is the Starlark module tensor.nnet (Theano's
 // tensor.nnet); see Module for its builtins.
@@ -177,14 +181,16 @@ var NnetModule = &starlarkstruct.Module{
 	},
 }
 
-func init() {
+// addInputConstructors adds scalar, vector, ..., ftensor4, ... (input
+// variables of each rank and dtype) to the module's members.
+func addInputConstructors(members starlark.StringDict) {
 	for _, kind := range []struct {
 		prefix string
 		dtype  *nd.DType
 	}{{"", nil}, {"f", ptr(nd.Float32)}, {"d", ptr(nd.Float64)}, {"i", ptr(nd.Int32)}, {"l", ptr(nd.Int64)}} {
 		for ndim, suffix := range []string{"scalar", "vector", "matrix", "tensor3", "tensor4"} {
 			name := kind.prefix + suffix
-			Module.Members[name] = inputBuiltin(name, kind.dtype, ndim)
+			members[name] = inputBuiltin(name, kind.dtype, ndim)
 		}
 	}
 }
