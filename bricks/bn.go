@@ -3,7 +3,6 @@ package bricks
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
@@ -152,10 +151,7 @@ func (b *BatchNormalization) dimString() string {
 			parts[i] = fmt.Sprint(d)
 		}
 	}
-	if len(parts) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
+	return nd.TupleString(parts)
 }
 
 // ImageSize is Blocks' image_size property: input_dim without its first

@@ -164,21 +164,3 @@ func dataLen(d any) int {
 	}
 	return v.Len()
 }
-
-// ShapeString writes a shape in Python's tuple notation, as numpy prints
-// one: (), (5,), (256, 784).
-func ShapeString(shape []int) string {
-	var b strings.Builder
-	b.WriteByte('(')
-	for i, d := range shape {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(d))
-	}
-	if len(shape) == 1 {
-		b.WriteByte(',')
-	}
-	b.WriteByte(')')
-	return b.String()
-}

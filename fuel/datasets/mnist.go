@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/fuel/transformers"
@@ -320,8 +319,5 @@ func pyTuple(names []string) string {
 	for i, n := range names {
 		q[i] = "'" + n + "'"
 	}
-	if len(q) == 1 {
-		return "(" + q[0] + ",)"
-	}
-	return "(" + strings.Join(q, ", ") + ")"
+	return nd.TupleString(q)
 }

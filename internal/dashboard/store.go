@@ -20,6 +20,7 @@ import (
 
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/nd"
 )
 
 // Run is one training run as the dashboard lists it: a log UUID of an
@@ -357,20 +358,6 @@ func asInts(v any) []int {
 	return out
 }
 
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	}
-	return false
-}
-
 func display(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -566,7 +553,7 @@ func lastRowFlags(db *sql.DB, uuid string, it int) map[string]bool {
 		var k string
 		var v any
 		if rows.Scan(&k, &v) == nil {
-			out[k] = k == mainloop.RecordGotException || truthy(stored(v))
+			out[k] = k == mainloop.RecordGotException || mainloop.Truthy(stored(v))
 		}
 	}
 	return out
@@ -672,7 +659,7 @@ func ckData(d *Data, c *checkpoint.Checkpoint) *Data {
 			if err != nil {
 				continue
 			}
-			if f, ok := number(x); ok {
+			if f, ok := channelPoint(x); ok {
 				d.Channels[k] = append(d.Channels[k], [2]float64{float64(row.Iteration), f})
 			}
 		}
@@ -681,29 +668,20 @@ func ckData(d *Data, c *checkpoint.Checkpoint) *Data {
 	return d
 }
 
-func number(x any) (float64, bool) {
-	var f float64
+// channelPoint reads a checkpoint log's record as a channel's value, as
+// the SQLite log stores channels (numbers as INTEGER or REAL): a number
+// or a 0-d array, finite; bools and other arrays are no channel.
+func channelPoint(x any) (float64, bool) {
 	switch v := x.(type) {
-	case int:
-		f = float64(v)
-	case int64:
-		f = float64(v)
-	case float64:
-		f = v
-	case float32:
-		f = float64(v)
-	case interface {
-		NDim() int
-		Flat(int) float64
-	}:
-		if v.NDim() != 0 {
+	case bool:
+		return 0, false
+	case *nd.Array:
+		if v == nil || v.NDim() != 0 {
 			return 0, false
 		}
-		f = v.Flat(0)
-	default:
-		return 0, false
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	f, ok := mainloop.LogNumber(x)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, false
 	}
 	return f, true

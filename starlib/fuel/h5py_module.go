@@ -489,7 +489,7 @@ var (
 )
 
 func (d *h5Data) String() string {
-	return fmt.Sprintf("<HDF5 dataset %q: shape %s, type %q>", d.name, pyShape(d.shape), d.dtypeName())
+	return fmt.Sprintf("<HDF5 dataset %q: shape %s, type %q>", d.name, nd.ShapeString(d.shape), d.dtypeName())
 }
 func (d *h5Data) Type() string          { return "Dataset" }
 func (d *h5Data) Freeze()               {}
@@ -502,17 +502,6 @@ func (d *h5Data) Iterate() starlark.Iterator {
 		vs[i], _, _ = d.Get(starlark.MakeInt(i))
 	}
 	return starlark.NewList(vs).Iterate()
-}
-
-func pyShape(sh []int) string {
-	parts := make([]string, len(sh))
-	for i, n := range sh {
-		parts[i] = strconv.Itoa(n)
-	}
-	if len(sh) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 func (d *h5Data) dtypeName() string {

@@ -2,7 +2,6 @@ package tensor
 
 import (
 	"fmt"
-	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -80,11 +79,7 @@ func (t *TensorType) String() string {
 			parts[i] = "True"
 		}
 	}
-	tail := ""
-	if len(parts) == 1 {
-		tail = ","
-	}
-	return fmt.Sprintf("TensorType(%s, (%s%s))", t.dtype.Name, strings.Join(parts, ", "), tail)
+	return fmt.Sprintf("TensorType(%s, %s)", t.dtype.Name, nd.TupleString(parts))
 }
 func (t *TensorType) Type() string          { return "TensorType" }
 func (t *TensorType) Name() string          { return "TensorType" }
