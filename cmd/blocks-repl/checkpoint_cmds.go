@@ -98,18 +98,9 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 		badUsage(stderr, name, err)
 		return "", nil, false, false
 	}
-	if err := fs.Parse(args); err != nil {
+	path, err := parseOneArg(fs, args, "CKPT.tar")
+	if err != nil {
 		return bad(err)
-	}
-	if fs.NArg() == 0 {
-		return bad(errors.New("missing CKPT.tar"))
-	}
-	path := fs.Arg(0)
-	if err := fs.Parse(fs.Args()[1:]); err != nil {
-		return bad(err)
-	}
-	if fs.NArg() > 0 {
-		return bad(fmt.Errorf("unexpected arguments after %s: %s", path, strings.Join(fs.Args(), " ")))
 	}
 	if err := selectDevice(*dev); err != nil {
 		fmt.Fprintf(stderr, "blocks-repl %s: %v\n", name, err)

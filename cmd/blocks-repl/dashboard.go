@@ -59,11 +59,9 @@ func dashboardCommand(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1", "")
 	token := fs.String("token", os.Getenv("BLOCKS_DASHBOARD_TOKEN"), "")
 	usageError := func(err error) int {
-		fmt.Fprintf(stderr, "blocks-repl dashboard: %v\n\nusage:\n%s\n%s", err, dashboardUsage, dashboardHelp)
-		return 2
+		return ownUsageError(stderr, "dashboard", err, dashboardUsage, dashboardHelp)
 	}
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprintf(stdout, "usage:\n%s\n%s", dashboardUsage, dashboardHelp)
+	if answerOwnHelp(args, stdout, dashboardUsage, dashboardHelp) {
 		return 0
 	}
 	// Paths and flags in any order.

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/blocks-go/blocks/fuel/server"
 )
@@ -31,18 +29,9 @@ func fuelKeygen(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blocks-repl fuel keygen: %v\n\nusage:\n%s", err, fuelCommands["keygen"].usage)
 		return 2
 	}
-	if err := fs.Parse(args); err != nil {
+	name, err := parseOneArg(fs, args, "NAME")
+	if err != nil {
 		return usageError(err)
-	}
-	if fs.NArg() == 0 {
-		return usageError(errors.New("missing NAME"))
-	}
-	name := fs.Arg(0)
-	if err := fs.Parse(fs.Args()[1:]); err != nil {
-		return usageError(err)
-	}
-	if fs.NArg() > 0 {
-		return usageError(fmt.Errorf("unexpected arguments after %s: %s", name, strings.Join(fs.Args(), " ")))
 	}
 	pub, sec, err := server.WriteCertificates(*dir, name)
 	if err != nil {

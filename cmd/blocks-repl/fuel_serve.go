@@ -52,18 +52,9 @@ func fuelServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "blocks-repl fuel serve: %v\n\nusage:\n%s", err, fuelCommands["serve"].usage)
 		return 2
 	}
-	if err := fs.Parse(args); err != nil {
+	script, err := parseOneArg(fs, args, "SCRIPT.star")
+	if err != nil {
 		return usageError(err)
-	}
-	if fs.NArg() == 0 {
-		return usageError(errors.New("missing SCRIPT.star"))
-	}
-	script := fs.Arg(0)
-	if err := fs.Parse(fs.Args()[1:]); err != nil {
-		return usageError(err)
-	}
-	if fs.NArg() > 0 {
-		return usageError(fmt.Errorf("unexpected arguments after %s: %s", script, strings.Join(fs.Args(), " ")))
 	}
 	if *port <= 0 || *port > 65535 || *hwm <= 0 {
 		return usageError(fmt.Errorf("--port must be in 1..65535 and --hwm positive, got %d and %d", *port, *hwm))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -65,18 +64,9 @@ func graphCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		badUsage(stderr, "graph", err)
 		return 2
 	}
-	if err := fs.Parse(args); err != nil {
+	script, err := parseOneArg(fs, args, "SCRIPT.star")
+	if err != nil {
 		return usageError(err)
-	}
-	if fs.NArg() == 0 {
-		return usageError(errors.New("missing SCRIPT.star"))
-	}
-	script := fs.Arg(0)
-	if err := fs.Parse(fs.Args()[1:]); err != nil {
-		return usageError(err)
-	}
-	if fs.NArg() > 0 {
-		return usageError(fmt.Errorf("unexpected arguments after %s: %s", script, strings.Join(fs.Args(), " ")))
 	}
 	src, err := os.ReadFile(script)
 	if err != nil {

@@ -30,7 +30,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -245,18 +244,9 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 		return badUsage(stderr, "run", err)
 	}
 	// Flags may come before or after the script.
-	if err := fs.Parse(args); err != nil {
+	script, err := parseOneArg(fs, args, "SCRIPT.star")
+	if err != nil {
 		return usageError(err)
-	}
-	if fs.NArg() == 0 {
-		return usageError(errors.New("missing SCRIPT.star"))
-	}
-	script := fs.Arg(0)
-	if err := fs.Parse(fs.Args()[1:]); err != nil {
-		return usageError(err)
-	}
-	if fs.NArg() > 0 {
-		return usageError(fmt.Errorf("unexpected arguments after %s: %s", script, strings.Join(fs.Args(), " ")))
 	}
 	if err := selectDevice(*dev); err != nil {
 		fmt.Fprintf(stderr, "blocks-repl run: %v\n", err)

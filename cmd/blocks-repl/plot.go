@@ -71,11 +71,9 @@ func plotCommand(args []string, stdout, stderr io.Writer) int {
 	height := fs.Int("height", 0, "")
 	run := fs.String("run", "", "")
 	usageError := func(err error) int {
-		fmt.Fprintf(stderr, "blocks-repl plot: %v\n\nusage:\n%s\n%s", err, plotUsage, plotHelp)
-		return 2
+		return ownUsageError(stderr, "plot", err, plotUsage, plotHelp)
 	}
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprintf(stdout, "usage:\n%s\n%s", plotUsage, plotHelp)
+	if answerOwnHelp(args, stdout, plotUsage, plotHelp) {
 		return 0
 	}
 	// The log may come before or after the flags.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -67,6 +69,44 @@ const deviceOption = `  --set NAME=VALUE   as for run; applied and recorded, or 
 `
 
 // badUsage reports a usage error of command name (exit status 2).
+// answerOwnHelp answers -h, --help or help as the first argument of a
+// command that answers --help itself (commandHelpOwn): its usage lines
+// and help on stdout.
+func answerOwnHelp(args []string, stdout io.Writer, usage, help string) bool {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintf(stdout, "usage:\n%s\n%s", usage, help)
+		return true
+	}
+	return false
+}
+
+// ownUsageError prints a usage error of such a command, with its usage
+// lines and help, and returns the exit status 2.
+func ownUsageError(stderr io.Writer, name string, err error, usage, help string) int {
+	fmt.Fprintf(stderr, "blocks-repl %s: %v\n\nusage:\n%s\n%s", name, err, usage, help)
+	return 2
+}
+
+// parseOneArg parses a command line of flags and one positional argument
+// (what, named when it is missing), flags allowed before and after it, and
+// returns the argument.
+func parseOneArg(fs *flag.FlagSet, args []string, what string) (string, error) {
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	if fs.NArg() == 0 {
+		return "", errors.New("missing " + what)
+	}
+	arg := fs.Arg(0)
+	if err := fs.Parse(fs.Args()[1:]); err != nil {
+		return "", err
+	}
+	if fs.NArg() > 0 {
+		return "", fmt.Errorf("unexpected arguments after %s: %s", arg, strings.Join(fs.Args(), " "))
+	}
+	return arg, nil
+}
+
 func badUsage(stderr io.Writer, name string, err error) int {
 	fmt.Fprintf(stderr, "blocks-repl %s: %v\n%s", name, err, commandUsage(name, false))
 	return 2
