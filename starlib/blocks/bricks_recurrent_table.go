@@ -105,20 +105,30 @@ func parallelBrickTables() []*classTable {
 		return optLinear(c.table.Name, c.Take("prototype"))
 	}
 	names := func(c *classCall, k string) ([]string, error) { return strList(c.table.Name, k, c.Take(k)) }
+	// protoNamesDims reads what each of these bricks takes first, in this
+	// order: the prototype, the names (namesKey) and their dimensions
+	// (dimsKey).
+	protoNamesDims := func(c *classCall, namesKey, dimsKey string) (*bricks.Linear, []string, []int, error) {
+		p, err := proto(c)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		ns, err := names(c, namesKey)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		dims, err := ints(c, dimsKey)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return p, ns, dims, nil
+	}
 	prefix := kw("child_prefix", "None")
 	return []*classTable{
 		brickTable(m, "Parallel", "one transformation (a copy of prototype) per input",
 			params(ps(lazy("input_names"), lazy("input_dims"), lazy("output_dims"), opt("prototype", "None"), opt("child_prefix", "None")), initKw), nil,
 			func(c *classCall, cfg *bricks.Config, name string) (bricks.Brick, error) {
-				p, err := proto(c)
-				if err != nil {
-					return nil, err
-				}
-				ns, err := names(c, "input_names")
-				if err != nil {
-					return nil, err
-				}
-				in, err := ints(c, "input_dims")
+				p, ns, in, err := protoNamesDims(c, "input_names", "input_dims")
 				if err != nil {
 					return nil, err
 				}
@@ -131,15 +141,7 @@ func parallelBrickTables() []*classTable {
 		brickTable(m, "Fork", "one transformation of the input per output name",
 			params(ps(lazy("output_names"), lazyInt("input_dim"), opt("prototype", "None"), classParam{Name: "output_dims", Lazy: true, Keyword: true}, prefix), initKw), nil,
 			func(c *classCall, cfg *bricks.Config, name string) (bricks.Brick, error) {
-				p, err := proto(c)
-				if err != nil {
-					return nil, err
-				}
-				ns, err := names(c, "output_names")
-				if err != nil {
-					return nil, err
-				}
-				out, err := ints(c, "output_dims")
+				p, ns, out, err := protoNamesDims(c, "output_names", "output_dims")
 				if err != nil {
 					return nil, err
 				}
@@ -148,15 +150,7 @@ func parallelBrickTables() []*classTable {
 		brickTable(m, "Distribute", "adds a transformation of the source to each target",
 			params(ps(lazy("target_names"), lazy("source_name"), lazy("target_dims"), lazyInt("source_dim"), opt("prototype", "None"), prefix), initKw), nil,
 			func(c *classCall, cfg *bricks.Config, name string) (bricks.Brick, error) {
-				p, err := proto(c)
-				if err != nil {
-					return nil, err
-				}
-				ns, err := names(c, "target_names")
-				if err != nil {
-					return nil, err
-				}
-				td, err := ints(c, "target_dims")
+				p, ns, td, err := protoNamesDims(c, "target_names", "target_dims")
 				if err != nil {
 					return nil, err
 				}
@@ -169,15 +163,7 @@ func parallelBrickTables() []*classTable {
 		brickTable(m, "Merge", "the sum of one transformation per input",
 			params(ps(lazy("input_names"), lazy("input_dims"), lazyInt("output_dim"), opt("prototype", "None"), prefix), initKw), nil,
 			func(c *classCall, cfg *bricks.Config, name string) (bricks.Brick, error) {
-				p, err := proto(c)
-				if err != nil {
-					return nil, err
-				}
-				ns, err := names(c, "input_names")
-				if err != nil {
-					return nil, err
-				}
-				in, err := ints(c, "input_dims")
+				p, ns, in, err := protoNamesDims(c, "input_names", "input_dims")
 				if err != nil {
 					return nil, err
 				}

@@ -71,11 +71,7 @@ func iterableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		}
 		srcs = append(srcs, datasets.IterableSource{Name: "data", Examples: ex})
 	}
-	ss, err := stringList("IterableDataset: sources", sources)
-	if err != nil {
-		return nil, err
-	}
-	lab, err := axisLabelsArg("IterableDataset", labels)
+	ss, lab, err := sourcesAndLabels("IterableDataset", sources, labels)
 	if err != nil {
 		return nil, err
 	}

@@ -143,25 +143,30 @@ func fileDatasetBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 func toyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var seed, sources starlark.Value = starlark.None, starlark.None
 	var noise starlark.Value = starlark.Float(0)
-	var seedp *int
-	unpackSeed := func() error {
-		if seed == starlark.None {
-			seedp = fuelDefaultSeed(thread)
-			return nil
-		}
-		var s int
-		if err := starlark.AsInt(seed, &s); err != nil {
-			return fmt.Errorf("%s: seed: %v", b.Name(), err)
-		}
-		seedp = &s
-		return nil
-	}
 	floatArg := func(what string, v starlark.Value) (float64, error) {
 		f, ok := starlark.AsFloat(v)
 		if !ok {
 			return 0, fmt.Errorf("%s: %s must be a number, got %s", b.Name(), what, v.Type())
 		}
 		return f, nil
+	}
+	// common converts the arguments both take: noise, seed and sources.
+	common := func(noiseOut *float64, seedOut **int, sourcesOut *[]string) error {
+		var err error
+		if *noiseOut, err = floatArg("noise", noise); err != nil {
+			return err
+		}
+		if seed == starlark.None {
+			*seedOut = fuelDefaultSeed(thread)
+		} else {
+			var s int
+			if err := starlark.AsInt(seed, &s); err != nil {
+				return fmt.Errorf("%s: seed: %v", b.Name(), err)
+			}
+			*seedOut = &s
+		}
+		*sourcesOut, err = stringList(b.Name()+": sources", sources)
+		return err
 	}
 	var ds *datasets.IndexableDataset
 	var err error
@@ -175,14 +180,7 @@ func toyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		if o.Cycles, err = floatArg("cycles", cycles); err != nil {
 			return nil, err
 		}
-		if o.Noise, err = floatArg("noise", noise); err != nil {
-			return nil, err
-		}
-		if err := unpackSeed(); err != nil {
-			return nil, err
-		}
-		o.Seed = seedp
-		if o.Indexable.Sources, err = stringList("Spiral: sources", sources); err != nil {
+		if err := common(&o.Noise, &o.Seed, &o.Indexable.Sources); err != nil {
 			return nil, err
 		}
 		ds, err = toy.Spiral(o)
@@ -192,14 +190,7 @@ func toyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 			"seed?", &seed, "sources?", &sources); err != nil {
 			return nil, err
 		}
-		if o.Noise, err = floatArg("noise", noise); err != nil {
-			return nil, err
-		}
-		if err := unpackSeed(); err != nil {
-			return nil, err
-		}
-		o.Seed = seedp
-		if o.Indexable.Sources, err = stringList("SwissRoll: sources", sources); err != nil {
+		if err := common(&o.Noise, &o.Seed, &o.Indexable.Sources); err != nil {
 			return nil, err
 		}
 		ds, err = toy.SwissRoll(o)

@@ -284,10 +284,7 @@ func indexableDataset(thread *starlark.Thread, b *starlark.Builtin, args starlar
 			*p.dst = &i
 		}
 	}
-	if opts.Sources, err = stringList("IndexableDataset: sources", sources); err != nil {
-		return nil, err
-	}
-	if opts.AxisLabels, err = axisLabelsArg("IndexableDataset", labels); err != nil {
+	if opts.Sources, opts.AxisLabels, err = sourcesAndLabels("IndexableDataset", sources, labels); err != nil {
 		return nil, err
 	}
 	ds, err := datasets.NewIndexableDataset(srcs, opts)
@@ -752,6 +749,20 @@ func transformerBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		}
 	}
 	return &Stream{S: t, Name: b.Name()}, err
+}
+
+// sourcesAndLabels reads the sources and axis_labels arguments of what
+// (a dataset or stream class).
+func sourcesAndLabels(what string, sources, labels starlark.Value) ([]string, map[string][]string, error) {
+	ss, err := stringList(what+": sources", sources)
+	if err != nil {
+		return nil, nil, err
+	}
+	lab, err := axisLabelsArg(what, labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ss, lab, nil
 }
 
 // axisLabelsArg reads an axis_labels argument: None, or a dict from source

@@ -645,15 +645,9 @@ func (d *h5Data) SetKey(k, v starlark.Value) error {
 	}
 	switch {
 	case d.str:
-		vals := []starlark.Value{v}
-		if !single {
-			var err error
-			if vals, err = valuesOf(v); err != nil {
-				return fmt.Errorf("dataset %q: %v", d.name, err)
-			}
-		}
-		if len(vals) != z-a {
-			return fmt.Errorf("dataset %q: %d values for %d rows", d.name, len(vals), z-a)
+		vals, err := d.rowValues(v, single, z-a, "values")
+		if err != nil {
+			return err
 		}
 		for i, x := range vals {
 			s, ok := starlark.AsString(x)
@@ -669,15 +663,9 @@ func (d *h5Data) SetKey(k, v starlark.Value) error {
 			d.strs[a+i] = s
 		}
 	case d.vlen:
-		vals := []starlark.Value{v}
-		if !single {
-			var err error
-			if vals, err = valuesOf(v); err != nil {
-				return fmt.Errorf("dataset %q: %v", d.name, err)
-			}
-		}
-		if len(vals) != z-a {
-			return fmt.Errorf("dataset %q: %d examples for %d rows", d.name, len(vals), z-a)
+		vals, err := d.rowValues(v, single, z-a, "examples")
+		if err != nil {
+			return err
 		}
 		for i, x := range vals {
 			dt := d.elem
@@ -709,6 +697,22 @@ func (d *h5Data) SetKey(k, v starlark.Value) error {
 		}
 	}
 	return nil
+}
+
+// rowValues is what a write of n rows assigns, one value a row (v itself
+// for a single row); noun ("values", "examples") names them in errors.
+func (d *h5Data) rowValues(v starlark.Value, single bool, n int, noun string) ([]starlark.Value, error) {
+	vals := []starlark.Value{v}
+	if !single {
+		var err error
+		if vals, err = valuesOf(v); err != nil {
+			return nil, fmt.Errorf("dataset %q: %v", d.name, err)
+		}
+	}
+	if len(vals) != n {
+		return nil, fmt.Errorf("dataset %q: %d %s for %d rows", d.name, len(vals), noun, n)
+	}
+	return vals, nil
 }
 
 func valuesOf(v starlark.Value) ([]starlark.Value, error) {

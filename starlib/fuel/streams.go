@@ -446,11 +446,7 @@ func mergeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		}
 		ss = append(ss, s.S)
 	}
-	names, err := stringList("Merge: sources", sources)
-	if err != nil {
-		return nil, err
-	}
-	lab, err := axisLabelsArg("Merge", labels)
+	names, lab, err := sourcesAndLabels("Merge", sources, labels)
 	if err != nil {
 		return nil, err
 	}

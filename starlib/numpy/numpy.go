@@ -294,6 +294,35 @@ func arrayParam(fname, param string, v starlark.Value) (*nd.Array, error) {
 	return a, nil
 }
 
+// unaryArg unpacks the one argument x of builtin name, as given and as an
+// array.
+func unaryArg(name string, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, *nd.Array, error) {
+	var x starlark.Value
+	if err := starlark.UnpackArgs(name, args, kwargs, "x", &x); err != nil {
+		return nil, nil, err
+	}
+	a, err := arrayParam(name, "x", x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, a, nil
+}
+
+// arrayPair unpacks the two array arguments p1 and p2 of builtin name.
+func arrayPair(name string, args starlark.Tuple, kwargs []starlark.Tuple, p1, p2 string) (a, c *nd.Array, err error) {
+	var x, y starlark.Value
+	if err := starlark.UnpackArgs(name, args, kwargs, p1, &x, p2, &y); err != nil {
+		return nil, nil, err
+	}
+	if a, err = arrayParam(name, p1, x); err != nil {
+		return nil, nil, err
+	}
+	if c, err = arrayParam(name, p2, y); err != nil {
+		return nil, nil, err
+	}
+	return a, c, nil
+}
+
 func npReduce(name string) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
@@ -344,11 +373,7 @@ func npArg(name string) *starlark.Builtin {
 // give numbers.
 func npUnary(name string, f func(float64) float64) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var x starlark.Value
-		if err := starlark.UnpackArgs(name, args, kwargs, "x", &x); err != nil {
-			return nil, err
-		}
-		a, err := arrayParam(name, "x", x)
+		x, a, err := unaryArg(name, args, kwargs)
 		if err != nil {
 			return nil, err
 		}
@@ -371,11 +396,7 @@ func npUnary(name string, f func(float64) float64) *starlark.Builtin {
 // number).
 func npPredicate(name string, f func(float64) bool) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var x starlark.Value
-		if err := starlark.UnpackArgs(name, args, kwargs, "x", &x); err != nil {
-			return nil, err
-		}
-		a, err := arrayParam(name, "x", x)
+		x, a, err := unaryArg(name, args, kwargs)
 		if err != nil {
 			return nil, err
 		}
@@ -394,15 +415,7 @@ func npPredicate(name string, f func(float64) bool) *starlark.Builtin {
 
 func npBinary(name string, f func(a, b *core.Variable) *core.Variable) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var x, y starlark.Value
-		if err := starlark.UnpackArgs(name, args, kwargs, "a", &x, "b", &y); err != nil {
-			return nil, err
-		}
-		a, err := arrayParam(name, "a", x)
-		if err != nil {
-			return nil, err
-		}
-		c, err := arrayParam(name, "b", y)
+		a, c, err := arrayPair(name, args, kwargs, "a", "b")
 		if err != nil {
 			return nil, err
 		}
@@ -417,15 +430,7 @@ func npBinary(name string, f func(a, b *core.Variable) *core.Variable) *starlark
 }
 
 func npDot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var x, y starlark.Value
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y); err != nil {
-		return nil, err
-	}
-	a, err := arrayParam("dot", "a", x)
-	if err != nil {
-		return nil, err
-	}
-	c, err := arrayParam("dot", "b", y)
+	a, c, err := arrayPair(b.Name(), args, kwargs, "a", "b")
 	if err != nil {
 		return nil, err
 	}
@@ -596,15 +601,7 @@ func allClose(x, y starlark.Value, rtol, atol float64) (bool, error) {
 }
 
 func npArrayEqual(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var x, y starlark.Value
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a1", &x, "a2", &y); err != nil {
-		return nil, err
-	}
-	a, err := arrayParam("array_equal", "a1", x)
-	if err != nil {
-		return nil, err
-	}
-	c, err := arrayParam("array_equal", "a2", y)
+	a, c, err := arrayPair(b.Name(), args, kwargs, "a1", "a2")
 	if err != nil {
 		return nil, err
 	}
