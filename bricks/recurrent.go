@@ -443,6 +443,18 @@ func (s *SimpleRecurrent) step(in map[string]*core.Variable) ([]*core.Variable, 
 	return one(next), err
 }
 
+// gatedDefaults fills in the gated recurrent bricks' default
+// activations: Tanh, and Logistic for the gates.
+func gatedDefaults(cfg *Config, activation, gateActivation Brick) (Brick, Brick) {
+	if activation == nil {
+		activation, _ = NewActivation(cfg, "Tanh", "", 0)
+	}
+	if gateActivation == nil {
+		gateActivation, _ = NewActivation(cfg, "Logistic", "", 0)
+	}
+	return activation, gateActivation
+}
+
 // LSTM is Blocks' LSTM: inputs of 4·dim split into input, forget, cell and
 // output parts; diagonal peepholes (input and forget gates see c(t-1), the
 // output gate c(t)).
@@ -455,12 +467,7 @@ type LSTM struct {
 
 // NewLSTM makes an LSTM (nil activations: Tanh and Logistic).
 func NewLSTM(cfg *Config, name string, dim int, activation, gateActivation Brick) *LSTM {
-	if activation == nil {
-		activation, _ = NewActivation(cfg, "Tanh", "", 0)
-	}
-	if gateActivation == nil {
-		gateActivation, _ = NewActivation(cfg, "Logistic", "", 0)
-	}
+	activation, gateActivation = gatedDefaults(cfg, activation, gateActivation)
 	l := &LSTM{Base: &Base{}, Activation: activation, GateActivation: gateActivation}
 	l.initBase(l, cfg, name, []string{"LSTM", "BaseRecurrent", "Initializable", "Brick"}, recurrentSpecs)
 	if dim > 0 {
@@ -571,12 +578,7 @@ type GatedRecurrent struct {
 // NewGatedRecurrent makes a GatedRecurrent (nil activations: Tanh and
 // Logistic).
 func NewGatedRecurrent(cfg *Config, name string, dim int, activation, gateActivation Brick) *GatedRecurrent {
-	if activation == nil {
-		activation, _ = NewActivation(cfg, "Tanh", "", 0)
-	}
-	if gateActivation == nil {
-		gateActivation, _ = NewActivation(cfg, "Logistic", "", 0)
-	}
+	activation, gateActivation = gatedDefaults(cfg, activation, gateActivation)
 	g := &GatedRecurrent{Base: &Base{}, Activation: activation, GateActivation: gateActivation}
 	g.initBase(g, cfg, name, []string{"GatedRecurrent", "BaseRecurrent", "Initializable", "Brick"}, recurrentSpecs)
 	if dim > 0 {

@@ -104,15 +104,8 @@ func im2col[T float](g convGeom, col []T, ld int, x []T) {
 	for ci := 0; ci < g.c; ci++ {
 		xc := x[ci*g.h*g.w : (ci+1)*g.h*g.w]
 		for a := 0; a < g.kh; a++ {
-			r := a
-			if g.flip {
-				r = g.kh - 1 - a
-			}
 			for b := 0; b < g.kw; b++ {
-				s := b
-				if g.flip {
-					s = g.kw - 1 - b
-				}
+				r, s := g.tap(a, b)
 				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
 				x0 := s - g.pw
 				j0, j1 := 0, g.ow // output columns whose pixel is inside the image
@@ -171,6 +164,15 @@ func im2col[T float](g convGeom, col []T, ld int, x []T) {
 	}
 }
 
+// tap is the offset (r, s) in the window of filter entry (a, b): the
+// entry itself, or with flipped filters (kh-1-a, kw-1-b).
+func (g convGeom) tap(a, b int) (r, s int) {
+	if g.flip {
+		return g.kh - 1 - a, g.kw - 1 - b
+	}
+	return a, b
+}
+
 // rowRange is the range [i0, i1) of output rows whose image row
 // i·sh + r − ph, for filter row offset r, lies inside the image.
 func rowRange(g convGeom, r int) (i0, i1 int) {
@@ -196,15 +198,8 @@ func col2im[T float](g convGeom, gx, col []T, ld int) {
 	for ci := 0; ci < g.c; ci++ {
 		xc := gx[ci*g.h*g.w : (ci+1)*g.h*g.w]
 		for a := 0; a < g.kh; a++ {
-			r := a
-			if g.flip {
-				r = g.kh - 1 - a
-			}
 			for b := 0; b < g.kw; b++ {
-				s := b
-				if g.flip {
-					s = g.kw - 1 - b
-				}
+				r, s := g.tap(a, b)
 				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
 				x0 := s - g.pw
 				if c32, ok := any(row).([]float32); ok && g.sw == 1 {

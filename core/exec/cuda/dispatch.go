@@ -22,6 +22,18 @@ var elemCodes = map[string]int64{
 // The comparisons, written as uint8 truth values by ew_cmp.
 var cmpCodes = map[string]int64{"lt": 7, "le": 8, "gt": 9, "ge": 10, "eq": 11, "neq": 12}
 
+// cmpKernel is the comparison kernel for operands of dtype d ("" for
+// none: the CPU compares them).
+func cmpKernel(d nd.DType) string {
+	switch d {
+	case nd.Float32:
+		return "ew_cmp"
+	case nd.Int64:
+		return "ew_cmp_i64"
+	}
+	return ""
+}
+
 const (
 	eCopy     = 100
 	eReluGrad = 101
@@ -72,7 +84,8 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 	}
 	switch spec.Kind {
 	case "elemwise":
-		if c, ok := cmpCodes[spec.Func]; ok && v.DType() == nd.Uint8 && dt(ins[0]) == nd.Float32 && dt(ins[1]) == nd.Float32 {
+		if c, ok := cmpCodes[spec.Func]; ok && v.DType() == nd.Uint8 && dt(ins[0]) == dt(ins[1]) && cmpKernel(dt(ins[0])) != "" {
+			name := cmpKernel(dt(ins[0]))
 			stA, okA := broadcastStrides(p.shapes[ins[0]], out)
 			stB, okB := broadcastStrides(p.shapes[ins[1]], out)
 			if !okA || !okB {
@@ -82,22 +95,8 @@ func (e *executor) makeStep(p *plan, i int, v *core.Variable, ins []int) (step, 
 			if err != nil {
 				return st, err
 			}
-			return kernel("ew_cmp", func() error {
-				return e.g.launch("ew_cmp", grid(size), 256, buf(i), buf(ins[0]), buf(ins[1]), size, c, meta.ptr)
-			})
-		}
-		if c, ok := cmpCodes[spec.Func]; ok && v.DType() == nd.Uint8 && dt(ins[0]) == nd.Int64 && dt(ins[1]) == nd.Int64 {
-			stA, okA := broadcastStrides(p.shapes[ins[0]], out)
-			stB, okB := broadcastStrides(p.shapes[ins[1]], out)
-			if !okA || !okB {
-				break
-			}
-			meta, err := e.meta(p, out, stA, stB)
-			if err != nil {
-				return st, err
-			}
-			return kernel("ew_cmp_i64", func() error {
-				return e.g.launch("ew_cmp_i64", grid(size), 256, buf(i), buf(ins[0]), buf(ins[1]), size, c, meta.ptr)
+			return kernel(name, func() error {
+				return e.g.launch(name, grid(size), 256, buf(i), buf(ins[0]), buf(ins[1]), size, c, meta.ptr)
 			})
 		}
 		if spec.Func == "switch" && v.DType() == nd.Float32 && dt(ins[0]) == nd.Uint8 && dt(ins[1]) == nd.Float32 && dt(ins[2]) == nd.Float32 {
