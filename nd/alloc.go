@@ -50,24 +50,18 @@ func FormatBytes(n uint64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-var (
-	physOnce sync.Once
-	physMem  uint64
-)
-
 // PhysicalMemory is the machine's RAM in bytes (math.MaxUint64 when it
 // cannot be read). No array larger than it can be allocated.
-func PhysicalMemory() uint64 {
-	physOnce.Do(func() {
-		var si syscall.Sysinfo_t
-		if err := syscall.Sysinfo(&si); err != nil || si.Totalram == 0 {
-			physMem = math.MaxUint64
-			return
-		}
-		physMem = uint64(si.Totalram) * uint64(si.Unit)
-	})
-	return physMem
-}
+func PhysicalMemory() uint64 { return physicalMemory() }
+
+// physicalMemory reads the machine's RAM once (a cache).
+var physicalMemory = sync.OnceValue(func() uint64 {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil || si.Totalram == 0 {
+		return math.MaxUint64
+	}
+	return uint64(si.Totalram) * uint64(si.Unit)
+})
 
 // AvailableMemory is the memory the kernel says can be allocated without
 // swapping now (MemAvailable in /proc/meminfo), or PhysicalMemory when it

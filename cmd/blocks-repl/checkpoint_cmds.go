@@ -72,14 +72,27 @@ func printConfigResult(ck *starlib.CheckpointRun, err error, stderr io.Writer) i
 
 // parseCheckpointArgs reads [--set NAME=VALUE]... [--trust] CKPT.
 func parseCheckpointArgs(name string, args []string, allowSet bool, stderr io.Writer) (string, overrides, bool) {
-	path, sets, _, ok := parseCheckpointArgsTrust(name, args, allowSet, stderr)
-	return path, sets, ok
+	a, ok := parseCheckpointArgsTrust(name, args, allowSet, stderr)
+	return a.path, a.sets, ok
+}
+
+// checkpointArgs are the arguments of a command that runs a checkpoint's
+// script (resume, replay).
+type checkpointArgs struct {
+	path  string
+	sets  overrides
+	trust bool
+	// expect is --expect-sha256, in lower case ("": none).
+	expect string
+	// limits are --max-steps and --max-memory; nil: the confined defaults.
+	limits *starlib.Limits
 }
 
 // parseCheckpointArgsTrust is parseCheckpointArgs that also reports
-// --trust: the checkpoint's script may then write outside the run
-// directory and connect to the data servers it names.
-func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr io.Writer) (string, overrides, bool, bool) {
+// --trust (the checkpoint's script may then write outside the run
+// directory and connect to the data servers it names) and, except for
+// inspect, --expect-sha256, --max-steps and --max-memory.
+func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr io.Writer) (checkpointArgs, bool) {
 	sets := overrides{}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -94,9 +107,9 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 		limits = limitFlags(fs, true)
 	}
 	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
-	bad := func(err error) (string, overrides, bool, bool) {
+	bad := func(err error) (checkpointArgs, bool) {
 		badUsage(stderr, name, err)
-		return "", nil, false, false
+		return checkpointArgs{}, false
 	}
 	path, err := parseOneArg(fs, args, "CKPT.tar")
 	if err != nil {
@@ -104,31 +117,22 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 	}
 	if err := selectDevice(*dev); err != nil {
 		fmt.Fprintf(stderr, "blocks-repl %s: %v\n", name, err)
-		return "", nil, false, false
+		return checkpointArgs{}, false
 	}
-	expectSHA[name] = strings.ToLower(strings.TrimSpace(expect))
+	a := checkpointArgs{path: path, sets: sets, trust: *trust, expect: strings.ToLower(strings.TrimSpace(expect))}
 	if limits != nil {
 		l, _, err := limits()
 		if err != nil {
 			return bad(err)
 		}
-		confinedLimits[name] = l
+		a.limits = &l
 	}
-	return path, sets, *trust, true
+	return a, true
 }
 
-// confinedLimits are the --max-steps and --max-memory of the command
-// being run (resume, replay), by command name.
-var confinedLimits = map[string]starlib.Limits{}
-
-// expectSHA is the --expect-sha256 of the command being run (resume,
-// replay), by command name.
-var expectSHA = map[string]string{}
-
 // checkExpected refuses a checkpoint whose scripts are not the ones the
-// user approved (--expect-sha256, the hash inspect prints).
-func checkExpected(name string, c *checkpoint.Checkpoint) error {
-	want := expectSHA[name]
+// user approved (--expect-sha256, the hash inspect prints; want "": any).
+func checkExpected(want string, c *checkpoint.Checkpoint) error {
 	if want == "" {
 		return nil
 	}
@@ -160,7 +164,7 @@ func readForRun(path string) (*checkpoint.Checkpoint, error) {
 // only under the working directory and has no network unless trusted.
 // logPath, when set, is an SQLite log the resumed run writes (with the
 // dashboard's agent).
-func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, trust bool, stdout io.Writer, par *starlib.ParallelRun, logPath string) error {
+func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, a checkpointArgs, stdout io.Writer, par *starlib.ParallelRun, logPath string) error {
 	ov := map[string]string{}
 	for k, v := range c.Run.Overrides {
 		ov[k] = v
@@ -185,8 +189,8 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		FloatX:     c.Run.FloatX,
 		Files:      c.Files(),
 		Checkpoint: ck,
-		Sandbox:    storedSandbox(ck, trust),
-		Limits:     storedLimits(ck),
+		Sandbox:    storedSandbox(ck, a.trust),
+		Limits:     storedLimits(a.limits),
 		Parallel:   storedParallel(c, par), Library: all.Library(),
 	}
 	in, err := starlib.NewInterp(opts)
@@ -208,13 +212,14 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 	if err != nil {
 		return badUsage(stderr, "resume", err)
 	}
-	path, sets, trust, ok := parseCheckpointArgsTrust("resume", args, true, stderr)
+	a, ok := parseCheckpointArgsTrust("resume", args, true, stderr)
 	if !ok {
 		return 2
 	}
+	path, sets := a.path, a.sets
 	c, err := readForRun(path)
 	if err == nil {
-		err = checkExpected("resume", c)
+		err = checkExpected(a.expect, c)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl resume: %v\n", err)
@@ -252,7 +257,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		// What the script builds with the checkpoint's own overrides, to
 		// compare with what it builds with the new ones (resume_probe.go).
 		expect = &starlib.Probe{}
-		perr := execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Probe: expect}, trust, io.Discard, nil, "")
+		perr := execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Probe: expect}, a, io.Discard, nil, "")
 		if !errors.Is(perr, starlib.ErrProbed) {
 			if perr == nil {
 				perr = errors.New("the script never started a main loop with a Checkpoint extension")
@@ -270,7 +275,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		fmt.Fprintf(stderr, "blocks-repl resume: note: --microbatches %d differs from the checkpoint's %d: training continues, but not bit-identically to the uninterrupted run\n",
 			j.par.Microbatches, c.Run.Microbatches)
 	}
-	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src, Expect: expect, PauseCheckpointWrites: checkpointWritePause()}, trust, stdout, j.parallelRun(), logPath)
+	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src, Expect: expect, PauseCheckpointWrites: checkpointWritePause()}, a, stdout, j.parallelRun(), logPath)
 	var refused *starlib.OverrideRefusedError
 	if errors.As(err, &refused) {
 		var kv []string
@@ -297,20 +302,21 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 }
 
 func replayCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	path, _, trust, ok := parseCheckpointArgsTrust("replay", args, false, stderr)
+	a, ok := parseCheckpointArgsTrust("replay", args, false, stderr)
 	if !ok {
 		return 2
 	}
+	path := a.path
 	c, err := readForRun(path)
 	if err == nil {
-		err = checkExpected("replay", c)
+		err = checkExpected(a.expect, c)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl replay: %v\n", err)
 		return 1
 	}
 	target := &checkpoint.ReplayTarget{Target: c}
-	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, trust, io.Discard, nil, "")
+	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, a, io.Discard, nil, "")
 	if err != nil && !errors.Is(err, checkpoint.ErrReplayReached) {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1
@@ -492,14 +498,10 @@ func storedSandbox(ck *starlib.CheckpointRun, trust bool) starlib.Sandbox {
 }
 
 // storedLimits are the limits of a checkpoint's script: the command's
-// --max-steps and --max-memory, or the confined defaults.
-func storedLimits(ck *starlib.CheckpointRun) starlib.Limits {
-	name := "resume"
-	if ck.Replay != nil {
-		name = "replay"
-	}
-	if l, ok := confinedLimits[name]; ok {
-		return l
+// --max-steps and --max-memory (set), or the confined defaults.
+func storedLimits(set *starlib.Limits) starlib.Limits {
+	if set != nil {
+		return *set
 	}
 	return starlib.Limits{MaxSteps: defaultConfinedSteps, MaxMemory: nd.PhysicalMemory() / 2}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,14 +24,18 @@ import (
 var mutableState = map[string]string{
 	// Process-wide resources.
 	"core/checkpoint.locks":           "the flock table: a lock is held by the process, so its table is the process's",
-	"core/parallel.worldOnce":         "the MPI world: MPI_Init runs once per process",
 	"core/parallel.world":             "the MPI world: MPI_Init runs once per process",
 	"core/parallel.worldErr":          "the MPI world: MPI_Init runs once per process",
+	"core/parallel.worldOnce":         "the MPI world: MPI_Init runs once per process",
 	"fuel/h5.hdf5Mu":                  "libhdf5 is not thread-safe: one mutex per process",
 	"core/exec/cpu/kernels.settings":  "the CPU kernel settings: OpenBLAS threading is process-wide by nature",
 	"core/exec/cpu/kernels.par":       "the CPU worker pool, shared by every function of the process",
-	"core/exec/cpu/kernels.gemmJob32": "the running split product's job, guarded by the worker pool's split lock (a split allocates nothing)",
-	"core/exec/cpu/kernels.gemmJob64": "the running split product's job, guarded by the worker pool's split lock (a split allocates nothing)",
+	"core/exec/cpu/kernels.gemmSplit": "whether the linked OpenBLAS lets the worker pool split products, probed once at start",
+
+	// The running split's job, guarded by the worker pool's split lock, so
+	// that a split allocates nothing.
+	"core/exec/cpu/kernels.gemmJob32": "the running split product's job, guarded by the worker pool's split lock",
+	"core/exec/cpu/kernels.gemmJob64": "the running split product's job, guarded by the worker pool's split lock",
 	"core/exec/cpu/kernels.rowJob32":  "the running split row kernel's job, guarded by the worker pool's split lock",
 	"core/exec/cpu/kernels.rowJob64":  "the running split row kernel's job, guarded by the worker pool's split lock",
 	"core.binJob32":                   "the running split elementwise job, guarded by the worker pool's split lock",
@@ -41,25 +46,30 @@ var mutableState = map[string]string{
 	"core.colSum64":                   "the running split column sum's job, guarded by the worker pool's split lock",
 	"core.rnnRows32":                  "the running split recurrent step's job, guarded by the worker pool's split lock",
 	"core.rnnRows64":                  "the running split recurrent step's job, guarded by the worker pool's split lock",
-	"core/exec/cpu/kernels.blasImpl":  "the BLAS binding: a struct without fields, its methods call the process's OpenBLAS",
-	"core/exec/cpu/kernels.gemmSplit": "whether the linked OpenBLAS lets the worker pool split products, probed once at start",
-	"core.backends":                   "the backends linked into the program (RegisterBackend from a backend package's init)",
-	"nd.physOnce":                     "the machine's physical memory, read once (a cache)",
-	"nd.physMem":                      "the machine's physical memory, read once (a cache)",
-	"core/device.current":             "being removed (i25c)",
-	"starlib.tagExt":                  "Blocks' tag attributes (starlib/blocks, set once at init): a Starlark attribute lookup has no thread to carry them",
-	"starlib/blocks.classTables":      "the brick and extension class tables, filled once when the package's modules are built (its documented cache)",
-	"cmd/blocks-repl.commands":        "the command table, filled by each command file's init",
-	"cmd/blocks-repl.fuelCommands":    "the fuel subcommand table, filled by each subcommand file's init",
-	"cmd/blocks-repl.confinedLimits":  "the running command's --max-steps and --max-memory (one command per process)",
-	"cmd/blocks-repl.expectSHA":       "the running command's --expect-sha256 (one command per process)",
-	"core/checkpoint.ProjectVersion":  "the version recorded in manifests, which blocks-repl sets to its own at start",
-	"core.lastID":                     "the variable ID counter (an atomic)",
-	"bricks.callIDs":                  "the application call ID counter (an atomic)",
-	"internal/vec.useAVX2":            "a CPU-feature flag, read once (tests turn it off to check the portable loop)",
-	"internal/vec.useFMA":             "a CPU-feature flag, read once (tests turn it off to check the portable loop)",
-	"core.rnnMinSplitWork":            "a test hook: tests split small layers",
-	"core.rnnMaxSplitWeights":         "a test hook: tests split small layers",
+
+	// Registries filled at start.
+	"core.backends":                "the backends linked into the program (RegisterBackend from a backend package's init)",
+	"cmd/blocks-repl.commands":     "the command table, filled by each command file's init",
+	"cmd/blocks-repl.fuelCommands": "the fuel subcommand table, filled by each subcommand file's init",
+
+	"core/checkpoint.ProjectVersion": "the version recorded in manifests, which blocks-repl sets to its own at start",
+
+	// Caches and counters.
+	"starlib/blocks.classTables": "the brick and extension class tables, filled once when the package's modules are built (its documented cache)",
+	"core.lastID":                "the variable ID counter (an atomic)",
+	"bricks.callIDs":             "the application call ID counter (an atomic)",
+
+	// CPU-feature flags and test hooks.
+	"internal/vec.useAVX2":    "a CPU-feature flag, read once (tests turn it off to check the portable loop)",
+	"internal/vec.useFMA":     "a CPU-feature flag, read once (tests turn it off to check the portable loop)",
+	"core.rnnMinSplitWork":    "a test hook: tests split small layers",
+	"core.rnnMaxSplitWeights": "a test hook: tests split small layers",
+
+	// Set once from another package's init: a Starlark attribute lookup has
+	// no thread that could carry it.
+	"starlib.tagExt": "Blocks' tag attributes (starlib/blocks, set once at init): a Starlark attribute lookup has no thread to carry them",
+
+	"core/device.current": "being removed (i25c)",
 }
 
 // pkgVar is a package-level variable of a non-test file.
@@ -307,6 +317,17 @@ func TestPackageState(t *testing.T) {
 	for k := range mutableState {
 		if !strings.Contains(string(readme), "`"+k+"`") {
 			t.Errorf("README.md (Package-level state) does not name `%s`, which TestPackageState allows", k)
+		}
+	}
+	// ... and no other: every variable of the module it names is allowed.
+	_, section, ok := strings.Cut(string(readme), "**Package-level state.**")
+	if !ok {
+		t.Fatal("README.md has no paragraph **Package-level state.**")
+	}
+	section, _, _ = strings.Cut(section, "\n\n**")
+	for _, m := range regexp.MustCompile("`([a-z0-9_/-]+)\\.([A-Za-z_][A-Za-z0-9_]*)`").FindAllStringSubmatch(section, -1) {
+		if _, own := pkgName[m[1]]; own && mutableState[m[1]+"."+m[2]] == "" {
+			t.Errorf("README.md (Package-level state) names `%s.%s`, which TestPackageState does not allow", m[1], m[2])
 		}
 	}
 }

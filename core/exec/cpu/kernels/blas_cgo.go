@@ -25,7 +25,8 @@ import (
 	"gonum.org/v1/netlib/blas/netlib"
 )
 
-var blasImpl netlib.Implementation
+// blasImpl is the BLAS binding, a value without state.
+var blasImpl = netlib.Implementation{}
 
 // BLASName names the BLAS this build multiplies with.
 const BLASName = "OpenBLAS"

@@ -14,7 +14,8 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-var blasImpl gonum.Implementation
+// blasImpl is the BLAS binding, a value without state.
+var blasImpl = gonum.Implementation{}
 
 // gemmSplit says whether the backend splits large products across its workers.
 const gemmSplit = true
