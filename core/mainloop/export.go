@@ -338,15 +338,22 @@ func (l *TrainingLog) Channel(name string) (iterations []int, values []float64) 
 		if !ok {
 			continue
 		}
-		if _, isBool := v.(bool); isBool {
-			continue
-		}
-		if f, ok := LogNumber(v); ok {
+		if f, ok := ChannelValue(v); ok {
 			iterations = append(iterations, it)
 			values = append(values, f)
 		}
 	}
 	return iterations, values
+}
+
+// ChannelValue reads a log value as a point of a channel (what a plot
+// draws): a number or a one-element array; not a bool, which LogNumber
+// reads as 0 or 1.
+func ChannelValue(v any) (float64, bool) {
+	if _, isBool := v.(bool); isBool {
+		return 0, false
+	}
+	return LogNumber(v)
 }
 
 // LogNumber reads a log value as a number: Go numbers, bools and

@@ -71,3 +71,33 @@ func TestCSV(t *testing.T) {
 		t.Errorf("csv\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// A log value is a channel's point when it is a number or a one-element
+// array; bools (numbers to LogNumber), strings, lists and None are not.
+func TestChannelValue(t *testing.T) {
+	one := nd.New(nd.Float32, 1, 1)
+	one.SetFlat(0, 0.5)
+	for _, c := range []struct {
+		v    any
+		want float64
+		ok   bool
+	}{
+		{2, 2, true},
+		{int64(3), 3, true},
+		{float32(0.25), 0.25, true},
+		{1.5, 1.5, true},
+		{one, 0.5, true},
+		{nd.New(nd.Float32, 2), 0, false},
+		{true, 0, false},
+		{"1", 0, false},
+		{nil, 0, false},
+		{[]any{1.0}, 0, false},
+	} {
+		if got, ok := mainloop.ChannelValue(c.v); ok != c.ok || got != c.want {
+			t.Errorf("ChannelValue(%#v) = %v, %v; want %v, %v", c.v, got, ok, c.want, c.ok)
+		}
+	}
+	if f, ok := mainloop.LogNumber(true); !ok || f != 1 {
+		t.Errorf("LogNumber(true) = %v, %v; want 1, true", f, ok)
+	}
+}

@@ -672,15 +672,10 @@ func ckData(d *Data, c *checkpoint.Checkpoint) *Data {
 // the SQLite log stores channels (numbers as INTEGER or REAL): a number
 // or a 0-d array, finite; bools and other arrays are no channel.
 func channelPoint(x any) (float64, bool) {
-	switch v := x.(type) {
-	case bool:
+	if a, ok := x.(*nd.Array); ok && (a == nil || a.NDim() != 0) {
 		return 0, false
-	case *nd.Array:
-		if v == nil || v.NDim() != 0 {
-			return 0, false
-		}
 	}
-	f, ok := mainloop.LogNumber(x)
+	f, ok := mainloop.ChannelValue(x)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, false
 	}

@@ -286,10 +286,7 @@ func NumericChannels(l *mainloop.TrainingLog) []string {
 	for _, it := range l.Iterations() {
 		r, _ := l.Lookup(it)
 		for k, v := range r {
-			if _, ok := v.(bool); ok {
-				continue
-			}
-			if _, ok := mainloop.LogNumber(v); ok {
+			if _, ok := mainloop.ChannelValue(v); ok {
 				seen[k] = true
 			}
 		}
