@@ -172,6 +172,15 @@ func (b *Base) Spec(name string) (AttrSpec, bool) {
 // Attr returns an attribute's value (nil when unset: Python's None).
 func (b *Base) Attr(name string) any { return b.attrs[name] }
 
+// AttrSet reports whether the attribute was ever set (to nil included):
+// by the constructor, a script, a parent's push or an allocation. An
+// attribute never set holds its class's default (Blocks' __init__
+// default), which the brick's methods apply where they read it.
+func (b *Base) AttrSet(name string) bool {
+	_, ok := b.attrs[name]
+	return ok
+}
+
 // SetAttr sets a declared attribute; v must match its kind (int, []int,
 // float64, bool, initialization.Scheme, string, []Brick) or be nil.
 func (b *Base) SetAttr(name string, v any) error {

@@ -381,6 +381,13 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 	}
 	if spec, ok := base.Spec(name); ok {
 		v := base.Attr(name)
+		if v == nil && !base.AttrSet(name) {
+			// Never set: what Blocks' __init__ stores for an argument
+			// left out (brick_defaults.go).
+			if d, ok := unsetBrickAttr(b.B, name); ok {
+				return d, nil
+			}
+		}
 		if v == nil && spec.Lazy == bricks.ForAllocation {
 			return NoneAllocation, nil // Blocks' unset lazy allocation argument
 		}

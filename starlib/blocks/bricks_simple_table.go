@@ -193,7 +193,7 @@ func convBrickTables() []*classTable {
 	const m = "blocks.bricks.conv"
 	convKw := ps(kw("batch_size", "None"), kw("image_size", "(None, None)"), kw("step", "(1, 1)"), kw("border_mode", "'valid'"), kw("tied_biases", "True"))
 	pooling := func(class string, extra ...classParam) *classTable {
-		p := params(ps(lazy("pooling_size"), opt("step", "None"), opt("input_dim", "None"), opt("ignore_border", "True"), opt("padding", "(0, 0)")), extra, brickKw)
+		p := params(ps(lazy("pooling_size"), opt("step", "None"), classParam{Name: "input_dim", Default: "None", Stored: "(None, None, None)"}, opt("ignore_border", "True"), opt("padding", "(0, 0)")), extra, brickKw)
 		return brickTable(m, class, "pooling over the last two axes", p, setConvBrickAttrOf(class),
 			func(c *classCall, cfg *bricks.Config, name string) (bricks.Brick, error) {
 				return bricks.NewPooling(cfg, class, name)

@@ -34,6 +34,8 @@ type classTable struct {
 	Triggers bool
 	// New makes the value from the bound arguments.
 	New func(c *classCall) (starlark.Value, error)
+	// brick is set for a brick class's table (registerClasses).
+	brick bool
 }
 
 // classParam is one constructor parameter.
@@ -52,6 +54,11 @@ type classParam struct {
 	// Kind is what the parameter accepts; None is always accepted where
 	// the default is None or the parameter is lazy.
 	Kind argKind
+	// Stored is, as Python source text, what Blocks' __init__ stores in
+	// the brick attribute of this name when the call leaves the argument
+	// out, where that is not Default (Pooling's input_dim: None becomes
+	// "(None, None, None)"); "" when it stores the default.
+	Stored string
 }
 
 // argKind is what a constructor parameter accepts.
@@ -137,8 +144,12 @@ func registerClasses(brick bool, tables ...*classTable) starlark.StringDict {
 			if _, err := t.Params[i].defaultValue(); err != nil {
 				panic(fmt.Sprintf("starlib: class table %s: %v", key, err))
 			}
+			if _, err := t.Params[i].storedValue(); err != nil {
+				panic(fmt.Sprintf("starlib: class table %s: %v", key, err))
+			}
 		}
 		classTables[key] = t
+		t.brick = brick
 		if brick {
 			out[t.Name] = &BrickClass{Class: t.Name, table: t}
 		} else {
