@@ -315,8 +315,34 @@ func NewPooling(cfg *Config, class, name string) (*Pooling, error) {
 	return p, nil
 }
 
+// Mode is the pooling mode as Blocks' Pooling.mode has it: "max",
+// "average_exc_pad" or "average_inc_pad" (AveragePooling's
+// include_padding).
+func (p *Pooling) Mode() string {
+	if p.mode == core.PoolAverageExc && p.Bool("include_padding", false) {
+		return core.PoolAverageInc
+	}
+	return p.mode
+}
+
+// SetMode sets the pooling mode (Blocks' Pooling.mode is a plain
+// attribute): "max", "average_exc_pad" or "average_inc_pad".
+func (p *Pooling) SetMode(mode string) error {
+	switch mode {
+	case core.PoolMax, core.PoolAverageExc, core.PoolAverageInc:
+	default:
+		return fmt.Errorf("%s.mode must be 'max', 'average_exc_pad' or 'average_inc_pad', got %q", p.Name, mode)
+	}
+	p.mode = mode
+	if _, ok := p.Spec("include_padding"); ok && mode != core.PoolMax {
+		p.mode = core.PoolAverageExc
+		return p.SetAttr("include_padding", mode == core.PoolAverageInc)
+	}
+	return nil
+}
+
 func (p *Pooling) options() (core.PoolOptions, error) {
-	o := core.PoolOptions{Mode: p.mode, IgnoreBorder: p.Bool("ignore_border", true)}
+	o := core.PoolOptions{Mode: p.Mode(), IgnoreBorder: p.Bool("ignore_border", true)}
 	var err error
 	if o.Size, err = pair(p.Name+".pooling_size", p.ints("pooling_size", nil)); err != nil {
 		return o, err
@@ -326,9 +352,6 @@ func (p *Pooling) options() (core.PoolOptions, error) {
 	}
 	if o.Pad, err = pair(p.Name+".padding", p.ints("padding", []int{0, 0})); err != nil {
 		return o, err
-	}
-	if p.mode != core.PoolMax && p.Bool("include_padding", false) {
-		o.Mode = core.PoolAverageInc
 	}
 	return o, nil
 }

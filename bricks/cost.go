@@ -11,11 +11,13 @@ import (
 // gives the cost.
 type Cost struct{ *Base }
 
-// NewCost makes CategoricalCrossEntropy, MisclassificationRate (top_k),
-// SquaredError, AbsoluteError or BinaryCrossEntropy.
+// NewCost makes CategoricalCrossEntropy, MisclassificationRate (top_k,
+// its attribute, read when the brick is applied), SquaredError,
+// AbsoluteError or BinaryCrossEntropy.
 func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 	c := &Cost{Base: &Base{}}
 	var classes []string
+	var specs []AttrSpec
 	var fn ApplyFunc
 	output := "cost"
 	switch class {
@@ -34,8 +36,13 @@ func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 		}
 		classes = []string{class, "Cost", "Brick"}
 		output = "error_rate"
+		specs = []AttrSpec{{Name: "top_k", Kind: AttrInt, Doc: "a target among the k best is not an error (default 1)"}}
 		fn = func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
-			return misclassification(cfg.FloatX, in[0], in[1], topK)
+			k, ok := c.Int("top_k")
+			if !ok {
+				k = 1
+			}
+			return misclassification(cfg.FloatX, in[0], in[1], k)
 		}
 	case "SquaredError", "AbsoluteError", "BinaryCrossEntropy":
 		classes = []string{class, "CostMatrix", "Cost", "Brick"}
@@ -57,7 +64,12 @@ func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 	default:
 		return nil, fmt.Errorf("unknown cost %s", class)
 	}
-	c.initBase(c, cfg, name, classes, nil)
+	c.initBase(c, cfg, name, classes, specs)
+	if specs != nil {
+		if err := c.SetAttr("top_k", topK); err != nil {
+			return nil, err
+		}
+	}
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"y", "y_hat"}, Outputs: []string{output}, Fn: fn})
 	return c, nil
 }

@@ -104,10 +104,16 @@ func (b *Bias) InitializeHook() error { return b.initParam(b.B, "biases_init") }
 // Activation is an elementwise brick without parameters.
 type Activation struct{ *Base }
 
+// LeakyRectifierLeak is LeakyRectifier's default leak (Blocks' 0.01).
+const LeakyRectifierLeak = 0.01
+
 // NewActivation makes one of Blocks' activation bricks: Identity, Tanh,
-// Logistic, Softplus, Rectifier, LeakyRectifier (leak, default 0.01).
+// Logistic, Softplus, Rectifier, LeakyRectifier (leak, its attribute:
+// the slope for negative inputs, read when the brick is applied).
 func NewActivation(cfg *Config, class, name string, leak float64) (*Activation, error) {
+	a := &Activation{Base: &Base{}}
 	var f func(x *core.Variable) *core.Variable
+	var specs []AttrSpec
 	switch class {
 	case "Identity":
 		f = func(x *core.Variable) *core.Variable { return x }
@@ -120,14 +126,20 @@ func NewActivation(cfg *Config, class, name string, leak float64) (*Activation, 
 	case "Rectifier":
 		f = core.Relu
 	case "LeakyRectifier":
+		specs = []AttrSpec{{Name: "leak", Kind: AttrFloat, Doc: "the slope for negative inputs (default 0.01)"}}
 		f = func(x *core.Variable) *core.Variable {
+			leak := a.Float("leak", LeakyRectifierLeak)
 			return core.Switch(core.GT(x, core.Const(x.DType(), 0)), x, core.Mul(core.Const(x.DType(), leak), x))
 		}
 	default:
 		return nil, fmt.Errorf("unknown activation %s", class)
 	}
-	a := &Activation{Base: &Base{}}
-	a.initBase(a, cfg, name, []string{class, "Activation", "Feedforward", "Brick"}, nil)
+	a.initBase(a, cfg, name, []string{class, "Activation", "Feedforward", "Brick"}, specs)
+	if class == "LeakyRectifier" {
+		if err := a.SetAttr("leak", leak); err != nil {
+			return nil, err
+		}
+	}
 	a.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		return one(f(in[0])), nil
 	}})

@@ -412,19 +412,21 @@ type brickAttrHook struct {
 
 // brickAttrHooks are the other brick files' attributes, asked in this
 // order before a brick's declared attributes and applications.
-func brickAttrHooks() [3]brickAttrHook {
+func brickAttrHooks() [4]brickAttrHook {
 	return [...]brickAttrHook{
-		{attr: moreBrickAttr, names: moreBrickAttrNames}, // bricks_more.go
-		{attr: convBrickAttr, names: convAttrNames},      // conv.go
-		{attr: bnAttr, names: bnAttrNames},               // bn.go
+		{attr: moreBrickAttr, names: moreBrickAttrNames},     // bricks_more.go
+		{attr: convBrickAttr, names: convAttrNames},          // conv.go
+		{attr: bnAttr, names: bnAttrNames},                   // bn.go
+		{attr: blocksNamedAttr, names: blocksNamedAttrNames}, // brick_attrs_blocks.go
 	}
 }
 
 // brickSetHooks are the other brick files' settable attributes: each sets
 // the attributes it knows (ok true) before the declared ones.
-func brickSetHooks() [1]func(b *Brick, name string, v starlark.Value) (ok bool, err error) {
+func brickSetHooks() [2]func(b *Brick, name string, v starlark.Value) (ok bool, err error) {
 	return [...]func(b *Brick, name string, v starlark.Value) (bool, error){
-		bnSetField, // bn.go
+		bnSetField,         // bn.go
+		setBlocksNamedAttr, // brick_attrs_blocks.go
 	}
 }
 
