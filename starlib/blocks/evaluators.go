@@ -56,11 +56,10 @@ type AggregationScheme struct {
 	class string
 }
 
-func (a *AggregationScheme) String() string        { return "<" + a.class + " aggregation scheme>" }
-func (a *AggregationScheme) Type() string          { return a.class }
-func (a *AggregationScheme) Freeze()               {}
-func (a *AggregationScheme) Truth() starlark.Bool  { return true }
-func (a *AggregationScheme) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: %s", a.class) }
+func (a *AggregationScheme) String() string       { return "<" + a.class + " aggregation scheme>" }
+func (a *AggregationScheme) Type() string         { return a.class }
+func (a *AggregationScheme) Freeze()              {}
+func (a *AggregationScheme) Truth() starlark.Bool { return true }
 
 func newAggregationScheme(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var x, y starlark.Value

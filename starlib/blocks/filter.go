@@ -102,12 +102,11 @@ type VariableFilter struct{ F *graph.VariableFilter }
 
 var _ starlark.Callable = (*VariableFilter)(nil)
 
-func (f *VariableFilter) String() string        { return "<VariableFilter>" }
-func (f *VariableFilter) Type() string          { return "VariableFilter" }
-func (f *VariableFilter) Name() string          { return "VariableFilter" }
-func (f *VariableFilter) Freeze()               {}
-func (f *VariableFilter) Truth() starlark.Bool  { return true }
-func (f *VariableFilter) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: VariableFilter") }
+func (f *VariableFilter) String() string       { return "<VariableFilter>" }
+func (f *VariableFilter) Type() string         { return "VariableFilter" }
+func (f *VariableFilter) Name() string         { return "VariableFilter" }
+func (f *VariableFilter) Freeze()              {}
+func (f *VariableFilter) Truth() starlark.Bool { return true }
 
 // CallInternal filters a list of variables.
 func (f *VariableFilter) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

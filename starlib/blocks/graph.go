@@ -75,9 +75,6 @@ func (g *ComputationGraph) String() string {
 func (g *ComputationGraph) Type() string         { return "ComputationGraph" }
 func (g *ComputationGraph) Freeze()              {}
 func (g *ComputationGraph) Truth() starlark.Bool { return true }
-func (g *ComputationGraph) Hash() (uint32, error) {
-	return 0, fmt.Errorf("unhashable: ComputationGraph")
-}
 
 // AttrNames lists the graph's attributes.
 func (g *ComputationGraph) AttrNames() []string {
@@ -341,12 +338,11 @@ var (
 	_ starlark.HasAttrs = (*BNContext)(nil)
 )
 
-func (c *BNContext) String() string        { return "<batch_normalization>" }
-func (c *BNContext) Type() string          { return "batch_normalization" }
-func (c *BNContext) Name() string          { return "batch_normalization" }
-func (c *BNContext) Freeze()               {}
-func (c *BNContext) Truth() starlark.Bool  { return true }
-func (c *BNContext) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: batch_normalization") }
+func (c *BNContext) String() string       { return "<batch_normalization>" }
+func (c *BNContext) Type() string         { return "batch_normalization" }
+func (c *BNContext) Name() string         { return "batch_normalization" }
+func (c *BNContext) Freeze()              {}
+func (c *BNContext) Truth() starlark.Bool { return true }
 
 // AttrNames lists enter and exit.
 func (c *BNContext) AttrNames() []string { return []string{"enter", "exit"} }

@@ -1,8 +1,6 @@
 package blocks
 
 import (
-	"fmt"
-
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
@@ -32,8 +30,7 @@ type Scheme struct{ S initialization.Scheme }
 
 var _ starlark.Value = (*Scheme)(nil)
 
-func (s *Scheme) String() string        { return schemeRepr(s.S) }
-func (s *Scheme) Type() string          { return "Initialization" }
-func (s *Scheme) Freeze()               {}
-func (s *Scheme) Truth() starlark.Bool  { return true }
-func (s *Scheme) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: Initialization") }
+func (s *Scheme) String() string       { return schemeRepr(s.S) }
+func (s *Scheme) Type() string         { return "Initialization" }
+func (s *Scheme) Freeze()              {}
+func (s *Scheme) Truth() starlark.Bool { return true }

@@ -57,10 +57,9 @@ var _ starlark.HasAttrs = (*Model)(nil)
 func (m *Model) String() string {
 	return fmt.Sprintf("<Model: %d top bricks, %d parameters>", len(m.M.TopBricks()), len(m.M.ParameterNames()))
 }
-func (m *Model) Type() string          { return "Model" }
-func (m *Model) Freeze()               {}
-func (m *Model) Truth() starlark.Bool  { return true }
-func (m *Model) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: Model") }
+func (m *Model) Type() string         { return "Model" }
+func (m *Model) Freeze()              {}
+func (m *Model) Truth() starlark.Bool { return true }
 
 // AttrNames lists the model's attributes.
 func (m *Model) AttrNames() []string {

@@ -199,10 +199,9 @@ type selectorValue struct{ s *bricks.Selector }
 func (s *selectorValue) String() string {
 	return fmt.Sprintf("<Selector of %d bricks>", len(s.s.Bricks))
 }
-func (s *selectorValue) Type() string          { return "Selector" }
-func (s *selectorValue) Freeze()               {}
-func (s *selectorValue) Truth() starlark.Bool  { return true }
-func (s *selectorValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: Selector") }
+func (s *selectorValue) Type() string         { return "Selector" }
+func (s *selectorValue) Freeze()              {}
+func (s *selectorValue) Truth() starlark.Bool { return true }
 
 // AttrNames lists bricks, get_parameters and select.
 func (s *selectorValue) AttrNames() []string { return []string{"bricks", "get_parameters", "select"} }

@@ -226,12 +226,11 @@ type BeamSearch struct {
 	inputs []*core.Variable
 }
 
-func (s *BeamSearch) String() string        { return "<BeamSearch>" }
-func (s *BeamSearch) Type() string          { return "BeamSearch" }
-func (s *BeamSearch) Freeze()               {}
-func (s *BeamSearch) Truth() starlark.Bool  { return true }
-func (s *BeamSearch) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: BeamSearch") }
-func (s *BeamSearch) AttrNames() []string   { return []string{"search"} }
+func (s *BeamSearch) String() string       { return "<BeamSearch>" }
+func (s *BeamSearch) Type() string         { return "BeamSearch" }
+func (s *BeamSearch) Freeze()              {}
+func (s *BeamSearch) Truth() starlark.Bool { return true }
+func (s *BeamSearch) AttrNames() []string  { return []string{"search"} }
 
 // Attr returns search.
 func (s *BeamSearch) Attr(name string) (starlark.Value, error) {

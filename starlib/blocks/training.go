@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -87,11 +89,10 @@ type StepRule struct {
 	attrs map[string]*core.Variable
 }
 
-func (s *StepRule) String() string        { return "<" + s.name + ">" }
-func (s *StepRule) Type() string          { return s.name }
-func (s *StepRule) Freeze()               {}
-func (s *StepRule) Truth() starlark.Bool  { return true }
-func (s *StepRule) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: step rule") }
+func (s *StepRule) String() string       { return "<" + s.name + ">" }
+func (s *StepRule) Type() string         { return s.name }
+func (s *StepRule) Freeze()              {}
+func (s *StepRule) Truth() starlark.Bool { return true }
 func (s *StepRule) AttrNames() []string {
 	var n []string
 	for k := range s.attrs {
@@ -214,9 +215,8 @@ func (a *Algorithm) Type() string {
 	}
 	return "GradientDescent"
 }
-func (a *Algorithm) Freeze()               {}
-func (a *Algorithm) Truth() starlark.Bool  { return true }
-func (a *Algorithm) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: algorithm") }
+func (a *Algorithm) Freeze()              {}
+func (a *Algorithm) Truth() starlark.Bool { return true }
 func (a *Algorithm) AttrNames() []string {
 	n := append([]string{"add_updates"}, algorithmAttrNames...)
 	if a.GD != nil {
@@ -236,6 +236,12 @@ func (a *Algorithm) Attr(name string) (starlark.Value, error) {
 	case "buffers":
 		return variableList(nil, a.GD.Buffers()), nil
 	case "step_rule":
+		if a.rule == nil && a.GD.StepRule != nil {
+			// main_loop.algorithm: the rule, equal to the script's
+			// (identity.go), without its hyperparameter attributes.
+			name := reflect.TypeOf(a.GD.StepRule).String()
+			return &StepRule{R: a.GD.StepRule, name: name[strings.LastIndex(name, ".")+1:]}, nil
+		}
 		return a.rule, nil
 	case "cost":
 		return &starlib.Variable{V: a.GD.Cost}, nil
@@ -356,11 +362,10 @@ func splitTriggers(name string, kwargs []starlark.Tuple) (extensions.Triggers, [
 // Extension is a main-loop extension as a Starlark value.
 type Extension struct{ E mainloop.Extension }
 
-func (e *Extension) String() string        { return "<" + mainloop.ExtensionName(e.E) + ">" }
-func (e *Extension) Type() string          { return mainloop.ExtensionClass(e.E) }
-func (e *Extension) Freeze()               {}
-func (e *Extension) Truth() starlark.Bool  { return true }
-func (e *Extension) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: extension") }
+func (e *Extension) String() string       { return "<" + mainloop.ExtensionName(e.E) + ">" }
+func (e *Extension) Type() string         { return mainloop.ExtensionClass(e.E) }
+func (e *Extension) Freeze()              {}
+func (e *Extension) Truth() starlark.Bool { return true }
 
 func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	// algorithm and data_stream may be None (a loop for extension tests,
@@ -436,11 +441,10 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 // MainLoop is Blocks' MainLoop as a Starlark value.
 type MainLoop struct{ M *mainloop.MainLoop }
 
-func (m *MainLoop) String() string        { return "<MainLoop>" }
-func (m *MainLoop) Type() string          { return "MainLoop" }
-func (m *MainLoop) Freeze()               {}
-func (m *MainLoop) Truth() starlark.Bool  { return true }
-func (m *MainLoop) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: MainLoop") }
+func (m *MainLoop) String() string       { return "<MainLoop>" }
+func (m *MainLoop) Type() string         { return "MainLoop" }
+func (m *MainLoop) Freeze()              {}
+func (m *MainLoop) Truth() starlark.Bool { return true }
 func (m *MainLoop) AttrNames() []string {
 	return append([]string{"algorithm", "data_stream", "extensions", "log", "run", "status"}, mainLoopAttrNamesMore...)
 }
