@@ -54,10 +54,6 @@ func moreBrickAttr(b *Brick, name string) (starlark.Value, bool, error) {
 		})
 	}
 	switch name {
-	case "border_mode":
-		if _, ok := b.B.(*bricks.Convolutional); ok && base.Attr("border_mode") == nil {
-			return starlark.String("valid"), true, nil // Blocks' default
-		}
 	case "allocation_args":
 		var out []starlark.Value
 		for _, sp := range base.Specs() {
