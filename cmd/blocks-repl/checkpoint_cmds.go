@@ -21,7 +21,6 @@ import (
 )
 
 func init() {
-	checkpoint.ProjectVersion = version
 	registerCommand(command{
 		name: "resume",
 		usage: `  blocks-repl resume [--set NAME=VALUE]... [--trust] [--device DEV] [--np N] [--microbatches K]

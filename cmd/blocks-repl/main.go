@@ -47,9 +47,9 @@ import (
 	"github.com/blocks-go/blocks/starlib/all"
 )
 
-// version is the project's version, overridden at link time by
-// -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is the project's version, the one checkpoints record (set at
+// link time by -ldflags "-X github.com/blocks-go/blocks/core/checkpoint.ProjectVersion=...").
+var version = checkpoint.ProjectVersion
 
 // runOptions are run's options (usage.go prints them for run --help).
 const runOptions = `  --set NAME=VALUE   override the setting NAME, which the script declares with

@@ -27,8 +27,9 @@ const (
 	FormatVersion = 1
 )
 
-// ProjectVersion is recorded in every manifest; the binary sets it to its
-// own version.
+// ProjectVersion is the project's version, recorded in every manifest
+// and printed by blocks-repl version. A build may set it at link time:
+// -ldflags "-X github.com/blocks-go/blocks/core/checkpoint.ProjectVersion=...".
 var ProjectVersion = "0.1.0-dev"
 
 // Member names of the tar file.

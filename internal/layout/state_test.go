@@ -52,8 +52,6 @@ var mutableState = map[string]string{
 	"cmd/blocks-repl.commands":     "the command table, filled by each command file's init",
 	"cmd/blocks-repl.fuelCommands": "the fuel subcommand table, filled by each subcommand file's init",
 
-	"core/checkpoint.ProjectVersion": "the version recorded in manifests, which blocks-repl sets to its own at start",
-
 	// Caches and counters.
 	"starlib/blocks.classTables": "the brick and extension class tables, filled once when the package's modules are built (its documented cache)",
 	"core.lastID":                "the variable ID counter (an atomic)",
