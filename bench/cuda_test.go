@@ -19,12 +19,12 @@ import (
 // variable the steps update within 1e-4 (relative, 1e-6 absolute near
 // zero). GPU only: make gpu-check runs it.
 func TestBenchModelsGPUMatchCPU(t *testing.T) {
-	build := map[string]func() (*algorithms.GradientDescent, map[string]*nd.Array){
-		"lenet": func() (*algorithms.GradientDescent, map[string]*nd.Array) { return lenetModel(t, 64) },
-		"lstm-lm": func() (*algorithms.GradientDescent, map[string]*nd.Array) {
+	build := map[string]func(device.Device) (*algorithms.GradientDescent, map[string]*nd.Array){
+		"lenet": func(d device.Device) (*algorithms.GradientDescent, map[string]*nd.Array) { return lenetModel(t, 64, d) },
+		"lstm-lm": func(d device.Device) (*algorithms.GradientDescent, map[string]*nd.Array) {
 			m := buildRNN(t, "lstm-lm")
 			gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
-				Cost: m.cost, Parameters: m.params, StepRule: algorithms.NewScale(nd.Float32, rnnConfigs["lstm-lm"].lr)})
+				Cost: m.cost, Parameters: m.params, StepRule: algorithms.NewScale(nd.Float32, rnnConfigs["lstm-lm"].lr), Device: d})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,11 +37,10 @@ func TestBenchModelsGPUMatchCPU(t *testing.T) {
 	for _, name := range []string{"lenet", "lstm-lm"} {
 		t.Run(name, func(t *testing.T) {
 			train := func(d device.Device) []*nd.Array {
-				if err := device.Select(d); err != nil {
+				if err := device.Check(d); err != nil {
 					t.Fatal(err)
 				}
-				defer device.Select(device.Device{Kind: device.CPU})
-				gd, data := build[name]()
+				gd, data := build[name](d)
 				for range 5 {
 					if err := gd.ProcessBatch(data); err != nil {
 						t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/exec/cuda"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -33,7 +34,7 @@ func TestBenchModelsRouteToGPU(t *testing.T) {
 	}
 	gd, _ := mlpStep(t, []int{784, 100, 10}, 256, 0.1)
 	check("mlp-tutorial", gd.Function())
-	gd, _ = lenetModel(t, 64)
+	gd, _ = lenetModel(t, 64, device.Device{})
 	check("lenet", gd.Function())
 	for _, name := range []string{"lstm-lm", "gru-lm"} {
 		for _, rule := range []algorithms.StepRule{algorithms.NewScale(nd.Float32, 0.1), algorithms.NewAdam(nd.Float32, 0.002, 0.9, 0.999, 1e-8, 1-1e-8)} {

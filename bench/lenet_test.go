@@ -7,6 +7,7 @@ import (
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
 )
@@ -20,12 +21,13 @@ func lenetStep(tb testing.TB) func() error { return lenetStepBatch(tb, 64) }
 
 // lenetStepBatch is lenetStep with another batch size.
 func lenetStepBatch(tb testing.TB, batch int) func() error {
-	gd, data := lenetModel(tb, batch)
+	gd, data := lenetModel(tb, batch, benchDevice)
 	return func() error { return gd.ProcessBatch(data) }
 }
 
-// lenetModel is lenetStepBatch's training algorithm and batch.
-func lenetModel(tb testing.TB, batch int) (*algorithms.GradientDescent, map[string]*nd.Array) {
+// lenetModel is lenetStepBatch's training algorithm, training on dev,
+// and batch.
+func lenetModel(tb testing.TB, batch int, dev device.Device) (*algorithms.GradientDescent, map[string]*nd.Array) {
 	cfg := bricks.NewConfig(nd.Float32, 1)
 	must := func(err error) {
 		tb.Helper()
@@ -77,7 +79,7 @@ func lenetModel(tb testing.TB, batch int) (*algorithms.GradientDescent, map[stri
 	cost, err := bricks.Apply(cce, "apply", y, out[0])
 	must(err)
 	params := append(bricks.AllParameters(seq), bricks.AllParameters(mlp)...)
-	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost[0], Parameters: params, StepRule: algorithms.NewScale(nd.Float32, 0.05)})
+	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost[0], Parameters: params, StepRule: algorithms.NewScale(nd.Float32, 0.05), Device: dev})
 	must(err)
 	must(gd.Initialize())
 	rng := numpyrand.New(2)

@@ -61,7 +61,7 @@ func mlpStep(tb testing.TB, dims []int, batch int, lr float64) (*algorithms.Grad
 	cost := costs[0]
 	cg := graph.New([]*core.Variable{cost})
 	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
-		Cost: cost, Parameters: cg.Parameters(), StepRule: algorithms.NewScale(nd.Float32, lr)})
+		Cost: cost, Parameters: cg.Parameters(), StepRule: algorithms.NewScale(nd.Float32, lr), Device: benchDevice})
 	if err != nil {
 		tb.Fatal(err)
 	}

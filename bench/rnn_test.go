@@ -42,7 +42,7 @@ func rnnStep(tb testing.TB, name string) func() error {
 	tb.Helper()
 	m := buildRNN(tb, name)
 	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
-		Cost: m.cost, Parameters: m.params, StepRule: algorithms.NewScale(nd.Float32, rnnConfigs[name].lr)})
+		Cost: m.cost, Parameters: m.params, StepRule: algorithms.NewScale(nd.Float32, rnnConfigs[name].lr), Device: benchDevice})
 	if err != nil {
 		tb.Fatal(err)
 	}

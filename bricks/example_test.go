@@ -8,6 +8,7 @@ import (
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel/datasets/toy"
@@ -97,7 +98,7 @@ func Example_trainMLP() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	monitor, err := extensions.NewDataStreamMonitoring([]*core.Variable{cost}, evaluationStream, nil, "spiral", "", nil)
+	monitor, err := extensions.NewDataStreamMonitoring(device.Device{}, []*core.Variable{cost}, evaluationStream, nil, "spiral", "", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
 )
@@ -31,10 +32,10 @@ type Generation struct {
 	trivial bool
 }
 
-// NewGeneration compiles the generation functions. contexts maps the
-// transition's context names (attended, attended_mask) to variables
-// computed from inputs.
-func (g *SequenceGenerator) NewGeneration(contexts map[string]*core.Variable, inputs []*core.Variable) (*Generation, error) {
+// NewGeneration compiles the generation functions for dev (the zero
+// Device is the CPU). contexts maps the transition's context names
+// (attended, attended_mask) to variables computed from inputs.
+func (g *SequenceGenerator) NewGeneration(dev device.Device, contexts map[string]*core.Variable, inputs []*core.Variable) (*Generation, error) {
 	if !g.Allocated {
 		if err := Allocate(g); err != nil {
 			return nil, err
@@ -69,7 +70,7 @@ func (g *SequenceGenerator) NewGeneration(contexts map[string]*core.Variable, in
 	}
 	var err error
 	if len(ctxOuts) > 0 {
-		if gen.ctxFn, err = core.Compile(inputs, ctxOuts, nil); err != nil {
+		if gen.ctxFn, err = core.CompileFor(dev, inputs, ctxOuts, nil); err != nil {
 			return nil, fmt.Errorf("generation contexts: %w", err)
 		}
 	}
@@ -100,7 +101,7 @@ func (g *SequenceGenerator) NewGeneration(contexts map[string]*core.Variable, in
 	if err != nil {
 		return nil, err
 	}
-	if gen.initFn, err = core.Compile(append([]*core.Variable{ref}, ctxList...), append(init, initOut), nil); err != nil {
+	if gen.initFn, err = core.CompileFor(dev, append([]*core.Variable{ref}, ctxList...), append(init, initOut), nil); err != nil {
 		return nil, fmt.Errorf("generation initial states: %w", err)
 	}
 	// One step: placeholders for the states, glimpses and previous outputs.
@@ -141,7 +142,7 @@ func (g *SequenceGenerator) NewGeneration(contexts map[string]*core.Variable, in
 		dist = readouts
 	}
 	distIns := slices.Concat(ctxList, stList, []*core.Variable{prev})
-	if gen.distFn, err = core.Compile(distIns, append([]*core.Variable{dist}, glimpses...), nil); err != nil {
+	if gen.distFn, err = core.CompileFor(dev, distIns, append([]*core.Variable{dist}, glimpses...), nil); err != nil {
 		return nil, fmt.Errorf("generation readout: %w", err)
 	}
 	// Next states from the chosen outputs (and the new glimpses).
@@ -183,7 +184,7 @@ func (g *SequenceGenerator) NewGeneration(contexts map[string]*core.Variable, in
 		return nil, err
 	}
 	nextIns := slices.Concat(ctxList, stList[:gen.nState], glP, []*core.Variable{chosen})
-	if gen.nextFn, err = core.Compile(nextIns, next, nil); err != nil {
+	if gen.nextFn, err = core.CompileFor(dev, nextIns, next, nil); err != nil {
 		return nil, fmt.Errorf("generation next states: %w", err)
 	}
 	return gen, nil

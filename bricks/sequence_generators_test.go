@@ -10,6 +10,7 @@ import (
 
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
 )
@@ -163,7 +164,7 @@ func TestBeamSearchExhaustive(t *testing.T) {
 		if math.Abs(total-1) > 1e-12 {
 			t.Errorf("attention=%v: candidate probabilities sum to %g", attention, total)
 		}
-		gen, err := g.NewGeneration(ctx, ins)
+		gen, err := g.NewGeneration(device.Device{}, ctx, ins)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +216,7 @@ func TestSampleMatchesCostMatrix(t *testing.T) {
 			ins = []*core.Variable{a}
 			data = []*nd.Array{tileAxis1(attended, B)}
 		}
-		gen, err := g.NewGeneration(ctx, ins)
+		gen, err := g.NewGeneration(device.Device{}, ctx, ins)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +275,7 @@ func TestTrivialEmitterGenerator(t *testing.T) {
 		}
 		return []*core.Variable{c}
 	})
-	gen, err := g.NewGeneration(nil, nil)
+	gen, err := g.NewGeneration(device.Device{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,11 +20,12 @@ import (
 
 // Backend runs compiled functions.
 type Backend interface {
-	// Name names the backend: "cpu", "cuda".
+	// Name names the backend by the device.Kind it runs: "cpu", "cuda".
 	Name() string
-	// Executor prepares f for running on this backend. It is called once,
-	// by CompileOn; the executor plans each input-shape signature itself.
-	// A backend that cannot run one of f's ops says so here.
+	// Executor prepares f for running on this backend, on f.Device(). It
+	// is called once, by CompileFor or CompileOn; the executor plans each
+	// input-shape signature itself. A backend that cannot run one of f's
+	// ops, or on f's device, says so here.
 	Executor(f *Function) (Executor, error)
 }
 
@@ -63,6 +64,10 @@ func (f *Function) MemoryLimit() (uint64, string) { return f.maxBytes, f.maxWhat
 // Backend is the backend the function runs on.
 func (f *Function) Backend() Backend { return f.backend }
 
+// Device is the device the function was compiled for (CompileFor's d;
+// CompileOn's backend kind with index 0).
+func (f *Function) Device() device.Device { return f.device }
+
 var backends struct {
 	mu sync.Mutex
 	m  map[device.Kind]Backend
@@ -79,9 +84,10 @@ func RegisterBackend(k device.Kind, b Backend) {
 	backends.m[k] = b
 }
 
-// BackendFor returns the backend of device d's kind.
+// BackendFor returns the backend of device d's kind (CPUBackend for the
+// zero Device).
 func BackendFor(d device.Device) (Backend, error) {
-	if d.Kind == device.CPU {
+	if d.IsCPU() {
 		return CPUBackend, nil
 	}
 	backends.mu.Lock()

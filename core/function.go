@@ -36,6 +36,7 @@ type Function struct {
 	maxWhat  string
 
 	backend Backend
+	device  device.Device
 	exec    Executor
 
 	mu sync.Mutex // serialises calls
@@ -57,24 +58,39 @@ func (f *Function) SetMemoryLimit(bytes uint64, what string) {
 }
 
 // Compile plans a function computing outputs from inputs and applying
-// updates, to run on the device selected for the process (device.Current:
-// the CPU unless --device or config.device chose another). Every data
+// updates, to run on the CPU (CompileFor names another device). Every data
 // input the outputs and updates depend on must be listed in inputs.
 func Compile(inputs, outputs []*Variable, updates []Update) (*Function, error) {
-	b, err := BackendFor(device.Current())
+	return CompileOn(CPUBackend, inputs, outputs, updates)
+}
+
+// CompileFor is Compile for device d, on the backend of d's kind
+// (BackendFor); the zero Device is the CPU. Nothing in the process selects
+// a device: the caller says where (a run's config.device, an algorithm's
+// Device field).
+func CompileFor(d device.Device, inputs, outputs []*Variable, updates []Update) (*Function, error) {
+	b, err := BackendFor(d)
 	if err != nil {
 		return nil, err
 	}
-	return CompileOn(b, inputs, outputs, updates)
+	return compileOn(b, d, inputs, outputs, updates)
 }
 
-// CompileOn is Compile on backend b.
+// CompileOn is Compile on backend b, for the device of b's kind with
+// index 0 (CompileFor names an index).
 func CompileOn(b Backend, inputs, outputs []*Variable, updates []Update) (*Function, error) {
+	return compileOn(b, device.Device{Kind: device.Kind(b.Name())}, inputs, outputs, updates)
+}
+
+func compileOn(b Backend, d device.Device, inputs, outputs []*Variable, updates []Update) (*Function, error) {
+	if d.IsCPU() {
+		d = device.Device{Kind: device.CPU}
+	}
 	f, err := compileGraph(inputs, outputs, updates)
 	if err != nil {
 		return nil, err
 	}
-	f.backend = b
+	f.backend, f.device = b, d
 	if f.exec, err = b.Executor(f); err != nil {
 		return nil, fmt.Errorf("%s backend: %w", b.Name(), err)
 	}

@@ -309,8 +309,10 @@ func (a *Array) Unary(op syntax.Token) (starlark.Value, error) {
 	return nil, nil
 }
 
-// ComputeArray evaluates a graph of constants: the array operations reuse
-// the symbolic layer's kernels, so arrays and variables compute alike.
+// ComputeArray evaluates a graph of constants on the CPU: the array
+// operations reuse the symbolic layer's kernels, so arrays and variables
+// compute alike. Arrays are numpy's, host arrays, whatever the run's
+// device.
 //
 // thread, when not nil, gives the run's memory budget (an operator
 // method, which has no thread, is bounded by the machine's memory).

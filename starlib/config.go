@@ -33,13 +33,16 @@ import (
 //	    a wrong type is an error naming the declared tunables); the
 //	    resolved values go to the log (row 0, record "config") and to
 //	    every checkpoint. config.get is the get above; config.default_seed
-//	    (Fuel's default_seed, 1 unless .fuelrc sets it), config.floatX and
-//	    config.log_backend ("python") are Blocks' settings.
+//	    (Fuel's default_seed, 1 unless .fuelrc sets it), config.floatX (the
+//	    run's floatX), config.device (the run's device: Options.Device, which
+//	    blocks-repl's --device sets; config.device = "cuda" changes it for
+//	    the rest of this run only) and config.log_backend ("python") are
+//	    Blocks' settings.
 var ConfigModule = &starlarkstruct.Module{
 	Name: "blocks.config",
 	Members: starlark.StringDict{
 		"get":    starlark.NewBuiltin("get", configGet),
-		"config": &Config{},
+		"config": &Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value { return &Config{thread} }},
 	},
 }
 

@@ -1,8 +1,6 @@
 package starlib
 
 import (
-	"github.com/blocks-go/blocks/core/device"
-
 	"fmt"
 	"sort"
 	"strings"
@@ -10,6 +8,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel/config"
 )
@@ -22,8 +21,10 @@ type tunables struct {
 }
 
 // Config is blocks.config's config: callable to declare the script's
-// tunables, with Blocks' settings as attributes.
-type Config struct{}
+// tunables, with Blocks' settings as attributes. Each run loads its own,
+// bound to its thread: config.floatX and config.device are the run's
+// (setting config.device changes where this run compiles, no other).
+type Config struct{ thread *starlark.Thread }
 
 var (
 	_ starlark.Callable = (*Config)(nil)
@@ -43,26 +44,27 @@ func (*Config) AttrNames() []string {
 }
 
 // Attr returns a setting.
-func (*Config) Attr(name string) (starlark.Value, error) {
+func (c *Config) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "get":
 		return starlark.NewBuiltin("get", configGet), nil
 	case "default_seed":
 		return starlark.MakeInt(config.DefaultSeed()), nil
 	case "floatX":
-		return starlark.String(config.FloatX().String()), nil
+		return starlark.String(FloatX(c.thread).String()), nil
 	case "log_backend":
 		return starlark.String("python"), nil
 	case "device":
-		return starlark.String(device.Current().String()), nil
+		return starlark.String(Device(c.thread).String()), nil
 	}
 	return nil, nil
 }
 
-// SetField sets config.device, for a script that pins where it runs
-// (config.device = "cpu"); a device this build cannot use is an error at
-// that line.
-func (*Config) SetField(name string, v starlark.Value) error {
+// SetField sets config.device, for a script that pins where its run
+// compiles from now on (config.device = "cpu"); a device this build cannot
+// use is an error at that line. Other runs, and REPL sessions, keep their
+// own device.
+func (c *Config) SetField(name string, v starlark.Value) error {
 	if name != "device" {
 		return starlark.NoSuchAttrError(fmt.Sprintf("config.%s cannot be set (only config.device; declare tunables with config(name=default))", name))
 	}
@@ -74,7 +76,7 @@ func (*Config) SetField(name string, v starlark.Value) error {
 	if err != nil {
 		return err
 	}
-	return device.Select(d)
+	return setDevice(c.thread, d)
 }
 
 // CallInternal is config(name=default, ...): the script's tunables.

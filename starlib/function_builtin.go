@@ -57,7 +57,7 @@ func TheanoFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err != nil {
 		return nil, fmt.Errorf("function: %v", err)
 	}
-	f, err := core.Compile(ins, outs, ups)
+	f, err := core.CompileFor(Device(thread), ins, outs, ups)
 	if err != nil {
 		return nil, fmt.Errorf("function: %v", err)
 	}

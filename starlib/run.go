@@ -16,6 +16,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/nd"
@@ -45,6 +46,12 @@ type Options struct {
 	// FloatX is "float32" or "float64"; when empty it comes from Fuel's
 	// configuration (FUEL_FLOATX, then .fuelrc, then float32).
 	FloatX string
+	// Device is where the run's graphs run: "cpu" (the default, when
+	// empty), "cuda" or "cuda:N" (device.Parse), refused when this build
+	// cannot use it (device.Check). The script may change it for the
+	// rest of the run with config.device; it is the run's own, as floatX
+	// is (Device).
+	Device string
 	// Context, when not nil, cancels the run when done: Starlark code stops
 	// at its next step, and Go builtins that loop (training) see it through
 	// Cancelled(thread).
@@ -119,6 +126,9 @@ type runState struct {
 	// loops use (for checkpoints).
 	parallel     *ParallelRun
 	microbatches int
+	// device is where the run's graphs run (Options.Device,
+	// config.device); the zero Device is the CPU.
+	device device.Device
 	// settings are the config.get reads, in order (config_settings.go);
 	// settingsChecked is set once the overrides have been checked.
 	settings        []setting
@@ -146,6 +156,36 @@ func FloatX(thread *starlark.Thread) nd.DType {
 		}
 	}
 	return DefaultFloatX()
+}
+
+// Device is where the thread's run compiles its graphs (Options.Device,
+// then config.device): the CPU for a thread that is no run's. Builtins
+// that compile (theano.function, eval, GradientDescent, the monitoring
+// extensions, beam search) pass it to core.CompileFor or the algorithm's
+// and monitoring's configuration; nothing in the process holds a device.
+func Device(thread *starlark.Thread) device.Device {
+	if s := state(thread); s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.device
+	}
+	return device.Device{Kind: device.CPU}
+}
+
+// setDevice makes d, after device.Check, where the thread's run compiles
+// its graphs from now on (config.device = ...).
+func setDevice(thread *starlark.Thread, d device.Device) error {
+	if err := device.Check(d); err != nil {
+		return err
+	}
+	s := state(thread)
+	if s == nil {
+		return fmt.Errorf("config.device: the device can be set only from a running script")
+	}
+	s.mu.Lock()
+	s.device = d
+	s.mu.Unlock()
+	return nil
 }
 
 // DefaultFloatX is Fuel's floatX (FUEL_FLOATX, then .fuelrc, then
@@ -251,6 +291,17 @@ func NewInterp(opts Options) (*Interp, error) {
 	SetFloatX(thread, fx)
 
 	s := &runState{asked: map[string]bool{}, overrides: map[string]starlark.Value{}, raw: map[string]string{}}
+	s.device = device.Device{Kind: device.CPU}
+	if opts.Device != "" {
+		d, err := device.Parse(opts.Device)
+		if err == nil {
+			err = device.Check(d)
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.device = d
+	}
 	for name, lit := range opts.Overrides {
 		v, err := ParseOverride(lit)
 		if err != nil {

@@ -481,7 +481,7 @@ func varEval(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			vals = append(vals, a)
 		}
 	}
-	f, err := core.Compile(inputs, []*core.Variable{recv(b)}, nil)
+	f, err := core.CompileFor(Device(thread), inputs, []*core.Variable{recv(b)}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %v", err)
 	}

@@ -69,7 +69,7 @@ func printConfigResult(ck *starlib.CheckpointRun, err error, stderr io.Writer) i
 	return 1
 }
 
-// parseCheckpointArgs reads [--set NAME=VALUE]... [--trust] CKPT.
+// parseCheckpointArgs reads [--set NAME=VALUE]... [--trust] [--device DEV] CKPT.
 func parseCheckpointArgs(name string, args []string, allowSet bool, stderr io.Writer) (string, overrides, bool) {
 	a, ok := parseCheckpointArgsTrust(name, args, allowSet, stderr)
 	return a.path, a.sets, ok
@@ -85,12 +85,17 @@ type checkpointArgs struct {
 	expect string
 	// limits are --max-steps and --max-memory; nil: the confined defaults.
 	limits *starlib.Limits
+	// device is --device (default BLOCKS_DEVICE; "": the CPU), checked:
+	// the device the re-run compiles for (starlib.Options.Device). A
+	// checkpoint is device-free, so a run made on the GPU resumes on the
+	// CPU and the reverse.
+	device string
 }
 
 // parseCheckpointArgsTrust is parseCheckpointArgs that also reports
 // --trust (the checkpoint's script may then write outside the run
-// directory and connect to the data servers it names) and, except for
-// inspect, --expect-sha256, --max-steps and --max-memory.
+// directory and connect to the data servers it names), --device and,
+// except for inspect, --expect-sha256, --max-steps and --max-memory.
 func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr io.Writer) (checkpointArgs, bool) {
 	sets := overrides{}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -114,11 +119,11 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 	if err != nil {
 		return bad(err)
 	}
-	if err := selectDevice(*dev); err != nil {
+	if err := checkDevice(*dev); err != nil {
 		fmt.Fprintf(stderr, "blocks-repl %s: %v\n", name, err)
 		return checkpointArgs{}, false
 	}
-	a := checkpointArgs{path: path, sets: sets, trust: *trust, expect: strings.ToLower(strings.TrimSpace(expect))}
+	a := checkpointArgs{path: path, sets: sets, trust: *trust, expect: strings.ToLower(strings.TrimSpace(expect)), device: *dev}
 	if limits != nil {
 		l, _, err := limits()
 		if err != nil {
@@ -186,6 +191,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		Overrides:  ov,
 		Stdout:     stdout,
 		FloatX:     c.Run.FloatX,
+		Device:     a.device,
 		Files:      c.Files(),
 		Checkpoint: ck,
 		Sandbox:    storedSandbox(ck, a.trust),

@@ -60,6 +60,7 @@ func graphCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(shapes, "shape", "an input's shape: INPUT=D,D,...")
 	varName := fs.String("var", "cg", "the global holding a ComputationGraph, Model, variable or brick")
 	dot := fs.String("dot", "", "write Graphviz DOT to this file")
+	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
 	usageError := func(err error) int {
 		badUsage(stderr, "graph", err)
 		return 2
@@ -68,12 +69,16 @@ func graphCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(err)
 	}
+	if err := checkDevice(*dev); err != nil {
+		fmt.Fprintf(stderr, "blocks-repl graph: %v\n", err)
+		return 1
+	}
 	src, err := os.ReadFile(script)
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1
 	}
-	globals, err := starlib.ExecFile(script, src, starlib.Options{Overrides: sets, Stdout: stderr, Library: all.Library()})
+	globals, err := starlib.ExecFile(script, src, starlib.Options{Overrides: sets, Stdout: stderr, Device: *dev, Library: all.Library()})
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1

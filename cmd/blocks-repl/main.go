@@ -115,7 +115,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	// The CPU settings' overrides (docs/backends.md); run and the
-	// checkpoint commands report a malformed one (selectDevice).
+	// checkpoint commands report a malformed one (checkDevice).
 	_ = cpu.ConfigureFromEnv(os.Getenv)
 	if len(args) == 0 {
 		return repl(stdin, stdout, stderr, tty.Is(stdin), "")
@@ -248,7 +248,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	if err != nil {
 		return usageError(err)
 	}
-	if err := selectDevice(*dev); err != nil {
+	if err := checkDevice(*dev); err != nil {
 		fmt.Fprintf(stderr, "blocks-repl run: %v\n", err)
 		return 1
 	}
@@ -280,6 +280,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	err = execWithLog(script, src, starlib.Options{
 		Overrides:  sets,
 		Stdout:     stdout,
+		Device:     *dev,
 		Checkpoint: ck,
 		Parallel:   j.parallelRun(),
 		Limits:     lim,
@@ -311,9 +312,11 @@ func versionString() string {
 	return s
 }
 
-// selectDevice checks and selects the device named by --device (empty:
-// the CPU).
-func selectDevice(name string) error {
+// checkDevice checks, before anything runs, the device named by --device
+// (empty: the CPU), which the command then passes to its run
+// (starlib.Options.Device): the device is the run's, not the process's.
+// It also reads the CPU settings' overrides.
+func checkDevice(name string) error {
 	if err := cpu.ConfigureFromEnv(os.Getenv); err != nil {
 		return err
 	}
@@ -324,7 +327,7 @@ func selectDevice(name string) error {
 	if err != nil {
 		return err
 	}
-	return device.Select(d)
+	return device.Check(d)
 }
 
 // checkpointWritePause is the test hook BLOCKS_CHECKPOINT_WRITE_DELAY (a

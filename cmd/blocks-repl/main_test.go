@@ -246,4 +246,32 @@ func TestDeviceCUDARefused(t *testing.T) {
 	if code != 0 || out != "ran\n" {
 		t.Errorf("--device cpu: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	// The other commands that run a script check theirs before reading
+	// anything; BLOCKS_DEVICE is the flag's default.
+	for _, args := range [][]string{
+		{"resume", "--device", "cuda:0", "missing.tar"},
+		{"replay", "--device", "cuda", "missing.tar"},
+		{"graph", "--device", "cuda:0", script},
+	} {
+		code, out, errs = runBinary(t, "", args...)
+		if code == 0 || strings.Contains(out, "ran") || !strings.Contains(errs, "blocks-repl "+args[0]+": device cuda:0") || !strings.Contains(errs, "CPU build") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	t.Setenv("BLOCKS_DEVICE", "cuda:0")
+	code, out, errs = runBinary(t, "", "run", script)
+	if code != 1 || strings.Contains(out, "ran") || !strings.Contains(errs, "CPU build") {
+		t.Errorf("BLOCKS_DEVICE=cuda:0: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// The flag is the run's device: the script reads it as config.device.
+	shows := writeScript(t, "shows.star", "load(\"blocks.config\", \"config\")\nprint(config.device)\nconfig.device = \"cpu\"\nprint(config.device)\n")
+	code, out, errs = runBinary(t, "", "run", "--device", "cpu", shows)
+	if code != 0 || out != "cpu\ncpu\n" {
+		t.Errorf("--device cpu, config.device: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	t.Setenv("BLOCKS_DEVICE", "")
+	code, out, errs = runBinary(t, "", "graph", "--device", "cpu", "--var", "nothing", script)
+	if code == 0 || !strings.Contains(out+errs, "ran") {
+		t.Errorf("graph --device cpu: exit %d, stdout %q, stderr %q; want the script run, then no global nothing", code, out, errs)
+	}
 }

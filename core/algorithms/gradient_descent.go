@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -28,6 +29,9 @@ type GradientDescentConfig struct {
 	// FloatX is the run's floatX (Theano's config.floatX), the dtype of
 	// the default step rule's learning rate; the zero value is float32.
 	FloatX nd.DType
+	// Device is where the training function runs (UpdatesAlgorithm's
+	// Device); the zero Device is the CPU.
+	Device device.Device
 	// Gradients, optional, are precomputed gradients; when nil they are
 	// taken from Cost with core.Grad.
 	Gradients []Gradient
@@ -79,6 +83,10 @@ type GradientDescent struct {
 type UpdatesAlgorithm struct {
 	// OnUnusedSources is "raise", "warn" or "ignore".
 	OnUnusedSources string
+	// Device is where Initialize compiles the training function (and the
+	// microbatched step's functions) to run; the zero Device is the CPU.
+	// Set it before Initialize.
+	Device device.Device
 	// Warn receives warnings (unused sources under "warn", ignored
 	// arguments); nil logs them with the standard log package.
 	Warn func(msg string)
@@ -137,6 +145,7 @@ func NewGradientDescent(c GradientDescentConfig) (*GradientDescent, error) {
 	g := &GradientDescent{Cost: c.Cost}
 	g.name = "GradientDescent"
 	g.OnUnusedSources = c.OnUnusedSources
+	g.Device = c.Device
 	if g.OnUnusedSources == "" {
 		g.OnUnusedSources = UnusedSourcesRaise
 	}
@@ -368,7 +377,7 @@ func (g *UpdatesAlgorithm) Initialize() error {
 		g.warnUnused = g.warnUnusedOnce
 		return nil
 	}
-	fn, err := core.Compile(inputs, outputs, g.updates)
+	fn, err := core.CompileFor(g.Device, inputs, outputs, g.updates)
 	if err != nil {
 		return fmt.Errorf("%s: compiling the training function: %w", g.name, err)
 	}

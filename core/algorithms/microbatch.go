@@ -235,10 +235,10 @@ func (g *UpdatesAlgorithm) initMicro(inputs, outputs []*core.Variable) error {
 	for i := range s.reduced {
 		applyInputs[i] = holder(i)
 	}
-	if s.grad, err = core.Compile(inputs, s.reduced, nil); err != nil {
+	if s.grad, err = core.CompileFor(g.Device, inputs, s.reduced, nil); err != nil {
 		return fmt.Errorf("%s: compiling the microbatch function: %w", g.name, err)
 	}
-	if s.apply, err = core.Compile(applyInputs, applyOutputs, applyUpdates); err != nil {
+	if s.apply, err = core.CompileFor(g.Device, applyInputs, applyOutputs, applyUpdates); err != nil {
 		return fmt.Errorf("%s: compiling the update function: %w", g.name, err)
 	}
 	// Every process must start from the same state: compare a hash of

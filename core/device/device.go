@@ -1,6 +1,11 @@
 // Package device names where a compiled graph runs (Device: the CPU or
 // a CUDA GPU) and checks that this build of the project can run there.
 //
+// A device is explicit state: whoever compiles a graph says where
+// (core.CompileFor, algorithms.UpdatesAlgorithm.Device, a script run's
+// config.device); nothing in the process holds a selected device. The
+// zero Device is the CPU.
+//
 // Every build has the CPU backend. The CUDA backend (core/exec/cuda) is
 // in the build made with the cuda tag (make build-cuda) only; other builds
 // refuse a CUDA device at once, saying which build is running and whether
@@ -23,15 +28,22 @@ const (
 	CUDA Kind = "cuda"
 )
 
-// Device is a device: a kind and, for CUDA, the GPU's index.
+// Device is a device: a kind and, for CUDA, the GPU's index. The zero
+// Device (an empty Kind) is the CPU.
 type Device struct {
 	Kind  Kind
 	Index int
 }
 
+// IsCPU reports whether d is the CPU (Kind CPU, or the zero Device).
+func (d Device) IsCPU() bool { return d.Kind == CPU || d.Kind == "" }
+
 func (d Device) String() string {
 	if d.Kind == CUDA {
 		return fmt.Sprintf("cuda:%d", d.Index)
+	}
+	if d.IsCPU() {
+		return string(CPU)
 	}
 	return string(d.Kind)
 }
@@ -58,7 +70,7 @@ func Parse(s string) (Device, error) {
 // that says why: no CUDA backend in this build, or no NVIDIA driver or
 // device visible here.
 func Check(d Device) error {
-	if d.Kind == CPU {
+	if d.IsCPU() {
 		return nil
 	}
 	if !hasCUDA {
@@ -93,20 +105,4 @@ func driverStatus(index int) string {
 		return fmt.Sprintf("an NVIDIA driver is loaded (%s) but there is no GPU %d (/dev/nvidia%d)", line, index, index)
 	}
 	return fmt.Sprintf("an NVIDIA driver (%s) and GPU %d are present, but this build cannot use them", line, index)
-}
-
-// current is the process's device (blocks-repl --device, BLOCKS_DEVICE,
-// or a script's config.device).
-var current = Device{Kind: CPU}
-
-// Current is the device graphs run on.
-func Current() Device { return current }
-
-// Select makes d the device graphs run on, after Check.
-func Select(d Device) error {
-	if err := Check(d); err != nil {
-		return err
-	}
-	current = d
-	return nil
 }

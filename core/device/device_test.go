@@ -26,10 +26,10 @@ func TestCUDARefusedClearly(t *testing.T) {
 	if hasCUDA {
 		t.Skip("the CUDA build accepts a CUDA device (core/exec/cuda's tests)")
 	}
-	if err := Select(Device{Kind: CPU}); err != nil {
+	if err := Check(Device{Kind: CPU}); err != nil {
 		t.Fatal(err)
 	}
-	err := Select(Device{Kind: CUDA, Index: 0})
+	err := Check(Device{Kind: CUDA, Index: 0})
 	if err == nil {
 		t.Fatal("the CPU build accepted a CUDA device")
 	}
@@ -40,7 +40,18 @@ func TestCUDARefusedClearly(t *testing.T) {
 	if _, statErr := os.Stat("/proc/driver/nvidia/version"); statErr != nil && !strings.Contains(msg, "no NVIDIA driver") {
 		t.Errorf("no driver here, but the message does not say so: %s", msg)
 	}
-	if Current().Kind != CPU {
-		t.Errorf("a refused Select changed the device to %v", Current())
+}
+
+// The zero Device is the CPU: it prints and checks as the CPU.
+func TestZeroDeviceIsCPU(t *testing.T) {
+	var d Device
+	if !d.IsCPU() || d.String() != "cpu" {
+		t.Errorf("the zero Device: IsCPU %v, String %q; want true, \"cpu\"", d.IsCPU(), d)
+	}
+	if err := Check(d); err != nil {
+		t.Errorf("Check(zero Device) = %v", err)
+	}
+	if (Device{Kind: CUDA}).IsCPU() {
+		t.Error("cuda:0 says it is the CPU")
 	}
 }

@@ -14,7 +14,7 @@
 // keyword arguments through:
 //
 //	finish, _ := extensions.NewFinishAfter(extensions.Triggers{"after_n_epochs": 2})
-//	monitor, _ := extensions.NewDataStreamMonitoring(vars, testStream, nil, "test", "", nil)
+//	monitor, _ := extensions.NewDataStreamMonitoring(device.Device{}, vars, testStream, nil, "test", "", nil)
 //
 // A trigger left out takes the extension's Blocks default (Printing:
 // before_first_epoch, on_resumption, after_epoch, after_training,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/core/monitoring"
 	"github.com/blocks-go/blocks/fuel"
@@ -274,8 +275,8 @@ func TestDataStreamMonitoring(t *testing.T) {
 	W := core.NewShared(nd.Scalar(nd.Float32, 3), "W")
 	// A 5-example stream in batches of 2: batch means 0.5, 2.5 and 4
 	// weigh equally.
-	dsm := must(NewDataStreamMonitoring([]*core.Variable{mean, W}, rangeStream(5, 2), nil, "valid", "", nil))
-	suffixed := must(NewDataStreamMonitoring([]*core.Variable{mean}, rangeStream(4, 4), nil, "", "all", Triggers{"before_first_epoch": false}))
+	dsm := must(NewDataStreamMonitoring(device.Device{}, []*core.Variable{mean, W}, rangeStream(5, 2), nil, "valid", "", nil))
+	suffixed := must(NewDataStreamMonitoring(device.Device{}, []*core.Variable{mean}, rangeStream(4, 4), nil, "", "all", Triggers{"before_first_epoch": false}))
 	m := mainloop.New(nopAlgorithm{}, rangeStream(3, 0), nil, nil, []mainloop.Extension{
 		dsm, suffixed, must(NewFinishAfter(Triggers{"after_n_epochs": 2}))})
 	if err := m.Run(); err != nil {
@@ -331,8 +332,8 @@ func TestTrainingDataMonitoring(t *testing.T) {
 		Cost: cost, Parameters: []*core.Variable{W}, StepRule: algorithms.NewScale(nd.Float32, 0.001)}))
 	m := mainloop.New(gd, stream, nil, nil, []mainloop.Extension{
 		must(NewFinishAfter(Triggers{"after_n_epochs": 1})),
-		must(NewTrainingDataMonitoring([]*core.Variable{wsum, cost, V}, "train1", "", Triggers{"after_batch": true})),
-		must(NewTrainingDataMonitoring([]*core.Variable{monitoring.MeanOf(wsum, nil), cost}, "train2", "", Triggers{"after_epoch": true})),
+		must(NewTrainingDataMonitoring(device.Device{}, []*core.Variable{wsum, cost, V}, "train1", "", Triggers{"after_batch": true})),
+		must(NewTrainingDataMonitoring(device.Device{}, []*core.Variable{monitoring.MeanOf(wsum, nil), cost}, "train2", "", Triggers{"after_epoch": true})),
 		trueCost,
 	})
 	if err := m.Run(); err != nil {
@@ -375,7 +376,7 @@ func TestTrainingDataMonitoring(t *testing.T) {
 
 	// An algorithm without the hook is refused.
 	m = mainloop.New(nopAlgorithm{}, stream, nil, nil, []mainloop.Extension{
-		must(NewTrainingDataMonitoring([]*core.Variable{cost}, "", "", nil))})
+		must(NewTrainingDataMonitoring(device.Device{}, []*core.Variable{cost}, "", "", nil))})
 	m.Messages = io.Discard
 	if err := m.Run(); err == nil || !strings.Contains(err.Error(), "TrainingDataMonitoring needs an algorithm") {
 		t.Errorf("got %v", err)

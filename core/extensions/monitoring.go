@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/core/monitoring"
 	"github.com/blocks-go/blocks/fuel"
@@ -52,10 +53,11 @@ type DataStreamMonitoring struct {
 var DataStreamMonitoringDefaults = Triggers{TriggerBeforeFirstEpoch: true, TriggerAfterEpoch: true}
 
 // NewDataStreamMonitoring returns Blocks' DataStreamMonitoring(variables,
-// data_stream, updates, prefix=, suffix=, **triggers). updates may be nil;
-// an empty prefix or suffix is none.
-func NewDataStreamMonitoring(variables []*core.Variable, dataStream fuel.Stream, updates []core.Update, prefix, suffix string, triggers Triggers) (*DataStreamMonitoring, error) {
-	ev, err := monitoring.NewDatasetEvaluator(variables, updates)
+// data_stream, updates, prefix=, suffix=, **triggers), its evaluation
+// compiled for dev (the zero Device is the CPU). updates may be nil; an
+// empty prefix or suffix is none.
+func NewDataStreamMonitoring(dev device.Device, variables []*core.Variable, dataStream fuel.Stream, updates []core.Update, prefix, suffix string, triggers Triggers) (*DataStreamMonitoring, error) {
+	ev, err := monitoring.NewDatasetEvaluator(dev, variables, updates)
 	if err != nil {
 		return nil, fmt.Errorf("DataStreamMonitoring: %w", err)
 	}
@@ -101,9 +103,12 @@ type TrainingDataMonitoring struct {
 const justAggregate = "just_aggregate"
 
 // NewTrainingDataMonitoring returns Blocks' TrainingDataMonitoring(
-// variables, prefix=, suffix=, **triggers).
-func NewTrainingDataMonitoring(variables []*core.Variable, prefix, suffix string, triggers Triggers) (*TrainingDataMonitoring, error) {
-	buf, err := monitoring.NewAggregationBuffer(variables, true)
+// variables, prefix=, suffix=, **triggers). The variables are computed by
+// the training function, on the algorithm's device; those that do not
+// depend on data are read out by a function compiled for dev (the zero
+// Device is the CPU).
+func NewTrainingDataMonitoring(dev device.Device, variables []*core.Variable, prefix, suffix string, triggers Triggers) (*TrainingDataMonitoring, error) {
+	buf, err := monitoring.NewAggregationBuffer(dev, variables, true)
 	if err != nil {
 		return nil, fmt.Errorf("TrainingDataMonitoring: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
@@ -84,8 +85,9 @@ type AggregationBuffer struct {
 }
 
 // NewAggregationBuffer makes the aggregators of variables, whose names
-// must be set and unique.
-func NewAggregationBuffer(variables []*core.Variable, useTakeLast bool) (*AggregationBuffer, error) {
+// must be set and unique. The readout of the variables that do not depend
+// on data is compiled for dev (the zero Device is the CPU).
+func NewAggregationBuffer(dev device.Device, variables []*core.Variable, useTakeLast bool) (*AggregationBuffer, error) {
 	if err := ValidateVariableNames(variables); err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func NewAggregationBuffer(variables []*core.Variable, useTakeLast bool) (*Aggreg
 		b.scratch = append(b.scratch, make([]*nd.Array, len(idx)))
 	}
 	if len(b.readoutVars) > 0 {
-		fn, err := core.Compile(nil, b.readoutVars, nil)
+		fn, err := core.CompileFor(dev, nil, b.readoutVars, nil)
 		if err != nil {
 			return nil, fmt.Errorf("compiling the readout of data-independent variables: %w", err)
 		}
@@ -247,9 +249,10 @@ type DatasetEvaluator struct {
 }
 
 // NewDatasetEvaluator compiles the evaluation of variables (named, with
-// unique names). updates, rarely needed, are made with every batch.
-func NewDatasetEvaluator(variables []*core.Variable, updates []core.Update) (*DatasetEvaluator, error) {
-	buf, err := NewAggregationBuffer(variables, false)
+// unique names) for dev (the zero Device is the CPU). updates, rarely
+// needed, are made with every batch.
+func NewDatasetEvaluator(dev device.Device, variables []*core.Variable, updates []core.Update) (*DatasetEvaluator, error) {
+	buf, err := NewAggregationBuffer(dev, variables, false)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +270,7 @@ func NewDatasetEvaluator(variables []*core.Variable, updates []core.Update) (*Da
 		if err := algorithms.CheckInputNames(e.inputs); err != nil {
 			return nil, err
 		}
-		fn, err := core.Compile(e.inputs, buf.requires, updates)
+		fn, err := core.CompileFor(dev, e.inputs, buf.requires, updates)
 		if err != nil {
 			return nil, fmt.Errorf("compiling the monitoring function: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -52,7 +53,7 @@ func TestEvaluatorRunsForwardOnly(t *testing.T) {
 	}
 	cost := costs[0]
 	cost.Name = "cost"
-	e, err := NewDatasetEvaluator([]*core.Variable{cost}, nil)
+	e, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{cost}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

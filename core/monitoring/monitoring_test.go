@@ -8,6 +8,7 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -31,7 +32,7 @@ func TestUnweightedMeanOverBatches(t *testing.T) {
 	m.Name = "mean_x"
 	weighted := MeanOf(core.SumAll(x), numRows(x))
 	weighted.Name = "weighted_mean_x"
-	ev, err := NewDatasetEvaluator([]*core.Variable{m, weighted}, nil)
+	ev, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{m, weighted}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestMeanAndPerplexitySchemes(t *testing.T) {
 			y.Tag.Aggregation = &Mean{y, numRows(x)}
 			z.Tag.Aggregation = &Mean{z, numRows(x)}
 		}
-		ev, err := NewDatasetEvaluator([]*core.Variable{y, z}, nil)
+		ev, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{y, z}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func TestMinMaxAggregators(t *testing.T) {
 	z.Name = "z"
 	y.Tag.Aggregation = &Maximum{y}
 	z.Tag.Aggregation = &Minimum{z}
-	ev, err := NewDatasetEvaluator([]*core.Variable{y, z}, nil)
+	ev, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{y, z}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestTakeLastAndConcatenate(t *testing.T) {
 	last := TakeLastOf(s)
 	all := ConcatenateOf(s)
 	all.Name = "all_s"
-	ev, err := NewDatasetEvaluator([]*core.Variable{last, all}, nil)
+	ev, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{last, all}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestDataIndependentComputedOnce(t *testing.T) {
 	wsum := core.SumAll(W).Copy()
 	wsum.Name = "W_sum"
 	stream := &arrayStream{sources: []string{"features"}, data: []*nd.Array{features5x2()}, batchSize: 2}
-	ev, err := NewDatasetEvaluator([]*core.Variable{wsum}, nil)
+	ev, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{wsum}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestDataIndependentComputedOnce(t *testing.T) {
 	x := core.NewInput("features", nd.Float32, 2)
 	m := core.MeanAll(x)
 	m.Name = "m"
-	ev, err = NewDatasetEvaluator([]*core.Variable{wsum, m}, nil)
+	ev, err = NewDatasetEvaluator(device.Device{}, []*core.Variable{wsum, m}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,17 +206,17 @@ func TestDataIndependentComputedOnce(t *testing.T) {
 func TestEvaluatorErrors(t *testing.T) {
 	x := core.NewInput("features", nd.Float32, 2)
 	a := core.MeanAll(x)
-	if _, err := NewDatasetEvaluator([]*core.Variable{a}, nil); err == nil || !strings.Contains(err.Error(), "must have names") {
+	if _, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{a}, nil); err == nil || !strings.Contains(err.Error(), "must have names") {
 		t.Errorf("unnamed: %v", err)
 	}
 	a.Name = "a"
 	b := core.SumAll(x)
 	b.Name = "a"
-	if _, err := NewDatasetEvaluator([]*core.Variable{a, b}, nil); err == nil || !strings.Contains(err.Error(), "Duplicates: a") {
+	if _, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{a, b}, nil); err == nil || !strings.Contains(err.Error(), "Duplicates: a") {
 		t.Errorf("duplicates: %v", err)
 	}
 	b.Name = "b"
-	ev, err := NewDatasetEvaluator([]*core.Variable{a, b}, nil)
+	ev, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{a, b}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestEvaluatorErrors(t *testing.T) {
 		t.Errorf("shape error: %v", err)
 	}
 	a.Tag.Aggregation = "mean"
-	if _, err := NewDatasetEvaluator([]*core.Variable{a}, nil); err == nil {
+	if _, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{a}, nil); err == nil {
 		t.Error("bad scheme: no error")
 	}
 }
@@ -243,7 +244,7 @@ func TestAggregationBufferTakeLastForDataIndependent(t *testing.T) {
 	V := core.NewShared(nd.Scalar(nd.Float32, 7), "V")
 	m := core.MeanAll(x)
 	m.Name = "m"
-	buf, err := NewAggregationBuffer([]*core.Variable{V, m}, true)
+	buf, err := NewAggregationBuffer(device.Device{}, []*core.Variable{V, m}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
@@ -33,7 +34,7 @@ func TestEvaluateSplitSameBits(t *testing.T) {
 		mx.Name = "max_sum"
 		cat := ConcatenateOf(core.Tanh(x))
 		cat.Name = "tanh"
-		ev, err := NewDatasetEvaluator([]*core.Variable{m, w, mx, cat}, nil)
+		ev, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{m, w, mx, cat}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func TestEvaluateRandomNotSplit(t *testing.T) {
 		}
 		m := core.MeanAll(core.Mul(x, mask))
 		m.Name = "masked"
-		ev, err := NewDatasetEvaluator([]*core.Variable{m}, nil)
+		ev, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{m}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

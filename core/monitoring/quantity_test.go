@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -32,7 +33,7 @@ func TestMonitoredQuantityInEvaluator(t *testing.T) {
 	}
 	mean := core.MeanAll(x)
 	mean.Name = "mean"
-	ev, err := NewDatasetEvaluator([]*core.Variable{qv, mean}, nil)
+	ev, err := NewDatasetEvaluator(device.Device{}, []*core.Variable{qv, mean}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,5 +36,6 @@ func updatesAlgorithm(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		return nil, err
 	}
 	ua.Warn = func(msg string) { thread.Print(thread, "WARNING: "+msg) }
+	ua.Device = starlib.Device(thread)
 	return &Algorithm{UA: ua}, nil
 }

@@ -178,7 +178,7 @@ func newDatasetEvaluator(thread *starlark.Thread, b *starlark.Builtin, args star
 			return nil, fmt.Errorf("%s: updates: %v", b.Name(), err)
 		}
 	}
-	e, err := monitoring.NewDatasetEvaluator(vs, us)
+	e, err := monitoring.NewDatasetEvaluator(starlib.Device(thread), vs, us)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -275,7 +275,7 @@ func newAggregationBuffer(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err != nil {
 		return nil, err
 	}
-	buf, err := monitoring.NewAggregationBuffer(vs, takeLast)
+	buf, err := monitoring.NewAggregationBuffer(starlib.Device(thread), vs, takeLast)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}

@@ -143,7 +143,7 @@ var allExtensionTables = []*classTable{
 					return nil, fmt.Errorf("%s: updates: %v", name, err)
 				}
 			}
-			return extensions.NewDataStreamMonitoring(vs, stream.S, us, c.String("prefix"), c.String("suffix"), c.Triggers)
+			return extensions.NewDataStreamMonitoring(starlib.Device(c.thread), vs, stream.S, us, c.String("prefix"), c.String("suffix"), c.Triggers)
 		}),
 	extension("blocks.extensions.monitoring", "TrainingDataMonitoring", "aggregates variables over the training batches",
 		ps(req("variables"), classParam{Name: "prefix", Default: "None", Keyword: true, Kind: argString}, classParam{Name: "suffix", Default: "None", Keyword: true, Kind: argString}),
@@ -152,7 +152,7 @@ var allExtensionTables = []*classTable{
 			if err != nil {
 				return nil, err
 			}
-			return extensions.NewTrainingDataMonitoring(vs, c.String("prefix"), c.String("suffix"), c.Triggers)
+			return extensions.NewTrainingDataMonitoring(starlib.Device(c.thread), vs, c.String("prefix"), c.String("suffix"), c.Triggers)
 		}),
 	extension("blocks.extensions.training", "TrackTheBest", "status[\"best_\" + record_name]; notification_name = True at a new best",
 		ps(typed("record_name", "", argString), typed("notification_name", "None", argString), opt("choose_best", "min")),

@@ -144,7 +144,7 @@ func (a *generateApp) CallInternal(thread *starlark.Thread, args starlark.Tuple,
 // beamSearchFromSamples is Blocks' BeamSearch(samples): samples is the
 // "outputs" result of generator.generate; the generator is its brick, and
 // the contexts are the inputs of that generate call.
-func beamSearchFromSamples(samples *starlib.Variable) (*BeamSearch, error) {
+func beamSearchFromSamples(thread *starlark.Thread, samples *starlib.Variable) (*BeamSearch, error) {
 	call := samples.V.Tag.ApplicationCall
 	if call == nil || call.Application != "generate" {
 		return nil, fmt.Errorf("BeamSearch: samples must be an output of a SequenceGenerator's generate, got a variable of no generate call")
@@ -173,7 +173,7 @@ func beamSearchFromSamples(samples *starlib.Variable) (*BeamSearch, error) {
 			inputs = append(inputs, v)
 		}
 	}
-	gen, err := g.NewGeneration(ctx, inputs)
+	gen, err := g.NewGeneration(starlib.Device(thread), ctx, inputs)
 	if err != nil {
 		return nil, err
 	}

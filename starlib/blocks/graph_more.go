@@ -120,7 +120,7 @@ func graphSnapshot(thread *starlark.Thread, g *graph.ComputationGraph, data *sta
 		}
 		args[i] = a
 	}
-	f, err := core.Compile(ins, outs, nil)
+	f, err := core.CompileFor(starlib.Device(thread), ins, outs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("get_snapshot: %v", err)
 	}

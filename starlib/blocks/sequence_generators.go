@@ -177,7 +177,7 @@ func generatorAttr(b *Brick, name string) (starlark.Value, bool) {
 		if err != nil {
 			return nil, err
 		}
-		gen, err := g.NewGeneration(ctx, inputs)
+		gen, err := g.NewGeneration(starlib.Device(thread), ctx, inputs)
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +308,7 @@ func newBeamSearch(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		if len(kwargs) > 0 {
 			return nil, fmt.Errorf("BeamSearch(samples) takes no keyword arguments (the contexts come from the generate call)")
 		}
-		return beamSearchFromSamples(samples)
+		return beamSearchFromSamples(thread, samples)
 	}
 	gb, ok := args[0].(*Brick)
 	var g *bricks.SequenceGenerator
@@ -326,7 +326,7 @@ func newBeamSearch(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, err
 	}
-	gen, err := g.NewGeneration(ctx, inputs)
+	gen, err := g.NewGeneration(starlib.Device(thread), ctx, inputs)
 	if err != nil {
 		return nil, err
 	}

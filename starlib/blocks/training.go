@@ -118,7 +118,7 @@ func gradientDescent(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		"gradients?", &grads, "known_grads?", &known, "consider_constant?", &constant, "updates?", &ups, "on_unused_sources?", &onUnused); err != nil {
 		return nil, err
 	}
-	cfg := algorithms.GradientDescentConfig{OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath, FloatX: starlib.FloatX(thread)}
+	cfg := algorithms.GradientDescentConfig{OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath, FloatX: starlib.FloatX(thread), Device: starlib.Device(thread)}
 	switch c := costV.(type) {
 	case starlark.NoneType:
 	case *starlib.Variable:

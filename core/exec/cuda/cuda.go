@@ -17,20 +17,34 @@ import (
 
 func init() { core.RegisterBackend(device.CUDA, &Backend{}) }
 
-// Backend is the CUDA backend. Its GPU is chosen by the first function
-// compiled on it (device.Current's index); one process uses one GPU.
+// Backend is the CUDA backend. It opens the GPU of the first function
+// compiled on it (that function's Device().Index: core.CompileFor's
+// device, index 0 through core.CompileOn) and keeps it: one process uses
+// one GPU, and a function asked for another index is refused with an
+// error that names both.
 type Backend struct {
-	once sync.Once
-	gpu  *gpu
-	err  error
+	once  sync.Once
+	index int // the GPU opened (or tried) first
+	gpu   *gpu
+	err   error
 }
 
 // Name is "cuda".
 func (b *Backend) Name() string { return "cuda" }
 
-// Executor prepares f to run on the GPU.
+// Executor prepares f to run on the GPU f.Device() names.
 func (b *Backend) Executor(f *core.Function) (core.Executor, error) {
-	b.once.Do(func() { b.gpu, b.err = openGPU(device.Current().Index) })
+	index := f.Device().Index
+	b.once.Do(func() { b.index = index; b.gpu, b.err = openGPU(index) })
+	if index != b.index {
+		other := device.Device{Kind: device.CUDA, Index: index}
+		if b.err != nil {
+			return nil, fmt.Errorf("cuda: this process asked for GPU %d first (%v), so it cannot use GPU %d: one process uses one GPU (start another process for %s)",
+				b.index, b.err, index, other)
+		}
+		return nil, fmt.Errorf("cuda: this process already runs on GPU %d (%s), so it cannot also use GPU %d: one process uses one GPU (start another process for %s)",
+			b.index, b.gpu.name, index, other)
+	}
 	if b.err != nil {
 		return nil, b.err
 	}

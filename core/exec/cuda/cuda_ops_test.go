@@ -183,13 +183,12 @@ func TestMisclassificationMatchesCPU(t *testing.T) {
 
 // trainOn trains with gd's data for steps batches on device d and returns
 // the parameters and the training function's program.
-func trainOn(t *testing.T, d device.Device, steps int, build func() (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array)) ([]*nd.Array, []string) {
+func trainOn(t *testing.T, d device.Device, steps int, build func(device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array)) ([]*nd.Array, []string) {
 	t.Helper()
-	if err := device.Select(d); err != nil {
+	if err := device.Check(d); err != nil {
 		t.Fatal(err)
 	}
-	defer device.Select(device.Device{Kind: device.CPU})
-	gd, params, data := build()
+	gd, params, data := build(d)
 	var args []*nd.Array
 	for _, in := range gd.Inputs() {
 		args = append(args, data[in.Name])
@@ -208,7 +207,7 @@ func trainOn(t *testing.T, d device.Device, steps int, build func() (*algorithms
 
 // compareTraining trains on the CPU and twice on the GPU: parameters
 // within rel, every step on the GPU, the two GPU runs bit-identical.
-func compareTraining(t *testing.T, name string, steps int, rel float64, build func() (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array)) {
+func compareTraining(t *testing.T, name string, steps int, rel float64, build func(device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array)) {
 	t.Helper()
 	gpu := device.Device{Kind: device.CUDA}
 	want, _ := trainOn(t, device.Device{Kind: device.CPU}, steps, build)
@@ -228,8 +227,8 @@ func compareTraining(t *testing.T, name string, steps int, rel float64, build fu
 }
 
 // mlpWith is trainMLP's model and data with another step rule.
-func mlpWith(t *testing.T, rule func() algorithms.StepRule) func() (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
-	return func() (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
+func mlpWith(t *testing.T, rule func() algorithms.StepRule) func(device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
+	return func(dev device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
 		dims, batch := []int{784, 100, 10}, 128
 		x := core.NewInput("features", nd.Float32, 2)
 		y := core.NewInput("targets", nd.Int64, 2)
@@ -250,7 +249,7 @@ func mlpWith(t *testing.T, rule func() algorithms.StepRule) func() (*algorithms.
 		costs, err := bricks.Apply(cce, "apply", yFlat, out[0])
 		must(t, err)
 		params := graph.New([]*core.Variable{costs[0]}).Parameters()
-		gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: costs[0], Parameters: params, StepRule: rule()})
+		gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: costs[0], Parameters: params, StepRule: rule(), Device: dev})
 		must(t, err)
 		must(t, gd.Initialize())
 		rng := numpyrand.New(3)
@@ -282,8 +281,8 @@ func TestStepRulesMatchCPU(t *testing.T) {
 
 // lenet is the benchmark's LeNet (bench/lenet_test.go) at batch 32 on
 // random images.
-func lenet(t *testing.T) func() (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
-	return func() (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
+func lenet(t *testing.T) func(device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
+	return func(dev device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
 		cfg := bricks.NewConfig(nd.Float32, 1)
 		c0, c1 := bricks.NewConvolutional(cfg, "conv_0"), bricks.NewConvolutional(cfg, "conv_1")
 		must(t, c0.SetAttr("filter_size", []int{5, 5}))
@@ -329,7 +328,7 @@ func lenet(t *testing.T) func() (*algorithms.GradientDescent, []*core.Variable, 
 		cost, err := bricks.Apply(cce, "apply", y, out[0])
 		must(t, err)
 		params := append(bricks.AllParameters(seq), bricks.AllParameters(mlp)...)
-		gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost[0], Parameters: params, StepRule: algorithms.NewScale(nd.Float32, 0.05)})
+		gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: cost[0], Parameters: params, StepRule: algorithms.NewScale(nd.Float32, 0.05), Device: dev})
 		must(t, err)
 		must(t, gd.Initialize())
 		rng := numpyrand.New(2)
@@ -355,8 +354,8 @@ func TestLeNetTrainingMatchesCPU(t *testing.T) {
 // rnnLM is the benchmark's language model (bench/rnn_test.go) at a smaller
 // size: LookupTable → Linear → LSTM or GatedRecurrent → Linear → Softmax,
 // cross-entropy over every position.
-func rnnLM(t *testing.T, cell string, rule func() algorithms.StepRule) func() (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
-	return func() (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
+func rnnLM(t *testing.T, cell string, rule func() algorithms.StepRule) func(device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
+	return func(dev device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
 		vocab, emb, hidden, seq, batch := 40, 24, 48, 12, 8
 		cfg := bricks.NewConfig(nd.Float32, 1)
 		lookup := bricks.NewLookupTable(cfg, "lookup", vocab, emb)
@@ -413,7 +412,7 @@ func rnnLM(t *testing.T, cell string, rule func() algorithms.StepRule) func() (*
 		costs, err := bricks.Apply(cce, "apply", yFlat, probs[0])
 		must(t, err)
 		params := graph.New([]*core.Variable{costs[0]}).Parameters()
-		gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: costs[0], Parameters: params, StepRule: rule()})
+		gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{Cost: costs[0], Parameters: params, StepRule: rule(), Device: dev})
 		must(t, err)
 		must(t, gd.Initialize())
 		rng := numpyrand.New(2)

@@ -209,10 +209,9 @@ func TestOpsMatchCPU(t *testing.T) {
 // the function's program.
 func trainMLP(t *testing.T, d device.Device, steps int) ([]*nd.Array, []string) {
 	t.Helper()
-	if err := device.Select(d); err != nil {
+	if err := device.Check(d); err != nil {
 		t.Fatal(err)
 	}
-	defer device.Select(device.Device{Kind: device.CPU})
 	dims, batch := []int{784, 300, 10}, 256
 	x := core.NewInput("features", nd.Float32, 2)
 	y := core.NewInput("targets", nd.Int64, 2)
@@ -234,7 +233,7 @@ func trainMLP(t *testing.T, d device.Device, steps int) ([]*nd.Array, []string) 
 	must(t, err)
 	cg := graph.New([]*core.Variable{costs[0]})
 	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
-		Cost: costs[0], Parameters: cg.Parameters(), StepRule: algorithms.NewScale(nd.Float32, 0.1)})
+		Cost: costs[0], Parameters: cg.Parameters(), StepRule: algorithms.NewScale(nd.Float32, 0.1), Device: d})
 	must(t, err)
 	must(t, gd.Initialize())
 	rng := numpyrand.New(3)
@@ -292,5 +291,31 @@ func TestMLPTrainingMatchesCPU(t *testing.T) {
 				t.Fatalf("two GPU runs differ: parameter %d element %d: %v and %v", i, k, got[i].Flat(k), again[i].Flat(k))
 			}
 		}
+	}
+}
+
+// A process runs on one GPU: functions compiled for cuda:0 run there (and
+// say so), and one compiled for another index is refused with an error
+// that names both GPUs, whatever the machine has.
+func TestOneGPUPerProcess(t *testing.T) {
+	x := core.NewInput("x", nd.Float32, 1)
+	y := core.Mul(x, core.Const(nd.Float32, 2))
+	f, err := core.CompileFor(device.Device{Kind: device.CUDA, Index: 0}, []*core.Variable{x}, []*core.Variable{y}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := f.Device(); d != (device.Device{Kind: device.CUDA, Index: 0}) {
+		t.Errorf("compiled for cuda:0, the function says %v", d)
+	}
+	out, err := f.Call([]*nd.Array{nd.FromSlice([]float32{1, 2}, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Flat(0) != 2 || out[0].Flat(1) != 4 {
+		t.Errorf("2x on the GPU gave %v", out[0])
+	}
+	_, err = core.CompileFor(device.Device{Kind: device.CUDA, Index: 1}, []*core.Variable{x}, []*core.Variable{y}, nil)
+	if err == nil || !strings.Contains(err.Error(), "one process uses one GPU") || !strings.Contains(err.Error(), "GPU 0") || !strings.Contains(err.Error(), "GPU 1") {
+		t.Errorf("cuda:1 after cuda:0: %v; want the one-GPU error naming both", err)
 	}
 }
