@@ -10,6 +10,11 @@
 // whichever soname is installed), else through a tiled kernel of the
 // backend's own.
 //
+// The device is the function's (core.CompileFor): the backend opens the
+// GPU of the first function compiled for it and keeps it. One process
+// uses one GPU; a function compiled for another index is refused with an
+// error that names both.
+//
 // A function is planned once per input-shape signature, as on the CPU:
 // every value gets a device buffer; the batch goes up once per call; the
 // outputs come down; shared variables (parameters, step-rule state) stay
