@@ -66,8 +66,6 @@ var mutableState = map[string]string{
 	// Set once from another package's init: a Starlark attribute lookup has
 	// no thread that could carry it.
 	"starlib.tagExt": "Blocks' tag attributes (starlib/blocks, set once at init): a Starlark attribute lookup has no thread to carry them",
-
-	"core/device.current": "being removed (i25c)",
 }
 
 // pkgVar is a package-level variable of a non-test file.
