@@ -27,6 +27,9 @@ func (a *Array) formatElem(i int) string {
 	if strs, ok := a.Data.([]string); ok {
 		return strconv.Quote(strs[i])
 	}
+	if bs, ok := a.Data.([][]byte); ok {
+		return "b" + strconv.Quote(string(bs[i]))
+	}
 	v := a.Flat(i)
 	switch a.DType() {
 	case Float32, Float64:
@@ -94,7 +97,7 @@ func (a *Array) format(b *strings.Builder, axis, off int, summarise bool) {
 // Summary is one line for people: dtype, shape and, for non-empty arrays,
 // min, max and mean.
 func (a *Array) Summary() string {
-	if a.Size() == 0 || a.DType() == Object || a.DType() == Str {
+	if a.Size() == 0 || a.DType() == Object || a.DType() == Str || a.DType() == ByteStr {
 		return fmt.Sprintf("array(%s, shape=%v)", a.DType(), a.Shape)
 	}
 	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0

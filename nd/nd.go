@@ -7,6 +7,7 @@
 package nd
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -35,9 +36,14 @@ const (
 	// Str is numpy's str dtype as Fuel's tests use it for examples that
 	// are strings: Data is a []string (see str.go).
 	Str
+	// ByteStr is numpy's fixed-length bytes dtype (S<n>) as h5py reads it
+	// from a string dataset (Fuel's ILSVRC `filenames`): Data is a
+	// [][]byte, each element with its trailing NULs removed, as numpy
+	// gives them (see str.go).
+	ByteStr
 )
 
-var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "int16", "uint16", "object", "str"}
+var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "int16", "uint16", "object", "str", "bytes"}
 
 func (d DType) String() string {
 	if d < 0 || int(d) >= len(dtypeNames) {
@@ -65,6 +71,8 @@ func (d DType) Size() int {
 		return 8
 	case Str:
 		return 16
+	case ByteStr:
+		return 24
 	}
 	return 1
 }
@@ -98,7 +106,8 @@ func ParseDType(s string) (DType, error) {
 
 // Array is an n-dimensional array: Shape and a row-major Data slice of
 // type []float32, []float64, []int64, []int32, []uint8, []bool, []int16,
-// []uint16, or []*Array (dtype Object, 1-D: an array of arrays).
+// []uint16, []*Array (dtype Object, 1-D: an array of arrays), []string
+// (Str) or [][]byte (ByteStr).
 type Array struct {
 	Shape []int
 	Data  any
@@ -144,6 +153,8 @@ func New(dt DType, shape ...int) *Array {
 		data = make([]*Array, n)
 	case Str:
 		data = make([]string, n)
+	case ByteStr:
+		data = make([][]byte, n)
 	default:
 		panic(fmt.Sprintf("nd.New: bad dtype %d", dt))
 	}
@@ -201,6 +212,8 @@ func (a *Array) DType() DType {
 		return Object
 	case []string:
 		return Str
+	case [][]byte:
+		return ByteStr
 	}
 	panic(fmt.Sprintf("nd: array holds %T", a.Data))
 }
@@ -325,6 +338,10 @@ func copyData(dst, src any) {
 		copy(d, src.([]uint16))
 	case []string:
 		copy(d, src.([]string))
+	case [][]byte:
+		for i, e := range src.([][]byte) {
+			d[i] = bytes.Clone(e)
+		}
 	case []*Array:
 		for i, e := range src.([]*Array) {
 			if e != nil {
@@ -482,6 +499,8 @@ func sliceData(d any, i, j int) any {
 		return d[i:j:j]
 	case []string:
 		return d[i:j:j]
+	case [][]byte:
+		return d[i:j:j]
 	}
 	panic("unreachable")
 }
@@ -535,6 +554,9 @@ func Equal(a, b *Array) bool {
 	}
 	if x, ok := a.Data.([]string); ok {
 		return slices.Equal(x, b.Data.([]string))
+	}
+	if x, ok := a.Data.([][]byte); ok {
+		return slices.EqualFunc(x, b.Data.([][]byte), bytes.Equal)
 	}
 	for i, n := 0, a.Size(); i < n; i++ {
 		x, y := a.Flat(i), b.Flat(i)

@@ -56,6 +56,21 @@ type source struct {
 	// dimension scale); a batch is an nd.Object array of those examples.
 	vlen   bool
 	shapes [][]int
+	// flat marks a 1-D vlen dataset with no shapes scale (Fuel's ILSVRC
+	// `encoded_images`): each example is a flat array of dtype, as h5py
+	// reads it; Fuel does not count it among its vlen_sources.
+	flat bool
+	// width is the byte width of a fixed-length string source (numpy's
+	// S<width>, dtype nd.ByteStr), 0 for any other source.
+	width int
+}
+
+// elemSize is the number of bytes of one stored element.
+func (s *source) elemSize() int {
+	if s.width > 0 {
+		return s.width
+	}
+	return s.dtype.Size()
 }
 
 // Open opens the splits whichSets of the Fuel HDF5 file at path, as
@@ -180,7 +195,11 @@ func (d *H5PYDataset) open() error {
 		return nil
 	}
 	for _, s := range d.srcs {
-		if !s.vlen {
+		if s.width > 0 {
+			if err := checkLoadable(nd.Uint8, s.rows.len(), append(slices.Clone(s.shape[1:]), s.width)); err != nil {
+				return fmt.Errorf("source %q: %w", s.name, err)
+			}
+		} else if !s.vlen && !s.flat {
 			if err := checkLoadable(s.dtype, s.rows.len(), s.shape[1:]); err != nil {
 				return fmt.Errorf("source %q: %w", s.name, err)
 			}
@@ -273,10 +292,13 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 	if et, err = datasetType(ds); err != nil {
 		return nil, err
 	}
-	if !et.ok {
-		return nil, fmt.Errorf("dtype %s is not supported yet (supported: uint8, int16, uint16, int32, int64, float32, float64, bool, and vlen arrays of the numeric ones)", et.name)
+	if !et.ok && et.strWidth == 0 {
+		return nil, fmt.Errorf("dtype %s is not supported yet (supported: uint8, int16, uint16, int32, int64, float32, float64, bool, fixed-length strings S<n>, and vlen arrays of the numeric ones)", et.name)
 	}
 	s.dtype = et.dtype
+	if et.strWidth > 0 {
+		s.dtype, s.width = nd.ByteStr, et.strWidth
+	}
 	if slices.Contains(d.vlen, name) {
 		if !et.vlen {
 			return nil, fmt.Errorf("a variable-length source (it has a shapes dimension scale) whose type is %s, not a vlen type", et.name)
@@ -285,9 +307,18 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 			return nil, err
 		}
 	} else if et.vlen {
-		return nil, fmt.Errorf("a vlen dataset without a shapes dimension scale is not a Fuel source")
+		// h5py reads each example as a flat array (Fuel returns it so).
+		if len(s.shape) != 1 {
+			return nil, fmt.Errorf("a vlen dataset of shape %v: one with no shapes dimension scale must be 1-D", s.shape)
+		}
+		s.flat = true
 	}
-	if !s.vlen {
+	switch {
+	case s.width > 0:
+		if err := checkDeclared(nd.Uint8, append(slices.Clone(s.shape), s.width), storageSize(ds)); err != nil {
+			return nil, err
+		}
+	case !s.vlen && !s.flat:
 		if err := checkDeclared(s.dtype, s.shape, storageSize(ds)); err != nil {
 			return nil, err
 		}
@@ -418,7 +449,7 @@ func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 		for i, s := range d.srcs {
 			data := s.data
 			switch {
-			case r.single && s.vlen:
+			case r.single && (s.vlen || s.flat):
 				out[i] = data.Data.([]*nd.Array)[r.list[0]].Copy()
 			case r.single:
 				row := data.Slice(r.list[0], r.list[0]+1).Copy()
@@ -453,7 +484,7 @@ func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 // request order) or in request order (one read per run of consecutive
 // rows). Lock held.
 func (s *source) read(r request, sorted bool) (*nd.Array, error) {
-	if s.vlen {
+	if s.vlen || s.flat {
 		return s.readVlen(r)
 	}
 	rowShape := s.shape[1:]
@@ -520,7 +551,7 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 		return nil
 	}
 	var base unsafe.Pointer
-	var bools []uint8
+	var bools, raw []uint8
 	switch data := out.Data.(type) {
 	case []uint8:
 		base = unsafe.Pointer(&data[0])
@@ -539,6 +570,12 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 	case []bool:
 		bools = make([]uint8, len(data))
 		base = unsafe.Pointer(&bools[0])
+	case [][]byte:
+		if s.width <= 0 || len(data) > math.MaxInt/s.width {
+			return fmt.Errorf("%d strings of %d bytes overflow", len(data), s.width)
+		}
+		raw = make([]byte, len(data)*s.width)
+		base = unsafe.Pointer(&raw[0])
 	default:
 		return fmt.Errorf("cannot read into %T", out.Data)
 	}
@@ -546,10 +583,10 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 	// the dataset and fill out exactly (libhdf5 writes what the selection
 	// holds, whatever the buffer's length).
 	rowElems, ok := nd.ProdChecked(s.shape[1:])
-	if !ok || rowElems > math.MaxInt/s.dtype.Size() {
+	if !ok || rowElems > math.MaxInt/s.elemSize() {
 		return fmt.Errorf("rows of shape %v overflow", s.shape[1:])
 	}
-	rowBytes := rowElems * s.dtype.Size()
+	rowBytes := rowElems * s.elemSize()
 	if out.DType() != s.dtype {
 		return fmt.Errorf("reading %s rows into a %s array", s.dtype, out.DType())
 	}
@@ -580,6 +617,12 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 			data[i] = b != 0
 		}
 	}
+	if raw != nil {
+		data := out.Data.([][]byte)
+		for i := range data {
+			data[i] = trimTrailingNul(raw[i*s.width : (i+1)*s.width])
+		}
+	}
 	return nil
 }
 
@@ -603,6 +646,9 @@ func (s *source) readVlen(r request) (*nd.Array, error) {
 		return nil, err
 	}
 	for k, row := range uniq {
+		if s.flat {
+			break // each example stays the flat array h5py gives
+		}
 		ex, err := reshapeVlen(flat[k], row, s.shapes[row])
 		if err != nil {
 			return nil, err

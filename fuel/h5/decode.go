@@ -25,6 +25,16 @@ func fixedStrings(buf []byte, size, n int) ([]string, error) {
 	return out, nil
 }
 
+// trimTrailingNul is a fixed-length string element as numpy gives it:
+// a copy without its trailing NULs (inner NULs are kept).
+func trimTrailingNul(b []byte) []byte {
+	n := len(b)
+	for n > 0 && b[n-1] == 0 {
+		n--
+	}
+	return append([]byte{}, b[:n]...)
+}
+
 // enumBools decodes n booleans of size bytes each (h5py's bool enum, in
 // its native integer type): any non-zero byte is true.
 func enumBools(buf []byte, size, n int) ([]bool, error) {

@@ -24,8 +24,12 @@
 // (the `shapes` / `shape_labels` dimension-scale recipe) comes back as an
 // nd.Object array of examples, each reshaped to its row of `shapes`, as
 // Fuel's numpy object arrays; a single-example request gives the example.
-// Other dtypes are reported as not supported, naming the source; a file's
-// other sources remain usable through Options.Sources.
+// A 1-D vlen dataset with no shapes scale (Fuel's ILSVRC encoded_images)
+// gives one flat array per example, as h5py. Fixed-length string sources
+// (numpy's S<n>, ILSVRC's filenames) come back as nd.ByteStr arrays, each
+// element without its trailing NULs, as numpy reads them. Other dtypes
+// are reported as not supported, naming the source; a file's other
+// sources remain usable through Options.Sources.
 //
 // Reads are out of core: a request reads its rows by hyperslab selection
 // (one H5Dread per source and request), so a file larger than memory

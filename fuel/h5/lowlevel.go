@@ -141,6 +141,10 @@ type elemType struct {
 	// vlen is set for a variable-length type (h5py's vlen arrays), whose
 	// elements are of dtype.
 	vlen bool
+	// strWidth is the byte width of a fixed-length string type (numpy's
+	// S<n>), 0 for any other; ok stays false for it, as only H5PYDataset
+	// reads strings.
+	strWidth int
 }
 
 // datasetType classifies the element type of a dataset.
@@ -193,7 +197,7 @@ func classifyType(t hid) (elemType, error) {
 		if C.H5Tis_variable_str(t) > 0 {
 			return elemType{name: "variable-length string"}, nil
 		}
-		return elemType{name: fmt.Sprintf("S%d", size)}, nil
+		return elemType{name: fmt.Sprintf("S%d", size), strWidth: size}, nil
 	case C.H5T_VLEN:
 		base := C.H5Tget_super(t)
 		if base < 0 {
@@ -262,6 +266,19 @@ func memType(ds hid, dt nd.DType) (hid, bool, error) {
 		mt := C.H5Tget_native_type(ft, C.H5T_DIR_ASCEND)
 		if mt < 0 {
 			return -1, false, h5error("getting a native type")
+		}
+		return mt, true, nil
+	case nd.ByteStr:
+		// The file's string type, read as stored (NULLPAD or NULLTERM
+		// bytes of its width).
+		ft := C.H5Dget_type(ds)
+		if ft < 0 {
+			return -1, false, h5error("getting a dataset's type")
+		}
+		defer C.H5Tclose(ft)
+		mt := C.H5Tcopy(ft)
+		if mt < 0 {
+			return -1, false, h5error("copying a string type")
 		}
 		return mt, true, nil
 	}

@@ -97,8 +97,8 @@ func (w *Writer) WriteStringRows(name string, start int, values []string) error 
 // ReadStringSource reads a whole dataset of fixed-length byte strings
 // (numpy's S<n>, as Fuel's ILSVRC converters write `filenames`) from the
 // HDF5 file at path: its values flattened in C order, NUL padding
-// removed, and its shape. The numeric reader (Open, H5PYDataset) has no
-// string dtype; this is how a string source is read back.
+// removed, and its shape, whether or not the file is in Fuel's format.
+// H5PYDataset reads a string source of a Fuel file too, as nd.ByteStr.
 func ReadStringSource(path, name string) (values []string, shape []int, err error) {
 	lock()
 	defer unlock()

@@ -21,7 +21,8 @@ import (
 // string it holds, as numpy scalars behave like Python's (so that
 // `d[0] % 2 == 1` in a Filter predicate and the comparisons of Fuel's
 // tests work); an object array as a list of its examples; strings as
-// nested lists of strings; any other array as an ndarray.
+// nested lists of strings; byte strings (numpy's S<n>) as bytes or
+// nested lists of bytes; any other array as an ndarray.
 
 // maxValueDepth bounds the nesting valueData follows: a list that
 // contains itself must give an error, not a stack overflow.
@@ -41,6 +42,8 @@ func dataValue(a *nd.Array) starlark.Value {
 		return starlark.NewList(l)
 	case []string:
 		return stringsValue(d, a.Shape)
+	case [][]byte:
+		return bytesValue(d, a.Shape)
 	}
 	if len(a.Shape) == 0 {
 		return starlib.NumberValue(a.DType(), a.Flat(0))
@@ -61,6 +64,24 @@ func stringsValue(d []string, shape []int) starlark.Value {
 	step := len(d) / n
 	for i := range items {
 		items[i] = stringsValue(d[i*step:(i+1)*step], shape[1:])
+	}
+	return starlark.NewList(items)
+}
+
+// bytesValue is a byte-string array (numpy's S<n>, as h5py reads a
+// string source) as bytes (0-d) or nested lists of bytes.
+func bytesValue(d [][]byte, shape []int) starlark.Value {
+	if len(shape) == 0 {
+		return starlark.Bytes(d[0])
+	}
+	n := shape[0]
+	items := make([]starlark.Value, n)
+	if n == 0 {
+		return starlark.NewList(items)
+	}
+	step := len(d) / n
+	for i := range items {
+		items[i] = bytesValue(d[i*step:(i+1)*step], shape[1:])
 	}
 	return starlark.NewList(items)
 }
