@@ -168,3 +168,60 @@ eq(im2[0].tolist(), IMAGES[19])
 		t.Fatal(err)
 	}
 }
+
+// TestConvertILSVRCFromStarlark: fuel.converters.ilsvrc2010's
+// convert_ilsvrc2010 and ilsvrc2012's convert_ilsvrc2012 convert the small
+// stand-in inputs (make_standin_devkit.py --small; their contents are
+// checked against h5py in fuel/converters' TestConvertILSVRC), return
+// (output_path,) as Fuel's, and H5PYDataset reads every split of the
+// result: 2012's test split has no targets.
+func TestConvertILSVRCFromStarlark(t *testing.T) {
+	if err := exec.Command("/usr/bin/python3", "-c", "import scipy.io, PIL, numpy").Run(); err != nil {
+		t.Skipf("/usr/bin/python3 with scipy and PIL writes the stand-in inputs: %v", err)
+	}
+	in, out := t.TempDir(), t.TempDir()
+	if b, err := exec.Command("/usr/bin/python3", "../fuel/converters/testdata/make_standin_devkit.py", "--small", in).Output(); err != nil {
+		t.Fatalf("make_standin_devkit.py: %v %s", err, b)
+	}
+	_, err := starlib.ExecFile("convert.star", []byte(`
+load("fuel.converters.ilsvrc2010", "convert_ilsvrc2010")
+load("fuel.converters.ilsvrc2012", "convert_ilsvrc2012")
+load("fuel.datasets", "H5PYDataset")
+
+def eq(a, b):
+    if a != b:
+        fail("%r != %r" % (a, b))
+
+p10 = convert_ilsvrc2010(IN + "/2010", OUT, shuffle_seed = 5)
+eq(p10, (OUT + "/ilsvrc2010.hdf5",))
+p12 = convert_ilsvrc2012(IN + "/2012", OUT, output_filename = "i12.hdf5")
+eq(p12, (OUT + "/i12.hdf5",))
+for path, year in [(p10[0], 2010), (p12[0], 2012)]:
+    sizes = {}
+    for split in ["train", "valid", "test"]:
+        d = H5PYDataset(path, which_sets = (split,))
+        sizes[split] = d.num_examples
+        want = ("encoded_images", "filenames", "targets")
+        if year == 2012 and split == "test":
+            want = ("encoded_images", "filenames")
+        eq(d.sources, want)
+        batch = d.get_data(None, list(range(d.num_examples)))
+        names = [row[0] for row in batch[1]]
+        prefix = bytes({"train": "n0000", "valid": "ILSVRC%d_val_" % year, "test": "ILSVRC%d_test_" % year}[split])
+        eq([n[:len(prefix)] for n in names], [prefix] * len(names))
+        # JPEG bytes: each starts with the SOI marker (gzipped ones were gunzipped).
+        eq([x.tolist()[:2] for x in batch[0]], [[255, 216]] * len(names))
+        if split != "train":
+            eq(names, sorted(names))
+    eq(sizes, {"train": 18, "valid": 7, "test": 5})
+`), starlib.Options{Library: all.Library(), Predeclared: starlark.StringDict{
+		"IN":  starlark.String(in),
+		"OUT": starlark.String(out),
+	}})
+	if err != nil {
+		if e, ok := err.(*starlark.EvalError); ok {
+			t.Fatal(e.Backtrace())
+		}
+		t.Fatal(err)
+	}
+}

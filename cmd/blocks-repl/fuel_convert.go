@@ -15,11 +15,12 @@ import (
 func init() {
 	registerFuelCommand(command{
 		name: "convert",
-		usage: `  blocks-repl fuel convert DATASET [ARG] [-d IN] [-o OUT] [--output-filename NAME] [--dtype DTYPE]
+		usage: `  blocks-repl fuel convert DATASET [ARG] [-d IN] [-o OUT] [--output-filename NAME] [--dtype DTYPE] [--shuffle-seed N]
                                            convert downloaded files to Fuel's HDF5 file (` + strings.Join(converters.Names(), ", ") + `);
                                            mnist reads the idx files gzipped or plain; --dtype (mnist): float32, float64, bool;
                                            ARG: svhn's format (1 or 2), caltech101_silhouettes' size (16 or 28),
-                                           celeba's format (aligned_cropped or 64)
+                                           celeba's format (aligned_cropped or 64);
+                                           --shuffle-seed N (ilsvrc2010, ilsvrc2012): the training set's order on disk
 `,
 		run: fuelConvert,
 	})
@@ -35,6 +36,7 @@ func fuelConvert(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.OutputDirectory, "output-directory", ".", "where to save the dataset")
 	fs.StringVar(&opts.OutputFilename, "output-filename", "", "name of the file written (default: the dataset's)")
 	fs.StringVar(&opts.DType, "dtype", "", "mnist: float32, float64 or bool (default: uint8 pixels)")
+	seed := fs.Int("shuffle-seed", -1, "ilsvrc2010, ilsvrc2012: seed to use for randomizing order of the training set on disk (default: Fuel's config.default_seed)")
 	// Flags may come before or after the dataset name.
 	var positional []string
 	rest := args
@@ -72,6 +74,11 @@ func fuelConvert(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		opts.Format, opts.Size = n, n
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "shuffle-seed" {
+			opts.ShuffleSeed = seed
+		}
+	})
 	opts.Command = strings.Join(append([]string{"blocks-repl", "fuel", "convert"}, args...), " ")
 	path, err := converters.Convert(positional[0], opts)
 	if err != nil {

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -68,7 +70,8 @@ func TestFuelConvertPositionalArgument(t *testing.T) {
 		{[]string{"fuel", "convert", "svhn", "x"}, "not a number"},
 		{[]string{"fuel", "convert", "svhn", "1", "-d", t.TempDir(), "-o", t.TempDir()}, "train.tar.gz"},
 		{[]string{"fuel", "convert", "celeba", "32", "-o", t.TempDir()}, "'aligned_cropped' or '64'"},
-		{[]string{"fuel", "convert", "ilsvrc2010", "-o", t.TempDir()}, "not implemented"},
+		{[]string{"fuel", "convert", "ilsvrc2010", "-d", t.TempDir(), "-o", t.TempDir()}, "ILSVRC2010_devkit-1.0.tar.gz"},
+		{[]string{"fuel", "convert", "youtube_audio", "-o", t.TempDir()}, "not implemented"},
 		{[]string{"fuel", "convert", "caltech101_silhouettes", "20", "-o", t.TempDir()}, "size must be 16 or 28"},
 		{[]string{"fuel", "convert", "svhn", "2", "-d", t.TempDir(), "-o", t.TempDir()}, "train_32x32.mat"},
 	} {
@@ -76,5 +79,47 @@ func TestFuelConvertPositionalArgument(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: status %d, stderr %q, want it to say %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestFuelConvertILSVRC: fuel convert ilsvrc2010 and ilsvrc2012 as whole
+// commands, on the small stand-in inputs of make_standin_devkit.py
+// --small (fuel/converters' TestConvertILSVRC checks the contents against
+// h5py); fuel info shows the layout; --shuffle-seed is taken and checked.
+func TestFuelConvertILSVRC(t *testing.T) {
+	if exec.Command("/usr/bin/python3", "-c", "import scipy.io, PIL, numpy").Run() != nil {
+		t.Skip("Debian's python3-scipy and python3-pil write the stand-in inputs (not installed)")
+	}
+	in := t.TempDir()
+	if out, err := exec.Command("/usr/bin/python3", "../../fuel/converters/testdata/make_standin_devkit.py", "--small", in).CombinedOutput(); err != nil {
+		t.Fatalf("make_standin_devkit.py: %v\n%s", err, out)
+	}
+	for _, year := range []string{"2010", "2012"} {
+		out := t.TempDir()
+		code, stdout, stderr := callMain("fuel", "convert", "ilsvrc"+year, "-d", filepath.Join(in, year), "-o", out, "--shuffle-seed", "5")
+		path := filepath.Join(out, "ilsvrc"+year+".hdf5")
+		if code != 0 || !strings.Contains(stdout, path) {
+			t.Fatalf("convert ilsvrc%s: %d %s %s", year, code, stdout, stderr)
+		}
+		code, stdout, stderr = callMain("fuel", "info", path)
+		if code != 0 {
+			t.Fatalf("info: %d %s", code, stderr)
+		}
+		wantTest := `test\s+targets\s+5\s+\[25, 30\)`
+		if year == "2012" { // the test labels are not public
+			wantTest = `test\s+targets\s+-\s+not available`
+		}
+		if !regexp.MustCompile(wantTest).MatchString(stdout) {
+			t.Errorf("ilsvrc%s: info output lacks %s:\n%s", year, wantTest, stdout)
+		}
+		for _, want := range []string{"--shuffle-seed 5", "filenames", "train  encoded_images  18        [0, 18)"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("ilsvrc%s: info output lacks %q:\n%s", year, want, stdout)
+			}
+		}
+	}
+	code, _, stderr := callMain("fuel", "convert", "ilsvrc2012", "-d", filepath.Join(in, "2012"), "-o", t.TempDir(), "--shuffle-seed", "-3")
+	if code == 0 || !strings.Contains(stderr, "shuffle_seed -3") {
+		t.Errorf("a negative seed: %d %q", code, stderr)
 	}
 }

@@ -13,13 +13,14 @@
 // and caltech101_silhouettes (level 5 MAT-files, read by a small reader),
 // svhn format 1 (tar.gz archives of PNGs and a MATLAB 7.3 digitStruct.mat,
 // read through libhdf5), adult (the UCI text files), celeba and
-// dogs_vs_cats (zip archives of JPEGs). Of ILSVRC2010's and 2012's, the
-// parts are: the patch images and image loading, the filling of the file
-// (PrepareILSVRC2010File, ProcessTrainSet, ProcessOtherSet) and the
-// development kits (ReadILSVRCMetadataMat, ReadILSVRCDevkit, the
-// Prepare*Metadata functions, through ParseMat, a MAT-file reader of
-// struct and cell arrays); the converters themselves, like Fuel's other
-// converters, are not implemented, and Convert names them as such.
+// dogs_vs_cats (zip archives of JPEGs), ilsvrc2010 and ilsvrc2012 (the
+// development kit, through ParseMat, a MAT-file reader of struct and cell
+// arrays, and TARs of JPEGs; their parts are exported as Fuel's:
+// ExtractPatchImages, LoadFromTarOrPatch, PrepareILSVRC2010File,
+// PrepareILSVRC2012File, ProcessTrainSet, ProcessOtherSet,
+// ReadILSVRCMetadataMat, ReadILSVRCDevkit and the Prepare*Metadata
+// functions). Fuel's youtube_audio is not implemented, and Convert names
+// it as such.
 //
 // Every output is written under a temporary name and renamed into place,
 // so a failed conversion leaves nothing that looks like a dataset.
@@ -63,6 +64,10 @@ type Options struct {
 	Size int
 	// WhichFormat is celeba's which_format ("aligned_cropped" or "64").
 	WhichFormat string
+	// ShuffleSeed is ilsvrc2010's and ilsvrc2012's shuffle_seed: the seed
+	// of numpy's RandomState whose permutation orders the training set on
+	// disk; nil is Fuel's default, config.default_seed.
+	ShuffleSeed *int
 	// Command is stored as fuel_convert_command (Fuel stores the command
 	// line that ran it).
 	Command string
@@ -108,7 +113,7 @@ var registry = map[string]converter{
 }
 
 // notImplemented are Fuel's converters this package does not have.
-var notImplemented = []string{"ilsvrc2010", "ilsvrc2012", "youtube_audio"}
+var notImplemented = []string{"youtube_audio"}
 
 // Names lists the datasets Convert knows.
 func Names() []string {

@@ -211,8 +211,15 @@ func TestConvertErrors(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "*")); len(m) != 0 {
 		t.Errorf("files left after a failed conversion: %v", m)
 	}
-	if _, err := Convert("ilsvrc2012", Options{Directory: dir, OutputDirectory: dir}); !errors.Is(err, ErrNotImplemented) {
-		t.Errorf("ilsvrc2012: %v", err)
+	if _, err := Convert("youtube_audio", Options{Directory: dir, OutputDirectory: dir}); !errors.Is(err, ErrNotImplemented) {
+		t.Errorf("youtube_audio: %v", err)
+	}
+	// Fuel's check_exists(required_files=ALL_FILES) of the ILSVRC converters.
+	for dataset, files := range map[string]int{"ilsvrc2010": 6, "ilsvrc2012": 4} {
+		_, err := Convert(dataset, Options{Directory: dir, OutputDirectory: dir})
+		if !errors.As(err, &missing) || len(missing.Files) != files {
+			t.Errorf("%s: %v", dataset, err)
+		}
 	}
 	if _, err := Convert("nope", Options{}); err == nil || !strings.Contains(err.Error(), "unknown dataset") {
 		t.Errorf("unknown: %v", err)

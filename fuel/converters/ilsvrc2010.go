@@ -17,9 +17,9 @@ import (
 // This file holds the parts of Fuel's fuel.converters.ilsvrc2010 that
 // read the image archives: the patch images (replacements for images the
 // distributed archives hold blank) and the loading of an image from an
-// archive or its patch. ilsvrc2010_process.go fills the HDF5 file; the
-// converter itself (convert_ilsvrc2010, which also needs the development
-// kit's meta.mat) is not implemented.
+// archive or its patch. ilsvrc2010_process.go fills the HDF5 file,
+// ilsvrc_devkit.go reads the development kit and ilsvrc_convert.go is the
+// converter itself (convert_ilsvrc2010).
 
 // ExtractPatchImages is Fuel's extract_patch_images(f, which_set): the
 // replacement images of patch_images.tar (gzipped or not) for one set,

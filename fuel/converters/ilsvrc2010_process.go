@@ -73,10 +73,20 @@ func PrepareILSVRC2010File(w *h5.Writer, nTrain, nValid, nTest int) error {
 // written to (so the file is not ordered by class); nil writes them in
 // order.
 func ProcessTrainSet(w *h5.Writer, trainArchive, patchArchive string, nTrain int, wnidMap map[string]int, shuffleSeed *uint32) error {
-	produce := func(send func(ilsvrcImage) bool) error {
-		return trainSetProducer(send, trainArchive, patchArchive, wnidMap)
+	patches, err := ExtractPatchImages(patchArchive, "train")
+	if err != nil {
+		return fmt.Errorf("patch images: %w", err)
 	}
-	return producerConsumer(w, produce, nTrain, shuffleSeed, 0)
+	return processTrainSet(w, trainArchive, patches, nTrain, wnidMap, shuffleSeed)
+}
+
+// processTrainSet is ProcessTrainSet with the patch images given
+// (ILSVRC2012 has none).
+func processTrainSet(w *h5.Writer, trainArchive string, patches map[string][]byte, nTrain int, wnidMap map[string]int, shuffleSeed *uint32) error {
+	produce := func(send func(ilsvrcImage) bool) error {
+		return trainSetProducer(send, trainArchive, patches, wnidMap)
+	}
+	return producerConsumer(w, produce, nTrain, shuffleSeed, 0, true)
 }
 
 // ProcessOtherSet is Fuel's process_other_set(hdf5_file, which_set,
@@ -89,10 +99,24 @@ func ProcessOtherSet(w *h5.Writer, whichSet, imageArchive, patchArchive string, 
 	if offset < 0 {
 		return fmt.Errorf("process_other_set: negative offset %d", offset)
 	}
-	produce := func(send func(ilsvrcImage) bool) error {
-		return otherSetProducer(send, whichSet, imageArchive, patchArchive, groundtruth)
+	patches, err := ExtractPatchImages(patchArchive, whichSet)
+	if err != nil {
+		return fmt.Errorf("patch images: %w", err)
 	}
-	return producerConsumer(w, produce, len(groundtruth), nil, offset)
+	return processOtherSet(w, imageArchive, patches, groundtruth, len(groundtruth), offset)
+}
+
+// processOtherSet is ProcessOtherSet with the patch images given; a nil
+// groundtruth is Fuel's (None,) * n: n images without labels, whose
+// targets are not written (ILSVRC2012's test set).
+func processOtherSet(w *h5.Writer, imageArchive string, patches map[string][]byte, groundtruth []int, n, offset int) error {
+	if offset < 0 {
+		return fmt.Errorf("process_other_set: negative offset %d", offset)
+	}
+	produce := func(send func(ilsvrcImage) bool) error {
+		return otherSetProducer(send, imageArchive, patches, groundtruth, n)
+	}
+	return producerConsumer(w, produce, n, nil, offset, groundtruth != nil)
 }
 
 // ilsvrcImage is one producer message: Fuel's (filename, class_index)
@@ -107,7 +131,7 @@ type ilsvrcImage struct {
 // consumer, which writes numExpected of them (Fuel's image_consumer). An
 // error on either side stops both; the producer's own error is reported
 // first when it is the cause.
-func producerConsumer(w *h5.Writer, produce func(send func(ilsvrcImage) bool) error, numExpected int, shuffleSeed *uint32, offset int) error {
+func producerConsumer(w *h5.Writer, produce func(send func(ilsvrcImage) bool) error, numExpected int, shuffleSeed *uint32, offset int, labelled bool) error {
 	if numExpected < 0 {
 		return fmt.Errorf("%d images expected", numExpected)
 	}
@@ -125,7 +149,7 @@ func producerConsumer(w *h5.Writer, produce func(send func(ilsvrcImage) bool) er
 			}
 		})
 	}()
-	cerr := imageConsumer(w, ch, numExpected, shuffleSeed, offset)
+	cerr := imageConsumer(w, ch, numExpected, shuffleSeed, offset, labelled)
 	close(stop)
 	for range ch {
 	}
@@ -143,7 +167,8 @@ var errStopped = errors.New("the consumer stopped")
 // identity, or numpy's RandomState(shuffleSeed).permutation(numExpected).
 // Targets and file names are kept and written once at the end (two
 // writes, not one per image); the images go through WriteVlenExample.
-func imageConsumer(w *h5.Writer, ch <-chan ilsvrcImage, numExpected int, shuffleSeed *uint32, offset int) error {
+// Without labelled, no targets are written (Fuel's class_index None).
+func imageConsumer(w *h5.Writer, ch <-chan ilsvrcImage, numExpected int, shuffleSeed *uint32, offset int, labelled bool) error {
 	var index []int
 	if shuffleSeed != nil {
 		index = numpyrand.New(*shuffleSeed).Permutation(numExpected)
@@ -177,20 +202,18 @@ func imageConsumer(w *h5.Writer, ch <-chan ilsvrcImage, numExpected int, shuffle
 	if numExpected == 0 {
 		return nil
 	}
-	if err := w.WriteRows("targets", offset, nd.FromSlice(targets, numExpected, 1)); err != nil {
-		return err
+	if labelled {
+		if err := w.WriteRows("targets", offset, nd.FromSlice(targets, numExpected, 1)); err != nil {
+			return err
+		}
 	}
 	return w.WriteStringRows("filenames", offset, names)
 }
 
 // trainSetProducer is Fuel's train_set_producer.
-func trainSetProducer(send func(ilsvrcImage) bool, trainArchive, patchArchive string, wnidMap map[string]int) error {
-	patches, err := ExtractPatchImages(patchArchive, "train")
-	if err != nil {
-		return fmt.Errorf("patch images: %w", err)
-	}
+func trainSetProducer(send func(ilsvrcImage) bool, trainArchive string, patches map[string][]byte, wnidMap map[string]int) error {
 	numPatched := 0
-	err = eachTarMember(trainArchive, func(hdr *tar.Header, r io.Reader) (bool, error) {
+	err := eachTarMember(trainArchive, func(hdr *tar.Header, r io.Reader) (bool, error) {
 		wnid, _, _ := strings.Cut(hdr.Name, ".")
 		class, ok := wnidMap[wnid]
 		if !ok {
@@ -234,19 +257,18 @@ func trainSetProducer(send func(ilsvrcImage) bool, trainArchive, patchArchive st
 }
 
 // otherSetProducer is Fuel's other_set_producer.
-func otherSetProducer(send func(ilsvrcImage) bool, whichSet, imageArchive, patchArchive string, groundtruth []int) error {
-	patches, err := ExtractPatchImages(patchArchive, whichSet)
-	if err != nil {
-		return fmt.Errorf("patch images: %w", err)
-	}
+func otherSetProducer(send func(ilsvrcImage) bool, imageArchive string, patches map[string][]byte, groundtruth []int, n int) error {
 	idx, err := indexTarFile(imageArchive)
 	if err != nil {
 		return err
 	}
 	defer idx.Close()
 	names := slices.Sorted(mapsKeys(idx.members))
-	if len(names) != len(groundtruth) {
+	if groundtruth != nil && len(names) != len(groundtruth) {
 		return fmt.Errorf("%s holds %d images, the ground truth has %d labels", path.Base(imageArchive), len(names), len(groundtruth))
+	}
+	if len(names) != n {
+		return fmt.Errorf("%s holds %d images, %d expected", path.Base(imageArchive), len(names), n)
 	}
 	numPatched := 0
 	for i, name := range names {
@@ -263,7 +285,11 @@ func otherSetProducer(send func(ilsvrcImage) bool, whichSet, imageArchive, patch
 		if patched {
 			numPatched++
 		}
-		if !send(ilsvrcImage{filename: path.Base(name), class: groundtruth[i], data: data}) {
+		class := 0
+		if groundtruth != nil {
+			class = groundtruth[i]
+		}
+		if !send(ilsvrcImage{filename: path.Base(name), class: class, data: data}) {
 			return errStopped
 		}
 	}

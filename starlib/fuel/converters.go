@@ -74,6 +74,10 @@ func convertBuiltin(dataset string) starlib.BuiltinFunc {
 		if dataset == "mnist" {
 			params = append(params, "dtype?", &dtype)
 		}
+		seed := starlark.Value(starlark.None)
+		if dataset == "ilsvrc2010" || dataset == "ilsvrc2012" {
+			params = append(params, "shuffle_seed?", &seed)
+		}
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, params...); err != nil {
 			return nil, err
 		}
@@ -90,6 +94,16 @@ func convertBuiltin(dataset string) starlib.BuiltinFunc {
 				return nil, fmt.Errorf("%s: dtype must be a string or None, got %s", b.Name(), dtype.Type())
 			}
 			opts.DType = s
+		}
+		if seed != starlark.None {
+			i, err := starlark.AsInt32(seed)
+			if err != nil {
+				return nil, fmt.Errorf("%s: shuffle_seed: %s, want an int", b.Name(), seed)
+			}
+			opts.ShuffleSeed = &i
+		} else if dataset == "ilsvrc2010" || dataset == "ilsvrc2012" {
+			// Fuel's default, config.default_seed (the run's, when assigned).
+			opts.ShuffleSeed = fuelDefaultSeed(thread)
 		}
 		switch {
 		case dataset == "svhn" && opts.Format != 1 && opts.Format != 2:

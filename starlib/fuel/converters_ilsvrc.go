@@ -11,10 +11,13 @@ import (
 	"github.com/blocks-go/blocks/starlib"
 )
 
-// fuel.converters.ilsvrc2010 (the archive-reading parts; the converter
-// core is in converters_ilsvrc_process.go; convert_ilsvrc2010 itself,
-// which needs the development kit's meta.mat, is not implemented):
+// fuel.converters.ilsvrc2010 (the converter, the archive-reading parts;
+// the converter core is in converters_ilsvrc_process.go, the development
+// kit readers in converters_ilsvrc_devkit.go):
 //
+//	convert_ilsvrc2010(directory, output_directory, output_filename="ilsvrc2010.hdf5",
+//	                   shuffle_seed=config.default_seed)
+//	    the whole conversion; returns (output_path,)
 //	extract_patch_images(f, which_set)
 //	    the replacement images of a patch_images.tar for which_set ("train", "valid" or "test"):
 //	    a dict of file name (without path) -> bytes
@@ -23,6 +26,7 @@ import (
 //	    path tar (Fuel takes an open TarFile), gunzipped when the member is a gzipped image
 func convertersIlsvrcModules() (mods []*starlarkstruct.Module) {
 	members := starlark.StringDict{
+		"convert_ilsvrc2010":     starlib.NewBuiltin("convert_ilsvrc2010", convertBuiltin("ilsvrc2010")),
 		"extract_patch_images":   starlib.NewBuiltin("extract_patch_images", extractPatchImages),
 		"load_from_tar_or_patch": starlib.NewBuiltin("load_from_tar_or_patch", loadFromTarOrPatch),
 		"prepare_hdf5_file":      starlib.NewBuiltin("prepare_hdf5_file", prepareHDF5File),

@@ -30,8 +30,14 @@ import (
 //	prepare_metadata(devkit_archive)                          (2012)
 //	    (n_train, valid_groundtruth, n_test, wnid_map); the test archive is read beside the kit
 //	DEVKIT_ARCHIVE, DEVKIT_META_PATH, TEST_GROUNDTRUTH (2010), TEST_IMAGES_TAR (2012)
+//
+// fuel.converters.ilsvrc2012 also has the converter:
+//
+//	convert_ilsvrc2012(directory, output_directory, output_filename="ilsvrc2012.hdf5",
+//	                   shuffle_seed=config.default_seed)
 func ilsvrc2012Module() *starlarkstruct.Module {
 	return &starlarkstruct.Module{Name: "fuel.converters.ilsvrc2012", Members: starlark.StringDict{
+		"convert_ilsvrc2012":     starlib.NewBuiltin("convert_ilsvrc2012", convertBuiltin("ilsvrc2012")),
 		"read_metadata_mat_file": starlib.NewBuiltin("read_metadata_mat_file", readMetadataMatFile(2012)),
 		"read_devkit":            starlib.NewBuiltin("read_devkit", readDevkit(2012)),
 		"prepare_metadata":       starlib.NewBuiltin("prepare_metadata", prepareMetadata(2012)),
