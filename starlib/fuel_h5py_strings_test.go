@@ -214,6 +214,26 @@ for path, year in [(p10[0], 2010), (p12[0], 2012)]:
         if split != "train":
             eq(names, sorted(names))
     eq(sizes, {"train": 18, "valid": 7, "test": 5})
+
+# Fuel's dataset classes over the converted files, found in the data path,
+# with their default transformer (the JPEGs decoded to RGB).
+load("fuel.config", "config")
+load("fuel.datasets", "ILSVRC2010")
+load("fuel.datasets.imagenet", "ILSVRC2012")
+load("fuel.streams", "DataStream")
+load("fuel.schemes", "SequentialScheme")
+config.data_path = OUT
+ds = ILSVRC2010(("valid",))
+eq((ds.num_examples, ds.sources), (7, ("encoded_images", "filenames", "targets")))
+n = 0
+for images, filenames, targets in DataStream.default_stream(ds, iteration_scheme = SequentialScheme(7, 3)).get_epoch_iterator():
+    for im in images:
+        eq((im.shape, str(im.dtype)), ((3, 8, 8), "uint8"))
+        eq(im[0].tolist(), im[2].tolist())  # a gray image
+        n += 1
+eq(n, 7)
+raw = DataStream(ds, iteration_scheme = SequentialScheme(7, 7)).get_epoch_iterator().next()
+eq(raw[0][0].tolist()[:2], [255, 216])
 `), starlib.Options{Library: all.Library(), Predeclared: starlark.StringDict{
 		"IN":  starlark.String(in),
 		"OUT": starlark.String(out),

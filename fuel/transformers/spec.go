@@ -17,6 +17,15 @@ type Spec struct {
 	Scale, Shift float64
 	DType        string
 	WhichSources []string
+	// ColorMode is ImagesFromBytes' color_mode.
+	ColorMode string
+}
+
+// RGBImagesFromEncodedBytes is Fuel's
+// rgb_images_from_encoded_bytes(which_sources): ImagesFromBytes with
+// color_mode 'RGB' on the given sources.
+func RGBImagesFromEncodedBytes(whichSources []string) []Spec {
+	return []Spec{{Name: "ImagesFromBytes", ColorMode: "RGB", WhichSources: slices.Clone(whichSources)}}
 }
 
 // Uint8PixelsToFloatX is Fuel's uint8_pixels_to_floatX(which_sources):
@@ -51,6 +60,8 @@ func Apply(stream fuel.Stream, specs []Spec) (fuel.Stream, error) {
 			t, err = ForceFloatX(stream, s.WhichSources)
 		case "Flatten":
 			t, err = Flatten(stream, s.WhichSources)
+		case "ImagesFromBytes":
+			t, err = ImagesFromBytes(stream, s.WhichSources, s.ColorMode)
 		default:
 			return nil, fmt.Errorf("transformers: no transformer %q to apply", s.Name)
 		}

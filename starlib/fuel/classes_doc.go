@@ -7,3 +7,10 @@ package fuel
 //	Adult(which_sets, subset=None, load_in_memory=None, sort_indices=True, sources=None)
 //	CelebA(which_format, which_sets, subset=None, load_in_memory=None, sort_indices=True, sources=None)
 //	DogsVsCats(which_sets, subset=None, load_in_memory=None, sort_indices=True, sources=None)
+//
+// and over ilsvrc2010.hdf5 and ilsvrc2012.hdf5 (also in
+// fuel.datasets.imagenet), read from the file by default, with the default
+// transformer ImagesFromBytes(color_mode="RGB") on encoded_images:
+//
+//	ILSVRC2010(which_sets, subset=None, load_in_memory=None, sort_indices=True, sources=None)
+//	ILSVRC2012(which_sets, subset=None, load_in_memory=None, sort_indices=True, sources=None)

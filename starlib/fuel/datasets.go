@@ -58,6 +58,12 @@ func datasetsModules() (mods []*starlarkstruct.Module) {
 		"Adult":                 starlib.NewBuiltin("Adult", fileDatasetBuiltin),
 		"CelebA":                starlib.NewBuiltin("CelebA", fileDatasetBuiltin),
 		"DogsVsCats":            starlib.NewBuiltin("DogsVsCats", fileDatasetBuiltin),
+		"ILSVRC2010":            starlib.NewBuiltin("ILSVRC2010", fileDatasetBuiltin),
+		"ILSVRC2012":            starlib.NewBuiltin("ILSVRC2012", fileDatasetBuiltin),
+	}})
+	mods = append(mods, &starlarkstruct.Module{Name: "fuel.datasets.imagenet", Members: starlark.StringDict{
+		"ILSVRC2010": starlib.NewBuiltin("ILSVRC2010", fileDatasetBuiltin),
+		"ILSVRC2012": starlib.NewBuiltin("ILSVRC2012", fileDatasetBuiltin),
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.datasets.toy", Members: starlark.StringDict{
 		"Spiral":    starlib.NewBuiltin("Spiral", toyBuiltin),
@@ -132,6 +138,10 @@ func fileDatasetBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		ds, err = datasets.CelebA(strFormat, ws, opts)
 	case "DogsVsCats":
 		ds, err = datasets.DogsVsCats(ws, opts)
+	case "ILSVRC2010":
+		ds, err = datasets.ILSVRC2010(ws, opts)
+	case "ILSVRC2012":
+		ds, err = datasets.ILSVRC2012(ws, opts)
 	}
 	if err != nil {
 		return nil, err
