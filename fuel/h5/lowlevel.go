@@ -255,7 +255,8 @@ func isH5pyBool(t hid) bool {
 // memType returns the memory type a dataset of dtype dt is read with, and
 // whether the caller must close it.
 func memType(ds hid, dt nd.DType) (hid, bool, error) {
-	if dt == nd.Bool {
+	switch dt {
+	case nd.Bool:
 		// The enum in native byte order: its values (0 and 1) land in one
 		// byte each, which the caller turns into bools.
 		ft := C.H5Dget_type(ds)
