@@ -106,6 +106,8 @@ var registry = map[string]converter{
 	"cifar10":      {filename: "cifar10.hdf5", fill: fillCIFAR10},
 	"cifar100":     {filename: "cifar100.hdf5", fill: fillCIFAR100},
 	"dogs_vs_cats": {filename: "dogs_vs_cats.hdf5", fill: fillDogsVsCats},
+	"ilsvrc2010":   {filename: "ilsvrc2010.hdf5", fill: fillILSVRC2010},
+	"ilsvrc2012":   {filename: "ilsvrc2012.hdf5", fill: fillILSVRC2012},
 	"svhn":         {fill: fillSVHN, name: func(o Options) string { return fmt.Sprintf("svhn_format_%d.hdf5", o.Format) }},
 	"caltech101_silhouettes": {fill: fillSilhouettes, name: func(o Options) string {
 		return fmt.Sprintf("caltech101_silhouettes%d.hdf5", o.Size)

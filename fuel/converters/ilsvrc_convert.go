@@ -23,11 +23,6 @@ const (
 	ILSVRC2012ValidImagesTar = "ILSVRC2012_img_val.tar"
 )
 
-func init() {
-	registry["ilsvrc2010"] = converter{filename: "ilsvrc2010.hdf5", fill: fillILSVRC2010}
-	registry["ilsvrc2012"] = converter{filename: "ilsvrc2012.hdf5", fill: fillILSVRC2012}
-}
-
 // shuffleSeed is the seed of the training set's order on disk:
 // opts.ShuffleSeed, else Fuel's config.default_seed.
 func shuffleSeed(opts Options) (uint32, error) {
