@@ -34,13 +34,14 @@ EmbeddedMNIST(("train",), subset = slice(0, 10, 2))
 	}
 }
 
-// :help GradientDescent shows every argument GradientDescent takes.
+// :help GradientDescent shows every argument GradientDescent takes: its
+// own, then UpdatesAlgorithm's, which it takes through **kwargs.
 func TestTerminalHelpGradientDescent(t *testing.T) {
 	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")})
 	tm.expect(">>> ")
 	tm.line(":help GradientDescent")
-	tm.expect("known_grads=None, consider_constant=None")
-	tm.expect(`on_unused_sources="raise"`)
+	tm.expect("known_grads=None, consider_constant=None, **kwargs)")
+	tm.expect(`**kwargs: updates=None, theano_func_kwargs=None, on_unused_sources='raise'`)
 	tm.exit()
 }
 

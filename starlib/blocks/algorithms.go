@@ -4,29 +4,23 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/starlib"
 )
 
-// UpdatesAlgorithm of blocks.algorithms (the step rules are tables:
-// steps_table.go):
-//
-//	UpdatesAlgorithm(updates, on_unused_sources="raise")  applies updates with every batch
-func algorithmsModules() (mods []*starlarkstruct.Module) {
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.algorithms", Members: starlark.StringDict{
-		"UpdatesAlgorithm": starlib.NewBuiltin("UpdatesAlgorithm", updatesAlgorithm),
-	}})
-	return
-}
-
-func updatesAlgorithm(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var ups starlark.Value = starlark.NewList(nil)
-	onUnused := "raise"
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "updates?", &ups, "on_unused_sources?", &onUnused); err != nil {
+// newUpdatesAlgorithm makes UpdatesAlgorithm from its table's bound
+// arguments (algorithms_table.go): updates=None is no update.
+func newUpdatesAlgorithm(c *classCall) (starlark.Value, error) {
+	if err := mustBeDefault(c, "theano_func_kwargs"); err != nil {
 		return nil, err
 	}
+	thread := c.thread
+	var ups starlark.Value = starlark.NewList(nil)
+	if !c.IsNone("updates") {
+		ups = c.Value("updates")
+	}
+	onUnused := c.String("on_unused_sources")
 	us, err := updatesOf(thread, ups)
 	if err != nil {
 		return nil, fmt.Errorf("UpdatesAlgorithm: updates: %v", err)

@@ -79,3 +79,43 @@ func evalBlocks(t *testing.T, load, src string) string {
 	}
 	return g["result"].String()
 }
+
+// TestClassTableAlgorithmsAndMainLoop: GradientDescent, UpdatesAlgorithm
+// and MainLoop bind as Blocks' __init__: positional order, keywords
+// through **kwargs, Blocks' defaults and the binder's errors.
+func TestClassTableAlgorithmsAndMainLoop(t *testing.T) {
+	load := `load("tensor", "matrix", "shared")
+load("blocks.algorithms", "GradientDescent", "UpdatesAlgorithm", "Scale")
+load("blocks.main_loop", "MainLoop")
+load("blocks.model", "Model")
+load("numpy", "ones")
+x = matrix("x")
+w = shared(ones((2, 2)), name = "w")
+cost = (x * w).sum()
+cost.name = "cost"`
+	for _, c := range []struct{ src, want string }{
+		{`type(GradientDescent(cost, [w], Scale(0.5)).step_rule)`, "Scale"},
+		{`GradientDescent(cost, [w], Scale(0.5)).step_rule.learning_rate.get_value()`, "0.5"},
+		{`GradientDescent(cost, [w], None, None, None, None, None)`, "GradientDescent takes at most 6 positional arguments (cost, parameters, step_rule, gradients, known_grads, consider_constant), got 7"},
+		{`GradientDescent(cost, [w], step_rule = 1)`, "GradientDescent: for parameter step_rule: got int, want a step rule"},
+		{`GradientDescent("cost", [w])`, "GradientDescent: for parameter cost: got string, want a variable"},
+		{`GradientDescent(cost, [w], cost = cost)`, "GradientDescent got multiple values for argument cost"},
+		{`GradientDescent(cost, [w], learning_rate = 1)`, "GradientDescent got an unexpected keyword argument learning_rate"},
+		{`GradientDescent(cost, [w], theano_func_kwargs = {"mode": "FAST_RUN"})`, "GradientDescent: theano_func_kwargs={\"mode\": \"FAST_RUN\"} is not supported (only None)"},
+		{`GradientDescent(cost, [w], theano_func_kwargs = None, on_unused_sources = "ignore", updates = [(w, w)]).updates[0][0] == w`, "True"},
+		{`type(UpdatesAlgorithm([(w, w * 2)], None, "warn"))`, "UpdatesAlgorithm"},
+		{`UpdatesAlgorithm([(w, w * 2)], "warn")`, "UpdatesAlgorithm: theano_func_kwargs=\"warn\" is not supported (only None)"},
+		{`UpdatesAlgorithm(on_unused_sources = 1)`, "UpdatesAlgorithm: for parameter on_unused_sources: got int, want a string"},
+		{`len(UpdatesAlgorithm().updates)`, "0"},
+		{`MainLoop(None)`, "MainLoop: missing argument for data_stream"},
+		{`MainLoop(None, None, None, None, None, [], 1)`, "MainLoop takes at most 6 positional arguments (algorithm, data_stream, model, log, log_backend, extensions), got 7"},
+		{`MainLoop(None, None).model`, "None"},
+		{`MainLoop(None, None, Model(cost)).model.outputs[0] == cost`, "True"},
+		{`MainLoop(None, None, model = 3)`, "MainLoop: model must be a Model (blocks.model) or None, got int"},
+	} {
+		got := evalBlocks(t, load, c.src)
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.src, got, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/extensions"
@@ -244,10 +245,15 @@ func mainLoopParts(algV, streamV starlark.Value) (*Algorithm, *starfuel.Stream, 
 	return alg, stream, nil
 }
 
-var mainLoopAttrNamesMore = []string{"find_extension", "iteration_state", "_run_extensions"}
+var mainLoopAttrNamesMore = []string{"find_extension", "iteration_state", "model", "_run_extensions"}
 
 func mainLoopAttrMore(m *MainLoop, name string) (starlark.Value, bool, error) {
 	switch name {
+	case "model":
+		if mm, ok := m.M.Model.(*bricks.Model); ok {
+			return &Model{M: mm, g: &ComputationGraph{G: mm.ComputationGraph}}, true, nil
+		}
+		return starlark.None, true, nil
 	case "algorithm":
 		switch a := m.M.Algorithm.(type) {
 		case *algorithms.GradientDescent:

@@ -29,8 +29,9 @@ import (
 //
 // blocks.algorithms:
 //
-//	GradientDescent(cost, parameters, step_rule=Scale(1), gradients=None, known_grads=None,
-//	                consider_constant=None, on_unused_sources="raise")
+//	GradientDescent(cost=None, parameters=None, step_rule=None (Scale(1)), gradients=None,
+//	                known_grads=None, consider_constant=None, **kwargs: updates=None,
+//	                theano_func_kwargs=None, on_unused_sources='raise')   (a table: algorithms_table.go)
 //	    one training step per batch: param <- param - step; has total_gradient_norm,
 //	    total_step_norm, add_updates(updates), parameters, gradients
 //	    buffers (the step rule's ALGORITHM_BUFFER variables, named "<parameter path>_<buffer>"),
@@ -63,21 +64,16 @@ import (
 //
 // blocks.main_loop:
 //
-//	MainLoop(algorithm, data_stream, model=None, log=None, log_backend="python", extensions=None)
+//	MainLoop(algorithm, data_stream, model=None, log=None, log_backend=None, extensions=None)   (a table: algorithms_table.go)
 //	    log_backend="sqlite" also stores the log, as training goes, in the SQLite database
 //	    BLOCKS_SQLITEDB (default ~/blocks_log.sqlite)
 //	    run() trains; log (current_row, status, log[i]), status, iterations_done, epochs_done.
 //	    The first Ctrl-C finishes the epoch, the second the batch.
 func trainingModules() (mods []*starlarkstruct.Module) {
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.algorithms", Members: starlark.StringDict{
-		"GradientDescent": starlib.NewBuiltin("GradientDescent", gradientDescent),
-	}})
-	// The extensions are tables (extensions_table.go).
+	// GradientDescent and MainLoop are tables (algorithms_table.go), the
+	// extensions too (extensions_table.go).
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions", Members: starlark.StringDict{}})
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.monitoring", Members: starlark.StringDict{}})
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.main_loop", Members: starlark.StringDict{
-		"MainLoop": starlib.NewBuiltin("MainLoop", newMainLoop),
-	}})
 	return
 }
 
@@ -111,13 +107,15 @@ func (s *StepRule) Attr(name string) (starlark.Value, error) {
 	return nil, nil
 }
 
-func gradientDescent(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var costV, params, rule, grads, known, constant, ups starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None, starlark.None, starlark.None, starlark.None
-	onUnused := "raise"
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cost?", &costV, "parameters?", &params, "step_rule?", &rule,
-		"gradients?", &grads, "known_grads?", &known, "consider_constant?", &constant, "updates?", &ups, "on_unused_sources?", &onUnused); err != nil {
+// newGradientDescent makes GradientDescent from its table's bound
+// arguments (algorithms_table.go).
+func newGradientDescent(c *classCall) (starlark.Value, error) {
+	if err := mustBeDefault(c, "theano_func_kwargs"); err != nil {
 		return nil, err
 	}
+	thread := c.thread
+	costV, params, rule, grads := c.Value("cost"), c.Value("parameters"), c.Value("step_rule"), c.Value("gradients")
+	known, constant, ups, onUnused := c.Value("known_grads"), c.Value("consider_constant"), c.Value("updates"), c.String("on_unused_sources")
 	cfg := algorithms.GradientDescentConfig{OnUnusedSources: onUnused, ParameterName: bricks.ParameterPath, FloatX: starlib.FloatX(thread), Device: starlib.Device(thread)}
 	switch c := costV.(type) {
 	case starlark.NoneType:
@@ -367,15 +365,14 @@ func (e *Extension) Type() string         { return mainloop.ExtensionClass(e.E) 
 func (e *Extension) Freeze()              {}
 func (e *Extension) Truth() starlark.Bool { return true }
 
-func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+// newMainLoop makes MainLoop from its table's bound arguments
+// (algorithms_table.go).
+func newMainLoop(c *classCall) (starlark.Value, error) {
 	// algorithm and data_stream may be None (a loop for extension tests,
 	// Blocks' MainLoop(algorithm=None, data_stream=None)); run refuses it.
-	var algV, streamV starlark.Value
-	var model, log, exts, backend starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "algorithm", &algV, "data_stream", &streamV, "model?", &model, "log?", &log,
-		"log_backend?", &backend, "extensions?", &exts); err != nil {
-		return nil, err
-	}
+	thread := c.thread
+	algV, streamV := c.Value("algorithm"), c.Value("data_stream")
+	model, log, backend, exts := c.Value("model"), c.Value("log"), c.Value("log_backend"), c.Value("extensions")
 	alg, stream, err := mainLoopParts(algV, streamV)
 	if err != nil {
 		return nil, err
@@ -425,7 +422,18 @@ func newMainLoop(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if stream != nil {
 		ds = stream.S
 	}
+	var mm *bricks.Model
+	switch m := model.(type) {
+	case starlark.NoneType:
+	case *Model:
+		mm = m.M
+	default:
+		return nil, fmt.Errorf("MainLoop: model must be a Model (blocks.model) or None, got %s", model.Type())
+	}
 	ml := mainloop.New(algorithm, ds, nil, trainingLog, es)
+	if mm != nil {
+		ml.Model = mm
+	}
 	ml.LogBackend = logBackend
 	ml.Messages = &printWriter{thread: thread}
 	starlib.RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
