@@ -1,6 +1,7 @@
-// Package layout_test checks the house's import rules (README,
-// "Architecture"): dependencies point one way, and a Go program that uses
-// a part of the project links only what that part needs.
+// Package layout_test checks the house's rules (README, "Architecture"):
+// dependencies point one way, a Go program that uses a part of the
+// project links only what that part needs, and no package keeps hidden
+// global state (TestPackageState).
 package layout_test
 
 import (
