@@ -2,8 +2,11 @@ package starlib_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,15 +51,53 @@ func (s *replSession) fails(src, want string) {
 
 // upstream fuel: tests/test_config_parser.py::test_config_parser
 //
-// Fuel's precedence on the real configuration (upstream makes its own
-// Configuration with add_config; the project's settings are Fuel's
-// declared ones): the YAML file named by FUEL_CONFIG, then the
-// environment over it, then an assignment over both; a missing name is
-// an attribute error, an unset one with no default Fuel's
-// ConfigurationError; an undeclared name can be assigned and read back.
-// The environment changes between REPL chunks, as upstream changes
-// os.environ between reads.
+// The upstream test, statement for statement: its own Configuration()
+// with add_config, the YAML file named by FUEL_CONFIG, the environment
+// over it (changed between REPL chunks, as upstream changes os.environ
+// between reads), the type_ applied to every value (the string default
+// '1' read as 1), an undeclared name an attribute error, an unset one
+// with no default Fuel's ConfigurationError, an assignment over all, and
+// an undeclared name assigned and read back.
 func TestFuelConfigParserUpstream(t *testing.T) {
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "fuelrc")
+	if err := os.WriteFile(rc, []byte("data_path: yaml_path"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FUEL_CONFIG", rc)
+	t.Setenv("FUEL_DATA_PATH", "")
+	os.Unsetenv("FUEL_DATA_PATH")
+	t.Setenv("FUEL_CONFIG_TEST", "")
+	os.Unsetenv("FUEL_CONFIG_TEST")
+	s := newREPLSession(t, starlib.Options{Library: all.Library(), Stdout: discard{}})
+	s.run(`load("assert", "assert")
+load("fuel.config_parser", "Configuration")
+config = Configuration()
+config.add_config("data_path", str, env_var = "FUEL_DATA_PATH")
+config.add_config("config_with_default", int, default = "1",
+                  env_var = "FUEL_CONFIG_TEST")
+config.add_config("config_without_default", str)
+config.load_yaml()
+assert.eq(config.data_path, "yaml_path")`)
+	t.Setenv("FUEL_DATA_PATH", "env_path")
+	s.run(`assert.eq(config.data_path, "env_path")
+assert.eq(config.config_with_default, 1)`)
+	t.Setenv("FUEL_CONFIG_TEST", "2")
+	s.run(`assert.eq(config.config_with_default, 2)`)
+	s.fails(`config.non_existing_config`, "has no .non_existing_config field")
+	s.fails(`config.config_without_default`, "ConfigurationError: Configuration not set and no default provided: config_without_default.")
+	s.run(`config.data_path = "manual_path"
+assert.eq(config.data_path, "manual_path")
+config.new_config = "new_config"
+assert.eq(config.new_config, "new_config")`)
+}
+
+// Fuel's precedence on fuel.config's own configuration: the YAML file
+// named by FUEL_CONFIG, then the environment over it, then an assignment
+// over both; a missing name is an attribute error, an unset one with no
+// default Fuel's ConfigurationError; an undeclared name can be assigned
+// and read back.
+func TestFuelConfigGlobalPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	rc := filepath.Join(dir, "fuelrc")
 	if err := os.WriteFile(rc, []byte("data_path: yaml_path\ndefault_seed: 3\n"), 0o644); err != nil {
@@ -191,4 +232,115 @@ config.data_path = "/etc"
 	if err == nil || !strings.Contains(err.Error(), "config.data_path: reading /etc: outside the directories") {
 		t.Errorf("got %v, want the sandbox's refusal of /etc", err)
 	}
+}
+
+// Configuration and add_config beyond the upstream test, each reading
+// checked against Fuel's own config_parser.py run by /usr/bin/python3
+// (read from the Fuel mirror when this machine has it; PyYAML parses the
+// file there): type_ functions (int, float, str, bool, the two parsers,
+// a function of the script's), defaults of other types, YAML lists and
+// numbers, precedence with and without env_var, a redeclaration
+// forgetting the earlier value, and the config table. Errors: an
+// undeclared YAML key, a type_ that fails, bad arguments.
+func TestFuelConfigurationClass(t *testing.T) {
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "fuelrc")
+	yaml := "a_list: [x, 'y z']\nnum: 7\nratio: 2.5\nflag: true\npaths: /p:/q\nmods: m.a m.b\nname: from_yaml\n"
+	if err := os.WriteFile(rc, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FUEL_CONFIG", rc)
+	t.Setenv("CFG_TEST_NUM", "11")
+	t.Setenv("CFG_TEST_UNSET", "")
+	os.Unsetenv("CFG_TEST_UNSET")
+	// The same declarations and reads in both languages; each prints one
+	// JSON line of the values read.
+	const decls = `
+config.add_config("a_list", list)
+config.add_config("num", int, default = 3, env_var = "CFG_TEST_NUM")
+config.add_config("ratio", float, env_var = "CFG_TEST_UNSET")
+config.add_config("flag", bool, default = False)
+config.add_config("paths", multiple_paths_parser)
+config.add_config("mods", extra_downloader_converter, default = [])
+config.add_config("name", str, default = "dflt")
+config.add_config("twice", int, default = 4)
+config.add_config("from_default", float, default = "0.5", env_var = "CFG_TEST_UNSET")
+config.load_yaml()
+first = [config.a_list, config.num, config.ratio, config.flag, config.paths, config.mods, config.name, config.twice, config.from_default]
+config.num = "42"
+config.name = 5
+config.twice = 9
+config.add_config("twice", int, default = 6)
+config.extra = [1, 2]
+second = [config.num, config.name, config.twice, config.extra, sorted(config.config["num"].keys()), sorted(config.config["twice"].keys())]
+`
+	var want [2]any
+	fuelSrc, err := exec.Command("git", "--git-dir=/work/.mirror/mila-udem+fuel/repo/.git", "show", "HEAD:fuel/config_parser.py").Output()
+	if err != nil || exec.Command("/usr/bin/python3", "-c", "import yaml, six").Run() != nil {
+		t.Log("Fuel's config_parser.py (mirror) or PyYAML/six not here: checking against the values Fuel gives, written down")
+		json.Unmarshal([]byte(`[["x","y z"],11,2.5,true,["/p","/q"],["m.a","m.b"],"from_yaml",4,0.5]`), &want[0])
+		json.Unmarshal([]byte(`[42,"5",6,[1,2],["default","env_var","type","value","yaml"],["default","type"]]`), &want[1])
+	} else {
+		src := strings.Replace(string(fuelSrc), "from .exceptions import ConfigurationError", "class ConfigurationError(Exception): pass", 1)
+		// Fuel's module loads its own configuration when imported: from
+		// no file, so that the test's keys are not "unrecognized" there.
+		py := "import os\n_rc = os.environ['FUEL_CONFIG']\nos.environ['FUEL_CONFIG'] = '/nonexistent/fuelrc'\n" + src +
+			"\nos.environ['FUEL_CONFIG'] = _rc\nimport json\nconfig = Configuration()\n" +
+			strings.NewReplacer(" = ", "=", "\n    ", "\n    ").Replace(strings.ReplaceAll(strings.ReplaceAll(decls, ", default = ", ", default="), ", env_var = ", ", env_var=")) +
+			"print(json.dumps([first, second]))\n"
+		out, err := exec.Command("/usr/bin/python3", "-c", py).Output()
+		if err != nil {
+			t.Fatalf("Fuel's config_parser: %v\n%s", err, py)
+		}
+		var got []any
+		if err := json.Unmarshal(out, &got); err != nil || len(got) != 2 {
+			t.Fatalf("python: %q %v", out, err)
+		}
+		want[0], want[1] = got[0], got[1]
+	}
+	// As in Fuel, the file is named after the session started (its own
+	// configuration would refuse these keys).
+	t.Setenv("FUEL_CONFIG", filepath.Join(dir, "none"))
+	s := newREPLSession(t, starlib.Options{Library: all.Library(), Stdout: discard{}})
+	s.run(`load("fuel.config_parser", "Configuration", "multiple_paths_parser", "extra_downloader_converter")
+load("json", "encode")`)
+	t.Setenv("FUEL_CONFIG", rc)
+	s.run(`config = Configuration()` + decls)
+	for i, name := range []string{"first", "second"} {
+		v, err := s.in.ExecREPL(context.Background(), "encode("+name+")")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got any
+		str, _ := strconv.Unquote(v.String())
+		if err := json.Unmarshal([]byte(str), &got); err != nil {
+			t.Fatalf("%s: %v %v", name, v, err)
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want[i])
+		if string(g) != string(w) {
+			t.Errorf("%s: %s\nFuel: %s", name, g, w)
+		}
+	}
+
+	// Errors.
+	s.fails(`config.add_config("bad key", int)`, "not a valid attribute name")
+	s.fails(`config.add_config("k", "int")`, "type_")
+	s.fails(`config.add_config("k", int, env_var = 3)`, "env_var must be a string or None")
+	s.run(`config.add_config("broken", int, default = "x")`)
+	s.fails(`config.broken`, "Configuration.broken: int(")
+	if err := os.WriteFile(rc, []byte("num: 1\nundeclared: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.fails(`config.load_yaml()`, "Unrecognized config in YAML: undeclared")
+	s.fails(`config.add_config = 1`, "cannot be assigned")
+
+	// fuel.config's own configuration takes add_config too.
+	s.run(`load("fuel.config", fconfig = "config")
+fconfig.add_config("my_setting", int, default = "8", env_var = "CFG_TEST_NUM")`)
+	s.run(`load("assert", "assert")
+assert.eq(fconfig.my_setting, 11)
+fconfig.my_setting = "12"
+assert.eq(fconfig.my_setting, 12)`)
+	s.fails(`fconfig.add_config("data_path", str)`, "data_path is Fuel's own setting")
 }

@@ -45,6 +45,8 @@ const fuelConfigKey = "fuel.config.settings"
 type fuelSettings struct {
 	s     config.Settings
 	extra map[string]starlark.Value // extra_downloaders, extra_converters, names Fuel does not declare
+	// declared are the settings the script added with config.add_config.
+	declared map[string]*configSetting
 }
 
 // fuelSettingsOf is the run's assignments, created on first use when
@@ -59,7 +61,7 @@ func fuelSettingsOf(thread *starlark.Thread, create bool) *fuelSettings {
 	if !create {
 		return nil
 	}
-	s := &fuelSettings{extra: map[string]starlark.Value{}}
+	s := &fuelSettings{extra: map[string]starlark.Value{}, declared: map[string]*configSetting{}}
 	thread.SetLocal(fuelConfigKey, s)
 	return s
 }
@@ -110,9 +112,14 @@ func (fuelConfig) Truth() starlark.Bool  { return true }
 func (fuelConfig) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: Configuration") }
 
 func (c fuelConfig) AttrNames() []string {
-	names := append([]string(nil), fuelConfigNames...)
+	names := append([]string{"add_config"}, fuelConfigNames...)
 	if s := fuelSettingsOf(c.thread, false); s != nil {
 		for k := range s.extra {
+			if !slices.Contains(names, k) {
+				names = append(names, k)
+			}
+		}
+		for k := range s.declared {
 			if !slices.Contains(names, k) {
 				names = append(names, k)
 			}
@@ -123,8 +130,14 @@ func (c fuelConfig) AttrNames() []string {
 }
 
 func (c fuelConfig) Attr(name string) (starlark.Value, error) {
+	if name == "add_config" {
+		return starlib.NewBuiltin("add_config", c.addConfig), nil
+	}
 	set := fuelSettingsOf(c.thread, false)
 	if set != nil {
+		if s, ok := set.declared[name]; ok {
+			return getSetting(c.thread, name, s)
+		}
 		if v, ok := set.extra[name]; ok {
 			return v, nil
 		}
@@ -167,7 +180,13 @@ func (c fuelConfig) SetField(name string, v starlark.Value) error {
 		return fmt.Errorf("config.%s: the configuration can be set only from a running script", name)
 	}
 	set := fuelSettingsOf(c.thread, true)
+	if s, ok := set.declared[name]; ok {
+		s.value, s.set = v, true
+		return nil
+	}
 	switch name {
+	case "add_config":
+		return fmt.Errorf("config.add_config cannot be assigned")
 	case "data_path":
 		var dirs []string
 		if s, ok := starlark.AsString(v); ok {
@@ -249,4 +268,28 @@ func (c fuelConfig) SetField(name string, v starlark.Value) error {
 		set.extra[name] = v
 	}
 	return nil
+}
+
+// addConfig is config.add_config(key, type_, default=NOT_SET,
+// env_var=None) on Fuel's own configuration: a setting of the script's,
+// read as Configuration's (the assigned value, else env_var, else the
+// default: Fuel reads ~/.fuelrc when fuel.config is imported, before any
+// add_config, so the file gives these settings nothing). Fuel's own six
+// settings cannot be declared again (Fuel would replace them, losing
+// their parsing).
+func (c fuelConfig) addConfig(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	key, s, err := parseAddConfig(b, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(fuelConfigNames, key) {
+		return nil, fmt.Errorf("%s: %s is Fuel's own setting, already declared", b.Name(), key)
+	}
+	if c.thread == nil {
+		return nil, fmt.Errorf("%s: the configuration can be changed only from a running script", b.Name())
+	}
+	set := fuelSettingsOf(c.thread, true)
+	set.declared[key] = s
+	delete(set.extra, key)
+	return starlark.None, nil
 }

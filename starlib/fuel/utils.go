@@ -31,6 +31,8 @@ import (
 //	fuel.config_parser:
 //	extra_downloader_converter(value)   the module names of a configuration value: a
 //	    string of names separated by white space, or a list of them
+//	multiple_paths_parser(value)   a string split on ':' (a data path), anything else as is
+//	Configuration()   Fuel's configuration class (see config_class.go)
 //
 //	fuel.config:
 //	config   Fuel's Configuration: what the script assigned, else the
@@ -45,6 +47,8 @@ func utilsModules() (mods []*starlarkstruct.Module) {
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.config_parser", Members: starlark.StringDict{
 		"extra_downloader_converter": starlib.NewBuiltin("extra_downloader_converter", extraDownloaderConverter),
+		"multiple_paths_parser":      starlib.NewBuiltin("multiple_paths_parser", multiplePathsParser),
+		"Configuration":              starlib.NewBuiltin("Configuration", newConfiguration),
 	}})
 	return
 }
