@@ -34,6 +34,7 @@ load("fuel.transformers.image", "ImagesFromBytes", "MinimumImageDimensions", "Ra
 load("fuel.transformers.defaults", "ToBytes")
 load("fuel.utils", "Subset")
 load("fuel.config", "config")
+load("fuel.config_parser", "Configuration")
 load("numpy", "arange", "zeros", "ones")
 load("numpy.random", "RandomState")
 
@@ -97,13 +98,16 @@ h5w.attrs["split"] = H5PYDataset.create_split_array({"a": {"x": (0, 4)}})
 h5r = File(DIR + "file.hdf5", "r")
 hashed = md5(b"abc")
 requests = shuffled.get_request_iterator()
+configuration = Configuration()
+configuration.add_config("n", int, default = 3, env_var = "FUZZ_NO_SUCH_VAR")
+configuration.add_config("s", str)
 
 objects = [
     iterable, strings, indexable, ragged, images, h5, h5out, vl, tables, text, spiral, roll,
     constant, sequential, shuffled, example, shuffled_example, concatenated, folds,
     stream, examples, batches, padded, mapped, filtered, merged, unpacked, cached, flat, scaled, cast,
     sorted_, prefetched, forced, renamed, kept, ngrams, window, bytes_, minimum, rotated, cropped, to_bytes,
-    subset, subset_slice, epoch, requests, config, Subset, H5PYDataset,
+    subset, subset_slice, epoch, requests, config, configuration, Subset, H5PYDataset,
     h5w, h5x, h5v, h5s, h5x.dims, h5x.dims[0], h5w.attrs, h5r, h5r["features"], hashed, Reference(),
 ]
 
