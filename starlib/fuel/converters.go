@@ -96,10 +96,11 @@ func convertBuiltin(dataset string) starlib.BuiltinFunc {
 			opts.DType = s
 		}
 		if seed != starlark.None {
-			i, err := starlark.AsInt32(seed)
-			if err != nil {
-				return nil, fmt.Errorf("%s: shuffle_seed: %s, want an int", b.Name(), seed)
+			var i64 int64
+			if err := starlark.AsInt(seed, &i64); err != nil {
+				return nil, fmt.Errorf("%s: shuffle_seed: %s, want an int in [0, 2**32)", b.Name(), seed)
 			}
+			i := int(i64)
 			opts.ShuffleSeed = &i
 		} else if dataset == "ilsvrc2010" || dataset == "ilsvrc2012" {
 			// Fuel's default, config.default_seed (the run's, when assigned).
