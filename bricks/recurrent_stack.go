@@ -163,6 +163,14 @@ func NewRecurrentStack(cfg *Config, name string, transitions []Brick, forkProtot
 // apply.sequences, states, contexts and outputs).
 func (r *RecurrentStack) Spec() RecurrentSpec { return r.spec }
 
+// StatesName is the prefix of the stack's state names (Blocks'
+// states_name).
+func (r *RecurrentStack) StatesName() string { return r.statesName }
+
+// SkipConnections reports whether every level sees the stack's input
+// (Blocks' skip_connections).
+func (r *RecurrentStack) SkipConnections() bool { return r.skip }
+
 // normalInputs are a layer's sequences but the mask.
 func (r *RecurrentStack) normalInputs(level int) []string {
 	var out []string

@@ -29,7 +29,7 @@ type brickExample struct {
 const brickDefaultsPrelude = `
 load("numpy.random", "RandomState")
 load("theano", "config")
-load("tensor", "tensor4", "matrix", "lvector")
+load("tensor", "tensor4", "tensor3", "matrix", "lvector")
 load("blocks.initialization", "IsotropicGaussian", "Constant")
 rng = RandomState(1)
 X4 = tensor4("x4")
@@ -37,6 +37,8 @@ V4 = (rng.rand(2, 2, 5, 5) - 0.5).astype(config.floatX)
 XM = matrix("xm")
 VM = (rng.rand(3, 4) - 0.5).astype(config.floatX)
 LV = lvector("lv")
+X3 = tensor3("x3")
+V3 = (rng.rand(4, 2, 3) - 0.5).astype(config.floatX)
 def out(b, y, givens):
     b.initialize()
     return str([y.eval(givens).tolist(), [p.get_value().shape for p in b.parameters]])
@@ -91,12 +93,13 @@ var brickExamples = map[string]brickExample{
 	"LSTM":               {src: `LSTM(@)`},
 	"GatedRecurrent":     {src: `GatedRecurrent(@)`},
 	"Bidirectional":      {src: `Bidirectional(SimpleRecurrent(3, Tanh()), @)`, given: []string{"prototype"}},
-	"RecurrentStack":     {src: `RecurrentStack([LSTM(dim=3)], @)`, given: []string{"transitions"}},
-	"SoftmaxEmitter":     {src: `SoftmaxEmitter(@)`, apply: `lambda b: str(b.initial_outputs(2).eval().tolist())`},
-	"TrivialEmitter":     {src: `TrivialEmitter(@)`},
-	"LookupFeedback":     {src: `LookupFeedback(@)`},
-	"TrivialFeedback":    {src: `TrivialFeedback(@)`},
-	"Readout":            {src: `Readout(@source_names=["a"], readout_dim=3)`, given: []string{"source_names", "readout_dim"}},
+	"RecurrentStack": {src: `RecurrentStack([SimpleRecurrent(3, Tanh()), SimpleRecurrent(3, Tanh())], @weights_init=W, biases_init=W, seed=1)`,
+		given: []string{"transitions", "weights_init", "biases_init", "seed"}, apply: `lambda b: out(b, b.apply(inputs=X3)[-1], {X3: V3})`},
+	"SoftmaxEmitter":  {src: `SoftmaxEmitter(@)`, apply: `lambda b: str(b.initial_outputs(2).eval().tolist())`},
+	"TrivialEmitter":  {src: `TrivialEmitter(@)`},
+	"LookupFeedback":  {src: `LookupFeedback(@)`},
+	"TrivialFeedback": {src: `TrivialFeedback(@)`},
+	"Readout":         {src: `Readout(@source_names=["a"], readout_dim=3)`, given: []string{"source_names", "readout_dim"}},
 	"SequenceGenerator": {src: `SequenceGenerator(Readout(source_names=["states"], readout_dim=3, emitter=SoftmaxEmitter(), feedback_brick=LookupFeedback(3, 2)), SimpleRecurrent(3, Tanh()), @)`,
 		given: []string{"readout", "transition"}},
 	"SequenceContentAttention": {src: `SequenceContentAttention(3, @state_names=["s"])`, given: []string{"match_dim", "state_names"}},
@@ -161,6 +164,12 @@ func TestUnsetBrickAttributesReadBlocksDefaults(t *testing.T) {
 				continue // not an attribute of the project's brick
 			}
 			read++
+			if class, ok := blocksBuilds[name+"."+p.Name]; ok {
+				if got.Type() != class {
+					t.Errorf("%s().%s = %s, want Blocks' %s()", name, p.Name, got, class)
+				}
+				continue
+			}
 			if eq, err := starlark.Equal(got, p.Unset); err != nil || !eq {
 				t.Errorf("%s().%s = %s, want Blocks' %s", name, p.Name, got, p.Unset)
 			}
@@ -186,6 +195,21 @@ func TestUnsetBrickAttributesReadBlocksDefaults(t *testing.T) {
 	if read < 60 || compared < 15 {
 		t.Errorf("too few checks: %d reads, %d comparisons", read, compared)
 	}
+}
+
+// blocksBuilds are the arguments whose None Blocks' __init__ replaces by
+// a brick it builds, by that brick's class (recurrent/architectures.py:
+// "if not activation: activation = Tanh()"; sequence_generators.py's
+// Readout: "if not emitter: emitter = TrivialEmitter(...)", ...).
+var blocksBuilds = map[string]string{
+	"LSTM.activation":                "Tanh",
+	"LSTM.gate_activation":           "Logistic",
+	"GatedRecurrent.activation":      "Tanh",
+	"GatedRecurrent.gate_activation": "Logistic",
+	"Readout.emitter":                "TrivialEmitter",
+	"Readout.feedback_brick":         "TrivialFeedback",
+	"Readout.merge":                  "Merge",
+	"Readout.post_merge":             "Bias",
 }
 
 // brickOwn are Brick's and Initializable's parameters whose attribute
