@@ -7,6 +7,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/bricks/initialization"
 )
 
 // A brick attribute the script, the constructor call and the brick's
@@ -15,7 +16,8 @@ import (
 // border_mode 'valid', tied_biases True; MaxPooling's ignore_border True
 // and padding (0, 0)), NoneAllocation for a lazy argument (Blocks'
 // @lazy), or the table's Stored value where Blocks' __init__ stores
-// another value than the default (Pooling's input_dim). The Go bricks
+// another value than the default (Pooling's input_dim; BatchNormalization's
+// scale_init and shift_init, Constant(1) and Constant(0)). The Go bricks
 // apply the same defaults where they read the attribute;
 // TestUnsetBrickAttributesReadBlocksDefaults and
 // testdata/brick_defaults.star check that the two agree.
@@ -46,7 +48,25 @@ func (p *classParam) storedValue() (starlark.Value, error) {
 	if p.Stored == "" {
 		return p.defaultValue()
 	}
-	v, err := starlark.Eval(&starlark.Thread{Name: "default"}, p.Name, p.Stored, defaultEnv)
+	env := starlark.StringDict{
+		// BatchNormalization's scale_init and shift_init: Constant(1) and
+		// Constant(0) when None.
+		"Constant": starlark.NewBuiltin("Constant", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var x starlark.Value
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &x); err != nil {
+				return nil, err
+			}
+			c, ok := starlark.AsFloat(x)
+			if !ok {
+				return nil, fmt.Errorf("Constant: got %s, want a number", x.Type())
+			}
+			return &Scheme{initialization.Constant{Value: c}}, nil
+		}),
+	}
+	for k, v := range defaultEnv {
+		env[k] = v
+	}
+	v, err := starlark.Eval(&starlark.Thread{Name: "default"}, p.Name, p.Stored, env)
 	if err != nil {
 		return nil, fmt.Errorf("stored value of %s (%s): %v", p.Name, p.Stored, err)
 	}

@@ -173,20 +173,24 @@ func TestUnsetBrickAttributesReadBlocksDefaults(t *testing.T) {
 			if eq, err := starlark.Equal(got, p.Unset); err != nil || !eq {
 				t.Errorf("%s().%s = %s, want Blocks' %s", name, p.Name, got, p.Unset)
 			}
-			if p.Lazy || p.Default == "None" {
+			given := p.Default // what the brick is given explicitly: what Blocks stores
+			if p.Stored != "" {
+				given = p.Stored
+			}
+			if p.Lazy || given == "None" {
 				continue
 			}
 			if ex.apply == "" {
-				t.Errorf("%s: %s has the default %s: its example needs an apply to compare", name, p.Name, p.Default)
+				t.Errorf("%s: %s has the default %s: its example needs an apply to compare", name, p.Name, given)
 				continue
 			}
 			if want == "" {
 				want = runBrickExample(t, classes, build("")+"\nresult = ("+ex.apply+")(b)")["result"].String()
 			}
-			src := build(p.Name+"="+p.Default+", ") + "\nresult = (" + ex.apply + ")(b)"
+			src := build(p.Name+"="+given+", ") + "\nresult = (" + ex.apply + ")(b)"
 			got2 := runBrickExample(t, classes, src)["result"].String()
 			if got2 != want {
-				t.Errorf("%s with %s=%s computes\n%.300s\nwith it left out\n%.300s", name, p.Name, p.Default, got2, want)
+				t.Errorf("%s with %s=%s computes\n%.300s\nwith it left out\n%.300s", name, p.Name, given, got2, want)
 			}
 			compared++
 		}

@@ -52,7 +52,7 @@ func simpleBrickTables() []*classTable {
 		return mb, applyPrototype(mb, proto)
 	}
 	bnParams := ps(lazy("input_dim"), opt("broadcastable", "None"), opt("conserve_memory", "True"), opt("epsilon", "0.0001"),
-		opt("scale_init", "None"), opt("shift_init", "None"), opt("mean_only", "False"), opt("learn_scale", "True"),
+		classParam{Name: "scale_init", Default: "None", Stored: "Constant(1)"}, classParam{Name: "shift_init", Default: "None", Stored: "Constant(0)"}, opt("mean_only", "False"), opt("learn_scale", "True"),
 		opt("learn_shift", "True"), nameParam, kw("seed", "None"))
 	bn := func(class string) *classTable {
 		return brickTable(m, class, "normalizes its input by population or minibatch statistics", bnParams, nil,

@@ -57,7 +57,9 @@ type classParam struct {
 	// Stored is, as Python source text, what Blocks' __init__ stores in
 	// the brick attribute of this name when the call leaves the argument
 	// out, where that is not Default (Pooling's input_dim: None becomes
-	// "(None, None, None)"); "" when it stores the default.
+	// "(None, None, None)"; BatchNormalization's scale_init: "Constant(1)",
+	// Constant being the only name beside the defaults'); "" when it
+	// stores the default.
 	Stored string
 }
 

@@ -8,6 +8,7 @@ import "go.starlark.net/starlark"
 // required parameter).
 type BrickParam struct {
 	Name, Default string
+	Stored        string // what Blocks stores when Default is given, if not Default
 	Lazy          bool
 	Unset         starlark.Value
 }
@@ -26,7 +27,7 @@ func BrickClasses() map[string]*BrickTableForTest {
 		out[name] = c
 		for i := range t.Params {
 			p := &t.Params[i]
-			bp := BrickParam{Name: p.Name, Default: p.Default, Lazy: p.Lazy}
+			bp := BrickParam{Name: p.Name, Default: p.Default, Stored: p.Stored, Lazy: p.Lazy}
 			if p.Lazy {
 				bp.Unset = NoneAllocation
 			} else if v, err := p.storedValue(); err == nil {
