@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"fmt"
+	"reflect"
 
 	"go.starlark.net/starlark"
 
@@ -23,6 +24,8 @@ import (
 //	readout.emitter, readout.feedback_brick, readout.merge, readout.post_merge, readout.source_names
 //	recurrent_stack.states_name, recurrent_stack.skip_connections
 //	attention.state_names                        (SequenceContentAttention's)
+//	attention_recurrent.transition, .attention, .distribute
+//	lookup_feedback.lookup, softmax_emitter.theano_seed (the brick's seed when not given)
 //
 // (Hooks of bricks.go's brickAttrHooks and brickSetHooks.)
 
@@ -48,6 +51,12 @@ func blocksNamedAttrNames(b bricks.Brick) []string {
 		names = append(names, "states_name", "skip_connections")
 	case *bricks.SequenceContentAttention:
 		names = append(names, "state_names")
+	case *bricks.AttentionRecurrent:
+		names = append(names, "transition", "attention", "distribute")
+	case *bricks.LookupFeedback:
+		names = append(names, "lookup")
+	case *bricks.SoftmaxEmitter:
+		names = append(names, "theano_seed")
 	case *bricks.Parallel:
 		names = append(names, "input_names")
 		switch b.BaseBrick().Class() {
@@ -65,6 +74,9 @@ func blocksNamedAttrNames(b bricks.Brick) []string {
 func structuralAttr(b bricks.Brick, name string) (starlark.Value, bool) {
 	brick := func(x bricks.Brick) starlark.Value {
 		if x == nil {
+			return starlark.None
+		}
+		if v := reflect.ValueOf(x); v.Kind() == reflect.Pointer && v.IsNil() {
 			return starlark.None
 		}
 		return &Brick{x}
@@ -107,6 +119,26 @@ func structuralAttr(b bricks.Brick, name string) (starlark.Value, bool) {
 	case *bricks.SequenceContentAttention:
 		if name == "state_names" {
 			return stringList(x.StateNames), true
+		}
+	case *bricks.AttentionRecurrent:
+		switch name {
+		case "transition":
+			return brick(x.Transition), true
+		case "attention":
+			return brick(x.Attention), true
+		case "distribute":
+			return brick(x.Distribute), true
+		}
+	case *bricks.LookupFeedback:
+		if name == "lookup" {
+			return brick(x.Lookup), true
+		}
+	case *bricks.SoftmaxEmitter:
+		if name == "theano_seed" {
+			if x.TheanoSeed != nil {
+				return starlark.MakeInt64(*x.TheanoSeed), true
+			}
+			return starlark.MakeInt64(x.Seed()), true
 		}
 	case *bricks.Parallel:
 		class := x.Class()

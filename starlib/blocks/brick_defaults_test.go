@@ -214,12 +214,14 @@ var blocksBuilds = map[string]string{
 	"Readout.feedback_brick":         "TrivialFeedback",
 	"Readout.merge":                  "Merge",
 	"Readout.post_merge":             "Bias",
+	"AttentionRecurrent.distribute":  "Distribute",
 }
 
 // brickOwn are Brick's and Initializable's parameters whose attribute
 // Blocks computes when the argument is None: name (the class name in
-// lower case), children ([]) and seed (drawn from the configuration's).
-var brickOwn = map[string]bool{"name": true, "children": true, "seed": true}
+// lower case), children ([]) and seed (drawn from the configuration's);
+// and Random's theano_seed (SoftmaxEmitter's: drawn when None).
+var brickOwn = map[string]bool{"name": true, "children": true, "seed": true, "theano_seed": true}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
