@@ -130,6 +130,12 @@ func (p *ProgressBar) AfterBatch(batch mainloop.Batch) error {
 // instead of being followed by a redraw of it (mainloop.EpochEndListener).
 // The rate and elapsed time are those at the end of the last batch.
 func (p *ProgressBar) EpochEnded() error {
+	return p.endEpoch(0) // the epoch is not counted yet
+}
+
+// endEpoch ends the bar of the active epoch, the main loop's EpochsDone
+// less counted (1 when the main loop has counted the epoch).
+func (p *ProgressBar) endEpoch(counted int) error {
 	if !p.active {
 		return nil
 	}
@@ -139,8 +145,7 @@ func (p *ProgressBar) EpochEnded() error {
 	if err != nil {
 		return err
 	}
-	epoch := loop.Log.Status.EpochsDone // the epoch is not counted yet
-	return p.endLine(epoch)
+	return p.endLine(loop.Log.Status.EpochsDone - counted)
 }
 
 func (p *ProgressBar) endLine(epoch int) error {
@@ -158,16 +163,7 @@ func (p *ProgressBar) endLine(epoch int) error {
 // AfterEpoch ends the bar of an epoch EpochEnded was not told about (a
 // main loop that does not tell it).
 func (p *ProgressBar) AfterEpoch() error {
-	if !p.active {
-		return nil
-	}
-	p.active = false
-	p.started = false
-	loop, err := p.MainLoop()
-	if err != nil {
-		return err
-	}
-	return p.endLine(loop.Log.Status.EpochsDone - 1)
+	return p.endEpoch(1)
 }
 
 // OnResumption, in an epoch a pause interrupted (the REPL's Ctrl-C, then
