@@ -2,6 +2,15 @@ package starlib
 
 import "go.starlark.net/starlark"
 
+// StringList is the Starlark list of the strings ss (Strings' inverse).
+func StringList(ss []string) *starlark.List {
+	out := make([]starlark.Value, len(ss))
+	for i, s := range ss {
+		out[i] = starlark.String(s)
+	}
+	return starlark.NewList(out)
+}
+
 // Strings returns the elements of the Starlark iterable v (a list, tuple,
 // set, ...), which must all be strings. ok is false when v is not
 // iterable (nil included; a string is not iterable in Starlark), with

@@ -515,28 +515,21 @@ func (a *BoundApplication) AttrNames() []string {
 // Attr returns brick, name, inputs or outputs.
 func (a *BoundApplication) Attr(name string) (starlark.Value, error) {
 	app := a.Brick.BaseBrick().Application(a.App)
-	strs := func(ss []string) starlark.Value {
-		out := make([]starlark.Value, len(ss))
-		for i, s := range ss {
-			out[i] = starlark.String(s)
-		}
-		return starlark.NewList(out)
-	}
 	switch name {
 	case "brick":
 		return &Brick{a.Brick}, nil
 	case "name":
 		return starlark.String(a.App), nil
 	case "inputs":
-		return strs(app.Inputs), nil
+		return starlib.StringList(app.Inputs), nil
 	case "outputs":
-		return strs(app.Outputs), nil
+		return starlib.StringList(app.Outputs), nil
 	case "sequences", "states", "contexts":
 		spec, ok := applicationSpec(a.Brick, a.App)
 		if !ok {
 			return nil, nil
 		}
-		return strs(map[string][]string{"sequences": spec.Sequences, "states": spec.States, "contexts": spec.Contexts}[name]), nil
+		return starlib.StringList(map[string][]string{"sequences": spec.Sequences, "states": spec.States, "contexts": spec.Contexts}[name]), nil
 	}
 	return nil, nil
 }

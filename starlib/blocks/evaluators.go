@@ -291,11 +291,7 @@ func (a *AggregationBuffer) AttrNames() []string {
 func (a *AggregationBuffer) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "variable_names":
-		var out []starlark.Value
-		for _, n := range a.B.Names() {
-			out = append(out, starlark.String(n))
-		}
-		return starlark.NewList(out), nil
+		return starlib.StringList(a.B.Names()), nil
 	case "initialize_aggregators":
 		return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {

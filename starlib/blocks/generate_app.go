@@ -57,26 +57,19 @@ func (a *generateApp) AttrNames() []string {
 // Attr returns brick, name, states, contexts, sequences or outputs.
 func (a *generateApp) Attr(name string) (starlark.Value, error) {
 	states, contexts, outputs := a.g.GenerateSpec()
-	strs := func(ss []string) starlark.Value {
-		out := make([]starlark.Value, len(ss))
-		for i, s := range ss {
-			out[i] = starlark.String(s)
-		}
-		return starlark.NewList(out)
-	}
 	switch name {
 	case "brick":
 		return &Brick{a.g}, nil
 	case "name":
 		return starlark.String("generate"), nil
 	case "states":
-		return strs(states), nil
+		return starlib.StringList(states), nil
 	case "contexts":
-		return strs(contexts), nil
+		return starlib.StringList(contexts), nil
 	case "sequences":
-		return strs(nil), nil
+		return starlib.StringList(nil), nil
 	case "outputs":
-		return strs(outputs), nil
+		return starlib.StringList(outputs), nil
 	}
 	return nil, nil
 }

@@ -104,12 +104,7 @@ func (r *LogRow) Items() []starlark.Tuple {
 
 // Iterate iterates over the record names.
 func (r *LogRow) Iterate() starlark.Iterator {
-	ks := r.keys()
-	l := make([]starlark.Value, len(ks))
-	for i, k := range ks {
-		l[i] = starlark.String(k)
-	}
-	return starlark.NewList(l).Iterate()
+	return starlib.StringList(r.keys()).Iterate()
 }
 
 func (r *LogRow) AttrNames() []string { return []string{"get", "items", "keys"} }
@@ -129,11 +124,7 @@ func (r *LogRow) Attr(name string) (starlark.Value, error) {
 		}).BindReceiver(r), nil
 	case "keys":
 		return starlark.NewBuiltin("keys", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-			var l []starlark.Value
-			for _, k := range r.keys() {
-				l = append(l, starlark.String(k))
-			}
-			return starlark.NewList(l), nil
+			return starlib.StringList(r.keys()), nil
 		}).BindReceiver(r), nil
 	case "items":
 		return starlark.NewBuiltin("items", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {

@@ -151,7 +151,7 @@ func (c fuelConfig) Attr(name string) (starlark.Value, error) {
 		if cfg.DataPathSource == "" {
 			return nil, fmt.Errorf("ConfigurationError: Configuration not set and no default provided: data_path (set FUEL_DATA_PATH, data_path in ~/.fuelrc, or config.data_path)")
 		}
-		return stringsList(cfg.DataPath), nil
+		return starlib.StringList(cfg.DataPath), nil
 	case "floatX":
 		return starlark.String(starlib.FloatX(c.thread).String()), nil
 	case "default_seed":
@@ -160,17 +160,9 @@ func (c fuelConfig) Attr(name string) (starlark.Value, error) {
 		return starlark.String(cfg.LocalDataPath), nil
 	case "extra_downloaders", "extra_converters":
 		env := os.Getenv("FUEL_" + strings.ToUpper(name))
-		return stringsList(strings.Fields(env)), nil
+		return starlib.StringList(strings.Fields(env)), nil
 	}
 	return nil, nil
-}
-
-func stringsList(l []string) *starlark.List {
-	vs := make([]starlark.Value, len(l))
-	for i, s := range l {
-		vs[i] = starlark.String(s)
-	}
-	return starlark.NewList(vs)
 }
 
 // SetField is Fuel's Configuration.__setattr__, with each declared
@@ -262,7 +254,7 @@ func (c fuelConfig) SetField(name string, v starlark.Value) error {
 				return err
 			}
 		}
-		set.extra[name] = stringsList(names)
+		set.extra[name] = starlib.StringList(names)
 	default:
 		// Fuel's Configuration stores any other attribute as it is.
 		set.extra[name] = v

@@ -320,7 +320,7 @@ func multiplePathsParser(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, err
 	}
 	if s, ok := v.(starlark.String); ok {
-		return stringsList(strings.Split(string(s), string(os.PathListSeparator))), nil
+		return starlib.StringList(strings.Split(string(s), string(os.PathListSeparator))), nil
 	}
 	return v, nil
 }

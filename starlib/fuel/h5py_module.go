@@ -245,16 +245,12 @@ func (f *h5File) Freeze()               {}
 func (f *h5File) Truth() starlark.Bool  { return !starlark.Bool(f.closed) }
 func (f *h5File) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: File") }
 func (f *h5File) Iterate() starlark.Iterator {
-	return starlark.NewList(f.keyValues()).Iterate()
+	return f.keys().Iterate()
 }
 
-func (f *h5File) keyValues() []starlark.Value {
-	names := slices.Sorted(slices.Values(f.order))
-	out := make([]starlark.Value, len(names))
-	for i, n := range names {
-		out[i] = starlark.String(n)
-	}
-	return out
+// keys is the list of the file's dataset names, sorted.
+func (f *h5File) keys() *starlark.List {
+	return starlib.StringList(slices.Sorted(slices.Values(f.order)))
 }
 
 func (f *h5File) check(write bool) error {
@@ -287,7 +283,7 @@ func (f *h5File) Attr(name string) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}
-			return starlark.NewList(f.keyValues()), nil
+			return f.keys(), nil
 		}), nil
 	case "create_dataset":
 		return starlib.NewBuiltin(name, f.createDataset), nil
@@ -860,11 +856,7 @@ func (a *h5Attrs) Attr(name string) (starlark.Value, error) {
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 			return nil, err
 		}
-		l := make([]starlark.Value, len(a.keys))
-		for i, k := range a.keys {
-			l[i] = starlark.String(k)
-		}
-		return starlark.NewList(l), nil
+		return starlib.StringList(a.keys), nil
 	}), nil
 }
 

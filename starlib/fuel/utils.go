@@ -70,11 +70,7 @@ func extraDownloaderConverter(thread *starlark.Thread, b *starlark.Builtin, args
 			return nil, err
 		}
 	}
-	l := make([]starlark.Value, len(names))
-	for i, n := range names {
-		l[i] = starlark.String(n)
-	}
-	return starlark.NewList(l), nil
+	return starlib.StringList(names), nil
 }
 
 func findInDataPath(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
