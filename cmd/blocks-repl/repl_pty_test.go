@@ -242,7 +242,11 @@ func TestTerminalHistoryAcrossSessions(t *testing.T) {
 	second.send("\x1b[A\x1b[A\r")
 	second.line("hist_marker + 1")
 	second.expect("42")
-	// Ctrl-R searches the history.
+	// Ctrl-R searches the history. It is typed once the REPL reads keys
+	// again: before that the terminal is in its cooked mode, where Ctrl-R
+	// is the line discipline's reprint key and never reaches the REPL.
+	second.expect(">>> ")
+	second.waitRaw(60 * time.Second)
 	second.send("\x12marker + 1")
 	second.send("\r")
 	second.send("\r")
