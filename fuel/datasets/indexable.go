@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -159,7 +158,9 @@ func (d *IndexableDataset) Sources() []string { return slices.Clone(d.sources) }
 func (d *IndexableDataset) ProvidesSources() []string { return slices.Clone(d.providesSources) }
 
 // AxisLabels maps sources to their axis names (a copy; nil when unknown).
-func (d *IndexableDataset) AxisLabels() map[string][]string { return cloneLabels(d.axisLabels) }
+func (d *IndexableDataset) AxisLabels() map[string][]string {
+	return fuel.CloneAxisLabels(d.axisLabels)
+}
 
 // NumExamples is the number of examples.
 func (d *IndexableDataset) NumExamples() int { return d.data[0].Shape[0] }
@@ -227,17 +228,6 @@ func (d *IndexableDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 		}
 	}
 	return out, nil
-}
-
-func cloneLabels(m map[string][]string) map[string][]string {
-	if m == nil {
-		return nil
-	}
-	out := maps.Clone(m)
-	for k, v := range out {
-		out[k] = slices.Clone(v)
-	}
-	return out
 }
 
 // copyParts gives an object array (a source of differently shaped

@@ -91,7 +91,7 @@ func (d *IterableDataset) Sources() []string { return slices.Clone(d.sources) }
 func (d *IterableDataset) ProvidesSources() []string { return slices.Clone(d.provides) }
 
 // AxisLabels are the labels given (may be nil).
-func (d *IterableDataset) AxisLabels() map[string][]string { return cloneLabels(d.axisLabels) }
+func (d *IterableDataset) AxisLabels() map[string][]string { return fuel.CloneAxisLabels(d.axisLabels) }
 
 // NumExamples is the number of examples.
 func (d *IterableDataset) NumExamples() int { return len(d.examples[0]) }

@@ -233,7 +233,7 @@ func newMNIST(name string, whichSets, splits []string, data []mnistSplit, opts M
 		features, targets = features.Slice(lo, hi).Copy(), targets.Slice(lo, hi).Copy()
 	}
 	ds, err := newIndexable(name, []Source{{"features", features}, {"targets", targets}},
-		IndexableOptions{Sources: opts.Sources, AxisLabels: cloneLabels(mnistAxisLabels)})
+		IndexableOptions{Sources: opts.Sources, AxisLabels: fuel.CloneAxisLabels(mnistAxisLabels)})
 	if err != nil {
 		return nil, err
 	}

@@ -51,14 +51,14 @@ func Merge(streams []fuel.Stream, sources []string, axisLabels map[string][]stri
 		return nil, fmt.Errorf("transformers: Merge: wrong number of sources given: %d for streams with %d sources", len(sources), total)
 	}
 	return &MergeStream{streams: slices.Clone(streams), sources: slices.Clone(sources),
-		axisLabels: cloneLabels(axisLabels), examples: streams[0].ProducesExamples()}, nil
+		axisLabels: fuel.CloneAxisLabels(axisLabels), examples: streams[0].ProducesExamples()}, nil
 }
 
 // Sources are the names given to Merge.
 func (m *MergeStream) Sources() []string { return slices.Clone(m.sources) }
 
 // AxisLabels are those given to Merge.
-func (m *MergeStream) AxisLabels() map[string][]string { return cloneLabels(m.axisLabels) }
+func (m *MergeStream) AxisLabels() map[string][]string { return fuel.CloneAxisLabels(m.axisLabels) }
 
 // ProducesExamples is that of the merged streams.
 func (m *MergeStream) ProducesExamples() bool { return m.examples }

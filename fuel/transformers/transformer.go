@@ -2,7 +2,6 @@ package transformers
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sync/atomic"
 
@@ -94,7 +93,7 @@ func (t *Transformer) Components() []any { return []any{t.child} }
 func (t *Transformer) Sources() []string { return slices.Clone(t.sources) }
 
 // AxisLabels maps sources to their axis names (a copy; nil when unknown).
-func (t *Transformer) AxisLabels() map[string][]string { return cloneLabels(t.axisLabels) }
+func (t *Transformer) AxisLabels() map[string][]string { return fuel.CloneAxisLabels(t.axisLabels) }
 
 // ProducesExamples is true when each item is one example.
 func (t *Transformer) ProducesExamples() bool { return t.producesExamples }
@@ -279,17 +278,6 @@ func sourcewise(name string, child fuel.Stream, whichSources []string, axisLabel
 			return out, nil
 		},
 	}, nil
-}
-
-func cloneLabels(m map[string][]string) map[string][]string {
-	if m == nil {
-		return nil
-	}
-	out := maps.Clone(m)
-	for k, v := range out {
-		out[k] = slices.Clone(v)
-	}
-	return out
 }
 
 // eachPart applies f to every element of an object array.
