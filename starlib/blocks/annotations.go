@@ -152,19 +152,25 @@ func (a *ApplicationCall) Attr(name string) (starlark.Value, error) {
 		}
 		return d, nil
 	case "add_auxiliary_variable":
-		return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			v, roles, vname, err := auxiliaryArgs(b.Name(), args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			a.C.AddAuxiliaryVariable(v, vname, roles...)
-			return starlark.None, nil
-		}), nil
+		return addAuxiliaryBuiltin(name, a.C.AddAuxiliaryVariable), nil
 	}
 	return nil, nil
 }
 
 // auxiliaryArgs unpacks add_auxiliary_variable(variable, roles=None, name=None).
+// addAuxiliaryBuiltin is add_auxiliary_variable, which adds with add (an
+// annotation's or an application call's AddAuxiliaryVariable).
+func addAuxiliaryBuiltin(name string, add func(v *core.Variable, name string, roles ...*core.Role)) *starlark.Builtin {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		v, roles, vname, err := auxiliaryArgs(b.Name(), args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		add(v, vname, roles...)
+		return starlark.None, nil
+	})
+}
+
 func auxiliaryArgs(fname string, args starlark.Tuple, kwargs []starlark.Tuple) (*core.Variable, []*core.Role, string, error) {
 	var v *starlib.Variable
 	var rolesV starlark.Value = starlark.None
@@ -233,14 +239,7 @@ func (a *Annotation) Attr(name string) (starlark.Value, error) {
 		}
 		return d, nil
 	case "add_auxiliary_variable":
-		return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			v, roles, vname, err := auxiliaryArgs(b.Name(), args, kwargs)
-			if err != nil {
-				return nil, err
-			}
-			a.A.AddAuxiliaryVariable(v, vname, roles...)
-			return starlark.None, nil
-		}).BindReceiver(a), nil
+		return addAuxiliaryBuiltin(name, a.A.AddAuxiliaryVariable).BindReceiver(a), nil
 	}
 	return nil, nil
 }

@@ -160,13 +160,23 @@ func readMNISTImages(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	return &starlib.Array{A: a}, nil
 }
 
-func readMNISTLabels(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+// readablePathArg unpacks the one argument param of builtin b, a path the
+// script may read (starlib.CheckRead).
+func readablePathArg(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, param string) (string, error) {
 	var path string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "filename", &path); err != nil {
-		return nil, err
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, param, &path); err != nil {
+		return "", err
 	}
 	if err := starlib.CheckRead(thread, path); err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		return "", fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return path, nil
+}
+
+func readMNISTLabels(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	path, err := readablePathArg(thread, b, args, kwargs, "filename")
+	if err != nil {
+		return nil, err
 	}
 	a, err := converters.ReadMNISTLabels(path)
 	if err != nil {

@@ -117,12 +117,9 @@ func intsList(v []int) *starlark.List {
 
 func readMetadataMatFile(year int) starlib.BuiltinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var path string
-		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "meta_mat", &path); err != nil {
+		path, err := readablePathArg(thread, b, args, kwargs, "meta_mat")
+		if err != nil {
 			return nil, err
-		}
-		if err := starlib.CheckRead(thread, path); err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
 		meta, err := os.ReadFile(path)
 		if err != nil {
@@ -145,12 +142,9 @@ func readMetadataMatFile(year int) starlib.BuiltinFunc {
 
 func readDevkit(year int) starlib.BuiltinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var path string
-		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "f", &path); err != nil {
+		path, err := readablePathArg(thread, b, args, kwargs, "f")
+		if err != nil {
 			return nil, err
-		}
-		if err := starlib.CheckRead(thread, path); err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
 		s, cost, gt, err := converters.ReadILSVRCDevkit(path, year)
 		if err != nil {
