@@ -186,7 +186,16 @@ func (s *ServerDataStream) wait() ([][]byte, error) {
 					}
 					return nil, fmt.Errorf("server: ServerDataStream: the handshake with the server at %s failed (ZeroMQ protocol error %#x): %s", s.addr, value, hint)
 				default:
+					// A handshake that failed without detail: the server
+					// closed the connection before this client read why.
+					// Which event ZeroMQ reports for a client without keys
+					// at a CURVE server (this one or the protocol error
+					// above) depends on timing, so the hint names the
+					// same cause.
 					s.handshake = "the last handshake failed (with CURVE, a wrong server key)"
+					if s.opts.Curve == nil {
+						s.handshake = "the last handshake failed: the server is probably in the CURVE mode and this client gave no keys"
+					}
 				}
 			}
 		}

@@ -48,7 +48,12 @@ func TestCurveAdmitsOnlyListedClients(t *testing.T) {
 		t.Logf("%s: refused after %v: %v", name, time.Since(start).Round(time.Millisecond), err)
 	}
 	refused("unlisted key", ClientOptions{Curve: &CurveClient{ServerKey: serverPub, PublicKey: otherPub, SecretKey: otherSec}}, "refused this client")
-	refused("no CURVE", ClientOptions{}, "it is in the CURVE mode and this client gave no keys")
+	// ZeroMQ reports the no-keys client's failed handshake either as a
+	// protocol error (at once) or, when the server closes the connection
+	// before the client reads its greeting, without detail (then after the
+	// timeout, if every retry goes that way): under load both happen, and
+	// both name the cause.
+	refused("no CURVE", ClientOptions{}, "CURVE mode and this client gave no keys")
 	refused("wrong server key", ClientOptions{Curve: &CurveClient{ServerKey: wrongServerPub, PublicKey: clientPub, SecretKey: clientSec}}, "no data from")
 
 	c := must(NewServerDataStream(src.Sources(), false, ClientOptions{Port: srv.Port(), HWM: 4, Timeout: 10 * time.Second,
