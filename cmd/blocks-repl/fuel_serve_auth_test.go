@@ -3,14 +3,19 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/blocks-go/blocks/fuel/server"
 	zmq "github.com/pebbe/zmq4"
 )
 
@@ -63,15 +68,87 @@ print("epochs", counts)
 // PULL socket on the server took batches and the training client saw
 // shorter epochs without an error. With --sequence the consumer's run
 // fails and says why.
+//
+// The server's PUSH socket deals each message to one of the connected
+// consumers, but only to one whose queue has room: under load the second
+// consumer may be behind (its queue full) for the whole of the training
+// run, which then really gets complete epochs. So the test does not take
+// the interleaving for granted: the second consumer records the sequence
+// numbers it gets, which tells exactly which messages went to the training
+// consumer (all the others, in order), and every run is checked against
+// that: a run whose first eight messages were a whole aligned pair of
+// epochs must succeed, any other must fail with a diagnostic that agrees.
+// Runs are repeated (each with a fresh server) until one was disturbed.
 func TestFuelServeSequenceDetectsSecondConsumer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs blocks-repl")
 	}
 	script := writeScript(t, "serve.star", serveScript)
+	const attempts = 8
+	for i := 1; i <= attempts; i++ {
+		if sequenceAttempt(t, script) {
+			return
+		}
+		t.Logf("attempt %d: the second consumer took none of the training consumer's messages (it was behind); again", i)
+	}
+	t.Fatalf("in %d runs the second consumer never took a message while the training consumer read", attempts)
+}
+
+// secondConsumer is a bare PULL socket on the server that records the
+// sequence numbers of the messages it gets; missing lists, in order, the
+// ones below the highest it got that it did not get.
+type secondConsumer struct {
+	mu      sync.Mutex
+	max     int64 // the highest sequence number received; -1 before any
+	missing []int64
+	err     error
+}
+
+func (c *secondConsumer) add(seq int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if seq <= c.max {
+		c.err = fmt.Errorf("the second consumer got message %d after %d", seq, c.max)
+	}
+	for m := c.max + 1; m < seq; m++ {
+		c.missing = append(c.missing, m)
+	}
+	c.max = seq
+}
+
+// await waits until ok holds (ok sees max and missing); it fails the test
+// after a minute.
+func (c *secondConsumer) await(t *testing.T, what string, ok func(max int64, missing []int64) bool) []int64 {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		c.mu.Lock()
+		max, missing, err := c.max, append([]int64(nil), c.missing...), c.err
+		c.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(max, missing) {
+			return missing
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second consumer did not get %s within a minute (it got up to message %d; missing %v)", what, max, missing)
+		}
+	}
+}
+
+var lostRE = regexp.MustCompile(`\(messages (\d+) to (\d+)\)`)
+
+// sequenceAttempt runs a fresh server with the second consumer and a
+// training consumer beside it, checks the training consumer's result
+// against what the second one got, and says whether the second consumer
+// took any of the training consumer's first two epochs.
+func sequenceAttempt(t *testing.T, script string) bool {
+	t.Helper()
 	port := freePort(t)
 	startServe(t, script, "--port", strconv.Itoa(port), "--hwm", "2", "--sequence")
 
-	// The second consumer: a bare PULL socket, owned by its goroutine.
+	// The second consumer, owned by its goroutine.
+	second := &secondConsumer{max: -1}
 	quit, connected, stopped := make(chan struct{}), make(chan error, 1), make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -100,7 +177,28 @@ func TestFuelServeSequenceDetectsSecondConsumer(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := sock.RecvMessageBytes(0); err == nil && first {
+			frames, err := sock.RecvMessageBytes(0)
+			if err != nil {
+				continue
+			}
+			_, m, err := server.DecodeMessage(frames)
+			if m == nil || (err != nil && !errors.Is(err, server.ErrStop)) {
+				err = fmt.Errorf("the second consumer got a message without a marker (%v)", err)
+				if first {
+					connected <- err
+					return
+				}
+				second.mu.Lock()
+				second.err = err
+				second.mu.Unlock()
+				continue
+			}
+			if first && m.Seq != 0 {
+				connected <- fmt.Errorf("the second consumer's first message is %d, not 0", m.Seq)
+				return
+			}
+			second.add(m.Seq)
+			if first {
 				first = false
 				connected <- nil
 			}
@@ -113,9 +211,50 @@ func TestFuelServeSequenceDetectsSecondConsumer(t *testing.T) {
 
 	code, stdout, stderr := runBinary(t, "", "run", consumer(t, port, ""))
 	noGoTrace(t, stderr)
-	if code != 1 || !strings.Contains(stderr, "another consumer") || !strings.Contains(stderr, "consumer.star:") || strings.Contains(stdout, "epochs") {
-		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	// The training consumer got the messages the second one did not, in
+	// order, and read the first eight of them at most (two epochs of three
+	// batches and a stop frame).
+	if code == 0 && strings.Contains(stdout, "epochs [3, 3]") {
+		got := second.await(t, "past the training consumer's eighth message", func(_ int64, missing []int64) bool { return len(missing) >= 8 })[:8]
+		for i, seq := range got {
+			if seq != got[0]+int64(i) || got[0]%4 != 0 {
+				t.Fatalf("the training consumer got complete epochs with exit 0, although its first messages were %v (the second consumer took the others)", got)
+			}
+		}
+		return false
 	}
+	if code != 1 || !strings.Contains(stderr, "another consumer") || !strings.Contains(stderr, "consumer.star:") || strings.Contains(stdout, "epochs") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if m := lostRE.FindStringSubmatch(stderr); m != nil {
+		// The lost messages went to the second consumer, and the ones
+		// either side of them to the training consumer.
+		from, _ := strconv.ParseInt(m[1], 10, 64)
+		to, _ := strconv.ParseInt(m[2], 10, 64)
+		missing := second.await(t, fmt.Sprintf("message %d", to+1), func(max int64, _ []int64) bool { return max > to+1 })
+		in := map[int64]bool{}
+		for _, seq := range missing {
+			in[seq] = true
+		}
+		for seq := from; seq <= to; seq++ {
+			if in[seq] {
+				t.Errorf("the training consumer says message %d was lost, but the second consumer did not get it either", seq)
+			}
+		}
+		if !in[from-1] || !in[to+1] {
+			t.Errorf("the training consumer says messages %d to %d were lost, but the second consumer got message %d or %d (missing %v)", from, to, from-1, to+1, missing)
+		}
+		t.Logf("the second consumer took messages %d to %d, between two of the training consumer's", from, to)
+	} else {
+		// The training consumer joined mid-epoch: its first message, the
+		// first the second consumer did not get, is not an epoch's first.
+		first := second.await(t, "past the training consumer's first message", func(_ int64, missing []int64) bool { return len(missing) >= 1 })[0]
+		if !strings.Contains(stderr, "joined mid-epoch") || first%4 == 0 {
+			t.Errorf("the training consumer's first message was %d:\n%s", first, stderr)
+		}
+		t.Logf("the training consumer joined mid-epoch, at message %d", first)
+	}
+	return true
 }
 
 // TestFuelServeCurve (issue 24 item 11): in the CURVE mode only a client
