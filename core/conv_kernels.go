@@ -245,43 +245,23 @@ func groupWork[T float](ws *workspace, worker, k, f, cols int) (col, tmp []T) {
 	return scratch[T](ws, 2*worker, k*cols), scratch[T](ws, 2*worker+1, f*cols)
 }
 
-// convGroups is how a conv kernel splits its batch: groups of m images
-// (groupSize), and each worker's column and product buffers (groupWork).
-type convGroups[T float] struct {
-	g         convGeom
-	m, groups int
-	bufs      [][2][]T
-}
-
-func newConvGroups[T float](ws *workspace, g convGeom) convGroups[T] {
-	k, p := g.k(), g.p()
-	m := groupSize(g.n, k, p)
-	groups := (g.n + m - 1) / m
-	bufs := make([][2][]T, maxWorkers(groups))
-	for i := range bufs {
-		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
-	}
-	return convGroups[T]{g: g, m: m, groups: groups, bufs: bufs}
-}
-
-// run calls f for each group, in parallel, with the group gi, the worker
-// wk, the worker's buffers, the group's first image n0, its number of
-// images mm and the columns' row length ld = mm·p.
-func (c convGroups[T]) run(f func(gi, wk int, col, tmp []T, n0, mm, ld int)) {
-	parallel(c.groups, func(gi, wk int) {
-		n0 := gi * c.m
-		mm := min(c.m, c.g.n-n0)
-		f(gi, wk, c.bufs[wk][0], c.bufs[wk][1], n0, mm, mm*c.g.p())
-	})
-}
-
 // convForward: for each group, Y (f, m·p) = W (f, k) · COL (k, m·p), then
 // each image's (f, p) block is copied into the NCHW output.
 func convForward[T float](ws *workspace, g convGeom, y, x, w, b []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
-	newConvGroups[T](ws, g).run(func(_, _ int, col, tmp []T, n0, mm, ld int) {
+	m := groupSize(g.n, k, p)
+	groups := (g.n + m - 1) / m
+	bufs := make([][2][]T, maxWorkers(groups))
+	for i := range bufs {
+		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
+	}
+	parallel(groups, func(gi, wk int) {
+		col, tmp := bufs[wk][0], bufs[wk][1]
+		n0 := gi * m
+		mm := min(m, g.n-n0)
+		ld := mm * p
 		for i := 0; i < mm; i++ {
 			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
 		}
@@ -320,7 +300,17 @@ func convBackwardInput[T float](ws *workspace, g convGeom, gx, gz, w []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
-	newConvGroups[T](ws, g).run(func(_, _ int, col, tmp []T, n0, mm, ld int) {
+	m := groupSize(g.n, k, p)
+	groups := (g.n + m - 1) / m
+	bufs := make([][2][]T, maxWorkers(groups))
+	for i := range bufs {
+		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
+	}
+	parallel(groups, func(gi, wk int) {
+		col, tmp := bufs[wk][0], bufs[wk][1]
+		n0 := gi * m
+		mm := min(m, g.n-n0)
+		ld := mm * p
 		gatherGroup(g, tmp, gz, n0, mm)
 		gemm(true, false, k, ld, g.f, w, k, tmp, ld, 0, col, ld)
 		for i := 0; i < mm; i++ {
@@ -342,8 +332,13 @@ func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
 		clear(gw)
 		return
 	}
-	cg := newConvGroups[T](ws, g)
-	groups, nw := cg.groups, len(cg.bufs)
+	m := groupSize(g.n, k, p)
+	groups := (g.n + m - 1) / m
+	nw := maxWorkers(groups)
+	bufs := make([][2][]T, nw)
+	for i := range bufs {
+		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
+	}
 	// The groups' partial sums: buffer slots 2·nw+i, made before the
 	// goroutines start (no slice of them is built, so a step allocates
 	// nothing that grows with the batch).
@@ -365,7 +360,11 @@ func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
 			scratch[T](ws, 2*nw+groups+i, k*g.f)
 		}
 	}
-	cg.run(func(gi, wk int, col, tmp []T, n0, mm, ld int) {
+	parallel(groups, func(gi, wk int) {
+		col, tmp := bufs[wk][0], bufs[wk][1]
+		n0 := gi * m
+		mm := min(m, g.n-n0)
+		ld := mm * p
 		for i := 0; i < mm; i++ {
 			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
 		}
