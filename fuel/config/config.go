@@ -61,7 +61,7 @@ func Load() (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	var vals map[string]value
+	var vals map[string]YAMLValue
 	if file != "" {
 		data, err := os.ReadFile(file)
 		switch {
@@ -70,7 +70,7 @@ func Load() (*Config, error) {
 		case err != nil:
 			return nil, fmt.Errorf("fuel/config: %w", err)
 		default:
-			vals, err = parseYAML(string(data))
+			vals, err = ParseYAML(string(data))
 			if err != nil {
 				return nil, fmt.Errorf("fuel/config: %s: %w", file, err)
 			}
@@ -88,9 +88,9 @@ func Load() (*Config, error) {
 		c.DataPathSource = EnvDataPath
 	} else if v, ok := vals["data_path"]; ok {
 		// Fuel splits a string on os.pathsep and takes a list as it is.
-		items := v.list
-		if !v.isList {
-			items = strings.Split(v.scalar, string(os.PathListSeparator))
+		items := v.List
+		if !v.IsList {
+			items = strings.Split(v.Scalar, string(os.PathListSeparator))
 		}
 		c.DataPath = splitPaths(items)
 		c.DataPathSource = file
@@ -102,23 +102,23 @@ func Load() (*Config, error) {
 			return nil, fmt.Errorf("fuel/config: %s: %w", EnvFloatX, err)
 		}
 	} else if v, ok := vals["floatX"]; ok {
-		c.FloatX, err = parseFloatX(v.scalar)
+		c.FloatX, err = parseFloatX(v.Scalar)
 		if err != nil {
 			return nil, fmt.Errorf("fuel/config: %s: floatX: %w", file, err)
 		}
 	}
 
 	if v, ok := vals["default_seed"]; ok {
-		c.DefaultSeed, err = strconv.Atoi(v.scalar)
+		c.DefaultSeed, err = strconv.Atoi(v.Scalar)
 		if err != nil {
-			return nil, fmt.Errorf("fuel/config: %s: default_seed %q is not an integer", file, v.scalar)
+			return nil, fmt.Errorf("fuel/config: %s: default_seed %q is not an integer", file, v.Scalar)
 		}
 	}
 
 	if env, ok := os.LookupEnv(EnvLocalDataPath); ok {
 		c.LocalDataPath = env
 	} else if v, ok := vals["local_data_path"]; ok {
-		c.LocalDataPath = v.scalar
+		c.LocalDataPath = v.Scalar
 	}
 	return c, nil
 }

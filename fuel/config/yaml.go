@@ -5,19 +5,20 @@ import (
 	"strings"
 )
 
-// value is a top-level YAML value: a scalar or a list of scalars.
-type value struct {
-	scalar string
-	list   []string
-	isList bool
+// YAMLValue is a top-level value of a configuration file: a scalar or a
+// list of scalars (as written, quotes removed).
+type YAMLValue struct {
+	Scalar string
+	List   []string
+	IsList bool
 }
 
-// parseYAML reads the subset of YAML a .fuelrc uses: top-level
+// ParseYAML reads the subset of YAML a .fuelrc uses: top-level
 // `key: value` lines, `#` comments, single- or double-quoted scalars, flow
 // lists `[a, b]` and block lists of indented `- item` lines under a
 // `key:` line. Anything else is an error naming the line.
-func parseYAML(text string) (map[string]value, error) {
-	out := map[string]value{}
+func ParseYAML(text string) (map[string]YAMLValue, error) {
+	out := map[string]YAMLValue{}
 	var listKey string // the key whose block list is being read
 	for i, raw := range strings.Split(text, "\n") {
 		lineNo := i + 1
@@ -36,7 +37,7 @@ func parseYAML(text string) (map[string]value, error) {
 				return nil, fmt.Errorf("line %d: %w", lineNo, err)
 			}
 			v := out[listKey]
-			v.list = append(v.list, item)
+			v.List = append(v.List, item)
 			out[listKey] = v
 			continue
 		}
@@ -59,13 +60,13 @@ func parseYAML(text string) (map[string]value, error) {
 		switch {
 		case rest == "":
 			// Either a block list follows or the value is null.
-			out[key] = value{isList: true}
+			out[key] = YAMLValue{IsList: true}
 			listKey = key
 		case strings.HasPrefix(rest, "["):
 			if !strings.HasSuffix(rest, "]") {
 				return nil, fmt.Errorf("line %d: unterminated list: %q", lineNo, raw)
 			}
-			v := value{isList: true}
+			v := YAMLValue{IsList: true}
 			inner := strings.TrimSpace(rest[1 : len(rest)-1])
 			if inner != "" {
 				for _, item := range strings.Split(inner, ",") {
@@ -73,7 +74,7 @@ func parseYAML(text string) (map[string]value, error) {
 					if err != nil {
 						return nil, fmt.Errorf("line %d: %w", lineNo, err)
 					}
-					v.list = append(v.list, s)
+					v.List = append(v.List, s)
 				}
 			}
 			out[key] = v
@@ -82,7 +83,7 @@ func parseYAML(text string) (map[string]value, error) {
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", lineNo, err)
 			}
-			out[key] = value{scalar: s}
+			out[key] = YAMLValue{Scalar: s}
 		}
 	}
 	return out, nil
