@@ -213,7 +213,7 @@ func (a *Annotation) String() string        { return "<Annotation>" }
 func (a *Annotation) Type() string          { return "Annotation" }
 func (a *Annotation) Freeze()               {}
 func (a *Annotation) Truth() starlark.Bool  { return true }
-func (a *Annotation) Hash() (uint32, error) { return starlark.String(fmt.Sprintf("%p", a.A)).Hash() }
+func (a *Annotation) Hash() (uint32, error) { return identityHash(a.A, a) }
 
 func newAnnotation(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {

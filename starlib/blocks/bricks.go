@@ -262,7 +262,7 @@ func (b *Brick) String() string        { return b.B.BaseBrick().String() }
 func (b *Brick) Type() string          { return b.B.BaseBrick().Class() }
 func (b *Brick) Freeze()               {}
 func (b *Brick) Truth() starlark.Bool  { return true }
-func (b *Brick) Hash() (uint32, error) { return starlark.String(fmt.Sprintf("%p", b.B)).Hash() }
+func (b *Brick) Hash() (uint32, error) { return identityHash(b.B, b) }
 
 var brickMethods = []string{"allocate", "initialize", "push_allocation_config", "push_initialization_config"}
 
