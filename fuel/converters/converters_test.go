@@ -14,27 +14,23 @@ import (
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/fuel/datasets"
 	"github.com/blocks-go/blocks/fuel/h5"
+	"github.com/blocks-go/blocks/internal/fixtures"
 	"github.com/blocks-go/blocks/nd"
 )
 
-// shared returns ../shared/<rel> above the module root, or skips.
-func shared(t *testing.T, rel string) string {
+// mnistDir returns a new directory holding MNIST-shaped idx files
+// (fixtures.WriteMNIST: MNIST's names and sizes, its first examples) made
+// from the subset shipped in the binary.
+func mnistDir(t *testing.T) string {
 	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("no go.mod above the test")
-		}
-		dir = filepath.Dir(dir)
-	}
-	p := filepath.Join(filepath.Dir(dir), "shared", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared test data absent: %v", err)
-	}
-	return p
+	return fixtures.MNISTDir(t, datasets.EmbeddedMNISTFiles())
+}
+
+// fuelSmall returns the path of a copy of mnist-small.hdf5, the file Fuel's
+// converter made from MNIST's train[0:1000] and t10k[0:200].
+func fuelSmall(t *testing.T) string {
+	t.Helper()
+	return fixtures.Path(t, "fuel-h5/mnist-small.hdf5")
 }
 
 // writeIDX writes an idx file (gzipped when gz) holding the first n
@@ -66,20 +62,24 @@ func writeIDX(t *testing.T, path string, a *nd.Array, n int, gz bool) {
 	}
 }
 
-// mnistCache holds the shared MNIST files once read (tests run one at a
+// mnistCache holds the MNIST files once read (tests run one at a
 // time in this package).
 var mnistCache = map[string]*nd.Array{}
 
-// smallMNIST writes the first train and test examples of shared MNIST as
+// smallMNIST writes the first train and test examples of MNIST as
 // idx files, as mnist-small.hdf5 was made (1000 and 200).
 func smallMNIST(t *testing.T, gz bool) string {
-	src := shared(t, "data/mnist")
 	dir := t.TempDir()
 	for base, n := range map[string]int{"train-images-idx3-ubyte": 1000, "train-labels-idx1-ubyte": 1000, "t10k-images-idx3-ubyte": 200, "t10k-labels-idx1-ubyte": 200} {
 		a := mnistCache[base]
 		if a == nil {
-			var err error
-			if a, err = datasets.ReadIDXFile(filepath.Join(src, base+".gz")); err != nil {
+			f, err := datasets.EmbeddedMNISTFiles().Open(base + ".gz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err = datasets.ReadIDXGzipOrPlain(f)
+			f.Close()
+			if err != nil {
 				t.Fatal(err)
 			}
 			mnistCache[base] = a
@@ -111,7 +111,7 @@ func readAll(t *testing.T, path, split string) (*h5.H5PYDataset, []*nd.Array) {
 // labels.
 func sameAsFuel(t *testing.T, path string) {
 	t.Helper()
-	ref := shared(t, "data/fuel-h5/mnist-small.hdf5")
+	ref := fuelSmall(t)
 	for _, split := range []string{"train", "test"} {
 		rd, want := readAll(t, ref, split)
 		gd, got := readAll(t, path, split)
@@ -148,7 +148,7 @@ func TestConvertMNISTSmallMatchesFuel(t *testing.T) {
 			}
 			sameAsFuel(t, path)
 			// The split table is Fuel's, row for row.
-			ref, _ := h5.ReadSplit(shared(t, "data/fuel-h5/mnist-small.hdf5"))
+			ref, _ := h5.ReadSplit(fuelSmall(t))
 			got, _ := h5.ReadSplit(path)
 			if fmt.Sprint(ref) != fmt.Sprint(got) {
 				t.Errorf("split table\n %v\nFuel's\n %v", got, ref)
@@ -165,13 +165,14 @@ func TestConvertMNISTSmallMatchesFuel(t *testing.T) {
 	}
 }
 
-// TestConvertMNISTFull converts the full shared MNIST (70,000 examples)
-// and checks the examples Fuel's mnist-small.hdf5 holds.
+// TestConvertMNISTFull converts full-sized MNIST files (70,000 examples,
+// MNIST-shaped from the embedded subset) and checks the examples Fuel's
+// mnist-small.hdf5 holds.
 func TestConvertMNISTFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	in := shared(t, "data/mnist")
+	in := mnistDir(t)
 	path, err := Convert("mnist", Options{Directory: in, OutputDirectory: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

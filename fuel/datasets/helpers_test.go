@@ -3,37 +3,19 @@ package datasets
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/blocks-go/blocks/internal/fixtures"
 	"github.com/blocks-go/blocks/nd"
 )
 
-// sharedDir returns <repo root>/../shared/<rel>, the project's shared test
-// data (the repository root is the directory holding go.mod), or skips the
-// test when it is absent.
-func sharedDir(t *testing.T, rel string) string {
+// mnistDir returns a new directory holding MNIST-shaped idx files made
+// from the embedded subset (fixtures.WriteMNIST: MNIST's names and sizes,
+// its first examples).
+func mnistDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory: cannot locate ../shared")
-		}
-		dir = parent
-	}
-	p := filepath.Join(filepath.Dir(dir), "shared", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared test data absent (%s): %v", p, err)
-	}
-	return p
+	return fixtures.MNISTDir(t, EmbeddedMNISTFiles())
 }
 
 // useDataPath makes dir the only directory of Fuel's data path, with no

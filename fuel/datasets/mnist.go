@@ -6,6 +6,7 @@ import (
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/fuel/h5"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 
@@ -311,6 +312,17 @@ func EmbeddedMNIST(whichSets []string, opts MNISTOptions) (*MNISTDataset, error)
 		}
 	}
 	return newMNIST(name, whichSets, splits, data, opts, true)
+}
+
+// EmbeddedMNISTFiles are EmbeddedMNIST's four gzipped idx files, by their
+// MNIST names (train-images-idx3-ubyte.gz, ...): what a copy onto the data
+// path, or a test's MNIST-shaped directory, is made from.
+func EmbeddedMNISTFiles() fs.FS {
+	sub, err := fs.Sub(embeddedMNIST, "embedded")
+	if err != nil {
+		panic(err) // "embedded" is a valid path: fs.Sub cannot fail
+	}
+	return sub
 }
 
 // pyTuple writes names as a Python tuple of strings: ('train',).

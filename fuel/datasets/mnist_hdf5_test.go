@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/internal/fixtures"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -14,9 +15,9 @@ import (
 // that MNIST reads it rather than the idx files, with the same first
 // examples as the idx files give.
 func TestMNISTPrefersFuelHDF5(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(sharedDir(t, "data/fuel-h5"), "mnist-small.hdf5"))
+	src, err := fixtures.Read("fuel-h5/mnist-small.hdf5")
 	if err != nil {
-		t.Skipf("no Fuel-format MNIST file: %v", err)
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "mnist.hdf5"), src, 0o644); err != nil {
@@ -30,7 +31,7 @@ func TestMNISTPrefersFuelHDF5(t *testing.T) {
 	if ds.NumExamples() != 1000 {
 		t.Fatalf("read %d training examples, want the file's 1000", ds.NumExamples())
 	}
-	t.Setenv("FUEL_DATA_PATH", sharedDir(t, "data/mnist"))
+	t.Setenv("FUEL_DATA_PATH", mnistDir(t))
 	full, err := MNIST([]string{"train"}, MNISTOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,10 +14,11 @@ import (
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/fuel/config"
+	"github.com/blocks-go/blocks/internal/fixtures"
 	"github.com/blocks-go/blocks/nd"
 )
 
-// manifest is the part of ../shared/data/fuel-h5/mnist-small.hdf5.json
+// manifest is the part of fixtures' fuel-h5/mnist-small.hdf5.json
 // used here: what Python Fuel reads from mnist-small.hdf5, a file that
 // fuel.converters.mnist made from MNIST's train[0:1000] and t10k[0:200].
 type manifest struct {
@@ -50,10 +51,9 @@ type manifest struct {
 
 func loadManifest(t *testing.T) *manifest {
 	t.Helper()
-	p := filepath.Join(sharedDir(t, "data/fuel-h5"), "mnist-small.hdf5.json")
-	b, err := os.ReadFile(p)
+	b, err := fixtures.Read("fuel-h5/mnist-small.hdf5.json")
 	if err != nil {
-		t.Skipf("no manifest: %v", err)
+		t.Fatal(err)
 	}
 	var m manifest
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -108,7 +108,7 @@ func checkAgainstManifest(t *testing.T, m *manifest, open func(split string) (*M
 }
 
 func TestMNISTAgainstFuel(t *testing.T) {
-	useDataPath(t, sharedDir(t, "data/mnist"))
+	useDataPath(t, mnistDir(t))
 	m := loadManifest(t)
 	checkAgainstManifest(t, m, func(split string) (*MNISTDataset, error) {
 		return MNIST([]string{split}, MNISTOptions{})
@@ -127,7 +127,7 @@ func TestEmbeddedMNISTAgainstFuel(t *testing.T) {
 // split; and which_sets=('train', 'test'), whose order is checked on the
 // full data by joining the rows Fuel's small file holds.
 func TestMNISTQueriesAgainstFuel(t *testing.T) {
-	useDataPath(t, sharedDir(t, "data/mnist"))
+	useDataPath(t, mnistDir(t))
 	m := loadManifest(t)
 	check := func(what string, got []*nd.Array, want map[string]struct {
 		Shape  []int  `json:"shape"`
@@ -196,7 +196,7 @@ func TestMNISTQueriesAgainstFuel(t *testing.T) {
 }
 
 func TestMNISTFacts(t *testing.T) {
-	useDataPath(t, sharedDir(t, "data/mnist"))
+	useDataPath(t, mnistDir(t))
 	train := must(MNIST([]string{"train"}, MNISTOptions{}))
 	test := must(MNIST([]string{"test"}, MNISTOptions{}))
 	if train.NumExamples() != 60000 || test.NumExamples() != 10000 {
@@ -235,7 +235,7 @@ func TestMNISTFacts(t *testing.T) {
 }
 
 func TestMNISTFilesInSubdirectory(t *testing.T) {
-	src := sharedDir(t, "data/mnist")
+	src := mnistDir(t)
 	root := t.TempDir()
 	// In <dir>/mnist: the test images gzipped, the test labels plain.
 	if err := os.Mkdir(filepath.Join(root, "mnist"), 0o755); err != nil {
@@ -330,26 +330,6 @@ func TestMNISTErrors(t *testing.T) {
 	}
 	if _, err := EmbeddedMNIST([]string{"test"}, MNISTOptions{Sources: []string{"labels"}}); err == nil || !strings.Contains(err.Error(), `"labels"`) {
 		t.Errorf("unknown source: %v", err)
-	}
-}
-
-// The embedded subset holds exactly MNIST's first 5000 training and 1000
-// test examples.
-func TestEmbeddedMNISTMatchesFullFiles(t *testing.T) {
-	useDataPath(t, sharedDir(t, "data/mnist"))
-	for split, n := range map[string]int{"train": EmbeddedMNISTTrain, "test": EmbeddedMNISTTest} {
-		emb := must(EmbeddedMNIST([]string{split}, MNISTOptions{}))
-		full := must(MNIST([]string{split}, MNISTOptions{Subset: SliceSubset(0, n)}))
-		if emb.NumExamples() != n || !emb.Embedded() {
-			t.Errorf("embedded %s: %d examples", split, emb.NumExamples())
-		}
-		a := must(emb.GetData(fuel.Request{Start: 0, Stop: n}))
-		b := must(full.GetData(fuel.Request{Start: 0, Stop: n}))
-		for k := range a {
-			if !nd.Equal(a[k], b[k]) {
-				t.Errorf("embedded %s source %d differs from the full files' first %d examples", split, k, n)
-			}
-		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/fuel/streams"
 	"github.com/blocks-go/blocks/fuel/transformers"
+	"github.com/blocks-go/blocks/internal/fixtures"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -26,25 +26,23 @@ var (
 )
 
 // mnistFile is the full MNIST in Fuel's format: $BLOCKS_BENCH_MNIST, or
-// converted once from ../shared/data/mnist into a temporary directory.
+// converted once from the shared data's MNIST (fixtures.Shared) into a
+// temporary directory.
 func mnistFile(b *testing.B) string {
 	if p := os.Getenv("BLOCKS_BENCH_MNIST"); p != "" {
 		return p
 	}
+	src := fixtures.Shared(b, "data/mnist")
 	benchOnce.Do(func() {
-		shared := os.Getenv("BLOCKS_SHARED")
-		if shared == "" {
-			shared = filepath.Join("..", "..", "..", "shared")
-		}
 		dir, err := os.MkdirTemp("", "fuel-bench")
 		if err != nil {
 			benchErr = err
 			return
 		}
-		benchFile, benchErr = converters.Convert("mnist", converters.Options{Directory: filepath.Join(shared, "data", "mnist"), OutputDirectory: dir})
+		benchFile, benchErr = converters.Convert("mnist", converters.Options{Directory: src, OutputDirectory: dir})
 	})
 	if benchErr != nil {
-		b.Skipf("no MNIST to benchmark on: %v", benchErr)
+		b.Fatalf("no MNIST to benchmark on: %v", benchErr)
 	}
 	return benchFile
 }

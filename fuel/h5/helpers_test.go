@@ -12,43 +12,25 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/blocks-go/blocks/internal/fixtures"
 	"github.com/blocks-go/blocks/nd"
 )
 
-// sharedDir returns <repo root>/../shared, where the repository root is
-// the nearest directory above the working directory holding go.mod (CI
-// lays out <dir>/main and <dir>/shared). It skips the test when absent.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the working directory, so no ../shared to read test data from")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if st, err := os.Stat(shared); err != nil || !st.IsDir() {
-		t.Skipf("shared test data directory %s is absent (CI lays out <dir>/main and <dir>/shared)", shared)
-	}
-	return shared
-}
-
-// fuelFile returns the path of a file in shared/data/fuel-h5.
+// fuelFile writes fixtures' fuel-h5/<name> (a file Fuel wrote) and its
+// manifest, <name>.json, into a new directory and returns the file's path.
 func fuelFile(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join(sharedDir(t), "data", "fuel-h5", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("test data %s is absent: %v", p, err)
+	dir := t.TempDir()
+	for _, n := range []string{name, name + ".json"} {
+		b, err := fixtures.Read("fuel-h5/" + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return p
+	return filepath.Join(dir, name)
 }
 
 // rawBytes is an array's elements in C order, little-endian, as numpy's

@@ -13,7 +13,7 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-// manifest is the part of a shared/data/fuel-h5/*.json manifest (what
+// manifest is the part of a fixtures fuel-h5/*.json manifest (what
 // Python Fuel reads from the file) that these tests check.
 type manifest struct {
 	File           string              `json:"file"`
