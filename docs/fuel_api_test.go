@@ -2,15 +2,15 @@ package docs
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/blocks-go/blocks/internal/fixtures"
 )
 
-// fuelAPI is ../shared/reference/api/fuel-api.json (or blocks-api.json):
+// fuelAPI is internal/fixtures' api/fuel-api.json (or blocks-api.json):
 // every public module, class and function of Fuel (Blocks), read from its
 // source.
 type fuelAPI struct {
@@ -49,16 +49,12 @@ var projectAdditions = map[string]string{
 }
 
 // readAPI reads an API inventory (fuel-api.json, blocks-api.json) from
-// ../shared/reference/api, or skips without BLOCKS_SHARED.
+// internal/fixtures' api/.
 func readAPI(t *testing.T, file string) fuelAPI {
 	t.Helper()
-	shared := os.Getenv("BLOCKS_SHARED")
-	if shared == "" {
-		t.Skip("BLOCKS_SHARED is not set (make test sets it)")
-	}
-	b, err := os.ReadFile(filepath.Join(shared, "reference", "api", file))
+	b, err := fixtures.Read("api/" + file)
 	if err != nil {
-		t.Fatalf("API inventory: %v", err)
+		t.Fatal(err)
 	}
 	var api fuelAPI
 	if err := json.Unmarshal(b, &api); err != nil {
@@ -67,7 +63,7 @@ func readAPI(t *testing.T, file string) fuelAPI {
 	return api
 }
 
-// loadFuelAPI reads the reference, or skips without BLOCKS_SHARED.
+// loadFuelAPI reads the reference.
 func loadFuelAPI(t *testing.T) (map[string][][]apiParam, map[string]bool) {
 	t.Helper()
 	api := readAPI(t, "fuel-api.json")

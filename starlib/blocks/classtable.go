@@ -18,7 +18,7 @@ import (
 // reads a call's arguments against the table, with Python's rules and
 // Blocks' errors, so that the signatures are data: :help prints them and
 // TestClassTablesMatchBlocks checks them against Blocks' own (the
-// inventory in ../shared/reference/api/blocks-api.json).
+// inventory in internal/fixtures/data/api/blocks-api.json).
 
 // classTable is one Blocks class.
 type classTable struct {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/blocks-go/blocks/internal/fixtures"
 )
 
 // blocksClass is a class of Blocks' API inventory.
@@ -20,17 +22,13 @@ type blocksClass struct {
 	} `json:"init"`
 }
 
-// readBlocksClasses reads ../shared/reference/api/blocks-api.json: every
+// readBlocksClasses reads internal/fixtures' api/blocks-api.json: every
 // class by name (a name may have several modules).
 func readBlocksClasses(t *testing.T) map[string][]*blocksClass {
 	t.Helper()
-	shared := os.Getenv("BLOCKS_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared")
-	}
-	data, err := os.ReadFile(filepath.Join(shared, "reference", "api", "blocks-api.json"))
+	data, err := fixtures.Read("api/blocks-api.json")
 	if err != nil {
-		t.Fatalf("Blocks' API inventory: %v (set BLOCKS_SHARED)", err)
+		t.Fatal(err)
 	}
 	var api struct {
 		Modules []struct {

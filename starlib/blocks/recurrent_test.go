@@ -2,22 +2,18 @@ package blocks
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/blocks-go/blocks/internal/fixtures"
 )
 
 // TestRecurrentPositionalOrder checks recurrentPositional against
-// Blocks' own signatures (../shared/reference/api/blocks-api.json).
+// Blocks' own signatures (internal/fixtures' api/blocks-api.json).
 func TestRecurrentPositionalOrder(t *testing.T) {
-	shared := os.Getenv("BLOCKS_SHARED")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared")
-	}
-	data, err := os.ReadFile(filepath.Join(shared, "reference", "api", "blocks-api.json"))
+	data, err := fixtures.Read("api/blocks-api.json")
 	if err != nil {
-		t.Fatalf("Blocks' API inventory: %v (set BLOCKS_SHARED)", err)
+		t.Fatal(err)
 	}
 	var api struct {
 		Modules []struct {
