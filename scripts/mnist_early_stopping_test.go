@@ -9,6 +9,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/internal/fixtures"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
@@ -36,7 +37,7 @@ func TestAcceptMNISTAdamEarlyStopping(t *testing.T) {
 	if os.Getenv("BLOCKS_ACCEPT") != "1" {
 		t.Skip("BLOCKS_ACCEPT=1 runs it (make accept)")
 	}
-	t.Setenv("FUEL_DATA_PATH", sharedData(t, "mnist"))
+	t.Setenv("FUEL_DATA_PATH", fixtures.Shared(t, "data/mnist"))
 	g, out := run(t, "mnist_adam_early_stopping.star", map[string]string{"full_mnist": "True"})
 	epochs, best, bestEpoch := checkEarlyStopping(t, g, 3, 50)
 	t.Logf("full MNIST: stopped after %d epochs, best validation error %v at epoch %d\n%s", epochs, best, bestEpoch, out)

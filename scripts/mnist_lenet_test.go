@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blocks-go/blocks/internal/fixtures"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
@@ -44,7 +45,7 @@ func TestAcceptMNISTLeNet(t *testing.T) {
 	if os.Getenv("BLOCKS_ACCEPT") != "1" {
 		t.Skip("acceptance run: set BLOCKS_ACCEPT=1 (make accept)")
 	}
-	t.Setenv("FUEL_DATA_PATH", sharedData(t, "mnist"))
+	t.Setenv("FUEL_DATA_PATH", fixtures.Shared(t, "data/mnist"))
 	epochs := 15
 	if e, err := strconv.Atoi(os.Getenv("BLOCKS_LENET_EPOCHS")); err == nil && e > 0 {
 		epochs = e

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blocks-go/blocks/internal/fixtures"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
@@ -48,7 +49,7 @@ func TestAcceptDropout(t *testing.T) {
 	if os.Getenv("BLOCKS_ACCEPT") != "1" {
 		t.Skip("set BLOCKS_ACCEPT=1")
 	}
-	dir := sharedData(t, "mnist")
+	dir := fixtures.Shared(t, "data/mnist")
 	t.Setenv("FUEL_DATA_PATH", dir)
 	errs := map[string]float64{}
 	for _, dp := range []string{"0.5", "0"} {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/internal/fixtures"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
 )
 
@@ -44,7 +45,7 @@ func TestSoak(t *testing.T) {
 	if e := os.Getenv("BLOCKS_SOAK_EPOCHS"); e != "" {
 		fmt.Sscan(e, &epochs)
 	}
-	t.Setenv("FUEL_DATA_PATH", sharedData(t, "mnist"))
+	t.Setenv("FUEL_DATA_PATH", fixtures.Shared(t, "data/mnist"))
 	g, _ := run(t, "soak.star", map[string]string{"epochs": fmt.Sprint(epochs)})
 	ml := g["main_loop"].(*starblocks.MainLoop).M
 	s := &sampler{}
