@@ -17,6 +17,7 @@ import (
 	"github.com/blocks-go/blocks/fuel/h5"
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/fuel/transformers"
+	"github.com/blocks-go/blocks/internal/fixtures"
 )
 
 // mnistH5Script writes the full MNIST (70000 examples) in Fuel's layout,
@@ -56,18 +57,6 @@ with h5py.File(out, 'r') as f:
 print(sorted(times)[3], sorted(cpu)[3])
 `
 
-func sharedRoot(b *testing.B) string {
-	root := os.Getenv("BLOCKS_SHARED")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared")
-	}
-	if _, err := os.Stat(filepath.Join(root, "data", "mnist")); err != nil {
-		b.Skipf("shared MNIST data absent: %v", err)
-	}
-	abs, _ := filepath.Abs(root)
-	return abs
-}
-
 // BenchmarkMNISTStreamVsH5py: MNIST's training set from a Fuel-format
 // HDF5 file (read from the file, not loaded in memory) in batches of 256
 // through Flatten, ScaleAndShift(1/255, 0) and Cast to float32, against
@@ -79,7 +68,7 @@ func BenchmarkMNISTStreamVsH5py(b *testing.B) {
 	b.Setenv("FUEL_CONFIG", filepath.Join(b.TempDir(), "none"))
 	b.Setenv("FUEL_FLOATX", "")
 	path := filepath.Join(b.TempDir(), "mnist.hdf5")
-	raw, err := exec.Command("/usr/bin/python3", "-c", mnistH5Script, sharedRoot(b), path).CombinedOutput()
+	raw, err := exec.Command("/usr/bin/python3", "-c", mnistH5Script, fixtures.Shared(b, "."), path).CombinedOutput()
 	if err != nil {
 		b.Skipf("Debian's python3-h5py is needed: %v\n%s", err, raw)
 	}
