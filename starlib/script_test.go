@@ -29,9 +29,9 @@ import (
 // assert.tempdir() gives a new empty directory). Lines
 // "# option:floatX=float64", "# option:set NAME=VALUE" and "# option:env NAME=VALUE"
 // in a chunk set the run's floatX, overrides and an environment variable ($VARS in
-// VALUE expanded: Fuel's dataset tests find their data with
-// env FUEL_DATA_PATH=$BLOCKS_SHARED/data; $TEST_TMPDIR is a new empty
-// directory of the chunk's own). "# option:fixture NAME" writes a
+// VALUE expanded: Fuel's MNIST tests find their data with
+// "# option:fixture mnist" and env FUEL_DATA_PATH=$TEST_TMPDIR; $TEST_TMPDIR
+// is a new empty directory of the chunk's own). "# option:fixture NAME" writes a
 // generated fixture into $TEST_TMPDIR first (upstream_fixtures_test.go:
 // the fake files an upstream setUp writes that are too large to keep in
 // testdata).

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blocks-go/blocks/fuel/datasets"
+	testdata "github.com/blocks-go/blocks/internal/fixtures"
 	"github.com/blocks-go/blocks/numpyrand"
 )
 
@@ -37,6 +39,19 @@ var fixtures = map[string]func(dir string) error{
 	"celeba":       celebAFixture,
 	"adult":        adultFixture,
 	"ilsvrc2010":   ilsvrc2010Fixture,
+	"mnist":        mnistFixture,
+}
+
+// mnistFixture writes into dir/mnist four idx files of MNIST's names and
+// sizes made from the subset shipped in the binary (its examples are
+// MNIST's first ones, repeated: internal/fixtures.WriteMNIST), where Fuel's
+// MNIST tests find MNIST on the data path dir.
+func mnistFixture(dir string) error {
+	sub := filepath.Join(dir, "mnist")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		return err
+	}
+	return testdata.WriteMNIST(sub, datasets.EmbeddedMNISTFiles())
 }
 
 // encodeJPEG is PIL's Image.save(f, 'JPEG') (quality 75) of an RGB image

@@ -18,7 +18,7 @@ import (
 // only its own microbatches.
 func TestDistributedDataMismatch(t *testing.T) {
 	needMPI(t)
-	mnist := sharedMNIST(t)
+	mnist := mnistData(t)
 	other := t.TempDir()
 	tw := time.Now()
 	for _, f := range []string{"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"} {

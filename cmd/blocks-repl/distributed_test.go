@@ -31,20 +31,6 @@ func needMPI(t *testing.T) {
 	}
 }
 
-func sharedMNIST(t *testing.T) string {
-	t.Helper()
-	root := os.Getenv("BLOCKS_SHARED")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared")
-	}
-	p := filepath.Join(root, "data", "mnist")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data absent: %v", err)
-	}
-	p, _ = filepath.Abs(p)
-	return p
-}
-
 // tutorialScript is scripts/mnist_tutorial.star, unchanged but for its
 // end: FinishAfter the tunable steps (default 200) and a Checkpoint every
 // `every` batches and after training.
@@ -81,7 +67,7 @@ func startIn(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "FUEL_DATA_PATH="+sharedMNIST(t), "FUEL_FLOATX=float32")
+	cmd.Env = append(os.Environ(), "FUEL_DATA_PATH="+mnistData(t), "FUEL_FLOATX=float32")
 	return cmd
 }
 

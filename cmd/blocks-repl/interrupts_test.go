@@ -126,7 +126,6 @@ func TestSIGTERMShippedScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mnist := filepath.Join(sharedRoot(), "data", "mnist")
 	for _, c := range []struct {
 		script  string
 		sets    []string
@@ -148,10 +147,7 @@ func TestSIGTERMShippedScripts(t *testing.T) {
 		t.Run(c.script, func(t *testing.T) {
 			var env []string
 			if c.data {
-				if _, err := os.Stat(mnist); err != nil {
-					t.Skipf("MNIST absent: %v", err)
-				}
-				env = append(env, "FUEL_DATA_PATH="+mnist)
+				env = append(env, "FUEL_DATA_PATH="+mnistData(t))
 			}
 			args := []string{"run"}
 			for _, s := range c.sets {
@@ -174,15 +170,6 @@ func TestSIGTERMShippedScripts(t *testing.T) {
 			}
 		})
 	}
-}
-
-// sharedRoot is BLOCKS_SHARED, else ../shared beside the repository.
-func sharedRoot() string {
-	if r := os.Getenv("BLOCKS_SHARED"); r != "" {
-		return r
-	}
-	r, _ := filepath.Abs("../../../shared")
-	return r
 }
 
 // TestCtrlCInRunFinishesEpochAndScriptGoesOn: Ctrl-C during blocks-repl

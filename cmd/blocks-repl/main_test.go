@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/blocks-go/blocks/fuel/datasets"
+	"github.com/blocks-go/blocks/internal/fixtures"
 )
 
 var (
@@ -16,6 +19,10 @@ var (
 	binPath   string
 	buildErr  error
 	buildDir  string
+
+	mnistOnce sync.Once
+	mnistDir  string
+	mnistErr  error
 )
 
 // binary builds blocks-repl once for the tests that run it as a process.
@@ -38,10 +45,30 @@ func binary(t *testing.T) string {
 	return binPath
 }
 
+// mnistData is a data directory holding MNIST-shaped idx files
+// (fixtures.WriteMNIST: MNIST's names and sizes, its first examples) made
+// once from the subset shipped in the binary, for the runs that read
+// MNIST through FUEL_DATA_PATH; removed by TestMain.
+func mnistData(t *testing.T) string {
+	t.Helper()
+	mnistOnce.Do(func() {
+		if mnistDir, mnistErr = os.MkdirTemp("", "blocks-repl-test-mnist"); mnistErr == nil {
+			mnistErr = fixtures.WriteMNIST(mnistDir, datasets.EmbeddedMNISTFiles())
+		}
+	})
+	if mnistErr != nil {
+		t.Fatalf("MNIST-shaped data: %v", mnistErr)
+	}
+	return mnistDir
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
+	}
+	if mnistDir != "" {
+		os.RemoveAll(mnistDir)
 	}
 	os.Exit(code)
 }
