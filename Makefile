@@ -19,23 +19,25 @@ all: build
 deps:
 	@missing=""; for p in $(BUILD_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
+	  echo "installing Debian packages (apt-get, a minute or two):$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@$(GO) mod download
+	@GOPROXY=off GOFLAGS=-mod=mod $(GO) mod download >/dev/null 2>&1 || { \
+	  echo "downloading Go modules (first run: a minute or so)"; $(GO) mod download; }
 
 test-deps: deps
 	@missing=""; for p in $(TEST_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
+	  echo "installing Debian packages (apt-get, a minute or two):$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
 build: deps
+	@[ -x $(BIN) ] || echo "building blocks-repl (first build: compiling the cgo bindings of OpenBLAS, HDF5, ZeroMQ and MPI, a few minutes)"
 	$(GO) build -o $(BIN) ./cmd/blocks-repl
 
 # The main job on the embedded default: scripts/demo.star trains an MLP on
@@ -45,11 +47,20 @@ demo: build
 	./$(BIN) run scripts/demo.star
 
 vet:
+	@echo "go vet ./... (the first run compiles every package: several minutes)"
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
+# make test needs nothing outside the repository: its fixtures are in
+# internal/fixtures and testdata/ or written at test time (MNIST-shaped
+# files from the subset shipped in the binary), so it runs without
+# ../shared, BLOCKS_SHARED or FUEL_DATA_PATH (unset here; .ci/run checks it
+# with SHARED=/nonexistent). The runs on the real full data are make
+# accept's.
+TEST_ENV := env -u BLOCKS_SHARED -u FUEL_DATA_PATH -u BLOCKS_ACCEPT -u BLOCKS_SOAK
 test: test-deps vet
-	BLOCKS_SHARED=$(SHARED) $(GO) test -count=1 -timeout 20m ./...
+	@echo "running the test suite (go test ./...: compiles every test binary, then runs them; tens of minutes on 2 cores)"
+	$(TEST_ENV) $(GO) test -count=1 -timeout 20m ./...
 
 # The pure-Go build (CGO_ENABLED=0: gonum's Go BLAS; HDF5 and ZeroMQ
 # refused with a message naming the build) and its own tests: every
@@ -72,8 +83,8 @@ build-purego:
 test-purego: build-purego build
 	CGO_ENABLED=0 $(GO) vet ./...
 	./scripts/purego_compare.sh $(BIN) bin/blocks-repl-purego
-	BLOCKS_SHARED=$(SHARED) CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m -skip '$(PUREGO_CGO_ONLY)' $(PUREGO_PKGS)
-	BLOCKS_SHARED=$(SHARED) CGO_ENABLED=0 $(GO) test -count=1 -run 'PureGo' ./fuel/server
+	$(TEST_ENV) CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m -skip '$(PUREGO_CGO_ONLY)' $(PUREGO_PKGS)
+	$(TEST_ENV) CGO_ENABLED=0 $(GO) test -count=1 -run 'PureGo' ./fuel/server
 
 # The CUDA build (docs/backends.md): Debian's CUDA toolkit (the non-free
 # component is enabled when missing; a large install, once per machine)
@@ -105,17 +116,21 @@ BROWSER_PKGS := chromium chromium-driver
 test-browser: deps
 	@missing=""; for p in $(BROWSER_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
+	  echo "installing Debian packages (apt-get, a minute or two):$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	BLOCKS_SHARED=$(SHARED) BLOCKS_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./cmd/blocks-repl/
+	$(TEST_ENV) BLOCKS_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./cmd/blocks-repl/
 
 # Long acceptance runs (kept out of make test).
-# Every TestAccept... of the project (training to published accuracies,
-# many kill-and-resume trials): long, so kept out of make test.
+# Every TestAccept... of the project (training to published accuracies on
+# the real, full MNIST, many kill-and-resume trials): long, so kept out of
+# make test. They need the shared data directory (../shared beside the
+# checkout, or SHARED=dir: data/mnist/ with MNIST's four .gz files); so do
+# make bench, bench-fuel, bench-distributed, soak and gpu-check.
 accept: test-deps build
+	@[ -d "$(SHARED)/data/mnist" ] || { echo "make accept needs the shared data: $(SHARED)/data/mnist is missing (SHARED=dir)"; exit 1; }
 	BLOCKS_SHARED=$(SHARED) BLOCKS_ACCEPT=1 $(GO) test -count=1 -timeout 120m -run '^TestAccept' -v ./...
 
 # The tutorial model, one epoch on full MNIST, beside PyTorch on the same
