@@ -148,76 +148,6 @@ type member struct {
 	data []byte
 }
 
-// Encode returns the tar file. It fills Manifest.Members, the format and
-// version fields and, when empty, Created.
-func (c *Checkpoint) Encode() ([]byte, error) {
-	var members []member
-	for i := range c.Run.Scripts {
-		s := &c.Run.Scripts[i]
-		s.Member = fmt.Sprintf("%s%03d_%s", scriptPrefix, i, filepath.Base(s.Path))
-		members = append(members, member{s.Member, s.Source})
-	}
-	cfg, err := json.MarshalIndent(c.Run, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: config: %w", err)
-	}
-	params, err := EncodeNPZ(c.Parameters)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: parameters: %w", err)
-	}
-	alg, err := EncodeNPZ(c.AlgorithmState)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: algorithm state: %w", err)
-	}
-	it, err := json.Marshal(c.Iteration)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: iteration state: %w", err)
-	}
-	lg, err := json.Marshal(c.Log)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: log: %w", err)
-	}
-	members = append(members, member{MemberConfig, cfg}, member{MemberParameters, params},
-		member{MemberAlgorithmState, alg}, member{MemberIterationState, it}, member{MemberLog, lg})
-
-	m := &c.Manifest
-	m.Format, m.FormatVersion = FormatName, FormatVersion
-	if m.ProjectVersion == "" {
-		m.ProjectVersion = ProjectVersion
-	}
-	if m.Created == "" {
-		m.Created = time.Now().UTC().Format(time.RFC3339Nano)
-	}
-	m.Members = nil
-	for _, mb := range members {
-		sum := sha256.Sum256(mb.data)
-		m.Members = append(m.Members, Member{Name: mb.name, Size: int64(len(mb.data)), SHA256: hex.EncodeToString(sum[:])})
-	}
-	man, err := json.MarshalIndent(m, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: manifest: %w", err)
-	}
-	sum := sha256.Sum256(man)
-	all := append([]member{{MemberManifest, man}}, members...)
-	all = append(all, member{MemberChecksum, []byte(hex.EncodeToString(sum[:]) + "\n")})
-
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, mb := range all {
-		hdr := &tar.Header{Name: mb.name, Mode: 0o644, Size: int64(len(mb.data)), ModTime: npzTime, Format: tar.FormatPAX}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, fmt.Errorf("checkpoint: %s: %w", mb.name, err)
-		}
-		if _, err := tw.Write(mb.data); err != nil {
-			return nil, fmt.Errorf("checkpoint: %s: %w", mb.name, err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
 // ErrCorrupt is wrapped by every error about a file that is not a whole,
 // untouched checkpoint of this format.
 var ErrCorrupt = errors.New("not a valid checkpoint")
@@ -436,6 +366,62 @@ type WriteOptions struct {
 // Temporary files are named .NAME.tmp-PID-*: only those of processes that
 // no longer run are removed, never one another live process is writing.
 func Write(path string, data []byte, o WriteOptions) error {
+	return writeAtomic(path, int64(len(data)), o, func(w WriterAt) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFile streams c into path (the bytes of Encode, never held in
+// memory whole) atomically, as Write does.
+func WriteFile(path string, c *Checkpoint, o WriteOptions) error {
+	p, err := c.plan()
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, p.Size, o, p.writeTo)
+}
+
+// tempWriter writes the temporary file; the test hooks act half way
+// through its size.
+type tempWriter struct {
+	f          *os.File
+	n, half    int64
+	passed     bool
+	pause      time.Duration
+	secondHalf func(*os.File, []byte) (int, error)
+}
+
+func (w *tempWriter) Write(p []byte) (int, error) {
+	if w.passed || w.n+int64(len(p)) <= w.half {
+		write := (*os.File).Write
+		if w.passed && w.secondHalf != nil {
+			write = w.secondHalf
+		}
+		n, err := write(w.f, p)
+		w.n += int64(n)
+		return n, err
+	}
+	k := int(w.half - w.n)
+	n, err := w.f.Write(p[:k])
+	w.n += int64(n)
+	if err != nil {
+		return n, err
+	}
+	w.passed = true
+	if w.pause > 0 {
+		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
+		time.Sleep(w.pause)
+	}
+	m, err := w.Write(p[k:])
+	return n + m, err
+}
+
+func (w *tempWriter) WriteAt(p []byte, off int64) (int, error) { return w.f.WriteAt(p, off) }
+
+// writeAtomic is Write with fill writing the temporary file (size bytes,
+// about: the test hooks act half way).
+func writeAtomic(path string, size int64, o WriteOptions, fill func(WriterAt) error) error {
 	keepLast, prevIteration, owned := o.KeepLast, o.PrevIteration, o.Owned
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -460,20 +446,13 @@ func Write(path string, data []byte, o WriteOptions) error {
 		os.Remove(tmp)
 		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
 	}
-	half := len(data) / 2
-	if _, err := f.Write(data[:half]); err != nil {
+	w := &tempWriter{f: f, half: size / 2, pause: o.PauseHalfway, secondHalf: o.writeSecondHalf}
+	if err := fill(w); err != nil {
 		return fail(err)
 	}
-	if o.PauseHalfway > 0 {
+	if !w.passed && w.pause > 0 {
 		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
-		time.Sleep(o.PauseHalfway)
-	}
-	writeSecondHalf := (*os.File).Write
-	if o.writeSecondHalf != nil {
-		writeSecondHalf = o.writeSecondHalf
-	}
-	if _, err := writeSecondHalf(f, data[half:]); err != nil {
-		return fail(err)
+		time.Sleep(w.pause)
 	}
 	if err := f.Sync(); err != nil {
 		return fail(err)

@@ -34,27 +34,8 @@ var npzTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 // numpy.load(f)[NAME] reads each back.
 func EncodeNPZ(arrays []Named) ([]byte, error) {
 	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	seen := map[string]bool{}
-	for _, na := range arrays {
-		if seen[na.Name] {
-			return nil, fmt.Errorf("npz: the name %q is used twice", na.Name)
-		}
-		seen[na.Name] = true
-		data, err := npy.Encode(na.Array)
-		if err != nil {
-			return nil, fmt.Errorf("npz: %s: %w", na.Name, err)
-		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: na.Name + ".npy", Method: zip.Store, Modified: npzTime})
-		if err != nil {
-			return nil, fmt.Errorf("npz: %s: %w", na.Name, err)
-		}
-		if _, err := w.Write(data); err != nil {
-			return nil, err
-		}
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("npz: %w", err)
+	if err := writeNPZ(&buf, arrays); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }
