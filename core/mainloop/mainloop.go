@@ -216,6 +216,9 @@ func (m *MainLoop) Run() error {
 		if Truthy(m.Log.CurrentRow()[RecordTrainingFinished]) {
 			_ = m.runExtensions(AfterTraining, nil)
 		}
+		if e2 := m.waitWriters(); e2 != nil {
+			m.warn(e2.Error())
+		}
 		if e2 := m.syncLog(); e2 != nil {
 			m.warn(e2.Error())
 		}
@@ -227,11 +230,39 @@ func (m *MainLoop) Run() error {
 	}
 	if Truthy(m.Log.CurrentRow()[RecordTrainingFinished]) {
 		if err := m.runExtensions(AfterTraining, nil); err != nil {
+			_ = m.waitWriters()
 			_ = m.syncLog()
 			return err
 		}
 	}
+	if err := m.waitWriters(); err != nil {
+		_ = m.syncLog()
+		return err
+	}
 	return m.syncLog()
+}
+
+// A BackgroundWriter is an extension whose callbacks leave work running
+// after they return (Checkpoint's background writes). Run waits for it
+// before it returns, however the run ends (finished, interrupted, paused
+// or failed), so that what a run wrote is on disk when Run returns.
+type BackgroundWriter interface {
+	// WaitWrites waits for the work in flight and returns its error.
+	WaitWrites() error
+}
+
+// waitWriters waits for every BackgroundWriter extension; the first
+// error is returned (as the extension's).
+func (m *MainLoop) waitWriters() error {
+	var first error
+	for _, ext := range m.Extensions {
+		if w, ok := ext.(BackgroundWriter); ok {
+			if err := w.WaitWrites(); err != nil && first == nil {
+				first = fmt.Errorf("extension %s: %w", ExtensionName(ext), err)
+			}
+		}
+	}
+	return first
 }
 
 func (m *MainLoop) run() (finished bool, err error) {
