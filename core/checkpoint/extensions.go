@@ -242,6 +242,8 @@ type pendingWrite struct {
 	// row is the log row whose saved_to names the checkpoint: None when
 	// the write fails.
 	row mainloop.Row
+	// iteration is the checkpoint's.
+	iteration int
 }
 
 // backgroundCallbacks are the callbacks whose saves write in the
@@ -264,7 +266,7 @@ func (e *CheckpointExtension) WaitWrites() error {
 	case <-pw.done:
 	default:
 		if e.PauseHalfway > 0 {
-			fmt.Fprintln(os.Stderr, "checkpoint: waiting for the write in progress")
+			fmt.Fprintf(os.Stderr, "checkpoint: waiting for the write in progress (iteration %d)\n", pw.iteration)
 		}
 		<-pw.done
 	}
@@ -319,7 +321,7 @@ func (e *CheckpointExtension) save(b Bindings, path string, callback mainloop.Ca
 	// The state as it is now: the arrays are copied (training changes
 	// them in place), the rest Capture made anew.
 	e.snapshot(c)
-	pw := &pendingWrite{done: make(chan struct{}), row: row}
+	pw := &pendingWrite{done: make(chan struct{}), row: row, iteration: c.Manifest.IterationsDone}
 	e.inflight = pw
 	go func() {
 		defer close(pw.done)

@@ -162,8 +162,31 @@ func corrupt(format string, args ...any) error {
 // and that every member parses. A truncated, tampered or foreign file is
 // an error wrapping ErrCorrupt.
 func Decode(data []byte) (*Checkpoint, error) {
-	tr := tar.NewReader(bytes.NewReader(data))
-	var members []member
+	return decode(bytes.NewReader(data), int64(len(data)))
+}
+
+// readMember is a member as the first pass read it: its bytes (all but
+// the .npz members, which stay in the file), where it lies and its
+// SHA-256.
+type readMember struct {
+	name      string
+	data      []byte
+	off, size int64
+	sum       [sha256.Size]byte
+}
+
+// streamed are the members decode leaves in the file: read twice (their
+// SHA-256, then their arrays), never held whole.
+var streamed = map[string]bool{MemberParameters: true, MemberAlgorithmState: true}
+
+// decode reads a checkpoint of size bytes from r in two passes: the
+// first checks the tar structure, the manifest and every member's
+// SHA-256, holding only the small members; the second decodes the
+// arrays of the .npz members from the file, straight into their arrays.
+func decode(r io.ReaderAt, size int64) (*Checkpoint, error) {
+	sr := io.NewSectionReader(r, 0, size)
+	tr := tar.NewReader(sr)
+	var members []readMember
 	// No member is read before its size is known to be possible: at most
 	// what the file holds, and, once the manifest is read, exactly what
 	// the manifest says. A bomb (a sparse member declaring gigabytes of
@@ -185,8 +208,8 @@ func Decode(data []byte) (*Checkpoint, error) {
 				return nil, corrupt("member %q is a sparse file (a checkpoint has none)", hdr.Name)
 			}
 		}
-		if hdr.Size < 0 || hdr.Size > int64(len(data)) {
-			return nil, corrupt("member %q declares %d bytes, more than the whole file holds (%d): the file is truncated or forged", hdr.Name, hdr.Size, len(data))
+		if hdr.Size < 0 || hdr.Size > size {
+			return nil, corrupt("member %q declares %d bytes, more than the whole file holds (%d): the file is truncated or forged", hdr.Name, hdr.Size, size)
 		}
 		if mp != nil && hdr.Name != MemberChecksum {
 			i := len(members) - 1 // the manifest is members[0]
@@ -200,14 +223,25 @@ func Decode(data []byte) (*Checkpoint, error) {
 		if mp != nil && hdr.Name == MemberChecksum && hdr.Size > 1024 {
 			return nil, corrupt("member %s has %d bytes (a checksum has 64)", hdr.Name, hdr.Size)
 		}
-		b := make([]byte, hdr.Size)
-		if _, err := io.ReadFull(tr, b); err != nil {
-			return nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
+		off, _ := sr.Seek(0, io.SeekCurrent)
+		m := readMember{name: hdr.Name, off: off, size: hdr.Size}
+		h := sha256.New()
+		if streamed[hdr.Name] && len(members) > 0 {
+			if _, err := io.CopyN(h, tr, hdr.Size); err != nil {
+				return nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
+			}
+		} else {
+			m.data = make([]byte, hdr.Size)
+			if _, err := io.ReadFull(tr, m.data); err != nil {
+				return nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
+			}
+			h.Write(m.data)
 		}
-		members = append(members, member{hdr.Name, b})
+		h.Sum(m.sum[:0])
+		members = append(members, m)
 		if len(members) == 1 && hdr.Name == MemberManifest {
 			mp = new(Manifest)
-			if err := json.Unmarshal(b, mp); err != nil {
+			if err := json.Unmarshal(m.data, mp); err != nil {
 				return nil, corrupt("the manifest is not valid JSON: %v", err)
 			}
 		}
@@ -233,35 +267,50 @@ func Decode(data []byte) (*Checkpoint, error) {
 		return nil, fmt.Errorf("%w: the checkpoint has format version %d, written by blocks-repl %s; this blocks-repl (%s) reads version %d only",
 			ErrCorrupt, man.FormatVersion, man.ProjectVersion, ProjectVersion, FormatVersion)
 	}
-	sum := sha256.Sum256(members[0].data)
-	if strings.TrimSpace(string(last.data)) != hex.EncodeToString(sum[:]) {
+	if strings.TrimSpace(string(last.data)) != hex.EncodeToString(members[0].sum[:]) {
 		return nil, corrupt("the manifest does not match its checksum (the file was modified)")
 	}
 	body := members[1 : len(members)-1]
 	if len(body) != len(man.Members) {
 		return nil, corrupt("the manifest lists %d members, the file holds %d", len(man.Members), len(body))
 	}
-	byName := map[string][]byte{}
+	byName := map[string]readMember{}
 	for i, mb := range body {
 		want := man.Members[i]
 		if mb.name != want.Name {
 			return nil, corrupt("member %d is %q, the manifest says %q", i+1, mb.name, want.Name)
 		}
-		if int64(len(mb.data)) != want.Size {
-			return nil, corrupt("member %s has %d bytes, the manifest says %d", mb.name, len(mb.data), want.Size)
+		if mb.size != want.Size {
+			return nil, corrupt("member %s has %d bytes, the manifest says %d", mb.name, mb.size, want.Size)
 		}
-		s := sha256.Sum256(mb.data)
-		if hex.EncodeToString(s[:]) != want.SHA256 {
+		if hex.EncodeToString(mb.sum[:]) != want.SHA256 {
 			return nil, corrupt("member %s does not match its SHA-256 in the manifest (the file was modified)", mb.name)
 		}
-		byName[mb.name] = mb.data
+		byName[mb.name] = mb
 	}
 	need := func(name string) ([]byte, error) {
-		b, ok := byName[name]
+		mb, ok := byName[name]
 		if !ok {
 			return nil, corrupt("member %s is missing", name)
 		}
-		return b, nil
+		return mb.data, nil
+	}
+	npz := func(name string) ([]Named, error) {
+		mb, ok := byName[name]
+		if !ok {
+			return nil, corrupt("member %s is missing", name)
+		}
+		var arrays []Named
+		var err error
+		if mb.data != nil {
+			arrays, err = DecodeNPZ(mb.data)
+		} else {
+			arrays, err = decodeNPZ(io.NewSectionReader(r, mb.off, mb.size), mb.size)
+		}
+		if err != nil {
+			return nil, corrupt("%s: %v", name, err)
+		}
+		return arrays, nil
 	}
 	c := &Checkpoint{Manifest: man}
 	b, err := need(MemberConfig)
@@ -280,17 +329,11 @@ func Decode(data []byte) (*Checkpoint, error) {
 			return nil, err
 		}
 	}
-	if b, err = need(MemberParameters); err != nil {
+	if c.Parameters, err = npz(MemberParameters); err != nil {
 		return nil, err
 	}
-	if c.Parameters, err = DecodeNPZ(b); err != nil {
-		return nil, corrupt("%s: %v", MemberParameters, err)
-	}
-	if b, err = need(MemberAlgorithmState); err != nil {
+	if c.AlgorithmState, err = npz(MemberAlgorithmState); err != nil {
 		return nil, err
-	}
-	if c.AlgorithmState, err = DecodeNPZ(b); err != nil {
-		return nil, corrupt("%s: %v", MemberAlgorithmState, err)
 	}
 	if b, err = need(MemberIterationState); err != nil {
 		return nil, err
@@ -318,13 +361,20 @@ func Decode(data []byte) (*Checkpoint, error) {
 	return c, nil
 }
 
-// Read reads and checks the checkpoint at path (see Decode).
+// Read reads and checks the checkpoint at path (see Decode) as a
+// stream: the arrays are read into their memory, the file is never held
+// whole.
 func Read(path string) (*Checkpoint, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	c, err := Decode(data)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	c, err := decode(f, fi.Size())
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}

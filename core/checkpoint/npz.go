@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -43,7 +44,13 @@ func EncodeNPZ(arrays []Named) ([]byte, error) {
 // DecodeNPZ reads an .npz archive (stored or deflated members, C or
 // Fortran order is refused) into arrays, in the archive's order.
 func DecodeNPZ(data []byte) ([]Named, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	return decodeNPZ(bytes.NewReader(data), int64(len(data)))
+}
+
+// decodeNPZ is DecodeNPZ of the size bytes of r, read as the arrays need
+// them.
+func decodeNPZ(r io.ReaderAt, size int64) ([]Named, error) {
+	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("npz: %w", err)
 	}

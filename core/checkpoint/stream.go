@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/nd/npy"
@@ -348,7 +347,7 @@ const chunkElems = 1 << 16
 // is little-endian, chunks of it otherwise.
 func writeArrayData(w io.Writer, a *nd.Array) error {
 	if nativeLittle {
-		if b := rawBytes(a); b != nil || a.Size() == 0 {
+		if b := npy.RawBytes(a); b != nil || a.Size() == 0 {
 			_, err := w.Write(b)
 			return err
 		}
@@ -366,41 +365,6 @@ func writeArrayData(w io.Writer, a *nd.Array) error {
 		if _, err := w.Write(buf); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// rawBytes is the memory of a's elements (nil for an empty array or a
-// dtype whose memory is not its .npy data).
-func rawBytes(a *nd.Array) []byte {
-	view := func(p unsafe.Pointer, n int) []byte { return unsafe.Slice((*byte)(p), n) }
-	switch d := a.Data.(type) {
-	case []float32:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 4*len(d))
-		}
-	case []float64:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 8*len(d))
-		}
-	case []int64:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 8*len(d))
-		}
-	case []int32:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 4*len(d))
-		}
-	case []int16:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 2*len(d))
-		}
-	case []uint16:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 2*len(d))
-		}
-	case []uint8:
-		return d
 	}
 	return nil
 }
