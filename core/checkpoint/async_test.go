@@ -152,19 +152,26 @@ func TestKillDuringBackgroundWrite(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The kill comes once the third write (iteration 3) is half way,
+	// where it hangs, and the loop has trained on to its next save,
+	// which waits for it.
 	sc := bufio.NewScanner(stderr)
-	waits := 0
+	writes, waiting := 0, false
 	for sc.Scan() {
-		if strings.Contains(sc.Text(), "checkpoint: waiting for the write in progress") {
-			if waits++; waits == 3 {
-				break
-			}
+		if strings.Contains(sc.Text(), "checkpoint: write in progress") {
+			writes++
+		}
+		if strings.Contains(sc.Text(), "checkpoint: waiting for the write in progress (iteration 3)") {
+			waiting = true
+		}
+		if writes == 3 && waiting {
+			break
 		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	err = cmd.Wait()
-	if waits != 3 {
-		t.Fatalf("the child ended (%v) before its third save waited for a write", err)
+	if writes != 3 || !waiting {
+		t.Fatalf("the child ended (%v) before its third write was half way with the loop waiting for it", err)
 	}
 	// The third wait is the save of iteration 4, for the write of 3.
 	c, err := Read(path)

@@ -8,12 +8,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/nd/npy"
 )
 
 // The log records of saving and loading (Blocks' SAVED_TO and
@@ -346,24 +350,64 @@ func (e *CheckpointExtension) snapshot(c *Checkpoint) {
 	if len(e.snap) != len(arrays) {
 		e.snap = make([]*nd.Array, len(arrays))
 	}
+	var chunks [][2][]byte
 	for i, na := range arrays {
 		s := e.snap[i]
 		if s == nil || s.DType() != na.Array.DType() || !slices.Equal(s.Shape, na.Array.Shape) {
 			s = nd.New(na.Array.DType(), na.Array.Shape...)
 			e.snap[i] = s
 		}
-		_ = s.CopyFrom(na.Array)
+		dst, src := npy.RawBytes(s), npy.RawBytes(na.Array)
+		if dst == nil || src == nil || len(dst) != len(src) {
+			_ = s.CopyFrom(na.Array)
+		}
+		for lo := 0; lo < len(dst) && len(dst) == len(src); lo += copyChunk {
+			hi := min(lo+copyChunk, len(dst))
+			chunks = append(chunks, [2][]byte{dst[lo:hi], src[lo:hi]})
+		}
 		na.Array = s
 	}
+	parallelCopy(chunks)
+}
+
+// copyChunk is the unit of the snapshot's parallel copy.
+const copyChunk = 1 << 20
+
+// parallelCopy copies the chunks (dst, src) on every processor: the copy
+// is what the training loop waits for at a save.
+func parallelCopy(chunks [][2][]byte) {
+	workers := min(runtime.GOMAXPROCS(0), len(chunks))
+	if workers <= 1 {
+		for _, c := range chunks {
+			copy(c[0], c[1])
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(chunks) {
+				return
+			}
+			copy(chunks[i][0], chunks[i][1])
+		}
+	}
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
 }
 
 // write writes c at path (in the background: the extension's fields it
 // uses belong to the write in flight until WaitWrites returns).
 func (e *CheckpointExtension) write(path string, c *Checkpoint) error {
 	if e.lastIteration < 0 {
-		if old, err := Read(path); err == nil {
-			e.lastIteration = old.Manifest.IterationsDone
-			e.owned = slices.Clone(old.Manifest.Kept)
+		if old, err := readManifest(path); err == nil {
+			e.lastIteration = old.IterationsDone
+			e.owned = slices.Clone(old.Kept)
 		}
 	}
 	// The manifest lists the kept files as they will be after this write.

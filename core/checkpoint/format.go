@@ -184,6 +184,17 @@ var streamed = map[string]bool{MemberParameters: true, MemberAlgorithmState: tru
 // SHA-256, holding only the small members; the second decodes the
 // arrays of the .npz members from the file, straight into their arrays.
 func decode(r io.ReaderAt, size int64) (*Checkpoint, error) {
+	man, byName, err := verify(r, size)
+	if err != nil {
+		return nil, err
+	}
+	return parse(r, *man, byName)
+}
+
+// verify is decode's first pass: the tar structure, the manifest and its
+// checksum, and every member's size and SHA-256. It holds the small
+// members only.
+func verify(r io.ReaderAt, size int64) (*Manifest, map[string]readMember, error) {
 	sr := io.NewSectionReader(r, 0, size)
 	tr := tar.NewReader(sr)
 	var members []readMember
@@ -198,42 +209,42 @@ func decode(r io.ReaderAt, size int64) (*Checkpoint, error) {
 			break
 		}
 		if err != nil {
-			return nil, corrupt("reading the tar archive (truncated?): %v", err)
+			return nil, nil, corrupt("reading the tar archive (truncated?): %v", err)
 		}
 		if hdr.Typeflag != tar.TypeReg {
-			return nil, corrupt("member %q is not a regular file", hdr.Name)
+			return nil, nil, corrupt("member %q is not a regular file", hdr.Name)
 		}
 		for k := range hdr.PAXRecords {
 			if strings.HasPrefix(k, "GNU.sparse.") {
-				return nil, corrupt("member %q is a sparse file (a checkpoint has none)", hdr.Name)
+				return nil, nil, corrupt("member %q is a sparse file (a checkpoint has none)", hdr.Name)
 			}
 		}
 		if hdr.Size < 0 || hdr.Size > size {
-			return nil, corrupt("member %q declares %d bytes, more than the whole file holds (%d): the file is truncated or forged", hdr.Name, hdr.Size, size)
+			return nil, nil, corrupt("member %q declares %d bytes, more than the whole file holds (%d): the file is truncated or forged", hdr.Name, hdr.Size, size)
 		}
 		if mp != nil && hdr.Name != MemberChecksum {
 			i := len(members) - 1 // the manifest is members[0]
 			if i >= len(mp.Members) {
-				return nil, corrupt("member %q is not in the manifest (it lists %d members)", hdr.Name, len(mp.Members))
+				return nil, nil, corrupt("member %q is not in the manifest (it lists %d members)", hdr.Name, len(mp.Members))
 			}
 			if want := mp.Members[i]; hdr.Name != want.Name || hdr.Size != want.Size {
-				return nil, corrupt("member %d is %q of %d bytes, the manifest says %q of %d", i+1, hdr.Name, hdr.Size, want.Name, want.Size)
+				return nil, nil, corrupt("member %d is %q of %d bytes, the manifest says %q of %d", i+1, hdr.Name, hdr.Size, want.Name, want.Size)
 			}
 		}
 		if mp != nil && hdr.Name == MemberChecksum && hdr.Size > 1024 {
-			return nil, corrupt("member %s has %d bytes (a checksum has 64)", hdr.Name, hdr.Size)
+			return nil, nil, corrupt("member %s has %d bytes (a checksum has 64)", hdr.Name, hdr.Size)
 		}
 		off, _ := sr.Seek(0, io.SeekCurrent)
 		m := readMember{name: hdr.Name, off: off, size: hdr.Size}
 		h := sha256.New()
 		if streamed[hdr.Name] && len(members) > 0 {
 			if _, err := io.CopyN(h, tr, hdr.Size); err != nil {
-				return nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
+				return nil, nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
 			}
 		} else {
 			m.data = make([]byte, hdr.Size)
 			if _, err := io.ReadFull(tr, m.data); err != nil {
-				return nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
+				return nil, nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
 			}
 			h.Write(m.data)
 		}
@@ -242,52 +253,58 @@ func decode(r io.ReaderAt, size int64) (*Checkpoint, error) {
 		if len(members) == 1 && hdr.Name == MemberManifest {
 			mp = new(Manifest)
 			if err := json.Unmarshal(m.data, mp); err != nil {
-				return nil, corrupt("the manifest is not valid JSON: %v", err)
+				return nil, nil, corrupt("the manifest is not valid JSON: %v", err)
 			}
 		}
 	}
 	if len(members) == 0 {
-		return nil, corrupt("the file holds no tar members (empty or truncated)")
+		return nil, nil, corrupt("the file holds no tar members (empty or truncated)")
 	}
 	if members[0].name != MemberManifest {
-		return nil, corrupt("the first member is %q, not %s", members[0].name, MemberManifest)
+		return nil, nil, corrupt("the first member is %q, not %s", members[0].name, MemberManifest)
 	}
 	last := members[len(members)-1]
 	if last.name != MemberChecksum {
-		return nil, corrupt("the last member is %q, not %s: the file is truncated", last.name, MemberChecksum)
+		return nil, nil, corrupt("the last member is %q, not %s: the file is truncated", last.name, MemberChecksum)
 	}
 	var man Manifest
 	if err := json.Unmarshal(members[0].data, &man); err != nil {
-		return nil, corrupt("the manifest is not valid JSON: %v", err)
+		return nil, nil, corrupt("the manifest is not valid JSON: %v", err)
 	}
 	if man.Format != FormatName {
-		return nil, corrupt("the manifest's format is %q, not %q", man.Format, FormatName)
+		return nil, nil, corrupt("the manifest's format is %q, not %q", man.Format, FormatName)
 	}
 	if man.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%w: the checkpoint has format version %d, written by blocks-repl %s; this blocks-repl (%s) reads version %d only",
+		return nil, nil, fmt.Errorf("%w: the checkpoint has format version %d, written by blocks-repl %s; this blocks-repl (%s) reads version %d only",
 			ErrCorrupt, man.FormatVersion, man.ProjectVersion, ProjectVersion, FormatVersion)
 	}
 	if strings.TrimSpace(string(last.data)) != hex.EncodeToString(members[0].sum[:]) {
-		return nil, corrupt("the manifest does not match its checksum (the file was modified)")
+		return nil, nil, corrupt("the manifest does not match its checksum (the file was modified)")
 	}
 	body := members[1 : len(members)-1]
 	if len(body) != len(man.Members) {
-		return nil, corrupt("the manifest lists %d members, the file holds %d", len(man.Members), len(body))
+		return nil, nil, corrupt("the manifest lists %d members, the file holds %d", len(man.Members), len(body))
 	}
 	byName := map[string]readMember{}
 	for i, mb := range body {
 		want := man.Members[i]
 		if mb.name != want.Name {
-			return nil, corrupt("member %d is %q, the manifest says %q", i+1, mb.name, want.Name)
+			return nil, nil, corrupt("member %d is %q, the manifest says %q", i+1, mb.name, want.Name)
 		}
 		if mb.size != want.Size {
-			return nil, corrupt("member %s has %d bytes, the manifest says %d", mb.name, mb.size, want.Size)
+			return nil, nil, corrupt("member %s has %d bytes, the manifest says %d", mb.name, mb.size, want.Size)
 		}
 		if hex.EncodeToString(mb.sum[:]) != want.SHA256 {
-			return nil, corrupt("member %s does not match its SHA-256 in the manifest (the file was modified)", mb.name)
+			return nil, nil, corrupt("member %s does not match its SHA-256 in the manifest (the file was modified)", mb.name)
 		}
 		byName[mb.name] = mb
 	}
+	return &man, byName, nil
+}
+
+// parse is decode's second pass: the members' contents, the arrays read
+// from r.
+func parse(r io.ReaderAt, man Manifest, byName map[string]readMember) (*Checkpoint, error) {
 	need := func(name string) ([]byte, error) {
 		mb, ok := byName[name]
 		if !ok {
@@ -379,6 +396,25 @@ func Read(path string) (*Checkpoint, error) {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// readManifest is the manifest of the checkpoint at path, once the whole
+// file is checked (Decode's checks but the parsing of the members).
+func readManifest(path string) (*Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	man, _, err := verify(f, fi.Size())
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return man, nil
 }
 
 // WriteOptions are Write's options.
