@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,6 +33,9 @@ type checkpointRun struct {
 	wall time.Duration
 	// stalls are the times the loop spent in the saves of after_batch.
 	stalls []time.Duration
+	// stallCPU are the process's CPU times during those saves: what they
+	// would take on an idle machine, times its parallelism.
+	stallCPU []time.Duration
 	// peakAdded is the peak RSS during the run above the RSS at its start.
 	peakAdded int64
 	fileSize  int64
@@ -65,10 +69,11 @@ func runCheckpointed(b *testing.B, dir string, batches, every int, sync bool) ch
 	}
 	var r checkpointRun
 	var t0 time.Time
+	var cpu0 time.Duration
 	var saving bool
 	start, err := extensions.NewSimpleExtension("Start", func(c extensions.Call) error {
 		saving = every > 0 && c.MainLoop.Log.Status.IterationsDone%every == 0
-		t0 = time.Now()
+		t0, cpu0 = time.Now(), processCPU()
 		return nil
 	}, extensions.Triggers{"after_batch": true})
 	if err != nil {
@@ -77,6 +82,7 @@ func runCheckpointed(b *testing.B, dir string, batches, every int, sync bool) ch
 	stop, err := extensions.NewSimpleExtension("Stop", func(c extensions.Call) error {
 		if saving {
 			r.stalls = append(r.stalls, time.Since(t0))
+			r.stallCPU = append(r.stallCPU, processCPU()-cpu0)
 		}
 		return nil
 	}, extensions.Triggers{"after_batch": true})
@@ -132,6 +138,13 @@ func procStatus(field string) int64 {
 	return 0
 }
 
+// processCPU is the process's user and system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func medianDur(d []time.Duration) time.Duration {
 	if len(d) == 0 {
 		return 0
@@ -157,8 +170,9 @@ func ddRate(b *testing.B, dir string, size int64) float64 {
 // BenchmarkCheckpointStall measures what a checkpoint costs the training
 // loop (issue 37): the 784-2000-2000-10 MLP with Adam, 60 batches of
 // 128, a save every 10 batches. Reported: the median and largest time
-// the loop spent in a save (stall-ms, stall-max-ms; the first save also
-// allocates the copy's buffers), the wall time a save added to the run
+// the loop spent in a save (stall-ms, stall-max-ms) and the CPU time the
+// process spent meanwhile (stall-cpu-ms: on a loaded machine the wall
+// time is the CPU time stretched by the load), the wall time a save added to the run
 // (added-ms/save: against the same run without saves; on a loaded
 // machine this swings), the old synchronous save's time (sync-save-ms)
 // and its write rate (write-MB/s: encode, write, fsync, rename) beside
@@ -188,13 +202,14 @@ func BenchmarkCheckpointStall(b *testing.B) {
 		saves := len(bg.stalls)
 		b.ReportMetric(float64(medianDur(bg.stalls))/1e6, "stall-ms")
 		b.ReportMetric(float64(slices.Max(bg.stalls))/1e6, "stall-max-ms")
+		b.ReportMetric(float64(medianDur(bg.stallCPU))/1e6, "stall-cpu-ms")
 		b.ReportMetric(float64(bg.wall-none.wall)/1e6/float64(saves), "added-ms/save")
 		b.ReportMetric(float64(medianDur(sync.stalls))/1e6, "sync-save-ms")
 		b.ReportMetric(float64(sync.fileSize)/1e6/medianDur(sync.stalls).Seconds(), "write-MB/s")
 		b.ReportMetric(ddRate(b, dir, sync.fileSize), "dd-MB/s")
 		b.ReportMetric(float64(bg.peakAdded-none.peakAdded)/1e6, "rss-added-MB")
 		b.ReportMetric(float64(bg.fileSize)/1e6, "file-MB")
-		b.Logf("stalls (background) %v; sync saves %v; wall: none %v, background %v, sync %v; peak RSS above start: none %.0f MB, background %.0f MB, sync %.0f MB",
-			bg.stalls, sync.stalls, none.wall, bg.wall, sync.wall, float64(none.peakAdded)/1e6, float64(bg.peakAdded)/1e6, float64(sync.peakAdded)/1e6)
+		b.Logf("stalls (background) %v, CPU %v; sync saves %v; wall: none %v, background %v, sync %v; peak RSS above start: none %.0f MB, background %.0f MB, sync %.0f MB",
+			bg.stalls, bg.stallCPU, sync.stalls, none.wall, bg.wall, sync.wall, float64(none.peakAdded)/1e6, float64(bg.peakAdded)/1e6, float64(sync.peakAdded)/1e6)
 	}
 }

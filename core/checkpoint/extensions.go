@@ -106,6 +106,8 @@ type CheckpointExtension struct {
 	// reused from one save to the next (a save waits for the write in
 	// flight before it copies).
 	snap []*nd.Array
+	// prepared is closed once prepareSnapshot has allocated snap.
+	prepared chan struct{}
 
 	lastIteration int
 	// owned are the older checkpoints this run (and the runs it resumed)
@@ -340,6 +342,9 @@ func (e *CheckpointExtension) save(b Bindings, path string, callback mainloop.Ca
 // snapshot replaces the arrays of c (the model's own) by copies, in
 // buffers kept from the last save when the shapes agree.
 func (e *CheckpointExtension) snapshot(c *Checkpoint) {
+	if e.prepared != nil {
+		<-e.prepared
+	}
 	var arrays []*Named
 	for i := range c.Parameters {
 		arrays = append(arrays, &c.Parameters[i])
@@ -436,7 +441,45 @@ func (e *CheckpointExtension) BeforeTraining() error {
 	if e.pending != nil {
 		return e.pending
 	}
+	e.prepareSnapshot()
 	return e.SimpleExtension.BeforeTraining()
+}
+
+// prepareSnapshot allocates the buffers of the background saves' copy on
+// a goroutine, touching every page, so that the first save during
+// training does not wait for fresh memory (snapshot waits for it).
+func (e *CheckpointExtension) prepareSnapshot() {
+	if e.Sync || e.ReadOnly || e.Replay != nil || e.Bindings.Loop == nil || e.prepared != nil {
+		return
+	}
+	_, ps, err := e.Bindings.namedParameters()
+	if err != nil {
+		return
+	}
+	_, avars := e.Bindings.algorithmState()
+	type like struct {
+		dt    nd.DType
+		shape []int
+	}
+	var shapes []like
+	for _, v := range append(ps, avars...) {
+		shapes = append(shapes, like{v.Value().DType(), slices.Clone(v.Value().Shape)})
+	}
+	done := make(chan struct{})
+	e.prepared = done
+	go func() {
+		defer close(done)
+		snap := make([]*nd.Array, len(shapes))
+		for i, a := range shapes {
+			snap[i] = nd.New(a.dt, a.shape...)
+			if b := npy.RawBytes(snap[i]); b != nil {
+				for j := 0; j < len(b); j += 4096 {
+					b[j] = 0
+				}
+			}
+		}
+		e.snap = snap
+	}()
 }
 
 // OnResumption reports a failed restore, and restores the state of the
