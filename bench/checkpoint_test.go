@@ -205,6 +205,7 @@ func BenchmarkCheckpointStall(b *testing.B) {
 		b.ReportMetric(float64(medianDur(bg.stallCPU))/1e6, "stall-cpu-ms")
 		b.ReportMetric(float64(bg.wall-none.wall)/1e6/float64(saves), "added-ms/save")
 		b.ReportMetric(float64(medianDur(sync.stalls))/1e6, "sync-save-ms")
+		b.ReportMetric(float64(medianDur(sync.stallCPU))/1e6, "writer-cpu-ms")
 		b.ReportMetric(float64(sync.fileSize)/1e6/medianDur(sync.stalls).Seconds(), "write-MB/s")
 		b.ReportMetric(ddRate(b, dir, sync.fileSize), "dd-MB/s")
 		b.ReportMetric(float64(bg.peakAdded-none.peakAdded)/1e6, "rss-added-MB")
