@@ -34,6 +34,7 @@ type encodeMember struct {
 	name   string
 	size   int64
 	data   []byte
+	npz    bool
 	arrays []Named
 }
 
@@ -83,8 +84,8 @@ func (c *Checkpoint) plan() (*encodePlan, error) {
 		return nil, fmt.Errorf("checkpoint: log: %w", err)
 	}
 	p.members = append(p.members, encodeMember{name: MemberConfig, data: cfg},
-		encodeMember{name: MemberParameters, size: params, arrays: c.Parameters},
-		encodeMember{name: MemberAlgorithmState, size: alg, arrays: c.AlgorithmState},
+		encodeMember{name: MemberParameters, size: params, npz: true, arrays: c.Parameters},
+		encodeMember{name: MemberAlgorithmState, size: alg, npz: true, arrays: c.AlgorithmState},
 		encodeMember{name: MemberIterationState, data: it}, encodeMember{name: MemberLog, data: lg})
 	m := &c.Manifest
 	m.Format, m.FormatVersion = FormatName, FormatVersion
@@ -97,7 +98,7 @@ func (c *Checkpoint) plan() (*encodePlan, error) {
 	m.Members = nil
 	for i := range p.members {
 		mb := &p.members[i]
-		if mb.arrays == nil {
+		if !mb.npz {
 			mb.size = int64(len(mb.data))
 		}
 		p.Size += mb.size
@@ -164,7 +165,7 @@ func (p *encodePlan) writeTo(out WriterAt) error {
 		h.Reset()
 		w := io.MultiWriter(tw, h)
 		var err error
-		if mb.arrays != nil {
+		if mb.npz {
 			err = writeNPZ(w, mb.arrays)
 		} else {
 			_, err = w.Write(mb.data)

@@ -48,6 +48,15 @@ func TestStreamedBytesEqualWholeFile(t *testing.T) {
 	if !bytes.Equal(file, want) {
 		t.Fatalf("WriteFile: %d bytes differ from the whole-file encoder's %d (first difference at %d)", len(file), len(want), firstDiff(file, want))
 	}
+	// An empty algorithm state (plain SGD's) is an empty .npz.
+	c.AlgorithmState = nil
+	want, _ = c.encodeWholeFile()
+	if got, _ = c.Encode(); !bytes.Equal(got, want) {
+		t.Fatalf("Encode without algorithm state: %d bytes differ from the whole-file encoder's %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+	}
+	for i, a := range extra {
+		c.AlgorithmState = append(c.AlgorithmState, Named{fmt.Sprintf("%03d:extra%d", i, i), a})
+	}
 	// And the .npz alone.
 	a, err := EncodeNPZ(c.AlgorithmState)
 	if err != nil {
