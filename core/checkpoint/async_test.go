@@ -205,3 +205,30 @@ func killChild(t *testing.T, path string) {
 	_ = loop.Run()
 	t.Fatal("the child was not killed")
 }
+
+// A Checkpoint that saves only after training (the default) writes
+// synchronously and never allocates the background copy; a save by
+// hand outside Run (Blocks' ext.do) is synchronous too.
+func TestAfterTrainingOnlyCopiesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.tar")
+	ck, err := NewCheckpointExtension(path, 1, nil, Bindings{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop, _ := newLoop(t, finishAfter(t, 2), ck)
+	if err := loop.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if ck.prepared != nil || ck.snap != nil {
+		t.Error("an after_training Checkpoint allocated the background copy")
+	}
+	if err := ck.DoNow(mainloop.AfterBatch, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ck.inflight != nil {
+		t.Error("a save by hand outside Run was left in flight")
+	}
+	if c, err := Read(path); err != nil || c.Iteration.Callback != "after_batch" {
+		t.Errorf("the save by hand is not on disk: %v", err)
+	}
+}

@@ -321,7 +321,7 @@ func (e *CheckpointExtension) save(b Bindings, path string, callback mainloop.Ca
 	if err := CheckReplaceable(path); err != nil {
 		return err
 	}
-	if e.Sync || !backgroundCallbacks[callback] {
+	if e.Sync || !backgroundCallbacks[callback] || !b.Loop.Running() {
 		return e.write(path, c)
 	}
 	// The state as it is now: the arrays are copied (training changes
@@ -451,6 +451,13 @@ func (e *CheckpointExtension) BeforeTraining() error {
 func (e *CheckpointExtension) prepareSnapshot() {
 	if e.Sync || e.ReadOnly || e.Replay != nil || e.Bindings.Loop == nil || e.prepared != nil {
 		return
+	}
+	background := false
+	for _, c := range e.Conditions() {
+		background = background || backgroundCallbacks[c.Callback] || c.Callback == extensions.TriggerBeforeFirstEpoch
+	}
+	if !background {
+		return // only after training: nothing to copy
 	}
 	_, ps, err := e.Bindings.namedParameters()
 	if err != nil {

@@ -87,7 +87,13 @@ type MainLoop struct {
 	// pauseRequested is set by Pause; paused reports that the last Run
 	// stopped on it (finish.go).
 	pauseRequested, paused bool
+	// running is set while Run runs.
+	running bool
 }
+
+// Running reports whether Run is running: an extension may leave work in
+// flight (BackgroundWriter) only then, since Run waits for it.
+func (m *MainLoop) Running() bool { return m.running }
 
 var errTrainingFinish = errors.New("training finish")
 
@@ -198,6 +204,8 @@ func (m *MainLoop) Run() error {
 	}
 	m.installSignals()
 	defer m.restoreSignals()
+	m.running = true
+	defer func() { m.running = false }()
 
 	finished, err := m.run()
 	if IsRefused(err) {
