@@ -335,10 +335,6 @@ func writeNPZ(w io.Writer, arrays []Named) error {
 	return nil
 }
 
-// nativeLittle: the machine stores numbers in .npy's byte order, so an
-// array's memory is its .npy data.
-var nativeLittle = npy.IsLittleEndian(binary.NativeEndian)
-
 // chunkElems bounds the elements converted at a time where the memory is
 // not the file's bytes.
 const chunkElems = 1 << 16
@@ -347,7 +343,7 @@ const chunkElems = 1 << 16
 // order) without a copy of the array: its own memory where the machine
 // is little-endian, chunks of it otherwise.
 func writeArrayData(w io.Writer, a *nd.Array) error {
-	if nativeLittle {
+	if npy.IsLittleEndian(binary.NativeEndian) { // an array's memory is its .npy data
 		if b := npy.RawBytes(a); b != nil || a.Size() == 0 {
 			_, err := w.Write(b)
 			return err
