@@ -7,7 +7,9 @@
 #     BenchmarkLSTMBigStep and BenchmarkMLPProducts): per model, BENCH_RUNS
 #     (default 5) interleaved rounds of one epoch's worth of training steps
 #     here, one PyTorch epoch, and the step's matrix products alone (the
-#     matrix-multiply limit); medians, ratio, allocations per step.
+#     matrix-multiply limit); medians, ratio, allocations per step, and the
+#     peak RSS of the benchmark process beside PyTorch's process (its data set
+#     included).
 #     The recurrent rows (lstm-lm, gru-lm, lstm-big: torch_rnn.py's models)
 #     print their warm-up first (BenchmarkRecurrentWarmup);
 #     BENCH_MODELS=lstm-lm,gru-lm selects rows.
