@@ -471,8 +471,10 @@ func WriteFile(path string, c *Checkpoint, o WriteOptions) error {
 // tempWriter writes the temporary file; the test hooks act half way
 // through its size.
 type tempWriter struct {
-	f          *os.File
-	n, half    int64
+	f       *os.File
+	n, half int64
+	// flushed is where the last writeback started.
+	flushed    int64
 	passed     bool
 	pause      time.Duration
 	secondHalf func(*os.File, []byte) (int, error)
@@ -486,6 +488,10 @@ func (w *tempWriter) Write(p []byte) (int, error) {
 		}
 		n, err := write(w.f, p)
 		w.n += int64(n)
+		if w.n-w.flushed >= writebackChunk {
+			startWriteback(w.f, w.flushed, w.n-w.flushed)
+			w.flushed = w.n
+		}
 		return n, err
 	}
 	k := int(w.half - w.n)
@@ -502,6 +508,10 @@ func (w *tempWriter) Write(p []byte) (int, error) {
 	m, err := w.Write(p[k:])
 	return n + m, err
 }
+
+// writebackChunk: the temporary file's writeback starts every this many
+// bytes.
+const writebackChunk = 8 << 20
 
 func (w *tempWriter) WriteAt(p []byte, off int64) (int, error) { return w.f.WriteAt(p, off) }
 
