@@ -389,7 +389,7 @@ func TestAcceptKillResume(t *testing.T) {
 	ref, refDur := reference(t, bin, adamLoad)
 	// Half the trials slow every checkpoint write down (2 ms half way),
 	// so that many kills land in the middle of a write; a quarter slow
-	// them down more (20 ms: several batches train during each
+	// them down more (100 ms: the next batches train during each
 	// background write, so kills land in writes the loop has left
 	// behind).
 	trials, mid, midWrite := 20, 0, 0
@@ -399,7 +399,7 @@ func TestAcceptKillResume(t *testing.T) {
 		case 0, 2:
 			env = []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=2ms"}
 		case 1:
-			env = []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=20ms"}
+			env = []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=100ms"}
 		}
 		m, w := killTrial(t, bin, adamLoad, ref, refDur, seed, 4, env)
 		mid += m
