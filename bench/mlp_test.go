@@ -17,6 +17,12 @@ import (
 // random data.
 func mlpStep(tb testing.TB, dims []int, batch int, lr float64) (*algorithms.GradientDescent, map[string]*nd.Array) {
 	tb.Helper()
+	return mlpStepRule(tb, dims, batch, algorithms.NewScale(nd.Float32, lr))
+}
+
+// mlpStepRule is mlpStep with the given step rule.
+func mlpStepRule(tb testing.TB, dims []int, batch int, rule algorithms.StepRule) (*algorithms.GradientDescent, map[string]*nd.Array) {
+	tb.Helper()
 	x := core.NewInput("features", nd.Float32, 2)
 	y := core.NewInput("targets", nd.Int64, 2)
 	cfg := bricks.NewConfig(nd.Float32, 1)
@@ -61,7 +67,7 @@ func mlpStep(tb testing.TB, dims []int, batch int, lr float64) (*algorithms.Grad
 	cost := costs[0]
 	cg := graph.New([]*core.Variable{cost})
 	gd, err := algorithms.NewGradientDescent(algorithms.GradientDescentConfig{
-		Cost: cost, Parameters: cg.Parameters(), StepRule: algorithms.NewScale(nd.Float32, lr), Device: benchDevice})
+		Cost: cost, Parameters: cg.Parameters(), StepRule: rule, Device: benchDevice})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,7 +7,9 @@
 #     BenchmarkLSTMBigStep and BenchmarkMLPProducts): per model, BENCH_RUNS
 #     (default 5) interleaved rounds of one epoch's worth of training steps
 #     here, one PyTorch epoch, and the step's matrix products alone (the
-#     matrix-multiply limit); medians, ratio, allocations per step.
+#     matrix-multiply limit); medians, ratio, allocations per step, and the
+#     peak RSS of the benchmark process beside PyTorch's process (its data set
+#     included).
 #     The recurrent rows (lstm-lm, gru-lm, lstm-big: torch_rnn.py's models)
 #     print their warm-up first (BenchmarkRecurrentWarmup);
 #     BENCH_MODELS=lstm-lm,gru-lm selects rows.
@@ -15,7 +17,10 @@
 #     sizes 32-1024 and hidden sizes 100-2000, here and in PyTorch; the plot
 #     is written to docs/bench_scaling.png (BENCH_PLOT overrides;
 #     BENCH_SCALING=false skips it).
-#  3. End to end (BENCH_EPOCH=0 skips): the tutorial script, one epoch over
+#  3. Checkpoints (BENCH_CHECKPOINT=0 skips): BenchmarkCheckpointStall (the
+#     stall a save adds, write rate beside dd conv=fsync, RSS added) beside
+#     torch.save (bench/torch_save.py).
+#  4. End to end (BENCH_EPOCH=0 skips): the tutorial script, one epoch over
 #     full MNIST through blocks-repl, data pipeline included (and with
 #     MultiProcessing's prefetch), beside run-torch.sh mlp-tutorial; then
 #     reverse_words.star's attention model (training tokens/s, beam search
@@ -34,6 +39,25 @@ go test -c -o "$out/bench.test" ./bench/
 go run ./bench/report -test "$out/bench.test" -shared "$shared" -runs "$runs" -out "$out" \
   ${BENCH_MODELS:+-models "$BENCH_MODELS"} -scaling="${BENCH_SCALING:-true}" -plot "${BENCH_PLOT:-$PWD/docs/bench_scaling.png}" \
   ${BENCH_TABLE_OUT:+-table-out "$BENCH_TABLE_OUT"} ${BENCH_SCALING_OUT:+-scaling-out "$BENCH_SCALING_OUT"}
+
+# Checkpoints (issue 37; BENCH_CHECKPOINT=0 skips): the 784-2000-2000-10 MLP
+# with Adam (a 67 MB checkpoint), 60 batches of 128, a save every 10:
+# the stall a save adds to the training loop, the write rate beside dd
+# conv=fsync, the RSS the saves add; then torch.save of the same model and
+# Adam state (+ fsync) in the same run.
+if [ "${BENCH_CHECKPOINT:-1}" != 0 ]; then
+  echo
+  echo "== checkpoints: 784-2000-2000-10 MLP with Adam (67 MB), a save every 10 of 60 batches; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$out/bench.test" -test.run '^$' -test.bench '^BenchmarkCheckpointStall$' -test.benchtime 1x | tee -a "$out/go.txt" | grep -E '^(Benchmark|    )'
+  if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null 2>&1 || true
+  fi
+  if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+    OMP_WAIT_POLICY=passive /usr/bin/python3 bench/torch_save.py . | grep RESULT
+  else
+    echo "torch.save: python3-torch is not installed and could not be installed"
+  fi
+fi
 
 [ "${BENCH_EPOCH:-1}" = 0 ] && exit 0
 echo

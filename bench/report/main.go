@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // row is one row of the table: a training step here (a benchmark of
@@ -177,7 +178,18 @@ func (r *reporter) bench(pattern string, steps int) ([]result, error) {
 	if len(res) == 0 {
 		return nil, fmt.Errorf("-test.bench %s: no benchmark ran:\n%s", pattern, outb)
 	}
+	for i := range res {
+		res[i].metrics["peak-RSS-MB"] = peakRSSMB(cmd.ProcessState)
+	}
 	return res, nil
+}
+
+// peakRSSMB is the peak RSS of a process that has ended, in MB.
+func peakRSSMB(ps *os.ProcessState) float64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return float64(ru.Maxrss) * 1024 / 1e6 // Linux: kilobytes
+	}
+	return 0
 }
 
 // parseBench reads the result lines of go test -bench output.
@@ -204,23 +216,26 @@ func parseBench(s string) []result {
 
 // torchRate runs run-torch.sh MODEL [ARGS] and returns the RESULT line's
 // field key; the result goes to torch.txt as BenchmarkTorch/MODEL.
-func (r *reporter) torchRate(m row, args ...string) (float64, error) {
+func (r *reporter) torchRate(m row, args ...string) (float64, float64, error) {
 	key := map[string]string{"examples": "ex_per_s", "tokens": "tokens_per_s"}[m.unit]
-	out, err := exec.Command(filepath.Join(r.shared, "bench", "run-torch.sh"), append([]string{m.torch}, args...)...).CombinedOutput()
+	cmd := exec.Command(filepath.Join(r.shared, "bench", "run-torch.sh"), append([]string{m.torch}, args...)...)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return 0, fmt.Errorf("run-torch.sh %s: %v\n%s", m.torch, err, out)
+		return 0, 0, fmt.Errorf("run-torch.sh %s: %v\n%s", m.torch, err, out)
 	}
+	// run-torch.sh execs python: the process's peak RSS is PyTorch's.
+	rss := peakRSSMB(cmd.ProcessState)
 	for _, line := range strings.Split(string(out), "\n") {
 		if v := field(line, key); strings.HasPrefix(line, "RESULT") && v != "" {
 			rate, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return 0, fmt.Errorf("run-torch.sh %s: %q: %v", m.torch, line, err)
+				return 0, 0, fmt.Errorf("run-torch.sh %s: %q: %v", m.torch, line, err)
 			}
-			fmt.Fprintf(r.torchOut, "BenchmarkTorch/%s 1 %.0f ns/op %.0f %s/s\n", m.torch, 1e9*float64(m.batch)/rate, rate, m.unit)
-			return rate, nil
+			fmt.Fprintf(r.torchOut, "BenchmarkTorch/%s 1 %.0f ns/op %.0f %s/s %.1f peak-RSS-MB\n", m.torch, 1e9*float64(m.batch)/rate, rate, m.unit, rss)
+			return rate, rss, nil
 		}
 	}
-	return 0, fmt.Errorf("run-torch.sh %s: no RESULT line in\n%s", m.torch, out)
+	return 0, 0, fmt.Errorf("run-torch.sh %s: no RESULT line in\n%s", m.torch, out)
 }
 
 func field(line, key string) string {
@@ -268,7 +283,7 @@ func (r *reporter) table(sel []row, runs int) (string, error) {
 		fmt.Printf("%s: warm-up: build and compile %.2f s, first step %.2f s, next 4 %.2f s; a steady step %.3f s (load %s)\n",
 			m.torch, w["build-s"], w["first-step-s"], w["next-4-steps-s"], w["steady-step-s"], loadavg())
 	}
-	type acc struct{ ours, torch, ratio, allocs, limit, gflops, share []float64 }
+	type acc struct{ ours, torch, ratio, allocs, limit, gflops, share, rss, trss []float64 }
 	accs := make([]acc, len(sel))
 	fmt.Printf("load average before: %s\n", loadavg())
 	for round := range runs {
@@ -284,14 +299,16 @@ func (r *reporter) table(sel []row, runs int) (string, error) {
 				return "", err
 			}
 			ex, al := res[0].metrics[m.unit+"/s"], res[0].metrics["allocs/op"]
-			tr, err := r.torchRate(m, torchArgs...)
+			tr, trss, err := r.torchRate(m, torchArgs...)
 			if err != nil {
 				return "", err
 			}
 			a := &accs[i]
 			a.ours, a.torch, a.ratio, a.allocs = append(a.ours, ex), append(a.torch, tr), append(a.ratio, ex/tr), append(a.allocs, al)
+			a.rss, a.trss = append(a.rss, res[0].metrics["peak-RSS-MB"]), append(a.trss, trss)
 			u := map[string]string{"examples": "ex/s", "tokens": "tokens/s"}[m.unit]
-			line := fmt.Sprintf("run %d %-40s here %8.0f %s  torch %8.0f %s  (load %s)", round+1, m.label, ex, u, tr, u, loadavg())
+			line := fmt.Sprintf("run %d %-40s here %8.0f %s  torch %8.0f %s  peak RSS %.0f/%.0f MB  (load %s)", round+1, m.label, ex, u, tr, u,
+				res[0].metrics["peak-RSS-MB"], trss, loadavg())
 			if m.products != "" {
 				pres, err := r.bench(m.products, steps)
 				if err != nil {
@@ -307,8 +324,9 @@ func (r *reporter) table(sel []row, runs int) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%d interleaved runs, medians; load average after: %s; %s\n\n", runs, loadavg(), blasThreads())
 	fmt.Fprintf(&b, "ratio: median of the rounds' ratios; share of limit: median over chunks of 4 steps of (products alone / steps), each pair back to back (BenchmarkMLPProducts)\n\n")
-	fmt.Fprintf(&b, "| model | examples/s here | examples/s PyTorch | ratio | allocs/step | matmul limit (examples/s, sgemm GFLOP/s) | share of limit |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "peak RSS: the benchmark process's (one model's steps on one batch) and PyTorch's process (run-torch.sh: the model and its data set), MB\n\n")
+	fmt.Fprintf(&b, "| model | examples/s here | examples/s PyTorch | ratio | allocs/step | peak RSS here / PyTorch (MB) | matmul limit (examples/s, sgemm GFLOP/s) | share of limit |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for i, m := range sel {
 		a := accs[i]
 		lim, share := "–", "–"
@@ -316,7 +334,8 @@ func (r *reporter) table(sel []row, runs int) (string, error) {
 			lim = fmt.Sprintf("%.0f (%.0f)", median(a.limit), median(a.gflops))
 			share = fmt.Sprintf("%.0f%%", median(a.share))
 		}
-		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.2f× | %.0f | %s | %s |\n", m.label, median(a.ours), median(a.torch), median(a.ratio), median(a.allocs), lim, share)
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.2f× | %.0f | %.0f / %.0f | %s | %s |\n", m.label, median(a.ours), median(a.torch), median(a.ratio), median(a.allocs),
+			median(a.rss), median(a.trss), lim, share)
 	}
 	return b.String(), nil
 }

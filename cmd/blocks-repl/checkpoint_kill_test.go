@@ -343,14 +343,23 @@ func TestKillResumeBitIdentical(t *testing.T) {
 	dir := t.TempDir()
 	writeKillScript(t, dir, adamLoad)
 	c := startChild(t, bin, dir, []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=300ms"}, "run", "exp.star")
-	writes := 0
+	// The writes are in the background: the kill comes once the 15th
+	// write is half way (paused) and the loop has trained on to its next
+	// save, which waits for that write.
+	writes, waiting := 0, false
 	for line := range c.lines {
 		if strings.Contains(line, "checkpoint: write in progress") {
 			writes++
-			if writes == 15 { // mid-epoch 1 (10 batches an epoch... 20 here)
-				break
-			}
 		}
+		if strings.Contains(line, "checkpoint: waiting for the write in progress (iteration 15)") {
+			waiting = true
+		}
+		if writes >= 15 && waiting { // mid-epoch 1 (20 batches an epoch)
+			break
+		}
+	}
+	if writes != 15 || !waiting {
+		t.Fatalf("the kill came at write %d (the loop waiting for the write of iteration 15: %v)", writes, waiting)
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGKILL)
 	<-c.done
@@ -379,12 +388,18 @@ func TestAcceptKillResume(t *testing.T) {
 	bin, adamLoad := killBinary(t)
 	ref, refDur := reference(t, bin, adamLoad)
 	// Half the trials slow every checkpoint write down (2 ms half way),
-	// so that many kills land in the middle of a write.
+	// so that many kills land in the middle of a write; a quarter slow
+	// them down more (100 ms: the next batches train during each
+	// background write, so kills land in writes the loop has left
+	// behind).
 	trials, mid, midWrite := 20, 0, 0
 	for seed := int64(1); seed <= int64(trials); seed++ {
 		var env []string
-		if seed%2 == 0 {
+		switch seed % 4 {
+		case 0, 2:
 			env = []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=2ms"}
+		case 1:
+			env = []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=100ms"}
 		}
 		m, w := killTrial(t, bin, adamLoad, ref, refDur, seed, 4, env)
 		mid += m

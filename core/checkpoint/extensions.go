@@ -8,11 +8,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/nd/npy"
 )
 
 // The log records of saving and loading (Blocks' SAVED_TO and
@@ -80,8 +85,29 @@ type CheckpointExtension struct {
 	// processes other than 0 of a data-parallel job, whose state is the
 	// same as process 0's.
 	ReadOnly bool
-	// PauseHalfway is WriteOptions.PauseHalfway (a test hook).
+	// PauseHalfway is WriteOptions.PauseHalfway (a test hook); with it a
+	// save that waits for the write in flight says so on stderr.
 	PauseHalfway time.Duration
+	// Sync makes every save write the file before the callback returns.
+	// By default a save during training (before_training, before_epoch,
+	// before_batch, after_batch, after_epoch, on_resumption) copies the
+	// state and writes it in the background while training goes on;
+	// saves at after_training and on_error, and the end of the main
+	// loop's Run, wait for the write.
+	Sync bool
+
+	// inflight is the background write in progress, if any.
+	inflight *pendingWrite
+	// beforeWrite and writeSecondHalf (test hooks), when set, run in the
+	// background writer before it writes and as WriteOptions'.
+	beforeWrite     func()
+	writeSecondHalf func(*os.File, []byte) (int, error)
+	// snap holds the copies of the arrays the background writes stream,
+	// reused from one save to the next (a save waits for the write in
+	// flight before it copies).
+	snap []*nd.Array
+	// prepared is closed once prepareSnapshot has allocated snap.
+	prepared chan struct{}
 
 	lastIteration int
 	// owned are the older checkpoints this run (and the runs it resumed)
@@ -203,19 +229,79 @@ func (e *CheckpointExtension) do(c extensions.Call) error {
 	if prev, ok := row[RecordSavedTo].([]any); ok {
 		already = prev
 	}
+	// A save waits for the write in flight, whose failure it reports.
+	if err := e.WaitWrites(); err != nil {
+		return err
+	}
 	row[RecordSavedTo] = append(slices.Clone(already), path)
-	err := e.save(b, path, string(c.Callback))
+	err := e.save(b, path, c.Callback, row)
 	if err != nil {
 		row[RecordSavedTo] = nil
 	}
 	return err
 }
 
-func (e *CheckpointExtension) save(b Bindings, path, callback string) error {
+// pendingWrite is a checkpoint being written in the background.
+type pendingWrite struct {
+	done chan struct{}
+	err  error
+	// row is the log row whose saved_to names the checkpoint: None when
+	// the write fails.
+	row mainloop.Row
+	// iteration is the checkpoint's.
+	iteration int
+}
+
+// backgroundCallbacks are the callbacks whose saves write in the
+// background: training goes on after them.
+var backgroundCallbacks = map[mainloop.Callback]bool{
+	mainloop.BeforeTraining: true, mainloop.BeforeEpoch: true, mainloop.BeforeBatch: true,
+	mainloop.AfterBatch: true, mainloop.AfterEpoch: true, mainloop.OnResumption: true,
+}
+
+// WaitWrites waits for the checkpoint being written in the background,
+// if any, and returns its error (its log row's saved_to then becomes
+// None). The main loop calls it before Run returns (a
+// mainloop.BackgroundWriter).
+func (e *CheckpointExtension) WaitWrites() error {
+	pw := e.inflight
+	if pw == nil {
+		return nil
+	}
+	select {
+	case <-pw.done:
+	default:
+		if e.PauseHalfway > 0 {
+			fmt.Fprintf(os.Stderr, "checkpoint: waiting for the write in progress (iteration %d)\n", pw.iteration)
+		}
+		<-pw.done
+	}
+	e.inflight = nil
+	if pw.err != nil {
+		pw.row[RecordSavedTo] = nil
+		return pw.err
+	}
+	return nil
+}
+
+// pollWrite reports the failure of a background write that has ended,
+// without waiting for one in progress.
+func (e *CheckpointExtension) pollWrite() error {
+	if pw := e.inflight; pw != nil {
+		select {
+		case <-pw.done:
+			return e.WaitWrites()
+		default:
+		}
+	}
+	return nil
+}
+
+func (e *CheckpointExtension) save(b Bindings, path string, callback mainloop.Callback, row mainloop.Row) error {
 	if e.ReadOnly {
 		return nil
 	}
-	c, err := Capture(b, callback)
+	c, err := Capture(b, string(callback))
 	if err != nil {
 		return err
 	}
@@ -235,10 +321,98 @@ func (e *CheckpointExtension) save(b Bindings, path, callback string) error {
 	if err := CheckReplaceable(path); err != nil {
 		return err
 	}
+	if e.Sync || !backgroundCallbacks[callback] || !b.Loop.Running() {
+		return e.write(path, c)
+	}
+	// The state as it is now: the arrays are copied (training changes
+	// them in place), the rest Capture made anew.
+	e.snapshot(c)
+	pw := &pendingWrite{done: make(chan struct{}), row: row, iteration: c.Manifest.IterationsDone}
+	e.inflight = pw
+	go func() {
+		defer close(pw.done)
+		if e.beforeWrite != nil {
+			e.beforeWrite()
+		}
+		pw.err = e.write(path, c)
+	}()
+	return nil
+}
+
+// snapshot replaces the arrays of c (the model's own) by copies, in
+// buffers kept from the last save when the shapes agree.
+func (e *CheckpointExtension) snapshot(c *Checkpoint) {
+	if e.prepared != nil {
+		<-e.prepared
+	}
+	var arrays []*Named
+	for i := range c.Parameters {
+		arrays = append(arrays, &c.Parameters[i])
+	}
+	for i := range c.AlgorithmState {
+		arrays = append(arrays, &c.AlgorithmState[i])
+	}
+	if len(e.snap) != len(arrays) {
+		e.snap = make([]*nd.Array, len(arrays))
+	}
+	var chunks [][2][]byte
+	for i, na := range arrays {
+		s := e.snap[i]
+		if s == nil || s.DType() != na.Array.DType() || !slices.Equal(s.Shape, na.Array.Shape) {
+			s = nd.New(na.Array.DType(), na.Array.Shape...)
+			e.snap[i] = s
+		}
+		dst, src := npy.RawBytes(s), npy.RawBytes(na.Array)
+		if dst == nil || src == nil || len(dst) != len(src) {
+			_ = s.CopyFrom(na.Array)
+		}
+		for lo := 0; lo < len(dst) && len(dst) == len(src); lo += copyChunk {
+			hi := min(lo+copyChunk, len(dst))
+			chunks = append(chunks, [2][]byte{dst[lo:hi], src[lo:hi]})
+		}
+		na.Array = s
+	}
+	parallelCopy(chunks)
+}
+
+// copyChunk is the unit of the snapshot's parallel copy.
+const copyChunk = 1 << 20
+
+// parallelCopy copies the chunks (dst, src) on every processor: the copy
+// is what the training loop waits for at a save.
+func parallelCopy(chunks [][2][]byte) {
+	workers := min(runtime.GOMAXPROCS(0), len(chunks))
+	if workers <= 1 {
+		for _, c := range chunks {
+			copy(c[0], c[1])
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(chunks) {
+				return
+			}
+			copy(chunks[i][0], chunks[i][1])
+		}
+	}
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+}
+
+// write writes c at path (in the background: the extension's fields it
+// uses belong to the write in flight until WaitWrites returns).
+func (e *CheckpointExtension) write(path string, c *Checkpoint) error {
 	if e.lastIteration < 0 {
-		if old, err := Read(path); err == nil {
-			e.lastIteration = old.Manifest.IterationsDone
-			e.owned = slices.Clone(old.Manifest.Kept)
+		if old, err := readManifest(path); err == nil {
+			e.lastIteration = old.IterationsDone
+			e.owned = slices.Clone(old.Kept)
 		}
 	}
 	// The manifest lists the kept files as they will be after this write.
@@ -254,11 +428,8 @@ func (e *CheckpointExtension) save(b Bindings, path, callback string) error {
 		kept = kept[len(kept)-n:]
 	}
 	c.Manifest.Kept = kept
-	data, err := c.Encode()
-	if err != nil {
-		return err
-	}
-	if err := Write(path, data, WriteOptions{KeepLast: e.KeepLast, PrevIteration: e.lastIteration, Owned: &e.owned, PauseHalfway: e.PauseHalfway}); err != nil {
+	if err := WriteFile(path, c, WriteOptions{KeepLast: e.KeepLast, PrevIteration: e.lastIteration, Owned: &e.owned, PauseHalfway: e.PauseHalfway,
+		writeSecondHalf: e.writeSecondHalf}); err != nil {
 		return err
 	}
 	e.lastIteration = c.Manifest.IterationsDone
@@ -270,7 +441,52 @@ func (e *CheckpointExtension) BeforeTraining() error {
 	if e.pending != nil {
 		return e.pending
 	}
+	e.prepareSnapshot()
 	return e.SimpleExtension.BeforeTraining()
+}
+
+// prepareSnapshot allocates the buffers of the background saves' copy on
+// a goroutine, touching every page, so that the first save during
+// training does not wait for fresh memory (snapshot waits for it).
+func (e *CheckpointExtension) prepareSnapshot() {
+	if e.Sync || e.ReadOnly || e.Replay != nil || e.Bindings.Loop == nil || e.prepared != nil {
+		return
+	}
+	background := false
+	for _, c := range e.Conditions() {
+		background = background || backgroundCallbacks[c.Callback] || c.Callback == extensions.TriggerBeforeFirstEpoch
+	}
+	if !background {
+		return // only after training: nothing to copy
+	}
+	_, ps, err := e.Bindings.namedParameters()
+	if err != nil {
+		return
+	}
+	_, avars := e.Bindings.algorithmState()
+	type like struct {
+		dt    nd.DType
+		shape []int
+	}
+	var shapes []like
+	for _, v := range append(ps, avars...) {
+		shapes = append(shapes, like{v.Value().DType(), slices.Clone(v.Value().Shape)})
+	}
+	done := make(chan struct{})
+	e.prepared = done
+	go func() {
+		defer close(done)
+		snap := make([]*nd.Array, len(shapes))
+		for i, a := range shapes {
+			snap[i] = nd.New(a.dt, a.shape...)
+			if b := npy.RawBytes(snap[i]); b != nil {
+				for j := 0; j < len(b); j += 4096 {
+					b[j] = 0
+				}
+			}
+		}
+		e.snap = snap
+	}()
 }
 
 // OnResumption reports a failed restore, and restores the state of the
@@ -296,10 +512,14 @@ func (e *CheckpointExtension) BeforeEpoch() error {
 	return e.SimpleExtension.BeforeEpoch()
 }
 
-// BeforeBatch reports a failed restore.
+// BeforeBatch reports a failed restore, and a background write that
+// failed.
 func (e *CheckpointExtension) BeforeBatch(b mainloop.Batch) error {
 	if e.pending != nil {
 		return e.pending
+	}
+	if err := e.pollWrite(); err != nil {
+		return err
 	}
 	return e.SimpleExtension.BeforeBatch(b)
 }

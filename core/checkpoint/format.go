@@ -148,76 +148,6 @@ type member struct {
 	data []byte
 }
 
-// Encode returns the tar file. It fills Manifest.Members, the format and
-// version fields and, when empty, Created.
-func (c *Checkpoint) Encode() ([]byte, error) {
-	var members []member
-	for i := range c.Run.Scripts {
-		s := &c.Run.Scripts[i]
-		s.Member = fmt.Sprintf("%s%03d_%s", scriptPrefix, i, filepath.Base(s.Path))
-		members = append(members, member{s.Member, s.Source})
-	}
-	cfg, err := json.MarshalIndent(c.Run, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: config: %w", err)
-	}
-	params, err := EncodeNPZ(c.Parameters)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: parameters: %w", err)
-	}
-	alg, err := EncodeNPZ(c.AlgorithmState)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: algorithm state: %w", err)
-	}
-	it, err := json.Marshal(c.Iteration)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: iteration state: %w", err)
-	}
-	lg, err := json.Marshal(c.Log)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: log: %w", err)
-	}
-	members = append(members, member{MemberConfig, cfg}, member{MemberParameters, params},
-		member{MemberAlgorithmState, alg}, member{MemberIterationState, it}, member{MemberLog, lg})
-
-	m := &c.Manifest
-	m.Format, m.FormatVersion = FormatName, FormatVersion
-	if m.ProjectVersion == "" {
-		m.ProjectVersion = ProjectVersion
-	}
-	if m.Created == "" {
-		m.Created = time.Now().UTC().Format(time.RFC3339Nano)
-	}
-	m.Members = nil
-	for _, mb := range members {
-		sum := sha256.Sum256(mb.data)
-		m.Members = append(m.Members, Member{Name: mb.name, Size: int64(len(mb.data)), SHA256: hex.EncodeToString(sum[:])})
-	}
-	man, err := json.MarshalIndent(m, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: manifest: %w", err)
-	}
-	sum := sha256.Sum256(man)
-	all := append([]member{{MemberManifest, man}}, members...)
-	all = append(all, member{MemberChecksum, []byte(hex.EncodeToString(sum[:]) + "\n")})
-
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, mb := range all {
-		hdr := &tar.Header{Name: mb.name, Mode: 0o644, Size: int64(len(mb.data)), ModTime: npzTime, Format: tar.FormatPAX}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, fmt.Errorf("checkpoint: %s: %w", mb.name, err)
-		}
-		if _, err := tw.Write(mb.data); err != nil {
-			return nil, fmt.Errorf("checkpoint: %s: %w", mb.name, err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
 // ErrCorrupt is wrapped by every error about a file that is not a whole,
 // untouched checkpoint of this format.
 var ErrCorrupt = errors.New("not a valid checkpoint")
@@ -232,8 +162,42 @@ func corrupt(format string, args ...any) error {
 // and that every member parses. A truncated, tampered or foreign file is
 // an error wrapping ErrCorrupt.
 func Decode(data []byte) (*Checkpoint, error) {
-	tr := tar.NewReader(bytes.NewReader(data))
-	var members []member
+	return decode(bytes.NewReader(data), int64(len(data)))
+}
+
+// readMember is a member as the first pass read it: its bytes (all but
+// the .npz members, which stay in the file), where it lies and its
+// SHA-256.
+type readMember struct {
+	name      string
+	data      []byte
+	off, size int64
+	sum       [sha256.Size]byte
+}
+
+// streamed are the members decode leaves in the file: read twice (their
+// SHA-256, then their arrays), never held whole.
+var streamed = map[string]bool{MemberParameters: true, MemberAlgorithmState: true}
+
+// decode reads a checkpoint of size bytes from r in two passes: the
+// first checks the tar structure, the manifest and every member's
+// SHA-256, holding only the small members; the second decodes the
+// arrays of the .npz members from the file, straight into their arrays.
+func decode(r io.ReaderAt, size int64) (*Checkpoint, error) {
+	man, byName, err := verify(r, size)
+	if err != nil {
+		return nil, err
+	}
+	return parse(r, *man, byName)
+}
+
+// verify is decode's first pass: the tar structure, the manifest and its
+// checksum, and every member's size and SHA-256. It holds the small
+// members only.
+func verify(r io.ReaderAt, size int64) (*Manifest, map[string]readMember, error) {
+	sr := io.NewSectionReader(r, 0, size)
+	tr := tar.NewReader(sr)
+	var members []readMember
 	// No member is read before its size is known to be possible: at most
 	// what the file holds, and, once the manifest is read, exactly what
 	// the manifest says. A bomb (a sparse member declaring gigabytes of
@@ -245,93 +209,125 @@ func Decode(data []byte) (*Checkpoint, error) {
 			break
 		}
 		if err != nil {
-			return nil, corrupt("reading the tar archive (truncated?): %v", err)
+			return nil, nil, corrupt("reading the tar archive (truncated?): %v", err)
 		}
 		if hdr.Typeflag != tar.TypeReg {
-			return nil, corrupt("member %q is not a regular file", hdr.Name)
+			return nil, nil, corrupt("member %q is not a regular file", hdr.Name)
 		}
 		for k := range hdr.PAXRecords {
 			if strings.HasPrefix(k, "GNU.sparse.") {
-				return nil, corrupt("member %q is a sparse file (a checkpoint has none)", hdr.Name)
+				return nil, nil, corrupt("member %q is a sparse file (a checkpoint has none)", hdr.Name)
 			}
 		}
-		if hdr.Size < 0 || hdr.Size > int64(len(data)) {
-			return nil, corrupt("member %q declares %d bytes, more than the whole file holds (%d): the file is truncated or forged", hdr.Name, hdr.Size, len(data))
+		if hdr.Size < 0 || hdr.Size > size {
+			return nil, nil, corrupt("member %q declares %d bytes, more than the whole file holds (%d): the file is truncated or forged", hdr.Name, hdr.Size, size)
 		}
 		if mp != nil && hdr.Name != MemberChecksum {
 			i := len(members) - 1 // the manifest is members[0]
 			if i >= len(mp.Members) {
-				return nil, corrupt("member %q is not in the manifest (it lists %d members)", hdr.Name, len(mp.Members))
+				return nil, nil, corrupt("member %q is not in the manifest (it lists %d members)", hdr.Name, len(mp.Members))
 			}
 			if want := mp.Members[i]; hdr.Name != want.Name || hdr.Size != want.Size {
-				return nil, corrupt("member %d is %q of %d bytes, the manifest says %q of %d", i+1, hdr.Name, hdr.Size, want.Name, want.Size)
+				return nil, nil, corrupt("member %d is %q of %d bytes, the manifest says %q of %d", i+1, hdr.Name, hdr.Size, want.Name, want.Size)
 			}
 		}
 		if mp != nil && hdr.Name == MemberChecksum && hdr.Size > 1024 {
-			return nil, corrupt("member %s has %d bytes (a checksum has 64)", hdr.Name, hdr.Size)
+			return nil, nil, corrupt("member %s has %d bytes (a checksum has 64)", hdr.Name, hdr.Size)
 		}
-		b := make([]byte, hdr.Size)
-		if _, err := io.ReadFull(tr, b); err != nil {
-			return nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
+		off, _ := sr.Seek(0, io.SeekCurrent)
+		m := readMember{name: hdr.Name, off: off, size: hdr.Size}
+		h := sha256.New()
+		if streamed[hdr.Name] && len(members) > 0 {
+			if _, err := io.CopyN(h, tr, hdr.Size); err != nil {
+				return nil, nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
+			}
+		} else {
+			m.data = make([]byte, hdr.Size)
+			if _, err := io.ReadFull(tr, m.data); err != nil {
+				return nil, nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
+			}
+			h.Write(m.data)
 		}
-		members = append(members, member{hdr.Name, b})
+		h.Sum(m.sum[:0])
+		members = append(members, m)
 		if len(members) == 1 && hdr.Name == MemberManifest {
 			mp = new(Manifest)
-			if err := json.Unmarshal(b, mp); err != nil {
-				return nil, corrupt("the manifest is not valid JSON: %v", err)
+			if err := json.Unmarshal(m.data, mp); err != nil {
+				return nil, nil, corrupt("the manifest is not valid JSON: %v", err)
 			}
 		}
 	}
 	if len(members) == 0 {
-		return nil, corrupt("the file holds no tar members (empty or truncated)")
+		return nil, nil, corrupt("the file holds no tar members (empty or truncated)")
 	}
 	if members[0].name != MemberManifest {
-		return nil, corrupt("the first member is %q, not %s", members[0].name, MemberManifest)
+		return nil, nil, corrupt("the first member is %q, not %s", members[0].name, MemberManifest)
 	}
 	last := members[len(members)-1]
 	if last.name != MemberChecksum {
-		return nil, corrupt("the last member is %q, not %s: the file is truncated", last.name, MemberChecksum)
+		return nil, nil, corrupt("the last member is %q, not %s: the file is truncated", last.name, MemberChecksum)
 	}
 	var man Manifest
 	if err := json.Unmarshal(members[0].data, &man); err != nil {
-		return nil, corrupt("the manifest is not valid JSON: %v", err)
+		return nil, nil, corrupt("the manifest is not valid JSON: %v", err)
 	}
 	if man.Format != FormatName {
-		return nil, corrupt("the manifest's format is %q, not %q", man.Format, FormatName)
+		return nil, nil, corrupt("the manifest's format is %q, not %q", man.Format, FormatName)
 	}
 	if man.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%w: the checkpoint has format version %d, written by blocks-repl %s; this blocks-repl (%s) reads version %d only",
+		return nil, nil, fmt.Errorf("%w: the checkpoint has format version %d, written by blocks-repl %s; this blocks-repl (%s) reads version %d only",
 			ErrCorrupt, man.FormatVersion, man.ProjectVersion, ProjectVersion, FormatVersion)
 	}
-	sum := sha256.Sum256(members[0].data)
-	if strings.TrimSpace(string(last.data)) != hex.EncodeToString(sum[:]) {
-		return nil, corrupt("the manifest does not match its checksum (the file was modified)")
+	if strings.TrimSpace(string(last.data)) != hex.EncodeToString(members[0].sum[:]) {
+		return nil, nil, corrupt("the manifest does not match its checksum (the file was modified)")
 	}
 	body := members[1 : len(members)-1]
 	if len(body) != len(man.Members) {
-		return nil, corrupt("the manifest lists %d members, the file holds %d", len(man.Members), len(body))
+		return nil, nil, corrupt("the manifest lists %d members, the file holds %d", len(man.Members), len(body))
 	}
-	byName := map[string][]byte{}
+	byName := map[string]readMember{}
 	for i, mb := range body {
 		want := man.Members[i]
 		if mb.name != want.Name {
-			return nil, corrupt("member %d is %q, the manifest says %q", i+1, mb.name, want.Name)
+			return nil, nil, corrupt("member %d is %q, the manifest says %q", i+1, mb.name, want.Name)
 		}
-		if int64(len(mb.data)) != want.Size {
-			return nil, corrupt("member %s has %d bytes, the manifest says %d", mb.name, len(mb.data), want.Size)
+		if mb.size != want.Size {
+			return nil, nil, corrupt("member %s has %d bytes, the manifest says %d", mb.name, mb.size, want.Size)
 		}
-		s := sha256.Sum256(mb.data)
-		if hex.EncodeToString(s[:]) != want.SHA256 {
-			return nil, corrupt("member %s does not match its SHA-256 in the manifest (the file was modified)", mb.name)
+		if hex.EncodeToString(mb.sum[:]) != want.SHA256 {
+			return nil, nil, corrupt("member %s does not match its SHA-256 in the manifest (the file was modified)", mb.name)
 		}
-		byName[mb.name] = mb.data
+		byName[mb.name] = mb
 	}
+	return &man, byName, nil
+}
+
+// parse is decode's second pass: the members' contents, the arrays read
+// from r.
+func parse(r io.ReaderAt, man Manifest, byName map[string]readMember) (*Checkpoint, error) {
 	need := func(name string) ([]byte, error) {
-		b, ok := byName[name]
+		mb, ok := byName[name]
 		if !ok {
 			return nil, corrupt("member %s is missing", name)
 		}
-		return b, nil
+		return mb.data, nil
+	}
+	npz := func(name string) ([]Named, error) {
+		mb, ok := byName[name]
+		if !ok {
+			return nil, corrupt("member %s is missing", name)
+		}
+		var arrays []Named
+		var err error
+		if mb.data != nil {
+			arrays, err = DecodeNPZ(mb.data)
+		} else {
+			arrays, err = decodeNPZ(io.NewSectionReader(r, mb.off, mb.size), mb.size)
+		}
+		if err != nil {
+			return nil, corrupt("%s: %v", name, err)
+		}
+		return arrays, nil
 	}
 	c := &Checkpoint{Manifest: man}
 	b, err := need(MemberConfig)
@@ -350,17 +346,11 @@ func Decode(data []byte) (*Checkpoint, error) {
 			return nil, err
 		}
 	}
-	if b, err = need(MemberParameters); err != nil {
+	if c.Parameters, err = npz(MemberParameters); err != nil {
 		return nil, err
 	}
-	if c.Parameters, err = DecodeNPZ(b); err != nil {
-		return nil, corrupt("%s: %v", MemberParameters, err)
-	}
-	if b, err = need(MemberAlgorithmState); err != nil {
+	if c.AlgorithmState, err = npz(MemberAlgorithmState); err != nil {
 		return nil, err
-	}
-	if c.AlgorithmState, err = DecodeNPZ(b); err != nil {
-		return nil, corrupt("%s: %v", MemberAlgorithmState, err)
 	}
 	if b, err = need(MemberIterationState); err != nil {
 		return nil, err
@@ -388,17 +378,43 @@ func Decode(data []byte) (*Checkpoint, error) {
 	return c, nil
 }
 
-// Read reads and checks the checkpoint at path (see Decode).
+// Read reads and checks the checkpoint at path (see Decode) as a
+// stream: the arrays are read into their memory, the file is never held
+// whole.
 func Read(path string) (*Checkpoint, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	c, err := Decode(data)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	c, err := decode(f, fi.Size())
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// readManifest is the manifest of the checkpoint at path, once the whole
+// file is checked (Decode's checks but the parsing of the members).
+func readManifest(path string) (*Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	man, _, err := verify(f, fi.Size())
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return man, nil
 }
 
 // WriteOptions are Write's options.
@@ -436,6 +452,72 @@ type WriteOptions struct {
 // Temporary files are named .NAME.tmp-PID-*: only those of processes that
 // no longer run are removed, never one another live process is writing.
 func Write(path string, data []byte, o WriteOptions) error {
+	return writeAtomic(path, int64(len(data)), o, func(w WriterAt) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFile streams c into path (the bytes of Encode, never held in
+// memory whole) atomically, as Write does.
+func WriteFile(path string, c *Checkpoint, o WriteOptions) error {
+	p, err := c.plan()
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, p.Size, o, p.writeTo)
+}
+
+// tempWriter writes the temporary file; the test hooks act half way
+// through its size.
+type tempWriter struct {
+	f       *os.File
+	n, half int64
+	// flushed is where the last writeback started.
+	flushed    int64
+	passed     bool
+	pause      time.Duration
+	secondHalf func(*os.File, []byte) (int, error)
+}
+
+func (w *tempWriter) Write(p []byte) (int, error) {
+	if w.passed || w.n+int64(len(p)) <= w.half {
+		write := (*os.File).Write
+		if w.passed && w.secondHalf != nil {
+			write = w.secondHalf
+		}
+		n, err := write(w.f, p)
+		w.n += int64(n)
+		if w.n-w.flushed >= writebackChunk {
+			startWriteback(w.f, w.flushed, w.n-w.flushed)
+			w.flushed = w.n
+		}
+		return n, err
+	}
+	k := int(w.half - w.n)
+	n, err := w.f.Write(p[:k])
+	w.n += int64(n)
+	if err != nil {
+		return n, err
+	}
+	w.passed = true
+	if w.pause > 0 {
+		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
+		time.Sleep(w.pause)
+	}
+	m, err := w.Write(p[k:])
+	return n + m, err
+}
+
+// writebackChunk: the temporary file's writeback starts every this many
+// bytes.
+const writebackChunk = 8 << 20
+
+func (w *tempWriter) WriteAt(p []byte, off int64) (int, error) { return w.f.WriteAt(p, off) }
+
+// writeAtomic is Write with fill writing the temporary file (size bytes,
+// about: the test hooks act half way).
+func writeAtomic(path string, size int64, o WriteOptions, fill func(WriterAt) error) error {
 	keepLast, prevIteration, owned := o.KeepLast, o.PrevIteration, o.Owned
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -460,20 +542,13 @@ func Write(path string, data []byte, o WriteOptions) error {
 		os.Remove(tmp)
 		return fmt.Errorf("checkpoint: writing %s: %w", path, err)
 	}
-	half := len(data) / 2
-	if _, err := f.Write(data[:half]); err != nil {
+	w := &tempWriter{f: f, half: size / 2, pause: o.PauseHalfway, secondHalf: o.writeSecondHalf}
+	if err := fill(w); err != nil {
 		return fail(err)
 	}
-	if o.PauseHalfway > 0 {
+	if !w.passed && w.pause > 0 {
 		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
-		time.Sleep(o.PauseHalfway)
-	}
-	writeSecondHalf := (*os.File).Write
-	if o.writeSecondHalf != nil {
-		writeSecondHalf = o.writeSecondHalf
-	}
-	if _, err := writeSecondHalf(f, data[half:]); err != nil {
-		return fail(err)
+		time.Sleep(w.pause)
 	}
 	if err := f.Sync(); err != nil {
 		return fail(err)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -34,27 +35,8 @@ var npzTime = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 // numpy.load(f)[NAME] reads each back.
 func EncodeNPZ(arrays []Named) ([]byte, error) {
 	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	seen := map[string]bool{}
-	for _, na := range arrays {
-		if seen[na.Name] {
-			return nil, fmt.Errorf("npz: the name %q is used twice", na.Name)
-		}
-		seen[na.Name] = true
-		data, err := npy.Encode(na.Array)
-		if err != nil {
-			return nil, fmt.Errorf("npz: %s: %w", na.Name, err)
-		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: na.Name + ".npy", Method: zip.Store, Modified: npzTime})
-		if err != nil {
-			return nil, fmt.Errorf("npz: %s: %w", na.Name, err)
-		}
-		if _, err := w.Write(data); err != nil {
-			return nil, err
-		}
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("npz: %w", err)
+	if err := writeNPZ(&buf, arrays); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }
@@ -62,7 +44,13 @@ func EncodeNPZ(arrays []Named) ([]byte, error) {
 // DecodeNPZ reads an .npz archive (stored or deflated members, C or
 // Fortran order is refused) into arrays, in the archive's order.
 func DecodeNPZ(data []byte) ([]Named, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	return decodeNPZ(bytes.NewReader(data), int64(len(data)))
+}
+
+// decodeNPZ is DecodeNPZ of the size bytes of r, read as the arrays need
+// them.
+func decodeNPZ(r io.ReaderAt, size int64) ([]Named, error) {
+	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("npz: %w", err)
 	}

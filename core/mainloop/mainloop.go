@@ -87,7 +87,13 @@ type MainLoop struct {
 	// pauseRequested is set by Pause; paused reports that the last Run
 	// stopped on it (finish.go).
 	pauseRequested, paused bool
+	// running is set while Run runs.
+	running bool
 }
+
+// Running reports whether Run is running: an extension may leave work in
+// flight (BackgroundWriter) only then, since Run waits for it.
+func (m *MainLoop) Running() bool { return m.running }
 
 var errTrainingFinish = errors.New("training finish")
 
@@ -198,6 +204,8 @@ func (m *MainLoop) Run() error {
 	}
 	m.installSignals()
 	defer m.restoreSignals()
+	m.running = true
+	defer func() { m.running = false }()
 
 	finished, err := m.run()
 	if IsRefused(err) {
@@ -216,6 +224,9 @@ func (m *MainLoop) Run() error {
 		if Truthy(m.Log.CurrentRow()[RecordTrainingFinished]) {
 			_ = m.runExtensions(AfterTraining, nil)
 		}
+		if e2 := m.waitWriters(); e2 != nil {
+			m.warn(e2.Error())
+		}
 		if e2 := m.syncLog(); e2 != nil {
 			m.warn(e2.Error())
 		}
@@ -227,11 +238,39 @@ func (m *MainLoop) Run() error {
 	}
 	if Truthy(m.Log.CurrentRow()[RecordTrainingFinished]) {
 		if err := m.runExtensions(AfterTraining, nil); err != nil {
+			_ = m.waitWriters()
 			_ = m.syncLog()
 			return err
 		}
 	}
+	if err := m.waitWriters(); err != nil {
+		_ = m.syncLog()
+		return err
+	}
 	return m.syncLog()
+}
+
+// A BackgroundWriter is an extension whose callbacks leave work running
+// after they return (Checkpoint's background writes). Run waits for it
+// before it returns, however the run ends (finished, interrupted, paused
+// or failed), so that what a run wrote is on disk when Run returns.
+type BackgroundWriter interface {
+	// WaitWrites waits for the work in flight and returns its error.
+	WaitWrites() error
+}
+
+// waitWriters waits for every BackgroundWriter extension; the first
+// error is returned (as the extension's).
+func (m *MainLoop) waitWriters() error {
+	var first error
+	for _, ext := range m.Extensions {
+		if w, ok := ext.(BackgroundWriter); ok {
+			if err := w.WaitWrites(); err != nil && first == nil {
+				first = fmt.Errorf("extension %s: %w", ExtensionName(ext), err)
+			}
+		}
+	}
+	return first
 }
 
 func (m *MainLoop) run() (finished bool, err error) {

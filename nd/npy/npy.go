@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/blocks-go/blocks/nd"
 )
@@ -346,6 +347,32 @@ func Read(r io.Reader, size uint64) (*nd.Array, error) {
 	if total := uint64(start+hlen) + dataSize; size != 0 && total != size {
 		return nil, fmt.Errorf("the header says %d bytes of data (a %s array of shape %s), the file has %d", dataSize, info.DType, nd.ShapeString(info.Shape), size-uint64(start+hlen))
 	}
+	if IsLittleEndian(info.Order) && IsLittleEndian(binary.NativeEndian) && dataSize >= readDirect {
+		// Straight into the array's memory, which is the data's bytes:
+		// the array is the only copy. Its memory is allocated once the
+		// stream has shown the first bytes of the data it declares.
+		first := make([]byte, readDirect)
+		if k, err := io.ReadFull(r, first); err != nil {
+			return nil, fmt.Errorf("%d bytes of data for a %s array of shape %s (want %d)", k, info.DType, nd.ShapeString(info.Shape), dataSize)
+		}
+		a := nd.New(info.DType, info.Shape...)
+		if raw := RawBytes(a); raw != nil {
+			copy(raw, first)
+			k, err := io.ReadFull(r, raw[readDirect:])
+			if err != nil {
+				return nil, fmt.Errorf("%d bytes of data for a %s array of shape %s (want %d)", readDirect+k, info.DType, nd.ShapeString(info.Shape), dataSize)
+			}
+			// One byte more than declared is an error; reading to the end
+			// lets the stream check itself (a zip entry's CRC).
+			if k, err := io.ReadFull(r, first[:1]); k != 0 {
+				return nil, fmt.Errorf("%d bytes of data for a %s array of shape %s (want %d)", dataSize+1, info.DType, nd.ShapeString(info.Shape), dataSize)
+			} else if err != io.EOF && err != io.ErrUnexpectedEOF {
+				return nil, err
+			}
+			return a, nil
+		}
+		r = io.MultiReader(bytes.NewReader(first), r)
+	}
 	// Read as the data comes (a header may lie about a size the stream
 	// does not hold), and one byte more than declared at most.
 	var data bytes.Buffer
@@ -357,6 +384,48 @@ func Read(r io.Reader, size uint64) (*nd.Array, error) {
 		return nil, fmt.Errorf("%d bytes of data for a %s array of shape %s (want %d)", k, info.DType, nd.ShapeString(info.Shape), dataSize)
 	}
 	return DecodeData(info.DType, info.Shape, data.Bytes(), info.Order)
+}
+
+// readDirect: an array of at least this many bytes is read straight into
+// its memory.
+const readDirect = 1 << 16
+
+// RawBytes is the memory of a's elements where it is their .npy data
+// on a little-endian machine (numbers; nil for an empty array, bool and
+// other dtypes).
+func RawBytes(a *nd.Array) []byte {
+	view := func(p unsafe.Pointer, n int) []byte { return unsafe.Slice((*byte)(p), n) }
+	switch d := a.Data.(type) {
+	case []float32:
+		if len(d) > 0 {
+			return view(unsafe.Pointer(&d[0]), 4*len(d))
+		}
+	case []float64:
+		if len(d) > 0 {
+			return view(unsafe.Pointer(&d[0]), 8*len(d))
+		}
+	case []int64:
+		if len(d) > 0 {
+			return view(unsafe.Pointer(&d[0]), 8*len(d))
+		}
+	case []int32:
+		if len(d) > 0 {
+			return view(unsafe.Pointer(&d[0]), 4*len(d))
+		}
+	case []int16:
+		if len(d) > 0 {
+			return view(unsafe.Pointer(&d[0]), 2*len(d))
+		}
+	case []uint16:
+		if len(d) > 0 {
+			return view(unsafe.Pointer(&d[0]), 2*len(d))
+		}
+	case []uint8:
+		if len(d) > 0 {
+			return d
+		}
+	}
+	return nil
 }
 
 // Decode reads an .npy file held in b; a Fortran-order array is refused.

@@ -1,0 +1,81 @@
+package checkpoint
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// The streamed file (Encode, and WriteFile into a file) has the bytes
+// of the whole-file encoder this package had before, on a checkpoint
+// with every dtype an .npz member carries, empty and 0-d arrays, several
+// scripts and a log.
+func TestStreamedBytesEqualWholeFile(t *testing.T) {
+	c := sample(t)
+	c.Manifest.Created = "2026-12-06T00:00:00Z"
+	extra := []*nd.Array{nd.FromSlice([]float64{1.5, -2, 3}), nd.FromSlice([]int64{7, -8}, 1, 2), nd.FromSlice([]int32{1 << 30}),
+		nd.FromSlice([]int16{-3}), nd.FromSlice([]uint16{65535}), nd.FromSlice([]uint8{1, 2, 3}), nd.FromSlice([]bool{true, false}),
+		nd.New(nd.Float32, 0, 4), nd.Scalar(nd.Float32, 2.5), nd.New(nd.Float32, 70000)}
+	for i, a := range extra {
+		c.AlgorithmState = append(c.AlgorithmState, Named{fmt.Sprintf("%03d:extra%d", len(c.AlgorithmState), i), a})
+	}
+	for i := range extra[len(extra)-1].F32() {
+		extra[len(extra)-1].F32()[i] = float32(i) * 0.25
+	}
+	want, err := c.encodeWholeFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("Encode: %d bytes differ from the whole-file encoder's %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+	}
+	path := filepath.Join(t.TempDir(), "c.tar")
+	if err := WriteFile(path, c, WriteOptions{KeepLast: 1, PrevIteration: -1}); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(file, want) {
+		t.Fatalf("WriteFile: %d bytes differ from the whole-file encoder's %d (first difference at %d)", len(file), len(want), firstDiff(file, want))
+	}
+	// An empty algorithm state (plain SGD's) is an empty .npz.
+	c.AlgorithmState = nil
+	want, _ = c.encodeWholeFile()
+	if got, _ = c.Encode(); !bytes.Equal(got, want) {
+		t.Fatalf("Encode without algorithm state: %d bytes differ from the whole-file encoder's %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+	}
+	for i, a := range extra {
+		c.AlgorithmState = append(c.AlgorithmState, Named{fmt.Sprintf("%03d:extra%d", i, i), a})
+	}
+	// And the .npz alone.
+	a, err := EncodeNPZ(c.AlgorithmState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := encodeNPZWholeFile(c.AlgorithmState)
+	if !bytes.Equal(a, b) {
+		t.Fatal("EncodeNPZ differs from the whole-file encoder")
+	}
+	if n, _ := npzSize(c.AlgorithmState); n != int64(len(a)) {
+		t.Errorf("npzSize %d, the archive has %d bytes", n, len(a))
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
