@@ -47,7 +47,7 @@ func (*Config) AttrNames() []string {
 func (c *Config) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "get":
-		return starlark.NewBuiltin("get", configGet), nil
+		return NewBuiltin("get", configGet), nil
 	case "default_seed":
 		return starlark.MakeInt(config.DefaultSeed()), nil
 	case "floatX":

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -73,4 +74,22 @@ func parseSize(s string) (uint64, error) {
 		return 0, fmt.Errorf("want a positive size such as 512M or 8G")
 	}
 	return uint64(f * float64(mult)), nil
+}
+
+// applyMemoryBudget makes the run's --max-memory (or the confined
+// default) the process's memory budget: nd.New and every checked buffer
+// refuse what would take the heap past it, the script stops when the heap
+// is over it, and Go's collector works to keep under it
+// (debug.SetMemoryLimit). It returns the function restoring the old one.
+func applyMemoryBudget(l starlib.Limits) (restore func()) {
+	limit, what := l.MaxMemory, "the run's memory budget (--max-memory)"
+	if limit == 0 {
+		limit, what = nd.PhysicalMemory(), "the machine's memory"
+	}
+	back := nd.SetMemoryBudget(limit, what)
+	old := debug.SetMemoryLimit(int64(min(limit, 1<<62)))
+	return func() {
+		back()
+		debug.SetMemoryLimit(old)
+	}
 }

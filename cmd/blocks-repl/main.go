@@ -256,6 +256,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	if err != nil {
 		return usageError(err)
 	}
+	defer applyMemoryBudget(lim)()
 	src, err := os.ReadFile(script)
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)

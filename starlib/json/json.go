@@ -28,7 +28,7 @@ var Module = func() *starlarkstruct.Module {
 	}
 	for _, name := range []string{"encode", "encode_indent"} {
 		orig := starjson.Module.Members[name].(*starlark.Builtin)
-		members[name] = starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		members[name] = starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(args) > 0 {
 				plain, err := jsonPlain(args[0], 0)
 				if err != nil {
@@ -40,7 +40,7 @@ var Module = func() *starlarkstruct.Module {
 		})
 	}
 	decode := starjson.Module.Members["decode"].(*starlark.Builtin)
-	members["decode"] = starlark.NewBuiltin("decode", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	members["decode"] = starlib.NewBuiltin("decode", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		if len(args) > 0 {
 			if x, ok := starlark.AsString(args[0]); ok {
 				if err := checkJSONDepth(x); err != nil {
