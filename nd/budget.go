@@ -130,3 +130,14 @@ func checkHeap(b, limit uint64, what string) error {
 	}
 	return nil
 }
+
+// CheckBytes is CheckBudget for n bytes that are not one array: C
+// buffers a library allocates for a read, a decompressed file, a table
+// built row by row.
+func CheckBytes(n uint64) error {
+	limit, what := MemoryBudget()
+	if n > limit {
+		return &BudgetError{Bytes: n, Heap: HeapBytes(), Limit: limit, What: what}
+	}
+	return checkHeap(n, limit, what)
+}
