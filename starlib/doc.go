@@ -69,7 +69,7 @@
 //	//	array(object, dtype=None) - a new array from ...
 //	//	zeros(shape, dtype="float64"), ones(shape, dtype="float64") - ...
 //	var Module = &starlarkstruct.Module{Name: "numpy", Members: starlark.StringDict{
-//		"array": NewBuiltin("array", npArray),
+//		"array": starlark.NewBuiltin("array", npArray),
 //	}}
 //
 // and the family's Modules function returns it. Several modules may have

@@ -18,7 +18,9 @@ type Limits struct {
 	// builtin (MainLoop.run) is not counted.
 	MaxSteps uint64
 	// MaxMemory is the most bytes one array or one list a builtin builds
-	// may take; 0: the machine's memory.
+	// may take; 0: the machine's memory. (blocks-repl also makes it the
+	// process's budget, nd.SetMemoryBudget, which every allocation and
+	// the heap as a whole are checked against.)
 	MaxMemory uint64
 }
 
