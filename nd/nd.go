@@ -123,13 +123,18 @@ type Numeric interface {
 
 // New returns a zero-filled array of the given dtype and shape.
 //
-// It panics when the element count overflows an int (a programmer error:
-// shapes from scripts, files and the network are checked first, with
-// CheckAlloc or NewChecked).
+// It panics with a *SizeError or *BudgetError (CheckBudget) when the
+// element count overflows an int, or the array exceeds the process's
+// memory budget: shapes from scripts, files and the network are checked
+// first, with CheckAlloc or NewChecked, and the builtins' recover turns
+// what slips past into the script's error, never Go's fatal out of memory.
 func New(dt DType, shape ...int) *Array {
 	n, ok := ProdChecked(shape)
 	if !ok {
 		panic(&SizeError{Shape: append([]int(nil), shape...), DType: dt})
+	}
+	if err := CheckBudget(dt, shape); err != nil {
+		panic(err)
 	}
 	var data any
 	switch dt {

@@ -31,7 +31,7 @@ const recyclerKeep = 4
 func (r *Recycler) Float32(shape ...int) *Array {
 	n := Prod(shape)
 	if r == nil {
-		return &Array{Shape: shape, Data: make([]float32, n)}
+		return New(Float32, shape...)
 	}
 	var buf []float32
 	r.mu.Lock()
@@ -45,6 +45,9 @@ func (r *Recycler) Float32(shape ...int) *Array {
 	}
 	r.mu.Unlock()
 	if buf == nil {
+		if err := CheckBudget(Float32, shape); err != nil {
+			panic(err)
+		}
 		buf = make([]float32, n)
 	}
 	return &Array{Shape: shape, Data: buf, recycler: r}

@@ -775,6 +775,11 @@ func Elems(v starlark.Value) ([]starlark.Value, bool) {
 
 // inferShape follows the first element of each nesting level.
 func inferShape(v starlark.Value) ([]int, error) {
+	var n Nesting
+	return inferShapeIn(v, &n)
+}
+
+func inferShapeIn(v starlark.Value, n *Nesting) ([]int, error) {
 	switch x := v.(type) {
 	case *Array:
 		return slices.Clone(x.A.Shape), nil
@@ -788,7 +793,11 @@ func inferShape(v starlark.Value) ([]int, error) {
 	if len(items) == 0 {
 		return []int{0}, nil
 	}
-	inner, err := inferShape(items[0])
+	if err := n.Enter(v); err != nil {
+		return nil, err
+	}
+	inner, err := inferShapeIn(items[0], n)
+	n.Leave()
 	if err != nil {
 		return nil, err
 	}

@@ -102,7 +102,15 @@ func RunInfo(thread *starlark.Thread) checkpoint.RunInfo {
 	if s.tunables != nil {
 		info.Run.Config = map[string]checkpoint.Value{}
 		for _, name := range s.tunables.order {
-			info.Run.Config[name] = checkpoint.EncodeValue(starlarkToGo(s.tunables.values[name]))
+			v := s.tunables.values[name]
+			var n Nesting
+			gv, err := starlarkToGo(v, &n)
+			if err != nil {
+				// config() checked the value; a list changed since
+				// then (made to contain itself) is kept as its repr.
+				gv = v.String()
+			}
+			info.Run.Config[name] = checkpoint.EncodeValue(gv)
 		}
 		info.Run.ConfigOrder = append([]string(nil), s.tunables.order...)
 	}
@@ -123,28 +131,36 @@ func CheckpointRunOf(thread *starlark.Thread) *CheckpointRun {
 	return nil
 }
 
-// starlarkToGo converts a tunable's value for the log and the checkpoint.
-func starlarkToGo(v starlark.Value) any {
+// starlarkToGo converts a tunable's value for the log and the checkpoint
+// (an error for a value that contains itself or is nested too deep).
+func starlarkToGo(v starlark.Value, n *Nesting) (any, error) {
 	switch x := v.(type) {
 	case starlark.NoneType:
-		return nil
+		return nil, nil
 	case starlark.Bool:
-		return bool(x)
+		return bool(x), nil
 	case starlark.Int:
-		if n, ok := x.Int64(); ok {
-			return int(n)
+		if i, ok := x.Int64(); ok {
+			return int(i), nil
 		}
-		return x.String()
+		return x.String(), nil
 	case starlark.Float:
-		return float64(x)
+		return float64(x), nil
 	case starlark.String:
-		return string(x)
+		return string(x), nil
 	case starlark.Indexable:
+		if err := n.Enter(v); err != nil {
+			return nil, err
+		}
+		defer n.Leave()
 		out := make([]any, x.Len())
 		for i := range out {
-			out[i] = starlarkToGo(x.Index(i))
+			var err error
+			if out[i], err = starlarkToGo(x.Index(i), n); err != nil {
+				return nil, err
+			}
 		}
-		return out
+		return out, nil
 	}
-	return v.String()
+	return v.String(), nil
 }

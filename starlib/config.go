@@ -41,7 +41,7 @@ import (
 var ConfigModule = &starlarkstruct.Module{
 	Name: "blocks.config",
 	Members: starlark.StringDict{
-		"get":    starlark.NewBuiltin("get", configGet),
+		"get":    NewBuiltin("get", configGet),
 		"config": &Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value { return &Config{thread} }},
 	},
 }

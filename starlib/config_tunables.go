@@ -47,7 +47,7 @@ func (*Config) AttrNames() []string {
 func (c *Config) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "get":
-		return starlark.NewBuiltin("get", configGet), nil
+		return NewBuiltin("get", configGet), nil
 	case "default_seed":
 		return starlark.MakeInt(config.DefaultSeed()), nil
 	case "floatX":
@@ -88,6 +88,10 @@ func (c *Config) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwar
 	t := &tunables{values: map[string]starlark.Value{}, overridden: map[string]bool{}}
 	for _, kv := range kwargs {
 		name := string(kv[0].(starlark.String))
+		var n Nesting
+		if _, err := starlarkToGo(kv[1], &n); err != nil {
+			return nil, fmt.Errorf("config(%s=...): %v", name, err)
+		}
 		t.order = append(t.order, name)
 		t.values[name] = kv[1]
 	}

@@ -34,6 +34,16 @@ func RecoverInternal(name string, errp *error) {
 	if r == nil {
 		return
 	}
+	// An allocation the memory budget refused (nd.New's panic) is the
+	// script's error, not a bug.
+	switch e := r.(type) {
+	case *nd.SizeError:
+		*errp = e
+		return
+	case *nd.BudgetError:
+		*errp = e
+		return
+	}
 	if re, ok := r.(runtime.Error); ok {
 		*errp = fmt.Errorf("internal error in %s: %v (please report this bug)", name, re)
 		return

@@ -2,6 +2,7 @@ package starlib
 
 import (
 	"fmt"
+	"time"
 
 	"go.starlark.net/starlark"
 
@@ -17,7 +18,9 @@ type Limits struct {
 	// builtin (MainLoop.run) is not counted.
 	MaxSteps uint64
 	// MaxMemory is the most bytes one array or one list a builtin builds
-	// may take; 0: the machine's memory.
+	// may take; 0: the machine's memory. (blocks-repl also makes it the
+	// process's budget, nd.SetMemoryBudget, which every allocation and
+	// the heap as a whole are checked against.)
 	MaxMemory uint64
 }
 
@@ -57,7 +60,7 @@ func boundedIterableBuiltins() starlark.StringDict {
 	out := starlark.StringDict{}
 	for _, name := range []string{"list", "tuple", "sorted", "reversed", "dict", "enumerate", "zip"} {
 		orig := starlark.Universe[name].(*starlark.Builtin)
-		out[name] = starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		out[name] = NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			limit, what := memoryLimit(thread)
 			for _, a := range args {
 				n := starlark.Len(a)
@@ -70,4 +73,38 @@ func boundedIterableBuiltins() starlark.StringDict {
 		})
 	}
 	return out
+}
+
+// heapWatchPeriod is how often a running script's heap is compared with
+// the process's memory budget.
+const heapWatchPeriod = 20 * time.Millisecond
+
+// watchHeap cancels thread, while a script runs on it, once the live heap
+// exceeds the process's memory budget (nd.OverBudget), when a command set
+// one (nd.SetMemoryBudget): strings and lists grow inside go.starlark.net
+// (("ab" * (1 << 24)).replace(...), l.append in a loop), where no array
+// check sees them. The script stops at its next step: one step can still
+// allocate past the budget (one replace by a long string), the next one
+// does not start. The returned function stops the watch.
+func watchHeap(thread *starlark.Thread) (stop func()) {
+	if !nd.BudgetSet() {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(heapWatchPeriod)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := nd.OverBudget(); err != nil {
+					thread.Cancel(err.Error())
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
 }

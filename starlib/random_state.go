@@ -249,8 +249,17 @@ func rsPermutation(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		if err := starlark.AsInt(x, &n); err != nil {
 			return nil, fmt.Errorf("permutation: %v", err)
 		}
+		// The result, then Permutation's own []int of n: both checked
+		// before either is made (permutation(1 << 40) was a fatal out
+		// of memory).
+		a, err := NewArray(thread, nd.Int64, []int{max(n, 0)})
+		if err != nil {
+			return nil, fmt.Errorf("permutation: %w", err)
+		}
+		if err := nd.CheckBudget(nd.Int64, []int{max(n, 0)}); err != nil {
+			return nil, fmt.Errorf("permutation: %w", err)
+		}
 		p := r.Permutation(n)
-		a := nd.New(nd.Int64, len(p))
 		for i, v := range p {
 			a.I64()[i] = int64(v)
 		}

@@ -222,7 +222,7 @@ func Cancelled(thread *starlark.Thread) error {
 // iterators that keep their position (stream.get_epoch_iterator()).
 func Predeclared() starlark.StringDict {
 	d := starlark.StringDict{
-		"slice": starlark.NewBuiltin("slice", sliceBuiltin),
+		"slice": NewBuiltin("slice", sliceBuiltin),
 		"next":  NewBuiltin("next", nextBuiltin),
 	}
 	for k, v := range numericBuiltins() {
@@ -399,6 +399,7 @@ func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, er
 		src = b
 	}
 	in.recordScript(filename, src)
+	defer watchHeap(in.Thread)()
 	g, err := starlark.ExecFileOptions(FileOptions, in.Thread, filename, src, in.predeclared)
 	if err != nil {
 		return g, normalizeError(Hint(err, src, nil, in.opts.Library))
@@ -422,6 +423,7 @@ func (in *Interp) ExecREPLFile(ctx context.Context, filename, src string) (starl
 	// again here could undo a ctx that was already cancelled (its watcher
 	// fires at once, on another goroutine).
 	in.setContext(ctx)
+	defer watchHeap(in.Thread)()
 	opts := *FileOptions
 	opts.LoadBindsGlobally = true
 	f, err := opts.Parse(filename, src, 0)

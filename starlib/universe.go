@@ -16,7 +16,7 @@ import (
 func numericBuiltins() starlark.StringDict {
 	wrap := func(name string, f func(thread *starlark.Thread, x starlark.Value) (starlark.Value, bool, error)) *starlark.Builtin {
 		orig := starlark.Universe[name].(*starlark.Builtin)
-		return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(args) == 1 && len(kwargs) == 0 {
 				if v, ok, err := f(thread, args[0]); ok || err != nil {
 					return v, err

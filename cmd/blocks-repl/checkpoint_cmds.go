@@ -198,6 +198,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		Limits:     storedLimits(a.limits),
 		Parallel:   storedParallel(c, par), Library: all.Library(),
 	}
+	defer applyMemoryBudget(opts.Limits)()
 	in, err := starlib.NewInterp(opts)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -12,15 +13,15 @@ import (
 
 // Defaults of a resumed or replayed checkpoint's script, data from
 // elsewhere: a billion Starlark steps (minutes of pure Starlark; training
-// inside MainLoop.run is not counted) and half the machine's memory for
-// any one array or list.
+// inside MainLoop.run is not counted) and half the machine's memory as
+// the run's memory budget.
 const defaultConfinedSteps = 1_000_000_000
 
 // limitFlags adds --max-steps, --max-memory (and, with loadRoots,
 // --load-root) to fs; the returned function gives the limits parsed.
 func limitFlags(fs *flag.FlagSet, confined bool) func() (starlib.Limits, []string, error) {
 	steps := fs.Uint64("max-steps", 0, "stop the script after N Starlark steps (0: no limit; resume/replay: 1e9)")
-	mem := fs.String("max-memory", "", "refuse any array or list larger than SIZE (e.g. 8G; default: the machine's memory, half of it for resume/replay)")
+	mem := fs.String("max-memory", "", "the run's memory budget: refuse any array, list or buffer that would take the heap past SIZE, and stop the script when its heap is over it (e.g. 8G; default: the machine's memory, half of it for resume/replay)")
 	var roots multiFlag
 	fs.Var(&roots, "load-root", "also let load() read .star files under DIR (a project's shared helpers)")
 	return func() (starlib.Limits, []string, error) {
@@ -73,4 +74,22 @@ func parseSize(s string) (uint64, error) {
 		return 0, fmt.Errorf("want a positive size such as 512M or 8G")
 	}
 	return uint64(f * float64(mult)), nil
+}
+
+// applyMemoryBudget makes the run's --max-memory (or the confined
+// default) the process's memory budget: nd.New and every checked buffer
+// refuse what would take the heap past it, the script stops when the heap
+// is over it, and Go's collector works to keep under it
+// (debug.SetMemoryLimit). It returns the function restoring the old one.
+func applyMemoryBudget(l starlib.Limits) (restore func()) {
+	limit, what := l.MaxMemory, "the run's memory budget (--max-memory)"
+	if limit == 0 {
+		limit, what = nd.PhysicalMemory(), "the machine's memory"
+	}
+	back := nd.SetMemoryBudget(limit, what)
+	old := debug.SetMemoryLimit(int64(min(limit, 1<<62)))
+	return func() {
+		back()
+		debug.SetMemoryLimit(old)
+	}
 }

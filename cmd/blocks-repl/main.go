@@ -43,6 +43,7 @@ import (
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/tty"
+	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
 )
@@ -110,7 +111,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer checkpoint.ReleaseLocks()
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "blocks-repl: internal error: %v\n(this is a bug in blocks-repl, not in your script; please report it)\n", r)
+			switch r.(type) {
+			case *nd.SizeError, *nd.BudgetError: // an allocation the memory budget refused
+				fmt.Fprintf(stderr, "blocks-repl: %v\n", r)
+			default:
+				fmt.Fprintf(stderr, "blocks-repl: internal error: %v\n(this is a bug in blocks-repl, not in your script; please report it)\n", r)
+			}
 			code = 1
 		}
 	}()
@@ -256,6 +262,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	if err != nil {
 		return usageError(err)
 	}
+	defer applyMemoryBudget(lim)()
 	src, err := os.ReadFile(script)
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)

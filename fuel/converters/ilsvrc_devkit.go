@@ -78,6 +78,15 @@ func ReadILSVRCMetadataMat(meta []byte, year int) ([]ILSVRCSynset, *nd.Array, er
 			if *f.dst, err = matScalarInt(v); err != nil {
 				return nil, nil, fmt.Errorf("meta.mat: synsets(%d).%s: %w", i+1, f.name, err)
 			}
+			// Fuel's synsets table holds these in int16 (uint16 for
+			// num_train_images): a value outside was silently wrapped.
+			lo, hi := math.MinInt16, math.MaxInt16
+			if f.name == "num_train_images" {
+				lo, hi = 0, math.MaxUint16
+			}
+			if *f.dst < lo || *f.dst > hi {
+				return nil, nil, fmt.Errorf("meta.mat: synsets(%d).%s: %d does not fit the table's column (%d to %d)", i+1, f.name, *f.dst, lo, hi)
+			}
 		}
 		for _, f := range []struct {
 			name string
@@ -99,12 +108,18 @@ func ReadILSVRCMetadataMat(meta []byte, year int) ([]ILSVRCSynset, *nd.Array, er
 			return nil, nil, fmt.Errorf("meta.mat: synsets(%d).children: a %s array, want numbers", i+1, v.Class)
 		}
 		for _, c := range v.Numbers {
-			if c != math.Trunc(c) || math.Abs(c) > 1<<31 {
+			if c != math.Trunc(c) || c < math.MinInt16 || c > math.MaxInt16 {
 				return nil, nil, fmt.Errorf("meta.mat: synsets(%d).children: %v is not an ID", i+1, c)
 			}
 			row.Children = append(row.Children, int(c))
 		}
 		maxChildren = max(maxChildren, row.NumChildren)
+	}
+	// The children are padded to the largest num_children: a table of
+	// len(out) rows of that width, checked before it is built (a 976-byte
+	// meta.mat with num_children = 2**28 asked for 8 GB).
+	if err := nd.CheckBudget(nd.Int64, []int{len(out), maxChildren}); err != nil {
+		return nil, nil, fmt.Errorf("meta.mat: the children table (%d synsets, the largest num_children %d): %w", len(out), maxChildren, err)
 	}
 	for i := range out {
 		if len(out[i].Children) > maxChildren {

@@ -93,13 +93,9 @@ func loadMat(path string) (map[string]*matArray, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if typ == miCOMPRESSED {
-			zr, err := zlib.NewReader(bytes.NewReader(data))
+			raw, err := inflateChecked(data, matMaxDecompressed)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			raw, err := io.ReadAll(zr)
-			if err != nil {
-				return nil, fmt.Errorf("%s: decompressing: %w", path, err)
 			}
 			inner := &matReader{b: raw, order: order}
 			if typ, data, err = inner.element(true); err != nil {
@@ -191,12 +187,9 @@ func (r *matReader) matrix(data []byte) (string, *matArray, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", name, err)
 	}
-	n := 1
-	for _, d := range dims {
-		if d < 0 {
-			return "", nil, fmt.Errorf("%s: negative dimension", name)
-		}
-		n *= d
+	n, ok := nd.ProdChecked(dims)
+	if !ok {
+		return "", nil, fmt.Errorf("%s: dims %v: negative, or too many elements", name, dims)
 	}
 	if dt == nd.Uint8 && typ == miUINT8 && len(real) >= n {
 		// The common case (images): no conversion.
@@ -204,6 +197,9 @@ func (r *matReader) matrix(data []byte) (string, *matArray, error) {
 	}
 	vals, err := matValues(typ, real, n, r.order)
 	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := nd.CheckBudget(dt, []int{n}); err != nil {
 		return "", nil, fmt.Errorf("%s: %w", name, err)
 	}
 	a := nd.New(dt, n)
@@ -220,8 +216,13 @@ func matValues(typ uint32, b []byte, n int, order binary.ByteOrder) ([]float64, 
 	if size == 0 {
 		return nil, fmt.Errorf("data type %d is not read", typ)
 	}
-	if len(b) < n*size {
+	if n < 0 || n > len(b)/size {
 		return nil, fmt.Errorf("%d bytes for %d elements of %d bytes", len(b), n, size)
+	}
+	// Decoded as float64: up to 8 times the stored bytes (a compressed
+	// uint8 variable of 131 KB became 1.4 GB), checked first.
+	if err := nd.CheckBudget(nd.Float64, []int{n}); err != nil {
+		return nil, fmt.Errorf("decoding %d elements: %w", n, err)
 	}
 	out := make([]float64, n)
 	for i := range out {
@@ -250,4 +251,34 @@ func matValues(typ uint32, b []byte, n int, order binary.ByteOrder) ([]float64, 
 		}
 	}
 	return out, nil
+}
+
+// inflateChecked decompresses a miCOMPRESSED element of at most max
+// bytes. The size is found first by inflating into nothing, then checked
+// against max and the memory budget (nd.CheckBytes), and only then is the
+// buffer allocated: a few KB of deflate stream stand for up to about a
+// thousand times as much.
+func inflateChecked(data []byte, max int) ([]byte, error) {
+	zr, err := zlib.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("a compressed variable: %w", err)
+	}
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, int64(max)+1))
+	if err != nil {
+		return nil, fmt.Errorf("decompressing a variable: %w", err)
+	}
+	if n > int64(max) {
+		return nil, fmt.Errorf("a compressed variable of more than %s", nd.FormatBytes(uint64(max)))
+	}
+	if err := nd.CheckBytes(uint64(n)); err != nil {
+		return nil, fmt.Errorf("a compressed variable of %s: %w", nd.FormatBytes(uint64(n)), err)
+	}
+	if zr, err = zlib.NewReader(bytes.NewReader(data)); err != nil {
+		return nil, err
+	}
+	raw := make([]byte, n)
+	if _, err := io.ReadFull(zr, raw); err != nil {
+		return nil, fmt.Errorf("decompressing a variable: %w", err)
+	}
+	return raw, nil
 }

@@ -2,11 +2,9 @@ package converters
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -130,16 +128,9 @@ func ParseMat(b []byte) (map[string]*MatValue, error) {
 			return nil, err
 		}
 		if typ == miCOMPRESSED {
-			zr, err := zlib.NewReader(bytes.NewReader(data))
+			raw, err := inflateChecked(data, budget)
 			if err != nil {
-				return nil, fmt.Errorf("a compressed variable: %w", err)
-			}
-			raw, err := io.ReadAll(io.LimitReader(zr, int64(budget)+1))
-			if err != nil {
-				return nil, fmt.Errorf("decompressing a variable: %w", err)
-			}
-			if len(raw) > budget {
-				return nil, fmt.Errorf("more than %d bytes decompressed", matMaxDecompressed)
+				return nil, err
 			}
 			budget -= len(raw)
 			inner := &matReader{b: raw, order: order}

@@ -564,6 +564,17 @@ func readVlenRuns(ds hid, dt nd.DType, runs []run) ([]*nd.Array, error) {
 		return nil, err
 	}
 	defer C.H5Tclose(mt)
+	// What the rows take once read, before libhdf5 allocates it (in C,
+	// where Go's heap does not see it) and the rows are copied to Go:
+	// rows may all point at one large heap object (400 rows of one 5 MB
+	// object in a 5 MB file were 4 GB).
+	var vlenBytes C.hsize_t
+	if C.H5Dvlen_get_buf_size(ds, mt, fspace, &vlenBytes) < 0 {
+		return nil, h5error("sizing the rows")
+	}
+	if err := nd.CheckBytes(2 * uint64(vlenBytes)); err != nil {
+		return nil, fmt.Errorf("%d variable-length rows of %s in all: %w", rows, nd.FormatBytes(uint64(vlenBytes)), err)
+	}
 	buf := (*C.hvl_t)(C.calloc(C.size_t(rows), C.size_t(unsafe.Sizeof(C.hvl_t{}))))
 	if buf == nil {
 		return nil, fmt.Errorf("out of memory for %d rows", rows)

@@ -29,10 +29,11 @@ func checkDeclared(dt nd.DType, shape []int, stored uint64) error {
 }
 
 // checkLoadable refuses to load rows of rowShape of dt in memory when they
-// cannot fit the machine's memory.
+// cannot fit the memory budget (nd.CheckBudget: the machine's memory, or
+// --max-memory).
 func checkLoadable(dt nd.DType, rows int, rowShape []int) error {
 	shape := append([]int{rows}, rowShape...)
-	if err := nd.CheckAlloc(dt, shape, 0, ""); err != nil {
+	if err := nd.CheckBudget(dt, shape); err != nil {
 		return fmt.Errorf("load_in_memory: %w; open it without load_in_memory to read it batch by batch", err)
 	}
 	return nil

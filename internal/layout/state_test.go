@@ -28,6 +28,7 @@ var mutableState = map[string]string{
 	"core/parallel.worldErr":          "the MPI world: MPI_Init runs once per process",
 	"core/parallel.worldOnce":         "the MPI world: MPI_Init runs once per process",
 	"fuel/h5.hdf5Mu":                  "libhdf5 is not thread-safe: one mutex per process",
+	"nd.budget":                       "the memory budget every allocation is checked against (--max-memory): one run per process, and nd.New has no context to carry a run's own",
 	"core/exec/cpu/kernels.settings":  "the CPU kernel settings: OpenBLAS threading is process-wide by nature",
 	"core/exec/cpu/kernels.par":       "the CPU worker pool, shared by every function of the process",
 	"core/exec/cpu/kernels.gemmSplit": "whether the linked OpenBLAS lets the worker pool split products, probed once at start",

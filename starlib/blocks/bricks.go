@@ -353,7 +353,7 @@ func (b *Brick) Attr(name string) (starlark.Value, error) {
 			return starlark.NewList(out), nil
 		}
 	case "allocate", "initialize", "push_allocation_config", "push_initialization_config":
-		return starlark.NewBuiltin(name, func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin(name, func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(fb.Name(), args, kwargs); err != nil {
 				return nil, err
 			}

@@ -175,7 +175,7 @@ func convBrickAttr(b *Brick, name string) (starlark.Value, bool, error) {
 		if !ok {
 			return nil, false, nil
 		}
-		return starlark.NewBuiltin("get_dim", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("get_dim", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var which string
 			if err := starlark.UnpackPositionalArgs(fb.Name(), args, kwargs, 1, &which); err != nil {
 				return nil, err

@@ -206,7 +206,7 @@ func (e *Extension) Attr(name string) (starlark.Value, error) {
 		if !ok {
 			return nil, nil
 		}
-		return starlark.NewBuiltin("add_condition", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("add_condition", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var cbs starlark.Value
 			var pred, arguments starlark.Value = starlark.None, starlark.None
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "callbacks_names", &cbs, "predicate?", &pred, "arguments?", &arguments); err != nil {

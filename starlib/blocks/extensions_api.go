@@ -270,7 +270,7 @@ func mainLoopAttrMore(m *MainLoop, name string) (starlark.Value, bool, error) {
 		}
 		return &starfuel.Stream{S: m.M.DataStream, Name: "DataStream"}, true, nil
 	case "find_extension":
-		return starlark.NewBuiltin("find_extension", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("find_extension", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name string
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
 				return nil, err

@@ -111,7 +111,7 @@ func (g *ComputationGraph) Attr(name string) (starlark.Value, error) {
 		}
 		return d, nil
 	case "summary", "to_dot":
-		return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var shapes starlark.Value = starlark.None
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "input_shapes?", &shapes); err != nil {
 				return nil, err
@@ -147,7 +147,7 @@ func (g *ComputationGraph) Attr(name string) (starlark.Value, error) {
 			return starlark.String(sb.String()), nil
 		}).BindReceiver(g), nil
 	case "replace":
-		return starlark.NewBuiltin("replace", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("replace", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var repl *starlark.Dict
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "replacements", &repl); err != nil {
 				return nil, err
@@ -351,7 +351,7 @@ func (c *BNContext) AttrNames() []string { return []string{"enter", "exit"} }
 func (c *BNContext) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "enter", "exit":
-		return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}

@@ -111,7 +111,7 @@ func (r *LogRow) AttrNames() []string { return []string{"get", "items", "keys"} 
 func (r *LogRow) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "get":
-		return starlark.NewBuiltin("get", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("get", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var k, def starlark.Value = nil, starlark.None
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &k, &def); err != nil {
 				return nil, err
@@ -123,11 +123,11 @@ func (r *LogRow) Attr(name string) (starlark.Value, error) {
 			return v, nil
 		}).BindReceiver(r), nil
 	case "keys":
-		return starlark.NewBuiltin("keys", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("keys", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 			return starlib.StringList(r.keys()), nil
 		}).BindReceiver(r), nil
 	case "items":
-		return starlark.NewBuiltin("items", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("items", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 			var l []starlark.Value
 			for _, t := range r.Items() {
 				l = append(l, t)

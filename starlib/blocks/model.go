@@ -71,7 +71,7 @@ func (m *Model) AttrNames() []string {
 // Attr returns an attribute.
 func (m *Model) Attr(name string) (starlark.Value, error) {
 	method := func(fn func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) starlark.Value {
-		return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			return fn(thread, args, kwargs)
 		}).BindReceiver(m)
 	}

@@ -245,7 +245,7 @@ func extraBrickAttr(b *Brick, name string) (starlark.Value, bool) {
 		return v, true
 	}
 	if gd, ok := b.B.(bricks.GetDimmer); ok && name == "get_dim" {
-		return starlark.NewBuiltin("get_dim", func(_ *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("get_dim", func(_ *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var n string
 			if err := starlark.UnpackPositionalArgs(fb.Name(), args, kwargs, 1, &n); err != nil {
 				return nil, err

@@ -144,7 +144,7 @@ func generatorAttr(b *Brick, name string) (starlark.Value, bool) {
 	default:
 		return nil, false
 	}
-	return starlark.NewBuiltin("sample", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+	return starlib.NewBuiltin("sample", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
 		defer starlib.RecoverInternal("sample", &err)
 		nSteps, batch := 0, 1
 		var d *starlark.Dict
@@ -237,7 +237,7 @@ func (s *BeamSearch) Attr(name string) (starlark.Value, error) {
 	if name != "search" {
 		return nil, nil
 	}
-	return starlark.NewBuiltin("search", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
+	return starlib.NewBuiltin("search", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
 		defer starlib.RecoverInternal("search", &err)
 		var d *starlark.Dict
 		eol, maxLen := -1, 512

@@ -254,7 +254,7 @@ func (a *Algorithm) Attr(name string) (starlark.Value, error) {
 	case "total_step_norm":
 		return &starlib.Variable{V: a.GD.TotalStepNorm}, nil
 	case "add_updates":
-		return starlark.NewBuiltin("add_updates", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("add_updates", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var ups starlark.Value
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "updates", &ups); err != nil {
 				return nil, err
@@ -468,7 +468,7 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 	case "extensions":
 		return extensionList(m.M), nil
 	case "run":
-		return starlark.NewBuiltin("run", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("run", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}

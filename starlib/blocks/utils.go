@@ -57,8 +57,8 @@ func utilsModules() (mods []*starlarkstruct.Module) {
 		"hessian_times_vector": starlib.NewBuiltin("hessian_times_vector", hessianTimesVector),
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "theano", Members: starlark.StringDict{
-		"function": starlark.NewBuiltin("function", starlib.TheanoFunction),
-		"shared":   starlark.NewBuiltin("shared", starlib.TheanoShared),
+		"function": starlib.NewBuiltin("function", starlib.TheanoFunction),
+		"shared":   starlib.NewBuiltin("shared", starlib.TheanoShared),
 		"config": &starlib.Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value {
 			return starlarkstruct.FromStringDict(starlark.String("theano.config"), starlark.StringDict{
 				"floatX": starlark.String(starlib.FloatX(thread).String()),

@@ -24,7 +24,7 @@ import (
 // the application runs, and the outputs' first axis is split back.
 func wrappersModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks.wrappers", Members: starlark.StringDict{
-		"WithExtraDims": starlark.NewBuiltin("WithExtraDims", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"WithExtraDims": starlib.NewBuiltin("WithExtraDims", func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackPositionalArgs(fb.Name(), args, kwargs, 0); err != nil {
 				return nil, err
 			}

@@ -573,7 +573,7 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 	case "produces_examples":
 		return starlark.Bool(s.S.ProducesExamples()), nil
 	case "get_epoch_iterator":
-		return starlark.NewBuiltin("get_epoch_iterator", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("get_epoch_iterator", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			asDict := false
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "as_dict?", &asDict); err != nil {
 				return nil, err

@@ -63,7 +63,7 @@ func (d *IterableDatasetValue) Attr(name string) (starlark.Value, error) {
 	case "axis_labels":
 		return labelsValue(d.D.AxisLabels()), nil
 	case "get_example_stream":
-		return starlark.NewBuiltin("get_example_stream", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return starlib.NewBuiltin("get_example_stream", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}

@@ -28,7 +28,7 @@ var Module = func() *starlarkstruct.Module {
 	}
 	for _, name := range []string{"encode", "encode_indent"} {
 		orig := starjson.Module.Members[name].(*starlark.Builtin)
-		members[name] = starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		members[name] = starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(args) > 0 {
 				plain, err := jsonPlain(args[0], 0)
 				if err != nil {
@@ -39,15 +39,68 @@ var Module = func() *starlarkstruct.Module {
 			return orig.CallInternal(thread, args, kwargs)
 		})
 	}
+	decode := starjson.Module.Members["decode"].(*starlark.Builtin)
+	members["decode"] = starlib.NewBuiltin("decode", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(args) > 0 {
+			if x, ok := starlark.AsString(args[0]); ok {
+				if err := checkJSONDepth(x); err != nil {
+					// As for any input that does not decode: the
+					// default when one is given.
+					if len(args) > 1 {
+						return args[1], nil
+					}
+					for _, kv := range kwargs {
+						if kv[0] == starlark.String("default") {
+							return kv[1], nil
+						}
+					}
+					return nil, fmt.Errorf("json.decode: %v", err)
+				}
+			}
+		}
+		return decode.CallInternal(thread, args, kwargs)
+	})
 	return &starlarkstruct.Module{Name: "json", Members: members}
 }()
+
+// checkJSONDepth refuses a JSON text whose arrays and objects nest more
+// than maxJSONDepth deep, before go.starlark.net's decoder (which
+// recurses once per level, without a limit) overflows Go's stack on it:
+// json.decode("[" * 5000000 + "]" * 5000000) was a fatal error.
+func checkJSONDepth(s string) error {
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > maxJSONDepth {
+				return fmt.Errorf("arrays and objects nested more than %d deep, at byte %d", maxJSONDepth, i)
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return nil
+}
 
 const maxJSONDepth = 1000
 
 // jsonPlain checks that v is plain data and converts arrays to lists.
 func jsonPlain(v starlark.Value, depth int) (starlark.Value, error) {
 	if depth > maxJSONDepth {
-		return nil, fmt.Errorf("value nested more than %d deep", maxJSONDepth)
+		return nil, fmt.Errorf("value nested more than %d deep (does a list or dict contain itself?)", maxJSONDepth)
 	}
 	switch v := v.(type) {
 	case starlark.NoneType, starlark.Bool, starlark.Int, starlark.Float, starlark.String:

@@ -57,14 +57,14 @@ func numpyModules() (mods []*starlarkstruct.Module) {
 var Module = &starlarkstruct.Module{
 	Name: "numpy",
 	Members: starlark.StringDict{
-		"array":       starlark.NewBuiltin("array", npArray),
-		"asarray":     starlark.NewBuiltin("asarray", npArray),
-		"zeros":       starlark.NewBuiltin("zeros", npFill(0)),
-		"ones":        starlark.NewBuiltin("ones", npFill(1)),
-		"zeros_like":  starlark.NewBuiltin("zeros_like", npFillLike(0)),
-		"ones_like":   starlark.NewBuiltin("ones_like", npFillLike(1)),
-		"arange":      starlark.NewBuiltin("arange", npArange),
-		"linspace":    starlark.NewBuiltin("linspace", npLinspace),
+		"array":       starlib.NewBuiltin("array", npArray),
+		"asarray":     starlib.NewBuiltin("asarray", npArray),
+		"zeros":       starlib.NewBuiltin("zeros", npFill(0)),
+		"ones":        starlib.NewBuiltin("ones", npFill(1)),
+		"zeros_like":  starlib.NewBuiltin("zeros_like", npFillLike(0)),
+		"ones_like":   starlib.NewBuiltin("ones_like", npFillLike(1)),
+		"arange":      starlib.NewBuiltin("arange", npArange),
+		"linspace":    starlib.NewBuiltin("linspace", npLinspace),
 		"sum":         npReduce("sum"),
 		"mean":        npReduce("mean"),
 		"max":         npReduce("max"),
@@ -90,12 +90,12 @@ var Module = &starlarkstruct.Module{
 		"abs":         npUnary("abs", math.Abs),
 		"maximum":     npBinary("maximum", core.Maximum),
 		"minimum":     npBinary("minimum", core.Minimum),
-		"dot":         starlark.NewBuiltin("dot", npDot),
-		"reshape":     starlark.NewBuiltin("reshape", npReshape),
-		"transpose":   starlark.NewBuiltin("transpose", npTranspose),
-		"concatenate": starlark.NewBuiltin("concatenate", npConcatenate),
-		"allclose":    starlark.NewBuiltin("allclose", npAllclose),
-		"array_equal": starlark.NewBuiltin("array_equal", npArrayEqual),
+		"dot":         starlib.NewBuiltin("dot", npDot),
+		"reshape":     starlib.NewBuiltin("reshape", npReshape),
+		"transpose":   starlib.NewBuiltin("transpose", npTranspose),
+		"concatenate": starlib.NewBuiltin("concatenate", npConcatenate),
+		"allclose":    starlib.NewBuiltin("allclose", npAllclose),
+		"array_equal": starlib.NewBuiltin("array_equal", npArrayEqual),
 		"float32":     starlark.String("float32"),
 		"float64":     starlark.String("float64"),
 		"int64":       starlark.String("int64"),
@@ -131,7 +131,7 @@ var Module = &starlarkstruct.Module{
 var RandomModule = &starlarkstruct.Module{
 	Name: "numpy.random",
 	Members: starlark.StringDict{
-		"RandomState": starlark.NewBuiltin("RandomState", npRandomState),
+		"RandomState": starlib.NewBuiltin("RandomState", npRandomState),
 	},
 }
 
@@ -324,7 +324,7 @@ func arrayPair(name string, args starlark.Tuple, kwargs []starlark.Tuple, p1, p2
 }
 
 func npReduce(name string) *starlark.Builtin {
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
 		var axes starlib.Axes
 		var keepdims bool
@@ -355,7 +355,7 @@ func npReduce(name string) *starlark.Builtin {
 }
 
 func npArg(name string) *starlark.Builtin {
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
 		var axis starlib.Axis
 		if err := starlark.UnpackArgs(name, args, kwargs, "a", &x, "axis?", &axis); err != nil {
@@ -372,7 +372,7 @@ func npArg(name string) *starlark.Builtin {
 // npUnary applies f elementwise; integer arrays give float64, numbers
 // give numbers.
 func npUnary(name string, f func(float64) float64) *starlark.Builtin {
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		x, a, err := unaryArg(name, args, kwargs)
 		if err != nil {
 			return nil, err
@@ -395,7 +395,7 @@ func npUnary(name string, f func(float64) float64) *starlark.Builtin {
 // npPredicate makes numpy's isnan and its kind: a bool array (a bool for a
 // number).
 func npPredicate(name string, f func(float64) bool) *starlark.Builtin {
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		x, a, err := unaryArg(name, args, kwargs)
 		if err != nil {
 			return nil, err
@@ -414,7 +414,7 @@ func npPredicate(name string, f func(float64) bool) *starlark.Builtin {
 }
 
 func npBinary(name string, f func(a, b *core.Variable) *core.Variable) *starlark.Builtin {
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		a, c, err := arrayPair(name, args, kwargs, "a", "b")
 		if err != nil {
 			return nil, err

@@ -17,7 +17,7 @@ import (
 //	    reps is longer, reps leading 1s when A has more axes).
 func tileModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "numpy", Members: starlark.StringDict{
-		"tile": starlark.NewBuiltin("tile", npTile),
+		"tile": starlib.NewBuiltin("tile", npTile),
 	}})
 	return mods
 }

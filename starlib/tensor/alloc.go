@@ -22,9 +22,9 @@ import (
 // the graph runs.
 func allocModules() (mods []*starlarkstruct.Module) {
 	members := starlark.StringDict{
-		"zeros": starlark.NewBuiltin("zeros", tensorFill(0)),
-		"ones":  starlark.NewBuiltin("ones", tensorFill(1)),
-		"alloc": starlark.NewBuiltin("alloc", tensorAlloc),
+		"zeros": starlib.NewBuiltin("zeros", tensorFill(0)),
+		"ones":  starlib.NewBuiltin("ones", tensorFill(1)),
+		"alloc": starlib.NewBuiltin("alloc", tensorAlloc),
 	}
 	for _, name := range []string{"tensor", "theano.tensor"} {
 		mods = append(mods, &starlarkstruct.Module{Name: name, Members: members})

@@ -133,8 +133,8 @@ var Module = func() *starlarkstruct.Module {
 			"le":          binaryBuiltin("le", core.LE),
 			"gt":          binaryBuiltin("gt", core.GT),
 			"ge":          binaryBuiltin("ge", core.GE),
-			"switch":      starlark.NewBuiltin("switch", tensorSwitch),
-			"cast":        starlark.NewBuiltin("cast", tensorCast),
+			"switch":      starlib.NewBuiltin("switch", tensorSwitch),
+			"cast":        starlib.NewBuiltin("cast", tensorCast),
 
 			"sum":    reduceFn("sum"),
 			"mean":   reduceFn("mean"),
@@ -144,19 +144,19 @@ var Module = func() *starlarkstruct.Module {
 			"argmax": argFn("argmax"),
 			"argmin": argFn("argmin"),
 
-			"dot":        starlark.NewBuiltin("dot", tensorDot),
-			"flatten":    starlark.NewBuiltin("flatten", tensorFlatten),
-			"reshape":    starlark.NewBuiltin("reshape", tensorReshape),
-			"dimshuffle": starlark.NewBuiltin("dimshuffle", tensorDimshuffle),
-			"transpose":  starlark.NewBuiltin("transpose", tensorTranspose),
+			"dot":        starlib.NewBuiltin("dot", tensorDot),
+			"flatten":    starlib.NewBuiltin("flatten", tensorFlatten),
+			"reshape":    starlib.NewBuiltin("reshape", tensorReshape),
+			"dimshuffle": starlib.NewBuiltin("dimshuffle", tensorDimshuffle),
+			"transpose":  starlib.NewBuiltin("transpose", tensorTranspose),
 
-			"grad":               starlark.NewBuiltin("grad", tensorGrad),
-			"function":           starlark.NewBuiltin("function", starlib.TheanoFunction),
-			"shared":             starlark.NewBuiltin("shared", starlib.TheanoShared),
-			"constant":           starlark.NewBuiltin("constant", tensorConstant),
-			"as_tensor_variable": starlark.NewBuiltin("as_tensor_variable", tensorAsVariable),
-			"zeros_like":         starlark.NewBuiltin("zeros_like", fillLike(0)),
-			"ones_like":          starlark.NewBuiltin("ones_like", fillLike(1)),
+			"grad":               starlib.NewBuiltin("grad", tensorGrad),
+			"function":           starlib.NewBuiltin("function", starlib.TheanoFunction),
+			"shared":             starlib.NewBuiltin("shared", starlib.TheanoShared),
+			"constant":           starlib.NewBuiltin("constant", tensorConstant),
+			"as_tensor_variable": starlib.NewBuiltin("as_tensor_variable", tensorAsVariable),
+			"zeros_like":         starlib.NewBuiltin("zeros_like", fillLike(0)),
+			"ones_like":          starlib.NewBuiltin("ones_like", fillLike(1)),
 
 			"floatX": &starlib.Dynamic{Name: "floatX", Get: func(thread *starlark.Thread) starlark.Value {
 				return starlark.String(starlib.FloatX(thread).String())
@@ -174,10 +174,10 @@ var NnetModule = &starlarkstruct.Module{
 	Members: starlark.StringDict{
 		"sigmoid":                  unaryBuiltin("sigmoid", core.Sigmoid),
 		"softplus":                 unaryBuiltin("softplus", core.Softplus),
-		"relu":                     starlark.NewBuiltin("relu", nnetRelu),
+		"relu":                     starlib.NewBuiltin("relu", nnetRelu),
 		"softmax":                  unaryErrBuiltin("softmax", core.Softmax),
 		"log_softmax":              unaryErrBuiltin("log_softmax", core.LogSoftmax),
-		"categorical_crossentropy": starlark.NewBuiltin("categorical_crossentropy", nnetCrossEntropy),
+		"categorical_crossentropy": starlib.NewBuiltin("categorical_crossentropy", nnetCrossEntropy),
 	},
 }
 
@@ -200,7 +200,7 @@ func ptr[T any](x T) *T { return &x }
 // inputBuiltin makes a constructor of input variables: name(name=None,
 // dtype=None).
 func inputBuiltin(fname string, dtype *nd.DType, ndim int) *starlark.Builtin {
-	return starlark.NewBuiltin(fname, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(fname, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var name string
 		var dt starlib.DTypeArg
 		if err := starlark.UnpackArgs(fname, args, kwargs, "name??", &name, "dtype??", &dt); err != nil {
@@ -223,7 +223,7 @@ func unaryBuiltin(name string, f func(*core.Variable) *core.Variable) *starlark.
 }
 
 func unaryErrBuiltin(name string, f func(*core.Variable) (*core.Variable, error)) *starlark.Builtin {
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x starlark.Value
 		if err := starlark.UnpackArgs(name, args, kwargs, "x", &x); err != nil {
 			return nil, err
@@ -242,7 +242,7 @@ func unaryErrBuiltin(name string, f func(*core.Variable) (*core.Variable, error)
 
 // binaryBuiltin makes name(x, y) from a core function.
 func binaryBuiltin(name string, f func(a, b *core.Variable) *core.Variable) *starlark.Builtin {
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var x, y starlark.Value
 		if err := starlark.UnpackArgs(name, args, kwargs, "x", &x, "y", &y); err != nil {
 			return nil, err
@@ -285,7 +285,7 @@ func tensorCast(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 
 // reduceFn makes name(x, axis=None, keepdims=False[, dtype=None]).
 func reduceFn(name string) *starlark.Builtin {
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		x, args, err := firstArg(thread, name, args, &kwargs)
 		if err != nil {
 			return nil, err
@@ -295,7 +295,7 @@ func reduceFn(name string) *starlark.Builtin {
 }
 
 func argFn(name string) *starlark.Builtin {
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		x, args, err := firstArg(thread, name, args, &kwargs)
 		if err != nil {
 			return nil, err
