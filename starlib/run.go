@@ -110,6 +110,9 @@ type runState struct {
 	loopRuns     []LoopRun
 
 	sandbox Sandbox
+	// created are the files (real paths) a confined run was given by
+	// WritePath that did not exist before: the only ones it may rewrite.
+	created map[string]bool
 	limits  Limits
 	// modules are the modules the run loads (Module).
 	modules *moduleCache

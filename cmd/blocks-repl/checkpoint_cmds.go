@@ -177,9 +177,10 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		ov[k] = v
 	}
 	main := c.MainScript()
-	if ck.Replay != nil {
-		// A replay leaves nothing behind: what the script writes (plots,
-		// logs, converted files) goes to a directory removed at the end.
+	if ck.Replay != nil || ck.Probe != nil {
+		// A replay, and the probe of a resume with new overrides, leave
+		// nothing behind: what the script writes (plots, logs, converted
+		// files) goes to a directory removed at the end.
 		scratch, err := os.MkdirTemp("", "blocks-replay-")
 		if err != nil {
 			return err
@@ -231,7 +232,19 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		return 1
 	}
 	if dash && logPath == "" {
-		logPath = commandLog(c.Manifest.Command) // the log the run wrote
+		// The log the run wrote, as its recorded command line names it.
+		// That line is the checkpoint's, as untrusted as its script: a
+		// confined resume only creates the log there, in its run
+		// directory, as the script's own writes (a path the user gives
+		// with --log is the user's).
+		logPath = commandLog(c.Manifest.Command)
+		if logPath != "" {
+			if err := storedSandbox(&starlib.CheckpointRun{}, a.trust).CheckCreate(logPath); err != nil {
+				fmt.Fprintln(stderr, termsafe.Escape(fmt.Sprintf("blocks-repl resume: --dashboard: the checkpoint's command line names the log %s: %v (to continue that log, name it yourself: --log %s)",
+					logPath, err, logPath)))
+				return 1
+			}
+		}
 	}
 	if dash && j.writer() { // process 0 serves it
 		ctx, stop := context.WithCancel(context.Background()) // it lives as long as the run
