@@ -110,9 +110,6 @@ type runState struct {
 	loopRuns     []LoopRun
 
 	sandbox Sandbox
-	// created are the files (real paths) a confined run was given by
-	// WritePath that did not exist before: the only ones it may rewrite.
-	created map[string]bool
 	limits  Limits
 	// modules are the modules the run loads (Module).
 	modules *moduleCache
@@ -314,6 +311,9 @@ func NewInterp(opts Options) (*Interp, error) {
 		s.raw[name] = lit
 	}
 	s.sandbox = opts.Sandbox
+	if s.sandbox.Created == nil {
+		s.sandbox.Created = &CreatedFiles{}
+	}
 	s.limits = opts.Limits
 	if opts.Limits.MaxSteps > 0 {
 		thread.SetMaxExecutionSteps(opts.Limits.MaxSteps)

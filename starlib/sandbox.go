@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"go.starlark.net/starlark"
 
@@ -45,6 +46,17 @@ type Sandbox struct {
 	// under its own name: the caller removes it afterwards, so that the
 	// run leaves nothing behind.
 	Scratch string
+	// Created records the files a confined run created (WritePath), the
+	// only ones it may write again. Runs of one command share it (resume
+	// runs the script twice when --set changes an override: a probe,
+	// then the run); nil: the run keeps its own.
+	Created *CreatedFiles
+}
+
+// CreatedFiles is a set of files (real paths) a confined run created.
+type CreatedFiles struct {
+	mu    sync.Mutex
+	paths map[string]bool
 }
 
 // SandboxError is an action the sandbox refused.
@@ -204,24 +216,23 @@ func WritePath(thread *starlark.Thread, path string) (string, error) {
 	}
 	// A confined run replaces only the files it created: it records each
 	// path it was given that did not exist yet.
-	rs := state(thread)
+	c := s.Created
+	if c == nil { // a thread that is no run's
+		c = &CreatedFiles{}
+	}
 	rp := realPath(path)
-	if rs != nil {
-		rs.mu.Lock()
-		defer rs.mu.Unlock()
-		if rs.created[rp] {
-			return path, nil
-		}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paths[rp] {
+		return path, nil
 	}
 	if err := s.CheckCreate(path); err != nil {
 		return "", err
 	}
-	if rs != nil {
-		if rs.created == nil {
-			rs.created = map[string]bool{}
-		}
-		rs.created[rp] = true
+	if c.paths == nil {
+		c.paths = map[string]bool{}
 	}
+	c.paths[rp] = true
 	return path, nil
 }
 

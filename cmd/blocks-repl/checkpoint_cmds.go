@@ -90,6 +90,9 @@ type checkpointArgs struct {
 	// checkpoint is device-free, so a run made on the GPU resumes on the
 	// CPU and the reverse.
 	device string
+	// created are the files the command's runs of the script created
+	// (resume's probe, then its run): the only ones they may rewrite.
+	created *starlib.CreatedFiles
 }
 
 // parseCheckpointArgsTrust is parseCheckpointArgs that also reports
@@ -123,7 +126,7 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 		fmt.Fprintf(stderr, "blocks-repl %s: %v\n", name, err)
 		return checkpointArgs{}, false
 	}
-	a := checkpointArgs{path: path, sets: sets, trust: *trust, expect: strings.ToLower(strings.TrimSpace(expect)), device: *dev}
+	a := checkpointArgs{path: path, sets: sets, trust: *trust, expect: strings.ToLower(strings.TrimSpace(expect)), device: *dev, created: &starlib.CreatedFiles{}}
 	if limits != nil {
 		l, _, err := limits()
 		if err != nil {
@@ -177,10 +180,9 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		ov[k] = v
 	}
 	main := c.MainScript()
-	if ck.Replay != nil || ck.Probe != nil {
-		// A replay, and the probe of a resume with new overrides, leave
-		// nothing behind: what the script writes (plots, logs, converted
-		// files) goes to a directory removed at the end.
+	if ck.Replay != nil {
+		// A replay leaves nothing behind: what the script writes (plots,
+		// logs, converted files) goes to a directory removed at the end.
 		scratch, err := os.MkdirTemp("", "blocks-replay-")
 		if err != nil {
 			return err
@@ -195,7 +197,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		Device:     a.device,
 		Files:      c.Files(),
 		Checkpoint: ck,
-		Sandbox:    storedSandbox(ck, a.trust),
+		Sandbox:    storedSandbox(ck, a.trust, a.created),
 		Limits:     storedLimits(a.limits),
 		Parallel:   storedParallel(c, par), Library: all.Library(),
 	}
@@ -239,7 +241,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		// with --log is the user's).
 		logPath = commandLog(c.Manifest.Command)
 		if logPath != "" {
-			if err := storedSandbox(&starlib.CheckpointRun{}, a.trust).CheckCreate(logPath); err != nil {
+			if err := storedSandbox(&starlib.CheckpointRun{}, a.trust, nil).CheckCreate(logPath); err != nil {
 				fmt.Fprintln(stderr, termsafe.Escape(fmt.Sprintf("blocks-repl resume: --dashboard: the checkpoint's command line names the log %s: %v (to continue that log, name it yourself: --log %s)",
 					logPath, err, logPath)))
 				return 1
@@ -506,8 +508,8 @@ func finished(c *checkpoint.Checkpoint) bool {
 // reads under the working directory, the data path and the resumed
 // checkpoint's directory, and has no network, unless trusted. A replay
 // writes only to its scratch directory.
-func storedSandbox(ck *starlib.CheckpointRun, trust bool) starlib.Sandbox {
-	sb := starlib.Sandbox{Confined: true, Trust: trust, Scratch: ck.Scratch}
+func storedSandbox(ck *starlib.CheckpointRun, trust bool, created *starlib.CreatedFiles) starlib.Sandbox {
+	sb := starlib.Sandbox{Confined: true, Trust: trust, Scratch: ck.Scratch, Created: created}
 	if ck.Resume != nil && ck.Resume.Path != "" {
 		sb.WriteFiles = []string{ck.Resume.Path}
 		sb.ReadDirs = []string{filepath.Dir(ck.Resume.Path)}
