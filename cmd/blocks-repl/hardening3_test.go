@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -136,5 +139,83 @@ func TestConfinedWritesOnlyItsOwnFiles(t *testing.T) {
 	forge(t, good, `load("numpy", "save"); save("results", zeros((3,)))`, filepath.Join(dir, "run.tar"))
 	if code, _, errs := runBinIn(t, dir, nil, "resume", "--trust", "--set", "epochs=2", "run.tar"); code != 0 {
 		t.Errorf("--trust: status %d, stderr:\n%s", code, errs)
+	}
+}
+
+// pyExternalEnviron writes a Fuel file (split train: 4 rows of the uint8
+// source features, (4, 8)) whose features are stored, through HDF5
+// external storage, in /proc/self/environ: the reading process's
+// environment. argv[2] is the user block's size (0 or 512).
+const pyExternalEnviron = `
+import h5py, numpy as np, sys
+ref = h5py.special_dtype(ref=h5py.Reference)
+with h5py.File(sys.argv[1], 'w', userblock_size=int(sys.argv[2])) as f:
+    f.create_dataset('features', shape=(4, 8), dtype='u1', external=[('/proc/self/environ', 0, 32)])
+    f.attrs['split'] = np.array([(b'train', b'features', 0, 4, h5py.Reference(), True, b'.')],
+        dtype=[('split', 'S5'), ('source', 'S8'), ('start', '<i8'), ('stop', '<i8'), ('indices', ref), ('available', '?'), ('comment', 'S1')])
+`
+
+// TestHDF5ExternalDataRefused: a script wrote, with numpy.save, an .npy
+// that is also an HDF5 file (its HDF5 data after a 512-byte user block)
+// whose dataset's storage is /proc/self/environ; CheckRead allowed the
+// file in the run directory, then libhdf5 opened the environment itself
+// and the script printed it. Such files are refused now, in a confined
+// resume and in a plain run alike, with an error that names what the
+// file points to; the script never gets the data.
+func TestHDF5ExternalDataRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import h5py, numpy").Run(); err != nil {
+		t.Skipf("%s with h5py is needed (apt-get install python3-h5py): %v", py, err)
+	}
+	src := t.TempDir()
+	for _, ub := range []string{"0", "512"} {
+		if out, err := exec.Command(py, "-c", pyExternalEnviron, filepath.Join(src, "ext"+ub+".hdf5"), ub).CombinedOutput(); err != nil {
+			t.Fatalf("h5py: %v\n%s", err, out)
+		}
+	}
+	// The .npy route: numpy.save writes a 128-byte header, then the
+	// array; the user block covers the header.
+	hdf, err := os.ReadFile(filepath.Join(src, "ext512.hdf5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ints []string
+	for _, b := range hdf[128:] {
+		ints = append(ints, strconv.Itoa(int(b)))
+	}
+	read := `d = H5PYDataset("%s", which_sets = ("train",), load_in_memory = True); print("LEAKED", d.get_data(None, slice(0, 4)))`
+	viaNpy := `load("numpy", "save", "array"); save("evil", array([` + strings.Join(ints, ", ") + `], dtype = "uint8")); ` + fmt.Sprintf(read, "evil.npy")
+	_, good := sbCheckpoint(t)
+	for _, c := range []struct {
+		name, attack, want string
+		resume             bool
+	}{
+		{"resume-npy", viaNpy, "the HDF5 data starts 512 bytes into the file, after a user block", true},
+		{"resume-external", fmt.Sprintf(read, "ext0.hdf5"), "its data lies outside the file, in /proc/self/environ (HDF5 external storage, 1 file)", true},
+		{"run-external", fmt.Sprintf(read, "ext0.hdf5"), "its data lies outside the file, in /proc/self/environ (HDF5 external storage, 1 file)", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			b, _ := os.ReadFile(filepath.Join(src, "ext0.hdf5"))
+			os.WriteFile(filepath.Join(dir, "ext0.hdf5"), b, 0o644)
+			args := []string{"resume", "--set", "epochs=2", "run.tar"}
+			if c.resume {
+				forge(t, good, c.attack, filepath.Join(dir, "run.tar"))
+			} else {
+				os.WriteFile(filepath.Join(dir, "exp.star"), []byte(strings.Replace(sbScript, "#ATTACK", c.attack, 1)), 0o644)
+				args = []string{"run", "exp.star"}
+			}
+			code, out, errs := runBinIn(t, dir, []string{"BLOCKS_TEST_SECRET=do-not-print"}, args...)
+			noGoTrace(t, errs)
+			if code != 1 || !strings.Contains(errs, c.want) || !strings.Contains(errs, "refused: only data stored in the HDF5 file itself is read") || !strings.Contains(errs, "exp.star:18") {
+				t.Errorf("status %d, stderr:\n%s", code, errs)
+			}
+			if strings.Contains(out, "LEAKED") {
+				t.Errorf("the script read the environment:\n%s", out)
+			}
+		})
 	}
 }
