@@ -219,3 +219,49 @@ func TestHDF5ExternalDataRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxMemorySizes: --max-memory 1P said "want a positive size"; the
+// units go up to E now, and each refusal says what is wrong.
+func TestMaxMemorySizes(t *testing.T) {
+	for in, want := range map[string]uint64{"1P": 1 << 50, "1E": 1 << 60, "4E": 1 << 62, "1.5G": 3 << 29, "512MiB": 512 << 20, "100": 100} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"8E":  "8E is more than any memory (at most 4E, 2^62 bytes)",
+		"1Z":  `want a size such as 512M or 8G (a number, then K, M, G, T, P or E), got "1Z"`,
+		"x":   `want a size such as 512M or 8G (a number, then K, M, G, T, P or E), got "x"`,
+		"NaN": `got "NaN"`,
+		"0":   "want a positive size such as 512M or 8G, got 0",
+		"-1G": "want a positive size such as 512M or 8G, got -1G",
+	} {
+		if _, err := parseSize(in); err == nil || err.Error() != want && !strings.Contains(err.Error(), want) {
+			t.Errorf("parseSize(%q): %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestNPBoundedAndLocal: --np had no upper bound, and the processes of a
+// job on this host listened on every interface (Open MPI's TCP
+// transport): mpirun now gets shared memory only and the loopback
+// network for its own channel.
+func TestNPBoundedAndLocal(t *testing.T) {
+	_, _, err := takeDistFlags([]string{"--np", "1000000", "exp.star"})
+	if err == nil || !strings.Contains(err.Error(), "--np 1000000: at most ") {
+		t.Errorf("--np 1000000: %v", err)
+	}
+	if _, d, err := takeDistFlags([]string{"--np=4", "exp.star"}); err != nil || d.np != 4 {
+		t.Errorf("--np=4: %v %+v", err, d)
+	}
+	argv, err := mpirunCommand(2, "run", []string{"exp.star"})
+	if err != nil {
+		t.Skipf("no mpirun here: %v", err)
+	}
+	cmd := strings.Join(argv, " ")
+	for _, want := range []string{" -np 2 ", " --mca btl self,vader ", " --mca oob_tcp_if_include 127.0.0.0/8 "} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("mpirun command %q lacks %q", cmd, want)
+		}
+	}
+}
