@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
@@ -119,6 +120,11 @@ func (e *shapeExpr) eval(shapes [][]int) (*nd.Array, error) {
 	return ev(e.v)
 }
 
+// maxShapeDim is the largest dimension a computed shape may have (about 2^51:
+// below it, dimensions are exact in the float64 the expression is
+// evaluated in).
+const maxShapeDim = math.MaxInt32 * float64(1<<20)
+
 // dims evaluates the expression as a list of non-negative dimensions.
 func (e *shapeExpr) dims(shapes [][]int) ([]int, error) {
 	a, err := e.eval(shapes)
@@ -128,8 +134,15 @@ func (e *shapeExpr) dims(shapes [][]int) ([]int, error) {
 	out := make([]int, a.Size())
 	for i := range out {
 		f := a.Flat(i)
-		if f < 0 || f != math.Trunc(f) || f > math.MaxInt32*float64(1<<20) {
-			return nil, fmt.Errorf("a dimension must be a non-negative int, got %v", f)
+		prec := 0 // an integral float64 written exactly, not as 4.6e+18
+		if f != math.Trunc(f) {
+			prec = -1
+		}
+		switch {
+		case f < 0 || f != math.Trunc(f):
+			return nil, fmt.Errorf("a dimension must be a non-negative int, got %s", strconv.FormatFloat(f, 'f', prec, 64))
+		case f > maxShapeDim:
+			return nil, fmt.Errorf("a dimension of %s is more than any array can hold (at most %d)", strconv.FormatFloat(f, 'f', prec, 64), int64(maxShapeDim))
 		}
 		out[i] = int(f)
 	}

@@ -311,6 +311,9 @@ func NewInterp(opts Options) (*Interp, error) {
 		s.raw[name] = lit
 	}
 	s.sandbox = opts.Sandbox
+	if s.sandbox.Created == nil {
+		s.sandbox.Created = &CreatedFiles{}
+	}
 	s.limits = opts.Limits
 	if opts.Limits.MaxSteps > 0 {
 		thread.SetMaxExecutionSteps(opts.Limits.MaxSteps)

@@ -1,10 +1,13 @@
 package starlib
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"go.starlark.net/starlark"
 
@@ -43,6 +46,17 @@ type Sandbox struct {
 	// under its own name: the caller removes it afterwards, so that the
 	// run leaves nothing behind.
 	Scratch string
+	// Created records the files a confined run created (WritePath), the
+	// only ones it may write again. Runs of one command share it (resume
+	// runs the script twice when --set changes an override: a probe,
+	// then the run); nil: the run keeps its own.
+	Created *CreatedFiles
+}
+
+// CreatedFiles is a set of files (real paths) a confined run created.
+type CreatedFiles struct {
+	mu    sync.Mutex
+	paths map[string]bool
 }
 
 // SandboxError is an action the sandbox refused.
@@ -106,16 +120,19 @@ func (s Sandbox) checkLoad(module, abs string) error {
 // trusted. Extensions and builtins that write files call it first.
 //
 // Writers call WritePath instead, which also sends a replay's files to
-// its scratch directory.
+// its scratch directory and lets a confined run replace only files it
+// created.
 func CheckWrite(thread *starlark.Thread, path string) error {
-	s := sandboxOf(thread)
+	return sandboxOf(thread).checkWrite(path)
+}
+
+// checkWrite is CheckWrite's rule.
+func (s Sandbox) checkWrite(path string) error {
 	if !s.Confined || s.Trust {
 		return nil
 	}
-	for _, f := range s.WriteFiles {
-		if realPath(f) == realPath(path) {
-			return nil
-		}
+	if s.writeFile(path) {
+		return nil
 	}
 	dir := s.RunDir
 	if dir == "" {
@@ -124,6 +141,38 @@ func CheckWrite(thread *starlark.Thread, path string) error {
 	dir = realPath(dir)
 	if !within(realPath(path), dir) {
 		return &SandboxError{fmt.Sprintf("writing %s: outside the run directory %s; this checkpoint's script may write only there unless you resume it with --trust", path, dir)}
+	}
+	return nil
+}
+
+// writeFile reports whether path is one of WriteFiles.
+func (s Sandbox) writeFile(path string) bool {
+	for _, f := range s.WriteFiles {
+		if realPath(f) == realPath(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckCreate returns an error unless a confined run may create path: it
+// lies under the run directory (CheckWrite's rule) and nothing is there
+// yet, not even a symbolic link. It is the check for a path that
+// something other than the script names but the checkpoint chose (the
+// SQLite log named in its recorded command line): a checkpoint may make
+// a confined run create files in its run directory, never open one the
+// user already has. Not confined, or trusted: nil.
+func (s Sandbox) CheckCreate(path string) error {
+	if err := s.checkWrite(path); err != nil {
+		return err
+	}
+	if !s.Confined || s.Trust || s.writeFile(path) {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return &SandboxError{fmt.Sprintf("writing %s: the file exists and this run did not create it; a checkpoint's script replaces only files it created unless you resume it with --trust", path)}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return &SandboxError{fmt.Sprintf("writing %s: %v", path, err)}
 	}
 	return nil
 }
@@ -142,7 +191,10 @@ func CheckNetwork(thread *starlark.Thread, addr string) error {
 // WritePath is the one way a builtin or extension gets a file to write:
 // the path it must open, after the sandbox's check. A replay's writes go
 // to its scratch directory (same name, under it); a confined run's writes
-// outside its run directory are refused.
+// outside its run directory are refused, and so are its writes to a file
+// that existed before the run and that it did not create (a user's
+// results.npy beside the checkpoint): it creates files, and rewrites only
+// those. (Checkpoint has its own rule: it replaces checkpoints.)
 func WritePath(thread *starlark.Thread, path string) (string, error) {
 	s := sandboxOf(thread)
 	if s.Scratch != "" {
@@ -159,6 +211,28 @@ func WritePath(thread *starlark.Thread, path string) (string, error) {
 	if err := CheckWrite(thread, path); err != nil {
 		return "", err
 	}
+	if !s.Confined || s.Trust {
+		return path, nil
+	}
+	// A confined run replaces only the files it created: it records each
+	// path it was given that did not exist yet.
+	c := s.Created
+	if c == nil { // a thread that is no run's
+		c = &CreatedFiles{}
+	}
+	rp := realPath(path)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paths[rp] {
+		return path, nil
+	}
+	if err := s.CheckCreate(path); err != nil {
+		return "", err
+	}
+	if c.paths == nil {
+		c.paths = map[string]bool{}
+	}
+	c.paths[rp] = true
 	return path, nil
 }
 

@@ -49,6 +49,32 @@ func smallCheckpoint(t *testing.T) []byte {
 // the forged content gets past the integrity checks.
 func resealMember(t *testing.T, good []byte, name string, content []byte) []byte {
 	t.Helper()
+	return reseal(t, good, func(man *checkpoint.Manifest, names []string, datas [][]byte) {
+		for i, n := range names {
+			if n == name {
+				datas[i] = content
+				sum := sha256.Sum256(content)
+				man.Members[i-1].Size = int64(len(content))
+				man.Members[i-1].SHA256 = hex.EncodeToString(sum[:])
+				return
+			}
+		}
+		t.Fatalf("no member %s", name)
+	})
+}
+
+// resealManifest edits a checkpoint's manifest (its recorded command
+// line, say) and recomputes its checksum, as anyone can.
+func resealManifest(t *testing.T, good []byte, edit func(man *checkpoint.Manifest)) []byte {
+	t.Helper()
+	return reseal(t, good, func(man *checkpoint.Manifest, _ []string, _ [][]byte) { edit(man) })
+}
+
+// reseal rewrites a checkpoint after edit changed its manifest or its
+// members' contents (names[0] is the manifest, the last member its
+// checksum), recomputing the manifest and the checksum.
+func reseal(t *testing.T, good []byte, edit func(man *checkpoint.Manifest, names []string, datas [][]byte)) []byte {
+	t.Helper()
 	tr := tar.NewReader(bytes.NewReader(good))
 	var names []string
 	var datas [][]byte
@@ -67,19 +93,7 @@ func resealMember(t *testing.T, good []byte, name string, content []byte) []byte
 	if err := json.Unmarshal(datas[0], &man); err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	for i, n := range names {
-		if n == name {
-			datas[i] = content
-			sum := sha256.Sum256(content)
-			man.Members[i-1].Size = int64(len(content))
-			man.Members[i-1].SHA256 = hex.EncodeToString(sum[:])
-			found = true
-		}
-	}
-	if !found {
-		t.Fatalf("no member %s", name)
-	}
+	edit(&man, names, datas)
 	datas[0], _ = json.Marshal(man)
 	ms := sha256.Sum256(datas[0])
 	datas[len(datas)-1] = []byte(hex.EncodeToString(ms[:]) + "\n")

@@ -90,6 +90,9 @@ type checkpointArgs struct {
 	// checkpoint is device-free, so a run made on the GPU resumes on the
 	// CPU and the reverse.
 	device string
+	// created are the files the command's runs of the script created
+	// (resume's probe, then its run): the only ones they may rewrite.
+	created *starlib.CreatedFiles
 }
 
 // parseCheckpointArgsTrust is parseCheckpointArgs that also reports
@@ -123,7 +126,7 @@ func parseCheckpointArgsTrust(name string, args []string, allowSet bool, stderr 
 		fmt.Fprintf(stderr, "blocks-repl %s: %v\n", name, err)
 		return checkpointArgs{}, false
 	}
-	a := checkpointArgs{path: path, sets: sets, trust: *trust, expect: strings.ToLower(strings.TrimSpace(expect)), device: *dev}
+	a := checkpointArgs{path: path, sets: sets, trust: *trust, expect: strings.ToLower(strings.TrimSpace(expect)), device: *dev, created: &starlib.CreatedFiles{}}
 	if limits != nil {
 		l, _, err := limits()
 		if err != nil {
@@ -194,7 +197,7 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		Device:     a.device,
 		Files:      c.Files(),
 		Checkpoint: ck,
-		Sandbox:    storedSandbox(ck, a.trust),
+		Sandbox:    storedSandbox(ck, a.trust, a.created),
 		Limits:     storedLimits(a.limits),
 		Parallel:   storedParallel(c, par), Library: all.Library(),
 	}
@@ -232,7 +235,19 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		return 1
 	}
 	if dash && logPath == "" {
-		logPath = commandLog(c.Manifest.Command) // the log the run wrote
+		// The log the run wrote, as its recorded command line names it.
+		// That line is the checkpoint's, as untrusted as its script: a
+		// confined resume only creates the log there, in its run
+		// directory, as the script's own writes (a path the user gives
+		// with --log is the user's).
+		logPath = commandLog(c.Manifest.Command)
+		if logPath != "" {
+			if err := storedSandbox(&starlib.CheckpointRun{}, a.trust, nil).CheckCreate(logPath); err != nil {
+				fmt.Fprintln(stderr, termsafe.Escape(fmt.Sprintf("blocks-repl resume: --dashboard: the checkpoint's command line names the log %s: %v (to continue that log, name it yourself: --log %s)",
+					logPath, err, logPath)))
+				return 1
+			}
+		}
 	}
 	if dash && j.writer() { // process 0 serves it
 		ctx, stop := context.WithCancel(context.Background()) // it lives as long as the run
@@ -494,8 +509,8 @@ func finished(c *checkpoint.Checkpoint) bool {
 // reads under the working directory, the data path and the resumed
 // checkpoint's directory, and has no network, unless trusted. A replay
 // writes only to its scratch directory.
-func storedSandbox(ck *starlib.CheckpointRun, trust bool) starlib.Sandbox {
-	sb := starlib.Sandbox{Confined: true, Trust: trust, Scratch: ck.Scratch}
+func storedSandbox(ck *starlib.CheckpointRun, trust bool, created *starlib.CreatedFiles) starlib.Sandbox {
+	sb := starlib.Sandbox{Confined: true, Trust: trust, Scratch: ck.Scratch, Created: created}
 	if ck.Resume != nil && ck.Resume.Path != "" {
 		sb.WriteFiles = []string{ck.Resume.Path}
 		sb.ReadDirs = []string{filepath.Dir(ck.Resume.Path)}

@@ -262,5 +262,6 @@ func (d *runningDashboard) finish(ctx context.Context, stderr io.Writer) {
 const resumeLogOptions = `  --log FILE.sqlite  write the resumed run's log into this SQLite log (the run's
                      own log: its curves continue, resumed_from chained)
   --dashboard        serve the live dashboard beside it, as run --dashboard
-                     (without --log: the SQLite log the checkpoint's command named)
+                     (without --log: the SQLite log the checkpoint's command named,
+                     only as a new file in the run directory unless --trust)
 `

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,9 @@ func takeDistFlags(args []string) ([]string, distFlags, error) {
 			return nil, d, fmt.Errorf("--%s must be a positive integer, got %q", n, v)
 		}
 		if n == "np" {
+			if x > maxNP() {
+				return nil, d, fmt.Errorf("--np %d: at most %d processes on one host (256, or its number of CPUs when larger); a job on several hosts starts blocks-repl under mpirun or srun itself", x, maxNP())
+			}
 			d.np = x
 		} else {
 			d.microbatches = x
@@ -74,8 +78,14 @@ func takeDistFlags(args []string) ([]string, distFlags, error) {
 	return rest, d, nil
 }
 
+// maxNP is the most processes --np starts: they all run on this host.
+func maxNP() int { return max(256, runtime.NumCPU()) }
+
 // mpirunCommand is the command line that runs this program's command
-// cmd with args on n processes of this host.
+// cmd with args on n processes of this host. Every process is local, so
+// they talk through shared memory only (btl self,vader: the TCP
+// transport listened on every interface of the host, in every process),
+// and mpirun's out-of-band channel uses the loopback network.
 func mpirunCommand(n int, cmd string, args []string) ([]string, error) {
 	if !parallel.Available {
 		return nil, errors.New("--np: this blocks-repl was built without MPI (cgo off or the nompi tag)")
@@ -88,13 +98,18 @@ func mpirunCommand(n int, cmd string, args []string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--np: %w", err)
 	}
-	argv := []string{mpirun, "-np", strconv.Itoa(n), "--oversubscribe"}
+	argv := []string{mpirun, "-np", strconv.Itoa(n), "--oversubscribe",
+		"--mca", "btl", "self,vader", "--mca", "oob_tcp_if_include", loopbackNet}
 	if os.Geteuid() == 0 {
 		argv = append(argv, "--allow-run-as-root")
 	}
 	argv = append(argv, exe, cmd)
 	return append(argv, args...), nil
 }
+
+// loopbackNet is the loopback network, in the CIDR form Open MPI's
+// *_if_include parameters take (an interface name differs by system).
+const loopbackNet = "127.0.0.0/8"
 
 // job is this process's place in a data-parallel run.
 type job struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -48,30 +49,27 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// parseSize reads a byte count: a number with an optional K, M, G or T
-// suffix (powers of 1024; a trailing B or iB is allowed).
+// parseSize reads a byte count: a number with an optional K, M, G, T, P
+// or E suffix (powers of 1024; a trailing B or iB is allowed), at most
+// 4E (2^62 bytes).
 func parseSize(s string) (uint64, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
 	mult := uint64(1)
 	if t != "" {
-		switch t[len(t)-1] {
-		case 'K':
-			mult = 1 << 10
-		case 'M':
-			mult = 1 << 20
-		case 'G':
-			mult = 1 << 30
-		case 'T':
-			mult = 1 << 40
-		}
-		if mult > 1 {
+		if i := strings.IndexByte("KMGTPE", t[len(t)-1]); i >= 0 {
+			mult = 1 << (10 * (i + 1))
 			t = t[:len(t)-1]
 		}
 	}
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f <= 0 || f*float64(mult) > 1<<62 {
-		return 0, fmt.Errorf("want a positive size such as 512M or 8G")
+	switch {
+	case err != nil || math.IsNaN(f):
+		return 0, fmt.Errorf("want a size such as 512M or 8G (a number, then K, M, G, T, P or E), got %q", s)
+	case f <= 0:
+		return 0, fmt.Errorf("want a positive size such as 512M or 8G, got %s", s)
+	case f*float64(mult) > 1<<62:
+		return 0, fmt.Errorf("%s is more than any memory (at most 4E, 2^62 bytes)", s)
 	}
 	return uint64(f * float64(mult)), nil
 }

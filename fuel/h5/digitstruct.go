@@ -23,8 +23,11 @@ import (
 // files, or the dataset's name in digitStruct as a string (what Fuel's
 // test writes; h5py follows both). Values come back as stored (MATLAB
 // stores doubles).
+//
+// The HDF5 data of a MATLAB 7.3 file follows a 512-byte user block (the
+// MATLAB header): that user block is allowed here, and only here.
 func ReadDigitStruct(path string) ([]DigitBoxes, error) {
-	return readFile(path, readDigitStruct)
+	return readFileWith(path, true, readDigitStruct)
 }
 
 // maxDigitElements bounds what one dataset of a digitStruct may hold.
@@ -52,9 +55,9 @@ func readDigitStruct(f hid) ([]DigitBoxes, error) {
 	}
 	out := make([]DigitBoxes, len(refs))
 	for i := range refs {
-		g := C.h5fuel_deref(bbox, &refs[i])
-		if g < 0 {
-			return nil, fmt.Errorf("digitStruct/bbox[%d]: %w", i, h5error("following the reference"))
+		g, err := deref(bbox, &refs[i])
+		if err != nil {
+			return nil, fmt.Errorf("digitStruct/bbox[%d]: %w", i, err)
 		}
 		if C.H5Iget_type(g) != C.H5I_GROUP {
 			closeID(g)
@@ -152,9 +155,9 @@ func readBoxField(main, g hid, field string) ([]float64, error) {
 		}
 		var out []float64
 		for r := 0; r < len(refs); r += cols {
-			obj := C.h5fuel_deref(ds, &refs[r])
-			if obj < 0 {
-				return nil, h5error("following a reference")
+			obj, err := deref(ds, &refs[r])
+			if err != nil {
+				return nil, err
 			}
 			v, err := firstValue(obj)
 			closeID(obj)

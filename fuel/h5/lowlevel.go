@@ -23,12 +23,25 @@ import (
 // ErrNotHDF5 is wrapped by the error for a file that is not an HDF5 file.
 var ErrNotHDF5 = errors.New("not an HDF5 file")
 
+// ErrNotSelfContained is wrapped by the error for an HDF5 file that would
+// make libhdf5 read files other than itself (external storage on
+// /proc/self/environ, an external link, a virtual dataset's sources) or
+// whose HDF5 data follows a user block (what lets an .npy file, say, be
+// an HDF5 file too). The file is refused, whoever opens it: only data
+// stored in the file that was named (and checked by the sandbox) is read.
+var ErrNotSelfContained = errors.New("refused: only data stored in the HDF5 file itself is read (no external storage, external links, virtual datasets or user block)")
+
 // openFile opens an HDF5 file read-only.
 func openFile(path string) (hid, error) { return openFileDriver(path, "") }
 
 // openFileDriver opens a file read-only with one of Drivers ("" for the
 // default): "core" reads the whole file into memory when it opens.
-func openFileDriver(path, driver string) (hid, error) {
+func openFileDriver(path, driver string) (hid, error) { return openFileWith(path, driver, false) }
+
+// openFileWith is openFileDriver; userBlock lets the HDF5 data follow a
+// user block (MATLAB 7.3 files have one of 512 bytes). The file is
+// checked (checkFile) before it is returned.
+func openFileWith(path, driver string, userBlock bool) (hid, error) {
 	code := C.int(C.H5FUEL_DRIVER_DEFAULT)
 	switch driver {
 	case "":
@@ -57,11 +70,67 @@ func openFileDriver(path, driver string) (hid, error) {
 		}
 		defer C.H5Pclose(fapl)
 	}
+	if C.h5fuel_refuse_external_links() < 0 {
+		return -1, h5error("replacing the external link class")
+	}
 	f := C.H5Fopen(cpath, C.H5F_ACC_RDONLY, fapl)
 	if f < 0 {
 		return -1, h5error("cannot open the file")
 	}
+	if err := checkFile(f, userBlock); err != nil {
+		C.H5Fclose(f)
+		return -1, err
+	}
 	return f, nil
+}
+
+// checkFile refuses a file with a user block (unless userBlock) or an
+// external or user-defined link anywhere under its root. (Traversing an
+// external link fails anyway, wherever it is: the library's external
+// link class is replaced; the walk names the link.)
+func checkFile(f hid, userBlock bool) error {
+	var buf [2048]C.char
+	ub := C.int(0)
+	if userBlock {
+		ub = 1
+	}
+	switch r := C.h5fuel_check_file(f, ub, &buf[0], C.size_t(len(buf))); {
+	case r < 0:
+		return h5error("looking for links to other files")
+	case r > 0:
+		return fmt.Errorf("%s: %w", C.GoString(&buf[0]), ErrNotSelfContained)
+	}
+	return nil
+}
+
+// checkStorage refuses a dataset whose data lies in other files:
+// external storage, or a virtual layout. Every dataset opened is checked
+// before anything reads it.
+func checkStorage(ds hid) error {
+	var buf [2048]C.char
+	switch r := C.h5fuel_check_dataset(ds, &buf[0], C.size_t(len(buf))); {
+	case r < 0:
+		return h5error("reading the dataset's storage layout")
+	case r > 0:
+		return fmt.Errorf("%s: %w", C.GoString(&buf[0]), ErrNotSelfContained)
+	}
+	return nil
+}
+
+// deref opens the object an object reference points to (relative to the
+// file, or any object in it, loc); a dataset is checked (checkStorage).
+func deref(loc hid, ref *C.hobj_ref_t) (hid, error) {
+	obj := C.h5fuel_deref(loc, ref)
+	if obj < 0 {
+		return -1, h5error("following the reference")
+	}
+	if C.H5Iget_type(obj) == C.H5I_DATASET {
+		if err := checkStorage(obj); err != nil {
+			closeID(obj)
+			return -1, err
+		}
+	}
+	return obj, nil
 }
 
 // attrExists reports whether object loc has an attribute called name.
@@ -93,6 +162,10 @@ func openDataset(loc hid, path string) (hid, error) {
 	ds := C.H5Dopen2(loc, cpath, C.H5P_DEFAULT)
 	if ds < 0 {
 		return -1, h5error(fmt.Sprintf("opening dataset %q", path))
+	}
+	if err := checkStorage(ds); err != nil {
+		C.H5Dclose(ds)
+		return -1, fmt.Errorf("dataset %q: %w", path, err)
 	}
 	return ds, nil
 }

@@ -204,3 +204,153 @@ hid_t h5fuel_fapl(int driver) {
 	}
 	return fapl;
 }
+
+// --- What libhdf5 would open besides the file: refused. ---
+
+#if H5_VERSION_GE(1, 12, 0)
+typedef H5L_info2_t h5fuel_linfo;
+#define h5fuel_lvisit H5Lvisit2
+#else
+typedef H5L_info_t h5fuel_linfo;
+#define h5fuel_lvisit H5Lvisit
+#endif
+
+typedef struct {
+	char *msg;
+	size_t len;
+	int found;
+} linkfind;
+
+static herr_t linkfind_cb(hid_t g, const char *name, const h5fuel_linfo *info, void *data) {
+	linkfind *f = data;
+	if (info->type == H5L_TYPE_HARD || info->type == H5L_TYPE_SOFT) {
+		return 0;
+	}
+	f->found = 1;
+	if (info->type == H5L_TYPE_EXTERNAL) {
+		char val[1024];
+		const char *file = NULL, *obj = NULL;
+		unsigned flags = 0;
+		memset(val, 0, sizeof val);
+		if (H5Lget_val(g, name, val, sizeof val - 1, H5P_DEFAULT) >= 0 &&
+		    H5Lunpack_elink_val(val, sizeof val - 1, &flags, &file, &obj) >= 0 && file != NULL && obj != NULL) {
+			snprintf(f->msg, f->len, "/%s is an external link to %s:%s", name, file, obj);
+		} else {
+			H5Eclear2(H5E_DEFAULT);
+			snprintf(f->msg, f->len, "/%s is an external link", name);
+		}
+	} else {
+		snprintf(f->msg, f->len, "/%s is a user-defined link (type %d)", name, (int)info->type);
+	}
+	return 1;
+}
+
+int h5fuel_check_file(hid_t f, int allow_userblock, char *msg, size_t len) {
+	hsize_t ub = 0;
+	hid_t fcpl;
+	linkfind lf = {msg, len, 0};
+	if (!allow_userblock) {
+		fcpl = H5Fget_create_plist(f);
+		if (fcpl < 0) {
+			return -1;
+		}
+		if (H5Pget_userblock(fcpl, &ub) < 0) {
+			H5Pclose(fcpl);
+			return -1;
+		}
+		H5Pclose(fcpl);
+		if (ub > 0) {
+			snprintf(msg, len, "the HDF5 data starts %llu bytes into the file, after a user block", (unsigned long long)ub);
+			return 1;
+		}
+	}
+	if (h5fuel_lvisit(f, H5_INDEX_NAME, H5_ITER_NATIVE, linkfind_cb, &lf) < 0) {
+		return -1;
+	}
+	return lf.found;
+}
+
+int h5fuel_check_dataset(hid_t ds, char *msg, size_t len) {
+	hid_t dcpl = H5Dget_create_plist(ds);
+	int n, r = 0;
+	if (dcpl < 0) {
+		return -1;
+	}
+	n = H5Pget_external_count(dcpl);
+	if (n < 0) {
+		r = -1;
+	} else if (n > 0) {
+		char name[1024];
+		off_t off = 0;
+		hsize_t size = 0;
+		name[0] = 0;
+		if (H5Pget_external(dcpl, 0, sizeof name, name, &off, &size) < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			snprintf(name, sizeof name, "?");
+		}
+		name[sizeof name - 1] = 0;
+		snprintf(msg, len, "its data lies outside the file, in %s (HDF5 external storage, %d file%s)", name, n, n == 1 ? "" : "s");
+		r = 1;
+	} else if (H5Pget_layout(dcpl) == H5D_VIRTUAL) {
+		size_t count = 0;
+		char file[1024], dset[1024];
+		file[0] = dset[0] = 0;
+		if (H5Pget_virtual_count(dcpl, &count) < 0 || count == 0 ||
+		    H5Pget_virtual_filename(dcpl, 0, file, sizeof file) < 0 ||
+		    H5Pget_virtual_dsetname(dcpl, 0, dset, sizeof dset) < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			snprintf(msg, len, "it is a virtual dataset (its data is mapped from other datasets)");
+		} else {
+			file[sizeof file - 1] = dset[sizeof dset - 1] = 0;
+			snprintf(msg, len, "it is a virtual dataset, its data mapped from %s:%s (%zu source%s)", file, dset, count, count == 1 ? "" : "s");
+		}
+		r = 1;
+	}
+	H5Pclose(dcpl);
+	return r;
+}
+
+// The external link class, replaced: traversing an external link fails
+// (anywhere: an external link inside a group reached by an object
+// reference, which h5fuel_check_file's walk from the root does not see).
+// Its query copies the link's value, as the library's own does, so that
+// H5Lget_val still names the target.
+static hid_t refuse_elink_trav(const char *link_name, hid_t cur_group, const void *lnkdata, size_t lnkdata_size, hid_t lapl_id, hid_t dxpl_id) {
+	(void)link_name;
+	(void)cur_group;
+	(void)lnkdata;
+	(void)lnkdata_size;
+	(void)lapl_id;
+	(void)dxpl_id;
+	H5Epush2(H5E_DEFAULT, __FILE__, "refuse_elink_trav", __LINE__, H5E_ERR_CLS, H5E_LINK, H5E_CANTOPENOBJ,
+	         "external links are not followed (the file names another file)");
+	return -1;
+}
+
+static ssize_t copy_elink_query(const char *link_name, const void *lnkdata, size_t lnkdata_size, void *buf, size_t buf_size) {
+	(void)link_name;
+	if (buf != NULL) {
+		memcpy(buf, lnkdata, lnkdata_size < buf_size ? lnkdata_size : buf_size);
+	}
+	return (ssize_t)lnkdata_size;
+}
+
+static int elinks_refused;
+
+herr_t h5fuel_refuse_external_links(void) {
+	H5L_class_t cls;
+	if (elinks_refused) {
+		return 0;
+	}
+	memset(&cls, 0, sizeof cls);
+	cls.version = H5L_LINK_CLASS_T_VERS;
+	cls.id = H5L_TYPE_EXTERNAL;
+	cls.comment = "external link, not followed (package h5)";
+	cls.trav_func = refuse_elink_trav;
+	cls.query_func = copy_elink_query;
+	if (H5Lregister(&cls) < 0) {
+		return -1;
+	}
+	elinks_refused = 1;
+	return 0;
+}

@@ -80,4 +80,19 @@ enum {
 // driver (to be closed with H5Pclose), or -1.
 hid_t h5fuel_fapl(int driver);
 
+// h5fuel_check_file looks at an open file for what would make libhdf5
+// open other files or read outside the file's own data: a user block
+// (unless allow_userblock), and, anywhere under the root group, an
+// external or user-defined link. It returns 0 when there is none, 1 when
+// there is (msg then says what), and a negative value on error.
+int h5fuel_check_file(hid_t f, int allow_userblock, char *msg, size_t len);
+
+// h5fuel_check_dataset is the same for an open dataset: external storage
+// or a virtual layout.
+int h5fuel_check_dataset(hid_t ds, char *msg, size_t len);
+
+// h5fuel_refuse_external_links replaces the library's external link
+// class, for the whole process, by one whose traversal fails.
+herr_t h5fuel_refuse_external_links(void);
+
 #endif

@@ -22,13 +22,19 @@ func ReadSplit(path string) (Split, error) {
 // readFile opens the HDF5 file at path read-only and, with the lock held,
 // reads it with read; errors name the path.
 func readFile[T any](path string, read func(f hid) (T, error)) (T, error) {
+	return readFileWith(path, false, read)
+}
+
+// readFileWith is readFile; userBlock allows a user block before the
+// HDF5 data (openFileWith).
+func readFileWith[T any](path string, userBlock bool, read func(f hid) (T, error)) (T, error) {
 	var zero T
 	if err := checkPath(path); err != nil {
 		return zero, err
 	}
 	lock()
 	defer unlock()
-	f, err := openFile(path)
+	f, err := openFileWith(path, "", userBlock)
 	if err != nil {
 		return zero, fmt.Errorf("h5: %s: %w", path, err)
 	}
@@ -145,9 +151,9 @@ func readSplit(f hid) (Split, error) {
 // readIndexRef follows an object reference to a 1-D index dataset and
 // reads it.
 func readIndexRef(f hid, ref C.hobj_ref_t) (string, []int, error) {
-	obj := C.h5fuel_deref(f, &ref)
-	if obj < 0 {
-		return "", nil, h5error("following the indices reference")
+	obj, err := deref(f, &ref)
+	if err != nil {
+		return "", nil, fmt.Errorf("following the indices reference: %w", err)
 	}
 	defer closeID(obj)
 	if C.H5Iget_type(obj) != C.H5I_DATASET {

@@ -5,10 +5,12 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	zmq "github.com/pebbe/zmq4"
@@ -220,13 +222,31 @@ func WriteCertificates(dir, name string) (publicFile, secretFile string, err err
 // ReadCertificate reads a key file in pyzmq's zmq.auth format (also
 // written by WriteCertificates): its public key, and its secret key when
 // the file holds one ("" otherwise).
+//
+// The file must be a regular file of at most 64 KiB (a key symlinked to
+// /dev/zero is not read without end, a FIFO does not block the server),
+// and a file holding a secret key must not be readable by every user.
 func ReadCertificate(path string) (public, secret string, err error) {
-	b, err := os.ReadFile(path)
+	// O_NONBLOCK: opening a FIFO does not wait for a writer (it is
+	// refused below); a regular file reads as without it.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", "", fmt.Errorf("CURVE: %w", err)
 	}
-	if len(b) > 64<<10 {
-		return "", "", fmt.Errorf("CURVE: %s is %d bytes, not a key file", path, len(b))
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", "", fmt.Errorf("CURVE: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", "", fmt.Errorf("CURVE: %s is %s, not a key file", path, fileKind(st.Mode()))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		return "", "", fmt.Errorf("CURVE: %w", err)
+	}
+	if len(b) > maxKeyFile {
+		return "", "", fmt.Errorf("CURVE: %s is larger than %d KiB, not a key file", path, maxKeyFile>>10)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		key, value, ok := strings.Cut(strings.TrimSpace(line), "=")
@@ -248,6 +268,9 @@ func ReadCertificate(path string) (public, secret string, err error) {
 		return "", "", err
 	}
 	if secret != "" {
+		if perm := st.Mode().Perm(); perm&0o004 != 0 {
+			return "", "", fmt.Errorf("CURVE: %s holds a secret key, and every user of this machine can read it (mode %04o): anyone could act as its owner; make it private (chmod 600 %s)", path, perm, path)
+		}
 		if err := checkKey(path+": secret-key", secret); err != nil {
 			return "", "", err
 		}
@@ -256,6 +279,24 @@ func ReadCertificate(path string) (public, secret string, err error) {
 		}
 	}
 	return public, secret, nil
+}
+
+// maxKeyFile is the most bytes a key file may hold.
+const maxKeyFile = 64 << 10
+
+// fileKind names what a file that is not a regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 // ReadClientKeys reads the public keys of the admitted clients: every

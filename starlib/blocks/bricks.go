@@ -482,7 +482,16 @@ func (b *Brick) SetField(name string, v starlark.Value) error {
 			return err
 		}
 	}
-	return setBrickAttr(b.B, name, v)
+	err := setBrickAttr(b.B, name, v)
+	if _, missing := err.(starlark.NoSuchAttrError); missing && slices.Contains(b.AttrNames(), name) {
+		// An attribute that reads but is not set (Starlark would add
+		// "did you mean .children?" to the missing attribute's error).
+		if name == "children" {
+			return fmt.Errorf("%s.children cannot be assigned: a brick's children are given when it is built (Brick(children=[...]), Initializable(children=[...])) and read-only after", base.AnnotationName())
+		}
+		return fmt.Errorf("%s.%s is read-only", base.AnnotationName(), name)
+	}
+	return err
 }
 
 // BoundApplication is brick.application: call it with input variables.

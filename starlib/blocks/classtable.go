@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -273,6 +274,12 @@ func (t *classTable) bind(thread *starlark.Thread, args starlark.Tuple, kwargs [
 		}
 		if !p.Kind.accepts(v) {
 			return nil, fmt.Errorf("%s: for parameter %s: got %s, want %s", t.Name, p.Name, v.Type(), argKindText[p.Kind])
+		}
+		if p.Kind == argInt {
+			// Int reads it as a Go int: one beyond 64 bits would read as 0.
+			if _, ok := v.(starlark.Int).Int64(); !ok {
+				return nil, fmt.Errorf("%s: for parameter %s: %s is out of range (an int from %d to %d)", t.Name, p.Name, v, math.MinInt64, math.MaxInt64)
+			}
 		}
 	}
 	return c, nil

@@ -142,8 +142,9 @@ func dumpBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err != nil {
 		return nil, fmt.Errorf("dump: %v", err)
 	}
-	if err := starlib.CheckWrite(thread, path); err != nil {
-		return nil, err
+	path, err = starlib.WritePath(thread, path)
+	if err != nil {
+		return nil, fmt.Errorf("dump: %w", err)
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)

@@ -2,6 +2,7 @@ package numpy
 
 import (
 	"fmt"
+	"math"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -46,24 +47,40 @@ func npTile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 			return nil, fmt.Errorf("tile: reps must be non-negative, got %v", reps)
 		}
 	}
-	return starlib.FromArray(tileArray(a, reps)), nil
-}
-
-// tileArray is numpy.tile for non-negative reps.
-func tileArray(a *nd.Array, reps []int) *nd.Array {
+	// The result's shape, refused before anything is allocated when a
+	// dimension overflows (it used to wrap to a negative one).
 	n := max(a.NDim(), len(reps))
-	in := make([]int, n)
-	rp := make([]int, n)
-	for i := range n {
-		in[i], rp[i] = 1, 1
-	}
-	copy(in[n-a.NDim():], a.Shape)
-	copy(rp[n-len(reps):], reps)
 	out := make([]int, n)
 	for i := range n {
-		out[i] = in[i] * rp[i]
+		d, r := 1, 1
+		if j := i - (n - a.NDim()); j >= 0 {
+			d = a.Shape[j]
+		}
+		if j := i - (n - len(reps)); j >= 0 {
+			r = reps[j]
+		}
+		if d != 0 && r > math.MaxInt/d {
+			return nil, fmt.Errorf("tile: reps %s repeat A of shape %s into more elements than any array can hold (dimension %d overflows a 64-bit int)",
+				nd.ShapeString(reps), nd.ShapeString(a.Shape), i)
+		}
+		out[i] = d * r
 	}
-	res := nd.New(a.DType(), out...)
+	res, err := starlib.NewArray(thread, a.DType(), out)
+	if err != nil {
+		return nil, fmt.Errorf("tile: %w", err)
+	}
+	return starlib.FromArray(tileArray(a, res)), nil
+}
+
+// tileArray is numpy.tile into res, of the result's shape.
+func tileArray(a *nd.Array, res *nd.Array) *nd.Array {
+	out := res.Shape
+	n := len(out)
+	in := make([]int, n)
+	for i := range n {
+		in[i] = 1
+	}
+	copy(in[n-a.NDim():], a.Shape)
 	size := res.Size()
 	idx := make([]int, n)
 	for k := 0; k < size; k++ {
