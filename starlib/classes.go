@@ -594,13 +594,13 @@ func (s *ClassMethod) Hash() (uint32, error) { return pointerHash(s), nil }
 
 // Super is super(Cls, self).
 type Super struct {
-	cls  *Class
+	cls  starlark.Value // a *Class or a NativeBase of self's MRO
 	self starlark.Value
 	st   *ObjectState
 }
 
 func (s *Super) String() string {
-	return fmt.Sprintf("<super: <class '%s'>, <%s object>>", s.cls.name, s.st.Class.name)
+	return fmt.Sprintf("<super: <class '%s'>, <%s object>>", className(s.cls), s.st.Class.name)
 }
 func (s *Super) Type() string          { return "super" }
 func (s *Super) Freeze()               {}
@@ -614,12 +614,15 @@ func (s *Super) AttrNames() []string { return nil }
 func (s *Super) Attr(name string) (starlark.Value, error) {
 	c := s.st.Class
 	mro := c.mroOrSelf()
-	i := 0
-	for i < len(mro) && mro[i] != starlark.Value(s.cls) {
-		i++
-	}
+	i := mroIndex(mro, s.cls)
 	if name == "__init__" {
-		init, err := findInit(c.thread, c, min(i+1, len(mro)), s.self)
+		from := min(i+1, len(mro))
+		if _, ok := s.cls.(NativeBase); ok && c.native != nil {
+			// super(Feedforward, self).__init__: the library base's
+			// classes are one node of the MRO, whose __init__ is its root's.
+			from = i
+		}
+		init, err := findInit(c.thread, c, from, s.self)
 		if err != nil || init != nil {
 			return init, err
 		}
@@ -676,19 +679,21 @@ func classBuiltins() starlark.StringDict {
 			if err := starlark.UnpackPositionalArgs("super", args, kwargs, 2, &cls, &self); err != nil {
 				return nil, fmt.Errorf("%v (write super(Class, self): Starlark has no zero-argument super())", err)
 			}
-			c, ok := cls.(*Class)
-			if !ok {
-				return nil, fmt.Errorf("super(): argument 1 must be a class built by type(), got %s", cls.Type())
+			switch cls.(type) {
+			case *Class, NativeBase:
+			default:
+				return nil, fmt.Errorf("super(): argument 1 must be a class, got %s", cls.Type())
 			}
+			name := className(cls)
 			so, ok := self.(ScriptObject)
 			if !ok || so.ScriptState() == nil {
-				return nil, fmt.Errorf("super(%s, obj): obj must be an instance of %s, got %s", c.name, c.name, self.Type())
+				return nil, fmt.Errorf("super(%s, obj): obj must be an instance of %s, got %s", name, name, self.Type())
 			}
 			st := so.ScriptState()
-			if !classIsSub(st.Class, c) {
-				return nil, fmt.Errorf("super(%s, obj): obj must be an instance of %s, got a %s", c.name, c.name, st.Class.name)
+			if mroIndex(st.Class.mroOrSelf(), cls) < 0 {
+				return nil, fmt.Errorf("super(%s, obj): obj must be an instance of %s, got a %s", name, name, st.Class.name)
 			}
-			return &Super{cls: c, self: self, st: st}, nil
+			return &Super{cls: cls, self: self, st: st}, nil
 		}),
 		"property": NewBuiltin("property", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var fget starlark.Callable
@@ -887,6 +892,22 @@ func c3(c *Class) ([]starlark.Value, error) {
 			}
 		}
 	}
+}
+
+// mroIndex is the index of cls in mro (a library class by its name), -1
+// if absent.
+func mroIndex(mro []starlark.Value, cls starlark.Value) int {
+	for i, k := range mro {
+		if k == cls {
+			return i
+		}
+		if n, ok := cls.(NativeBase); ok {
+			if kn, ok := k.(NativeBase); ok && kn.Name() == n.Name() {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 func className(v starlark.Value) string {

@@ -21,6 +21,9 @@ import (
 
 // Attr: generate(rng, shape).
 func (s *Scheme) Attr(name string) (starlark.Value, error) {
+	if name == "initialize" {
+		return schemeInitialize(s), nil // script_bricks.go
+	}
 	if name != "generate" {
 		return nil, nil
 	}
@@ -58,7 +61,7 @@ func (s *Scheme) Attr(name string) (starlark.Value, error) {
 }
 
 // AttrNames lists generate.
-func (s *Scheme) AttrNames() []string { return []string{"generate"} }
+func (s *Scheme) AttrNames() []string { return []string{"generate", "initialize"} }
 
 // schemeRepr is Blocks' repr of a scheme (repr_attrs), without the address.
 func schemeRepr(s initialization.Scheme) string {
