@@ -298,6 +298,9 @@ func (b *Brick) AttrNames() []string {
 	if x := brickExtra(b.B); x != nil {
 		names = append(names, starlib.ScriptAttrNames(x.st)...)
 		names = append(names, "rng", "add_auxiliary_variable", "auxiliary_variables")
+		if !base.Allocated && !base.AllocationConfigPushed {
+			names = slices.DeleteFunc(names, func(n string) bool { return n == "parameters" })
+		}
 	}
 	sort.Strings(names)
 	return slices.Compact(names)

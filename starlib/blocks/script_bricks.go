@@ -298,7 +298,13 @@ func (d *AppDecl) Name() string { return d.fn.Name() }
 func (d *AppDecl) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(args) > 0 {
 		if b, ok := args[0].(*Brick); ok {
-			return starlark.Call(thread, &BoundApplication{Brick: b.B, App: d.fn.Name()}, args[1:], kwargs)
+			if x := brickExtra(b.B); x != nil {
+				for _, n := range x.st.Class.AttrNames() {
+					if v, _ := x.st.Class.Lookup(n); v == starlark.Value(d) {
+						return starlark.Call(thread, &BoundApplication{Brick: b.B, App: n}, args[1:], kwargs)
+					}
+				}
+			}
 		}
 	}
 	return starlark.Call(thread, d.fn, args, kwargs)
@@ -584,7 +590,7 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 	}
 	if x.pending {
 		switch name {
-		case "children", "name", "parameters":
+		case "children", "name":
 		default:
 			return nil, true, fmt.Errorf("'%s' object has no attribute '%s' yet (call super(%s, self).__init__(...) first)", x.st.Class.Name(), name, x.st.Class.Name())
 		}
@@ -592,6 +598,10 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 	base := b.B.BaseBrick()
 	switch name {
 	case "parameters":
+		if !base.Allocated && !base.AllocationConfigPushed {
+			// Blocks' allocate() sets parameters: before it, there is none.
+			return nil, true, starlark.NoSuchAttrError(fmt.Sprintf("'%s' object has no attribute 'parameters' (allocate() the brick, or apply it, first)", x.st.Class.Name()))
+		}
 		return &paramList{b: base}, true, nil
 	case "rng":
 		return &starlib.RandomState{R: base.RNG()}, true, nil
