@@ -2,11 +2,16 @@ package blocks
 
 import (
 	"fmt"
+	"slices"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/extensions"
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -26,6 +31,8 @@ type libClass struct {
 	name   string
 	newObj func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error)
 	isInst func(v starlark.Value) bool
+	// init is the base's __init__; nil: it takes no arguments.
+	init func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error
 }
 
 var _ starlib.NativeBase = (*libClass)(nil)
@@ -44,6 +51,9 @@ func (c *libClass) ScriptNew(thread *starlark.Thread, st *starlib.ObjectState) (
 
 // ScriptInit is the base's __init__, which takes no arguments.
 func (c *libClass) ScriptInit(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+	if c.init != nil {
+		return c.init(thread, self, args, kwargs)
+	}
 	if len(args) > 0 || len(kwargs) > 0 {
 		return fmt.Errorf("%s.__init__() takes no arguments", c.name)
 	}
@@ -83,6 +93,7 @@ func scriptClassModules() []*starlarkstruct.Module {
 	}
 	return []*starlarkstruct.Module{
 		{Name: "blocks.algorithms", Members: starlark.StringDict{"StepRule": stepRule}},
+		{Name: "blocks.initialization", Members: starlark.StringDict{"NdarrayInitialization": ndarrayInitializationBase()}},
 	}
 }
 
@@ -198,4 +209,210 @@ func stepResult(fname string, res starlark.Value) (starlark.Value, []core.Update
 		ups = append(ups, core.Update{Shared: sv.V, Value: val})
 	}
 	return t[0], ups, nil
+}
+
+// callableLibClass is a library class that is also called directly
+// (SimpleExtension(do, **triggers), the script form without a class).
+type callableLibClass struct {
+	*libClass
+	fn starlark.Callable
+}
+
+var _ starlark.Callable = (*callableLibClass)(nil)
+
+// CallInternal calls the library's constructor.
+func (c *callableLibClass) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return starlark.Call(thread, c.fn, args, kwargs)
+}
+
+// extensionBases are SimpleExtension and TrainingExtension as bases of
+// script classes: do(self, which_callback, *args) under the triggers
+// given to __init__, or the callbacks as methods (before_training,
+// after_batch(batch), after_epoch, ...).
+func extensionBases(members starlark.StringDict) {
+	isExt := func(v starlark.Value) bool { _, ok := v.(*Extension); return ok }
+	simple := &libClass{name: "SimpleExtension", isInst: isExt,
+		newObj: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			e := &Extension{st: st}
+			ext, err := extensions.NewSimpleExtension(st.Class.Name(), func(call extensions.Call) error {
+				m, _, err := starlib.ScriptAttr(e, st, "do")
+				if err != nil {
+					return err
+				}
+				if m == nil {
+					return fmt.Errorf("%s: a SimpleExtension subclass defines do(self, which_callback, *args)", st.Class.Name())
+				}
+				a := append(starlark.Tuple{starlark.String(call.Callback)}, callArgs(call)...)
+				if _, err := starlark.Call(thread, m, a, nil); err != nil {
+					return scriptError(err)
+				}
+				return nil
+			}, nil)
+			if err != nil {
+				return nil, err
+			}
+			e.E = scriptExtension{ext}
+			return e, nil
+		}}
+	simple.init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+		e := self.(*Extension)
+		if len(args) > 0 {
+			return fmt.Errorf("SimpleExtension.__init__ takes keyword arguments (triggers, name), got %d positional", len(args))
+		}
+		tr, rest, err := splitTriggers(e.st.Class.Name(), kwargs)
+		if err != nil {
+			return err
+		}
+		for _, kv := range rest {
+			k := string(kv[0].(starlark.String))
+			if k != "name" {
+				return fmt.Errorf("%s.__init__ got an unexpected keyword argument %s", e.st.Class.Name(), k)
+			}
+			s, ok := starlark.AsString(kv[1])
+			if !ok {
+				return fmt.Errorf("%s: name must be a string, got %s", e.st.Class.Name(), kv[1].Type())
+			}
+			e.E.(scriptExtension).SetName(s)
+		}
+		return e.E.(scriptExtension).SetConditions(tr)
+	}
+	members["SimpleExtension"] = &callableLibClass{libClass: simple, fn: members["SimpleExtension"].(starlark.Callable)}
+	training := &libClass{name: "TrainingExtension", isInst: isExt,
+		newObj: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			e := &Extension{st: st}
+			t := &scriptTrainingExtension{thread: thread, self: e}
+			t.ExtensionName = st.Class.Name()
+			e.E = t
+			return e, nil
+		}}
+	training.init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+		e := self.(*Extension)
+		var name starlark.Value = starlark.None
+		if err := starlark.UnpackArgs("TrainingExtension.__init__", args, kwargs, "name?", &name); err != nil {
+			return err
+		}
+		if s, ok := starlark.AsString(name); ok {
+			e.E.(*scriptTrainingExtension).SetName(s)
+		}
+		return nil
+	}
+	members["TrainingExtension"] = training
+}
+
+// ScriptState is a script extension's state; nil for a built-in one.
+func (e *Extension) ScriptState() *starlib.ObjectState { return e.st }
+
+// scriptTrainingExtension is a TrainingExtension subclass: each callback
+// the class defines is called.
+type scriptTrainingExtension struct {
+	mainloop.TrainingExtension
+	thread *starlark.Thread
+	self   *Extension
+}
+
+func (t *scriptTrainingExtension) call(name string, args ...starlark.Value) error {
+	if fn, _ := t.self.st.Class.Lookup(name); fn == nil {
+		return nil
+	}
+	m, _, err := starlib.ScriptAttr(t.self, t.self.st, name)
+	if err != nil {
+		return err
+	}
+	if _, err := starlark.Call(t.thread, m, args, nil); err != nil {
+		return scriptError(err)
+	}
+	return nil
+}
+
+func batchValue(b mainloop.Batch) starlark.Value {
+	return callArgs(extensions.Call{Batch: b})[0]
+}
+
+func (t *scriptTrainingExtension) BeforeTraining() error { return t.call("before_training") }
+func (t *scriptTrainingExtension) BeforeEpoch() error    { return t.call("before_epoch") }
+func (t *scriptTrainingExtension) BeforeBatch(b mainloop.Batch) error {
+	return t.call("before_batch", batchValue(b))
+}
+func (t *scriptTrainingExtension) AfterBatch(b mainloop.Batch) error {
+	return t.call("after_batch", batchValue(b))
+}
+func (t *scriptTrainingExtension) AfterEpoch() error    { return t.call("after_epoch") }
+func (t *scriptTrainingExtension) AfterTraining() error { return t.call("after_training") }
+func (t *scriptTrainingExtension) OnResumption() error  { return t.call("on_resumption") }
+func (t *scriptTrainingExtension) OnInterrupt() error   { return t.call("on_interrupt") }
+func (t *scriptTrainingExtension) OnError(err error) error {
+	return t.call("on_error", starlark.String(err.Error()))
+}
+
+// ndarrayInitializationBase is blocks.initialization.NdarrayInitialization
+// as the base of a script class: its generate(self, rng, shape) draws the
+// values; the instance is a scheme (weights_init=..., initialize(var, rng)).
+func ndarrayInitializationBase() *libClass {
+	return &libClass{name: "NdarrayInitialization",
+		isInst: func(v starlark.Value) bool { _, ok := v.(*Scheme); return ok },
+		newObj: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			s := &Scheme{}
+			s.S = &scriptScheme{thread: thread, st: st, self: s}
+			return s, nil
+		}}
+}
+
+// scriptScheme is a script class's initialization scheme.
+type scriptScheme struct {
+	thread *starlark.Thread
+	st     *starlib.ObjectState
+	self   *Scheme
+}
+
+func (s *scriptScheme) String() string {
+	return "<" + s.st.Class.Name() + " object>"
+}
+
+// Generate calls generate(rng, shape).
+func (s *scriptScheme) Generate(rng *numpyrand.RandomState, shape []int) (*nd.Array, error) {
+	m, _, err := starlib.ScriptAttr(s.self, s.st, "generate")
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%s: an NdarrayInitialization subclass defines generate(self, rng, shape)", s.st.Class.Name())
+	}
+	sh := make(starlark.Tuple, len(shape))
+	for i, n := range shape {
+		sh[i] = starlark.MakeInt(n)
+	}
+	var r starlark.Value = starlark.None
+	if rng != nil {
+		r = &starlib.RandomState{R: rng}
+	}
+	res, err := starlark.Call(s.thread, m, starlark.Tuple{r, sh}, nil)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := res.(*starlib.Array)
+	if !ok {
+		return nil, fmt.Errorf("%s.generate must return an array, got %s", s.st.Class.Name(), res.Type())
+	}
+	if !slices.Equal(a.A.Shape, shape) {
+		return nil, fmt.Errorf("%s.generate returned an array of shape %v, want %v", s.st.Class.Name(), a.A.Shape, shape)
+	}
+	return a.A.Astype(nd.Float64), nil
+}
+
+// ScriptState is a script scheme's state; nil for a built-in one.
+func (s *Scheme) ScriptState() *starlib.ObjectState {
+	if x, ok := s.S.(*scriptScheme); ok {
+		return x.st
+	}
+	return nil
+}
+
+// SetField sets a script scheme's attribute.
+func (s *Scheme) SetField(name string, v starlark.Value) error {
+	st := s.ScriptState()
+	if st == nil {
+		return fmt.Errorf("%s has no settable attributes", schemeRepr(s.S))
+	}
+	_, err := starlib.ScriptSetField(s, st, name, v, true)
+	return err
 }

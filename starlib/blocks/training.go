@@ -364,7 +364,10 @@ func splitTriggers(name string, kwargs []starlark.Tuple) (extensions.Triggers, [
 }
 
 // Extension is a main-loop extension as a Starlark value.
-type Extension struct{ E mainloop.Extension }
+type Extension struct {
+	E  mainloop.Extension
+	st *starlib.ObjectState // a script class's instance (script_classes.go)
+}
 
 func (e *Extension) String() string       { return "<" + mainloop.ExtensionName(e.E) + ">" }
 func (e *Extension) Type() string         { return mainloop.ExtensionClass(e.E) }
