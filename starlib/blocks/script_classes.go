@@ -24,72 +24,14 @@ import (
 // wherever a built-in one goes (GradientDescent(step_rule=...),
 // CompositeRule); the library calls the script's methods.
 
-// libClass is a library class a script class derives from: newObj makes
-// the instance's value (before __init__), which must be a
-// starlib.ScriptObject; isInst tells its instances.
-type libClass struct {
-	name   string
-	newObj func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error)
-	isInst func(v starlark.Value) bool
-	// init is the base's __init__; nil: it takes no arguments.
-	init func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error
-}
-
-var _ starlib.NativeBase = (*libClass)(nil)
-
-func (c *libClass) Name() string          { return c.name }
-func (c *libClass) String() string        { return "<class '" + c.name + "'>" }
-func (c *libClass) Type() string          { return "type" }
-func (c *libClass) Freeze()               {}
-func (c *libClass) Truth() starlark.Bool  { return true }
-func (c *libClass) Hash() (uint32, error) { return starlark.String(c.name).Hash() }
-
-// ScriptNew makes the instance's value.
-func (c *libClass) ScriptNew(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
-	return c.newObj(thread, st)
-}
-
-// ScriptInit is the base's __init__, which takes no arguments.
-func (c *libClass) ScriptInit(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
-	if c.init != nil {
-		return c.init(thread, self, args, kwargs)
-	}
-	if len(args) > 0 || len(kwargs) > 0 {
-		return fmt.Errorf("%s.__init__() takes no arguments", c.name)
-	}
-	return nil
-}
-
-// ScriptInitDone has nothing to finish.
-func (c *libClass) ScriptInitDone(thread *starlark.Thread, self starlark.Value) error { return nil }
-
-// ScriptSuperAttr: the base's methods are abstract.
-func (c *libClass) ScriptSuperAttr(thread *starlark.Thread, self starlark.Value, name string) (starlark.Value, error) {
-	return nil, nil
-}
-
-// IsInstanceOf tells the class's instances.
-func (c *libClass) IsInstanceOf(v starlark.Value) bool { return c.isInst(v) }
-
-// IsSubclassOf: only the class itself.
-func (c *libClass) IsSubclassOf(other starlark.Value) bool {
-	o, ok := other.(*libClass)
-	return ok && o.name == c.name
-}
-
-// Combine refuses a second library base.
-func (c *libClass) Combine(other starlib.NativeBase) (starlib.NativeBase, error) {
-	return nil, fmt.Errorf("%s and %s cannot both be bases", c.name, other.Name())
-}
-
 func scriptClassModules() []*starlarkstruct.Module {
-	stepRule := &libClass{name: "StepRule",
-		newObj: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+	stepRule := &starlib.LibClass{ClassName: "StepRule",
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			s := &StepRule{name: st.Class.Name(), st: st}
 			s.R = &scriptStepRule{thread: thread, self: s}
 			return s, nil
 		},
-		isInst: func(v starlark.Value) bool { _, ok := v.(*StepRule); return ok },
+		IsInst: func(v starlark.Value) bool { _, ok := v.(*StepRule); return ok },
 	}
 	return []*starlarkstruct.Module{
 		{Name: "blocks.algorithms", Members: starlark.StringDict{"StepRule": stepRule}},
@@ -211,28 +153,14 @@ func stepResult(fname string, res starlark.Value) (starlark.Value, []core.Update
 	return t[0], ups, nil
 }
 
-// callableLibClass is a library class that is also called directly
-// (SimpleExtension(do, **triggers), the script form without a class).
-type callableLibClass struct {
-	*libClass
-	fn starlark.Callable
-}
-
-var _ starlark.Callable = (*callableLibClass)(nil)
-
-// CallInternal calls the library's constructor.
-func (c *callableLibClass) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	return starlark.Call(thread, c.fn, args, kwargs)
-}
-
 // extensionBases are SimpleExtension and TrainingExtension as bases of
 // script classes: do(self, which_callback, *args) under the triggers
 // given to __init__, or the callbacks as methods (before_training,
 // after_batch(batch), after_epoch, ...).
 func extensionBases(members starlark.StringDict) {
 	isExt := func(v starlark.Value) bool { _, ok := v.(*Extension); return ok }
-	simple := &libClass{name: "SimpleExtension", isInst: isExt,
-		newObj: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+	simple := &starlib.LibClass{ClassName: "SimpleExtension", IsInst: isExt,
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			e := &Extension{st: st}
 			ext, err := extensions.NewSimpleExtension(st.Class.Name(), func(call extensions.Call) error {
 				m, _, err := starlib.ScriptAttr(e, st, "do")
@@ -254,7 +182,7 @@ func extensionBases(members starlark.StringDict) {
 			e.E = scriptExtension{ext}
 			return e, nil
 		}}
-	simple.init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+	simple.Init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
 		e := self.(*Extension)
 		if len(args) > 0 {
 			return fmt.Errorf("SimpleExtension.__init__ takes keyword arguments (triggers, name), got %d positional", len(args))
@@ -276,16 +204,16 @@ func extensionBases(members starlark.StringDict) {
 		}
 		return e.E.(scriptExtension).SetConditions(tr)
 	}
-	members["SimpleExtension"] = &callableLibClass{libClass: simple, fn: members["SimpleExtension"].(starlark.Callable)}
-	training := &libClass{name: "TrainingExtension", isInst: isExt,
-		newObj: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+	members["SimpleExtension"] = &starlib.CallableLibClass{LibClass: simple, Fn: members["SimpleExtension"].(starlark.Callable)}
+	training := &starlib.LibClass{ClassName: "TrainingExtension", IsInst: isExt,
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			e := &Extension{st: st}
 			t := &scriptTrainingExtension{thread: thread, self: e}
 			t.ExtensionName = st.Class.Name()
 			e.E = t
 			return e, nil
 		}}
-	training.init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+	training.Init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
 		e := self.(*Extension)
 		var name starlark.Value = starlark.None
 		if err := starlark.UnpackArgs("TrainingExtension.__init__", args, kwargs, "name?", &name); err != nil {
@@ -347,10 +275,10 @@ func (t *scriptTrainingExtension) OnError(err error) error {
 // ndarrayInitializationBase is blocks.initialization.NdarrayInitialization
 // as the base of a script class: its generate(self, rng, shape) draws the
 // values; the instance is a scheme (weights_init=..., initialize(var, rng)).
-func ndarrayInitializationBase() *libClass {
-	return &libClass{name: "NdarrayInitialization",
-		isInst: func(v starlark.Value) bool { _, ok := v.(*Scheme); return ok },
-		newObj: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+func ndarrayInitializationBase() *starlib.LibClass {
+	return &starlib.LibClass{ClassName: "NdarrayInitialization",
+		IsInst: func(v starlark.Value) bool { _, ok := v.(*Scheme); return ok },
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			s := &Scheme{}
 			s.S = &scriptScheme{thread: thread, st: st, self: s}
 			return s, nil
