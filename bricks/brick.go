@@ -125,8 +125,9 @@ type Base struct {
 	seed *int64
 	rng  *numpyrand.RandomState
 
-	hooks *Hooks // a subclass's lifecycle overrides (script.go)
-	extra any    // what a subclass's face keeps with the brick (script.go)
+	hooks    *Hooks                  // a subclass's lifecycle overrides (script.go)
+	replaced map[string]*Application // the type's applications a subclass replaced (script.go)
+	extra    any                     // what a subclass's face keeps with the brick (script.go)
 }
 
 var callIDs atomic.Int64

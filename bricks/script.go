@@ -66,15 +66,40 @@ func (b *Base) SetSubclasses(names []string) {
 	b.classes = append(out, b.classes...)
 }
 
-// AddApplication adds a (or replaces the) application of its name.
+// AddApplication adds a (or replaces the) application of its name; a
+// replaced one stays callable through ApplySuper.
 func (b *Base) AddApplication(a *Application) {
 	for i, x := range b.apps {
 		if x.Name == a.Name {
+			if b.replaced == nil {
+				b.replaced = map[string]*Application{}
+			}
+			if _, ok := b.replaced[a.Name]; !ok {
+				b.replaced[a.Name] = x
+			}
 			b.apps[i] = a
 			return
 		}
 	}
 	b.apps = append(b.apps, a)
+}
+
+// HasSuperApplication reports whether AddApplication replaced the
+// brick type's application name.
+func (b *Base) HasSuperApplication(name string) bool {
+	_, ok := b.replaced[name]
+	return ok
+}
+
+// ApplySuper runs the brick type's application name that a subclass
+// replaced (super(C, self).apply(x) in the subclass's apply), as a call
+// of its own whose Super is class.
+func ApplySuper(br Brick, name, class string, inputs ...*core.Variable) ([]*core.Variable, error) {
+	app, ok := br.BaseBrick().replaced[name]
+	if !ok {
+		return nil, fmt.Errorf("%s: the base class has no application %s", br.BaseBrick().AnnotationName(), name)
+	}
+	return applySuper(br, app, class, inputs)
 }
 
 // AddParameter appends p to the brick's parameters as Blocks' Parameters

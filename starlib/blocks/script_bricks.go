@@ -752,8 +752,14 @@ func (c *BrickClass) ScriptSuperAttr(thread *starlark.Thread, self starlark.Valu
 			return noDimBuiltin(b.B.BaseBrick()), nil
 		}
 	}
+	if b.B.BaseBrick().HasSuperApplication(name) {
+		return superApplication(b, c.Class, name), nil
+	}
 	if app := b.B.BaseBrick().Application(name); app != nil && scriptAppDecl(b.B, name) == nil {
 		return &BoundApplication{Brick: b.B, App: name}, nil
+	}
+	if scriptAppDecl(b.B, name) != nil {
+		return nil, nil // the base has no such application
 	}
 	return b.nativeAttr(name)
 }
@@ -819,5 +825,60 @@ func schemeInitialize(s *Scheme) starlark.Value {
 			return nil, fmt.Errorf("initialize: var must be a shared variable, got %s", v.V)
 		}
 		return starlark.None, initialization.Initialize(s.S, v.V.Value(), r.R)
+	})
+}
+
+// copyScriptPrototype makes MLP's linear transformations instances of
+// the prototype's script class (MLP(prototype=MyLinear()), a subclass of
+// Linear), as Blocks' deep copies of the prototype: each gets the class,
+// a copy of the prototype's script attributes, its overrides and
+// applications, and the name {prototype name}_{i}.
+func copyScriptPrototype(thread *starlark.Thread, m *bricks.MLP, proto *bricks.Linear) error {
+	x := brickExtra(proto)
+	if x == nil {
+		return nil
+	}
+	for i, l := range m.Linears {
+		st := starlib.NewObjectState(x.st.Class)
+		for _, n := range x.st.Names() {
+			v, _ := x.st.Get(n)
+			st.Set(n, v)
+		}
+		base := l.BaseBrick()
+		base.SetSubclasses(scriptClassNames(x.st.Class))
+		base.Name = fmt.Sprintf("%s_%d", proto.BaseBrick().Name, i)
+		base.SetExtra(&scriptExtra{st: st})
+		attachScriptBrick(thread, &Brick{B: l}, st)
+	}
+	return nil
+}
+
+// superApplication is super(C, self).apply where the subclass replaced
+// the brick type's apply: the type's own, as a call of its own.
+func superApplication(b *Brick, class, name string) starlark.Value {
+	return starlib.NewBuiltin(name, func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(kwargs) > 0 {
+			return nil, fmt.Errorf("super(...).%s: give the inputs by position", name)
+		}
+		ins := make([]*core.Variable, len(args))
+		for i, a := range args {
+			v, err := starlib.AsVariable(thread, a)
+			if err != nil {
+				return nil, fmt.Errorf("super(...).%s: input %d: %v", name, i, err)
+			}
+			ins[i] = v
+		}
+		outs, err := bricks.ApplySuper(b.B, name, class, ins...)
+		if err != nil {
+			return nil, err
+		}
+		if len(outs) == 1 {
+			return starlib.NewVariable(thread, outs[0]), nil
+		}
+		t := make(starlark.Tuple, len(outs))
+		for i, o := range outs {
+			t[i] = starlib.NewVariable(thread, o)
+		}
+		return t, nil
 	})
 }
