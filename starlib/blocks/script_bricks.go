@@ -834,6 +834,9 @@ func schemeInitialize(s *Scheme) starlark.Value {
 // a copy of the prototype's script attributes, its overrides and
 // applications, and the name {prototype name}_{i}.
 func copyScriptPrototype(thread *starlark.Thread, m *bricks.MLP, proto *bricks.Linear) error {
+	if proto == nil {
+		return nil
+	}
 	x := brickExtra(proto)
 	if x == nil {
 		return nil
