@@ -29,6 +29,10 @@ import (
 //	Identity(), Tanh(), Logistic(), Softplus(), Rectifier(), LeakyRectifier(leak=0.01)   activations
 //	Softmax()    applications apply, log_probabilities, categorical_cross_entropy(y, x)
 //
+// Feedforward, Activation, LinearLike and Random are abstract classes: for
+// VariableFilter(bricks=[...]) and as bases of script classes
+// (script_bricks.go).
+//
 // Every brick has name, children, parameters, allocated, initialized, the
 // lifecycle methods allocate(), initialize(), push_allocation_config(),
 // push_initialization_config(), its applications as methods (brick.apply(x)),

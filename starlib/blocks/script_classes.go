@@ -24,6 +24,11 @@ import (
 // wherever a built-in one goes (GradientDescent(step_rule=...),
 // CompositeRule); the library calls the script's methods.
 
+// scriptClassModules are the bases of script classes:
+//
+//	StepRule (blocks.algorithms)                   compute_step(parameter, previous_step) or compute_steps(previous_steps)
+//	NdarrayInitialization (blocks.initialization)  generate(rng, shape)
+//	TrainingExtension, SimpleExtension (blocks.extensions: extensionBases)
 func scriptClassModules() []*starlarkstruct.Module {
 	stepRule := &starlib.LibClass{ClassName: "StepRule",
 		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {

@@ -16,21 +16,20 @@ import (
 // Fuel's classes as bases of script classes (starlib/classes.go), as
 // docs/extending_fuel.rst subclasses them:
 //
-//	fuel.datasets.IndexableDataset(indexables, start=None, stop=None, sources=None, axis_labels=None)
+//	IndexableDataset(indexables, start=None, stop=None, sources=None, axis_labels=None) (fuel.datasets)
 //	    a subclass's __init__ computes the indexables and calls super(C, self).__init__(indexables, **kwargs)
-//	fuel.schemes.IterationScheme, IndexScheme(examples), BatchScheme(examples, batch_size)
+//	IterationScheme, IndexScheme(examples), BatchScheme(examples, batch_size) (fuel.schemes)
 //	    get_request_iterator(self) returns a list (or any iterable) of requests: an index, or a list of indices;
 //	    self.indices and self.batch_size are set by the base's __init__
-//	fuel.transformers.Transformer(data_stream, produces_examples=None)    transform_example(self, example), transform_batch(self, batch)
-//	fuel.transformers.AgnosticTransformer(...)                           transform_any(self, data)
-//	fuel.transformers.SourcewiseTransformer(data_stream, produces_examples, which_sources=None)
+//	Transformer(data_stream, produces_examples=None) (fuel.transformers)  transform_example(self, example), transform_batch(self, batch)
+//	AgnosticTransformer(...)                                              transform_any(self, data)
+//	SourcewiseTransformer(data_stream, produces_examples, which_sources=None)
 //	    transform_source_example(self, source, source_name), transform_source_batch(self, source, source_name)
-//	fuel.transformers.AgnosticSourcewiseTransformer(...)                 transform_any_source(self, source, source_name)
+//	AgnosticSourcewiseTransformer(...)                                    transform_any_source(self, source, source_name)
 //
 // The instance is the library's own value (a Dataset, a scheme, a
 // stream), so it goes wherever a built-in one goes (DataStream(dataset,
 // iteration_scheme=...), a transformer's data_stream, a MainLoop).
-
 func scriptClassModules() []*starlarkstruct.Module {
 	isScheme := func(v starlark.Value) bool { _, ok := v.(*SchemeValue); return ok }
 	scheme := func(name string) *starlib.LibClass {
