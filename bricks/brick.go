@@ -94,6 +94,10 @@ type Application struct {
 	// Variadic applications (Sequence) take any number of inputs.
 	Variadic bool
 	Fn       ApplyFunc
+	// BlocksOutputNames names undeclared outputs output_0, output_1, ...
+	// and refuses more outputs than declared, as Blocks' @application
+	// (a subclass's application).
+	BlocksOutputNames bool
 }
 
 // Base is the state every brick has.
@@ -120,6 +124,10 @@ type Base struct {
 	cfg  *Config
 	seed *int64
 	rng  *numpyrand.RandomState
+
+	hooks    *Hooks                  // a subclass's lifecycle overrides (script.go)
+	replaced map[string]*Application // the type's applications a subclass replaced (script.go)
+	extra    any                     // what a subclass's face keeps with the brick (script.go)
 }
 
 var callIDs atomic.Int64
@@ -320,14 +328,13 @@ func (b *Base) RNG() *numpyrand.RandomState {
 // PushAllocationConfig pushes allocation configuration down the tree.
 func PushAllocationConfig(br Brick) error {
 	b := br.BaseBrick()
-	if p, ok := br.(allocationPusher); ok {
-		if err := p.PushAllocationConfigHook(); err != nil {
-			return err
-		}
+	if err := hook(br, "push_allocation_config")(); err != nil {
+		return err
 	}
 	b.AllocationConfigPushed = true
 	for _, c := range b.Children {
 		if err := PushAllocationConfig(c); err != nil {
+			b.AllocationConfigPushed = false // as Blocks: a child's failure unsets it
 			return err
 		}
 	}
@@ -353,10 +360,8 @@ func Allocate(br Brick) error {
 		}
 	}
 	b.Parameters = nil
-	if a, ok := br.(allocator); ok {
-		if err := a.AllocateHook(); err != nil {
-			return err
-		}
+	if err := hook(br, "allocate")(); err != nil {
+		return err
 	}
 	b.Allocated = true
 	return nil
@@ -388,14 +393,13 @@ func PushInitializationConfig(br Brick) error {
 			}
 		}
 	}
-	if p, ok := br.(initializationPusher); ok {
-		if err := p.PushInitializationConfigHook(); err != nil {
-			return err
-		}
+	if err := hook(br, "push_initialization_config")(); err != nil {
+		return err
 	}
 	b.InitializationConfigPushed = true
 	for _, c := range b.Children {
 		if err := PushInitializationConfig(c); err != nil {
+			b.InitializationConfigPushed = false
 			return err
 		}
 	}
@@ -421,10 +425,8 @@ func Initialize(br Brick) error {
 			return err
 		}
 	}
-	if i, ok := br.(initializer); ok {
-		if err := i.InitializeHook(); err != nil {
-			return err
-		}
+	if err := hook(br, "initialize")(); err != nil {
+		return err
 	}
 	b.Initialized = true
 	return nil
@@ -505,10 +507,15 @@ func applyApp(br Brick, app *Application, super string, inputs []*core.Variable)
 	if err != nil {
 		return nil, fmt.Errorf("%s.%s: %w", b.AnnotationName(), name, err)
 	}
+	if app.Outputs != nil && len(outs) > len(app.Outputs) && app.BlocksOutputNames {
+		return nil, fmt.Errorf("%s.%s: unexpected outputs: %d returned, %d declared (%s)", b.AnnotationName(), name, len(outs), len(app.Outputs), strings.Join(app.Outputs, ", "))
+	}
 	for i, o := range outs {
 		outName := "output"
 		if i < len(app.Outputs) {
 			outName = app.Outputs[i]
+		} else if app.BlocksOutputNames {
+			outName = fmt.Sprintf("output_%d", i)
 		}
 		outs[i] = tag(o, b, name, outName, call, core.Output)
 	}

@@ -219,13 +219,19 @@ func Cancelled(thread *starlark.Thread) error {
 // Predeclared are the global names every script has besides Starlark's
 // universe: slice(start, stop, step), Python's slice object, for indices
 // such as x[slice(1, 3), 0]; next(iterator[, default]), Python's next, for
-// iterators that keep their position (stream.get_epoch_iterator()).
+// iterators that keep their position (stream.get_epoch_iterator());
+// Python's classes (classes.go): type(name, bases, namespace), object,
+// super, property, staticmethod, classmethod, isinstance, issubclass,
+// setattr.
 func Predeclared() starlark.StringDict {
 	d := starlark.StringDict{
 		"slice": NewBuiltin("slice", sliceBuiltin),
 		"next":  NewBuiltin("next", nextBuiltin),
 	}
 	for k, v := range numericBuiltins() {
+		d[k] = v
+	}
+	for k, v := range classBuiltins() { // classes.go
 		d[k] = v
 	}
 	return d

@@ -202,6 +202,23 @@ var variableMethods = map[string]BuiltinFunc{
 	"eval":       varEval,
 	"get_value":  varGetValue,
 	"set_value":  varSetValue,
+	"norm":       varNorm,
+}
+
+// varNorm is Theano's x.norm(L): the L1 or L2 norm of all the entries.
+func varNorm(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x := b.Receiver().(*Variable)
+	var l int
+	if err := starlark.UnpackArgs("norm", args, kwargs, "L", &l); err != nil {
+		return nil, err
+	}
+	switch l {
+	case 1:
+		return NewVariable(thread, core.SumAll(core.Abs(x.V))), nil
+	case 2:
+		return NewVariable(thread, core.Sqrt(core.SumAll(core.Sqr(x.V)))), nil
+	}
+	return nil, fmt.Errorf("norm: L must be 1 or 2, got %d", l)
 }
 
 // Attr returns the attributes and methods listed in the type's doc.

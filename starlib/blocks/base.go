@@ -3,6 +3,8 @@ package blocks
 import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/starlib"
 )
 
 // Module blocks.bricks.base:
@@ -10,9 +12,15 @@ import (
 //	NoneAllocation   what a brick's unset lazy allocation argument reads
 //	                 (Linear().input_dim is NoneAllocation); false, and
 //	                 passing it is the same as passing None
+//	application(fn), application(inputs=None, outputs=None)(fn)
+//	                 a script brick class's application (script_bricks.go)
+//	lazy(allocation=None, initialization=None)(fn)
+//	                 __init__ whose named arguments may be left out
 func baseModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks.base", Members: starlark.StringDict{
 		"NoneAllocation": NoneAllocation,
+		"application":    starlib.NewBuiltin("application", applicationBuiltin), // script_bricks.go
+		"lazy":           starlib.NewBuiltin("lazy", lazyBuiltin),
 	}})
 	return
 }

@@ -29,6 +29,10 @@ import (
 //	Identity(), Tanh(), Logistic(), Softplus(), Rectifier(), LeakyRectifier(leak=0.01)   activations
 //	Softmax()    applications apply, log_probabilities, categorical_cross_entropy(y, x)
 //
+// Feedforward, Activation, LinearLike and Random are abstract classes: for
+// VariableFilter(bricks=[...]) and as bases of script classes
+// (script_bricks.go).
+//
 // Every brick has name, children, parameters, allocated, initialized, the
 // lifecycle methods allocate(), initialize(), push_allocation_config(),
 // push_initialization_config(), its applications as methods (brick.apply(x)),
@@ -37,9 +41,11 @@ import (
 // has W and b.
 func bricksModules() (mods []*starlarkstruct.Module) {
 	members := starlark.StringDict{}
-	for _, c := range []string{"Feedforward", "Activation", "LinearLike"} {
+	for _, c := range []string{"Feedforward", "Activation", "LinearLike", "Random"} {
 		members[c] = &BrickClass{Class: c}
 	}
+	members["application"] = starlib.NewBuiltin("application", applicationBuiltin) // script_bricks.go
+	members["lazy"] = starlib.NewBuiltin("lazy", lazyBuiltin)
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks", Members: members})
 
 	costs := starlark.StringDict{}
@@ -70,6 +76,9 @@ func BrickConfig(thread *starlark.Thread) *bricks.Config {
 type BrickClass struct {
 	Class string
 	table *classTable // its constructor as data (classtable.go); nil for an abstract class
+	// mixins are further classes of a script class's combined base
+	// (Initializable and Feedforward): script_bricks.go.
+	mixins []string
 }
 
 var (
@@ -290,12 +299,30 @@ func (b *Brick) AttrNames() []string {
 			names = append(names, h.names(b.B)...)
 		}
 	}
+	if x := brickExtra(b.B); x != nil {
+		names = append(names, starlib.ScriptAttrNames(x.st)...)
+		names = append(names, "rng", "add_auxiliary_variable", "auxiliary_variables")
+		if !base.Allocated && !base.AllocationConfigPushed {
+			names = slices.DeleteFunc(names, func(n string) bool { return n == "parameters" })
+		}
+	}
 	sort.Strings(names)
 	return slices.Compact(names)
 }
 
-// Attr returns an attribute.
+// Attr returns an attribute: a script brick's (script_bricks.go), then
+// the brick's own.
 func (b *Brick) Attr(name string) (starlark.Value, error) {
+	if x := brickExtra(b.B); x != nil {
+		if v, ok, err := scriptBrickAttr(b, x, name); ok || err != nil {
+			return v, err
+		}
+	}
+	return b.nativeAttr(name)
+}
+
+// nativeAttr is an attribute of the brick itself.
+func (b *Brick) nativeAttr(name string) (starlark.Value, error) {
 	base := b.B.BaseBrick()
 	switch name {
 	case "name":
@@ -456,8 +483,17 @@ func attrValue(v any) starlark.Value {
 	return starlark.None
 }
 
-// SetField sets name, seed or a declared attribute.
+// SetField sets an attribute: a script brick's (script_bricks.go), else
+// name, seed or a declared attribute.
 func (b *Brick) SetField(name string, v starlark.Value) error {
+	if x := brickExtra(b.B); x != nil {
+		return scriptBrickSetField(b, x, name, v)
+	}
+	return b.nativeSetField(name, v)
+}
+
+// nativeSetField sets name, seed or a declared attribute.
+func (b *Brick) nativeSetField(name string, v starlark.Value) error {
 	base := b.B.BaseBrick()
 	switch name {
 	case "name":
@@ -561,6 +597,9 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 	}
 	if v, ok, err := callWithExtraDims(thread, a, args, kwargs); ok { // wrappers.go
 		return v, err
+	}
+	if d := scriptAppDecl(a.Brick, a.App); d != nil { // script_bricks.go
+		return callScriptApplication(thread, a, d, args, kwargs)
 	}
 	if ka, ok := a.Brick.(bricks.KeywordApplier); ok { // recurrent bricks: recurrent.go
 		return callKeywordApplication(thread, a, ka, args, kwargs)

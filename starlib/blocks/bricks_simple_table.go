@@ -49,7 +49,10 @@ func simpleBrickTables() []*classTable {
 		if err != nil {
 			return nil, err
 		}
-		return mb, applyPrototype(mb, proto)
+		if err := applyPrototype(mb, proto); err != nil {
+			return nil, err
+		}
+		return mb, copyScriptPrototype(c.thread, mb, proto) // script_bricks.go
 	}
 	bnParams := ps(lazy("input_dim"), opt("broadcastable", "None"), opt("conserve_memory", "True"), opt("epsilon", "0.0001"),
 		classParam{Name: "scale_init", Default: "None", Stored: "Constant(1)"}, classParam{Name: "shift_init", Default: "None", Stored: "Constant(0)"}, opt("mean_only", "False"), opt("learn_scale", "True"),

@@ -18,9 +18,12 @@ import (
 // pushing its generator, seed and schemes to Initializable children), and
 // no applications of its own; a script writes those as functions.
 func containerModules() (mods []*starlarkstruct.Module) {
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks", Members: registerClasses(true, containerTable("Brick", ps(namePositional, opt("children", "None"))),
+	members := registerClasses(true, containerTable("Brick", ps(namePositional, opt("children", "None"))),
 		containerTable("Initializable", ps(opt("weights_init", "None"), opt("biases_init", "None"), opt("use_bias", "None"), opt("seed", "None"),
-			nameParam, kw("children", "None"))))})
+			nameParam, kw("children", "None"))))
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks", Members: members})
+	// from blocks.bricks.base import Brick, as Blocks' tests write it.
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks.base", Members: starlark.StringDict{"Brick": members["Brick"]}})
 	return
 }
 

@@ -195,6 +195,11 @@ func (e *Extension) AttrNames() []string {
 
 // Attr returns an attribute.
 func (e *Extension) Attr(name string) (starlark.Value, error) {
+	if e.st != nil {
+		if v, found, err := starlib.ScriptAttr(e, e.st, name); found || err != nil {
+			return v, err
+		}
+	}
 	if v, ok, err := extensionAttrMore(e, name); ok {
 		return v, err
 	}

@@ -212,6 +212,10 @@ var _ starlark.HasSetField = (*Extension)(nil)
 
 // SetField sets main_loop (Blocks' ext.main_loop = main_loop).
 func (e *Extension) SetField(name string, v starlark.Value) error {
+	if e.st != nil && name != "main_loop" {
+		_, err := starlib.ScriptSetField(e, e.st, name, v, true)
+		return err
+	}
 	if name != "main_loop" {
 		return starlark.NoSuchAttrError(fmt.Sprintf("%s has no settable attribute %s", mainloop.ExtensionName(e.E), name))
 	}

@@ -19,7 +19,9 @@ import (
 // Blocks' trigger keywords (after_batch=True, every_n_epochs=2, ...)
 // through **kwargs; the table's parameters are its own.
 func extensionsTableModules() (mods []*starlarkstruct.Module) {
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions", Members: registerClasses(false, extensionTables("blocks.extensions")...)})
+	ext := registerClasses(false, extensionTables("blocks.extensions")...)
+	extensionBases(ext) // SimpleExtension and TrainingExtension as bases of script classes: script_classes.go
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions", Members: ext})
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.monitoring", Members: registerClasses(false, extensionTables("blocks.extensions.monitoring")...)})
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.training", Members: registerClasses(false, extensionTables("blocks.extensions.training")...)})
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.stopping", Members: registerClasses(false, extensionTables("blocks.extensions.stopping")...)})

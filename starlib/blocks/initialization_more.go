@@ -21,6 +21,14 @@ import (
 
 // Attr: generate(rng, shape).
 func (s *Scheme) Attr(name string) (starlark.Value, error) {
+	if st := s.ScriptState(); st != nil { // script_classes.go
+		if v, found, err := starlib.ScriptAttr(s, st, name); found || err != nil {
+			return v, err
+		}
+	}
+	if name == "initialize" {
+		return schemeInitialize(s), nil // script_bricks.go
+	}
 	if name != "generate" {
 		return nil, nil
 	}
@@ -58,7 +66,7 @@ func (s *Scheme) Attr(name string) (starlark.Value, error) {
 }
 
 // AttrNames lists generate.
-func (s *Scheme) AttrNames() []string { return []string{"generate"} }
+func (s *Scheme) AttrNames() []string { return []string{"generate", "initialize"} }
 
 // schemeRepr is Blocks' repr of a scheme (repr_attrs), without the address.
 func schemeRepr(s initialization.Scheme) string {
@@ -80,6 +88,8 @@ func schemeRepr(s initialization.Scheme) string {
 		class, attrs = "Orthogonal", []string{"scale=" + f(s.Scale)}
 	case initialization.SparseND:
 		return fmt.Sprintf("<blocks.initialization.SparseND object: axis=%v>", s.Axis)
+	case *scriptScheme:
+		return s.String()
 	default:
 		return "<blocks.initialization." + strings.SplitN(s.String(), "(", 2)[0] + " object>"
 	}

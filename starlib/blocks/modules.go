@@ -40,6 +40,7 @@ var modules = sync.OnceValue(func() []*starlarkstruct.Module {
 	mods = append(mods, recurrentStackNamesModules()...)
 	mods = append(mods, rolesModules()...)
 	mods = append(mods, saveloadModules()...)
+	mods = append(mods, scriptClassModules()...)
 	mods = append(mods, selectModules()...)
 	mods = append(mods, sequenceGeneratorsModules()...)
 	mods = append(mods, serializationModules()...)

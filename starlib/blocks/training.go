@@ -83,6 +83,7 @@ type StepRule struct {
 	R     algorithms.StepRule
 	name  string
 	attrs map[string]*core.Variable
+	st    *starlib.ObjectState // a script class's instance (script_classes.go)
 }
 
 func (s *StepRule) String() string       { return "<" + s.name + ">" }
@@ -98,6 +99,11 @@ func (s *StepRule) AttrNames() []string {
 	return n
 }
 func (s *StepRule) Attr(name string) (starlark.Value, error) {
+	if s.st != nil {
+		if v, found, err := starlib.ScriptAttr(s, s.st, name); found || err != nil {
+			return v, err
+		}
+	}
 	if v, ok := s.attrs[name]; ok {
 		return &starlib.Variable{V: v}, nil
 	}
@@ -358,7 +364,10 @@ func splitTriggers(name string, kwargs []starlark.Tuple) (extensions.Triggers, [
 }
 
 // Extension is a main-loop extension as a Starlark value.
-type Extension struct{ E mainloop.Extension }
+type Extension struct {
+	E  mainloop.Extension
+	st *starlib.ObjectState // a script class's instance (script_classes.go)
+}
 
 func (e *Extension) String() string       { return "<" + mainloop.ExtensionName(e.E) + ">" }
 func (e *Extension) Type() string         { return mainloop.ExtensionClass(e.E) }

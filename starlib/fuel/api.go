@@ -198,6 +198,10 @@ func (d *Dataset) override() *datasetOverride {
 // SetField sets the dataset's sources (a selection of provides_sources)
 // or axis_labels.
 func (d *Dataset) SetField(name string, v starlark.Value) error {
+	if d.st != nil && (d.D == nil || (name != "sources" && name != "axis_labels")) {
+		_, err := starlib.ScriptSetField(d, d.st, name, v, true)
+		return err
+	}
 	switch name {
 	case "axis_labels":
 		labels, err := axisLabelsArg(d.name, v)
@@ -438,6 +442,10 @@ func (s *streamOverride) ResumeEpochIterator(state fuel.IteratorState) (fuel.Epo
 // SetField sets a stream's sources (renaming them, as Fuel) or
 // axis_labels.
 func (s *Stream) SetField(name string, v starlark.Value) error {
+	if s.st != nil && (s.S == nil || (name != "sources" && name != "axis_labels")) {
+		_, err := starlib.ScriptSetField(s, s.st, name, v, true)
+		return err
+	}
 	o, ok := s.S.(*streamOverride)
 	switch name {
 	case "sources":
@@ -601,7 +609,14 @@ func (s *SchemeValue) AttrNames() []string {
 }
 
 // Attr returns a scheme's attribute.
-func (s *SchemeValue) Attr(name string) (starlark.Value, error) { return schemeAttr(s.S, name) }
+func (s *SchemeValue) Attr(name string) (starlark.Value, error) {
+	if s.st != nil {
+		if v, found, err := starlib.ScriptAttr(s, s.st, name); found || err != nil {
+			return v, err
+		}
+	}
+	return schemeAttr(s.S, name)
+}
 
 // AttrNames lists a ConstantScheme's attributes.
 func (s *ConstantSchemeValue) AttrNames() []string {

@@ -98,7 +98,7 @@ func fuelModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.datasets", Members: starlark.StringDict{
 		"MNIST":            starlib.NewBuiltin("MNIST", mnistBuiltin(datasets.MNIST)),
 		"EmbeddedMNIST":    starlib.NewBuiltin("EmbeddedMNIST", mnistBuiltin(datasets.EmbeddedMNIST)),
-		"IndexableDataset": starlib.NewBuiltin("IndexableDataset", indexableDataset),
+		"IndexableDataset": scriptIndexableDataset(starlib.NewBuiltin("IndexableDataset", indexableDataset)), // also a base: script_classes.go
 		"H5PYDataset":      &h5pyClass{},
 		"PytablesDataset":  starlib.NewBuiltin("PytablesDataset", pytablesDataset),
 	}})
@@ -305,11 +305,15 @@ func hasFloat64(v starlark.Value) bool {
 type Dataset struct {
 	D    fuel.IndexableDataset
 	name string
+	st   *starlib.ObjectState // a script class's instance (script_classes.go)
 }
 
 var _ starlark.HasAttrs = (*Dataset)(nil)
 
 func (d *Dataset) String() string {
+	if d.D == nil {
+		return "<" + d.name + " object>"
+	}
 	return fmt.Sprintf("<%s: %d examples, sources %s>", d.name, d.D.NumExamples(), strings.Join(d.D.Sources(), ", "))
 }
 func (d *Dataset) Type() string          { return d.name }
@@ -333,6 +337,14 @@ func (d *Dataset) AttrNames() []string {
 
 // Attr returns an attribute.
 func (d *Dataset) Attr(name string) (starlark.Value, error) {
+	if d.st != nil {
+		if v, found, err := starlib.ScriptAttr(d, d.st, name); found || err != nil {
+			return v, err
+		}
+		if d.D == nil {
+			return nil, fmt.Errorf("'%s' object has no attribute '%s' yet (call super(%s, self).__init__(...) first)", d.name, name, d.name)
+		}
+	}
 	switch name {
 	case "num_examples":
 		return starlark.MakeInt(d.D.NumExamples()), nil
@@ -388,6 +400,7 @@ func arrayTuple(arrays []*nd.Array) starlark.Tuple {
 type SchemeValue struct {
 	S    schemes.Scheme
 	name string
+	st   *starlib.ObjectState // a script class's instance (script_classes.go)
 }
 
 func (s *SchemeValue) String() string        { return "<" + s.name + ">" }
@@ -546,11 +559,15 @@ type Stream struct {
 	Name string
 	// last is the latest epoch iterator made (Cache's cache is its).
 	last *EpochIterator
+	st   *starlib.ObjectState // a script class's instance (script_classes.go)
 }
 
 var _ starlark.HasAttrs = (*Stream)(nil)
 
 func (s *Stream) String() string {
+	if s.S == nil {
+		return "<" + s.Name + " object>"
+	}
 	return fmt.Sprintf("<%s: sources %s>", s.Name, strings.Join(s.S.Sources(), ", "))
 }
 func (s *Stream) Type() string          { return s.Name }
@@ -565,6 +582,14 @@ func (s *Stream) AttrNames() []string {
 
 // Attr returns an attribute.
 func (s *Stream) Attr(name string) (starlark.Value, error) {
+	if s.st != nil {
+		if v, found, err := starlib.ScriptAttr(s, s.st, name); found || err != nil {
+			return v, err
+		}
+		if s.S == nil {
+			return nil, fmt.Errorf("'%s' object has no attribute '%s' yet (call super(%s, self).__init__(...) first)", s.Name, name, s.Name)
+		}
+	}
 	switch name {
 	case "sources":
 		return strTuple(s.S.Sources()), nil

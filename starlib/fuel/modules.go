@@ -29,5 +29,6 @@ var modules = sync.OnceValue(func() []*starlarkstruct.Module {
 	mods = append(mods, utilsModules()...)
 	mods = append(mods, h5pyModuleModules()...)
 	mods = append(mods, hashlibModules()...)
+	mods = append(mods, scriptClassModules()...)
 	return mods
 })

@@ -1,0 +1,184 @@
+package bricks
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/blocks-go/blocks/core"
+)
+
+// Bricks whose class is defined by a user (a script's class deriving from
+// a brick class). Such a brick is a built-in brick (a Linear, or a
+// ScriptBrick for Blocks' abstract bases Brick, Initializable,
+// Feedforward, Random, ...) whose lifecycle steps the subclass may
+// override: Hooks replace the type's own _allocate, _initialize,
+// _push_allocation_config and _push_initialization_config (the
+// template methods Allocate, Initialize and the pushes still do the
+// rest: children first, the lazy checks, the flags), DefaultHook runs the
+// type's own step (super(C, self)._allocate()), AddApplication adds or
+// replaces an application, and Extra carries what the subclass's face
+// keeps with the brick (its attributes), opaque here.
+
+// Hooks are a subclass's overrides of the lifecycle steps; a nil field
+// keeps the brick type's own.
+type Hooks struct {
+	PushAllocationConfig, Allocate, PushInitializationConfig, Initialize func() error
+}
+
+// ScriptBrick is a brick of one of Blocks' abstract classes, made as the
+// base of a user's subclass: no parameters or applications of its own.
+type ScriptBrick struct {
+	*Base
+}
+
+// NewScriptBrick makes a brick of the classes (most specific first,
+// ending with "Brick"); an Initializable one has weights_init,
+// biases_init and use_bias.
+func NewScriptBrick(cfg *Config, name string, classes []string) *ScriptBrick {
+	s := &ScriptBrick{Base: &Base{}}
+	var specs []AttrSpec
+	if slices.Contains(classes, "Initializable") {
+		specs = initializableSpecs
+	}
+	s.initBase(s, cfg, name, classes, specs)
+	return s
+}
+
+// SetHooks sets the subclass's overrides.
+func (b *Base) SetHooks(h *Hooks) { b.hooks = h }
+
+// SetExtra sets what the subclass's face keeps with the brick.
+func (b *Base) SetExtra(x any) { b.extra = x }
+
+// Extra is what SetExtra set (nil for a built-in brick).
+func (b *Base) Extra() any { return b.extra }
+
+// SetSubclasses puts the subclass names (most specific first) before the
+// brick's classes: Class() is then the subclass, and IsInstance knows
+// them all.
+func (b *Base) SetSubclasses(names []string) {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(b.classes, n) && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	b.classes = append(out, b.classes...)
+}
+
+// AddApplication adds a (or replaces the) application of its name; a
+// replaced one stays callable through ApplySuper.
+func (b *Base) AddApplication(a *Application) {
+	for i, x := range b.apps {
+		if x.Name == a.Name {
+			if b.replaced == nil {
+				b.replaced = map[string]*Application{}
+			}
+			if _, ok := b.replaced[a.Name]; !ok {
+				b.replaced[a.Name] = x
+			}
+			b.apps[i] = a
+			return
+		}
+	}
+	b.apps = append(b.apps, a)
+}
+
+// HasSuperApplication reports whether AddApplication replaced the
+// brick type's application name.
+func (b *Base) HasSuperApplication(name string) bool {
+	_, ok := b.replaced[name]
+	return ok
+}
+
+// ApplySuper runs the brick type's application name that a subclass
+// replaced (super(C, self).apply(x) in the subclass's apply), as a call
+// of its own whose Super is class.
+func ApplySuper(br Brick, name, class string, inputs ...*core.Variable) ([]*core.Variable, error) {
+	app, ok := br.BaseBrick().replaced[name]
+	if !ok {
+		return nil, fmt.Errorf("%s: the base class has no application %s", br.BaseBrick().AnnotationName(), name)
+	}
+	return applySuper(br, app, class, inputs)
+}
+
+// AddParameter appends p to the brick's parameters as Blocks' Parameters
+// list does: role PARAMETER (besides any it has) and the brick's
+// annotation.
+func (b *Base) AddParameter(p *core.Variable) {
+	core.AddRole(p, core.Parameter)
+	if !slices.Contains(p.Tag.Annotations, b.self.(core.Annotation)) {
+		p.Tag.Annotations = append(p.Tag.Annotations, b.self.(core.Annotation))
+	}
+	b.Parameters = append(b.Parameters, p)
+}
+
+// AddAuxiliaryVariable is Blocks' Brick.add_auxiliary_variable.
+func (b *Base) AddAuxiliaryVariable(v *core.Variable, name string, roles ...*core.Role) {
+	b.addAuxiliaryVariable(v, name, roles...)
+}
+
+// Self is the brick b is the base of.
+func (b *Base) Self() Brick { return b.self }
+
+// DefaultHook runs the brick type's own step of the lifecycle, ignoring
+// the subclass's override: which is "allocate", "initialize",
+// "push_allocation_config" or "push_initialization_config".
+func DefaultHook(br Brick, which string) error {
+	switch which {
+	case "allocate":
+		if a, ok := br.(allocator); ok {
+			return a.AllocateHook()
+		}
+	case "initialize":
+		if i, ok := br.(initializer); ok {
+			return i.InitializeHook()
+		}
+	case "push_allocation_config":
+		if p, ok := br.(allocationPusher); ok {
+			return p.PushAllocationConfigHook()
+		}
+	case "push_initialization_config":
+		if p, ok := br.(initializationPusher); ok {
+			return p.PushInitializationConfigHook()
+		}
+	default:
+		return fmt.Errorf("no lifecycle step %s", which)
+	}
+	return nil
+}
+
+// hook is the step to run: the subclass's override, else the type's own.
+func hook(br Brick, which string) func() error {
+	if h := br.BaseBrick().hooks; h != nil {
+		var f func() error
+		switch which {
+		case "allocate":
+			f = h.Allocate
+		case "initialize":
+			f = h.Initialize
+		case "push_allocation_config":
+			f = h.PushAllocationConfig
+		case "push_initialization_config":
+			f = h.PushInitializationConfig
+		}
+		if f != nil {
+			return f
+		}
+	}
+	return func() error { return DefaultHook(br, which) }
+}
+
+// ApplyWith runs one call of br's application name with fn computing the
+// outputs, the inputs named by inputNames: a subclass's application whose
+// arguments are not all variables (those pass to fn around the tagged
+// inputs).
+func ApplyWith(br Brick, name string, inputNames []string, inputs []*core.Variable, fn ApplyFunc) ([]*core.Variable, error) {
+	app := br.BaseBrick().Application(name)
+	if app == nil {
+		return nil, fmt.Errorf("%s has no application %s", br.BaseBrick().AnnotationName(), name)
+	}
+	one := *app
+	one.Inputs, one.Variadic, one.Fn = inputNames, false, fn
+	return applyApp(br, &one, "", inputs)
+}

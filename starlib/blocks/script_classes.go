@@ -1,0 +1,351 @@
+package blocks
+
+import (
+	"fmt"
+	"slices"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/extensions"
+	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// Blocks' training classes as bases of script classes (starlib/classes.go):
+//
+//	blocks.algorithms.StepRule   compute_step(parameter, previous_step) -> (step, updates),
+//	                             or compute_steps(previous_steps) -> (steps, updates)
+//
+// The instance is the library's own value (a StepRule), so it goes
+// wherever a built-in one goes (GradientDescent(step_rule=...),
+// CompositeRule); the library calls the script's methods.
+
+// scriptClassModules are the bases of script classes:
+//
+//	StepRule (blocks.algorithms)                   compute_step(parameter, previous_step) or compute_steps(previous_steps)
+//	NdarrayInitialization (blocks.initialization)  generate(rng, shape)
+//	TrainingExtension, SimpleExtension (blocks.extensions: extensionBases)
+func scriptClassModules() []*starlarkstruct.Module {
+	stepRule := &starlib.LibClass{ClassName: "StepRule",
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			s := &StepRule{name: st.Class.Name(), st: st}
+			s.R = &scriptStepRule{thread: thread, self: s}
+			return s, nil
+		},
+		IsInst: func(v starlark.Value) bool { _, ok := v.(*StepRule); return ok },
+	}
+	return []*starlarkstruct.Module{
+		{Name: "blocks.algorithms", Members: starlark.StringDict{"StepRule": stepRule}},
+		{Name: "blocks.initialization", Members: starlark.StringDict{"NdarrayInitialization": ndarrayInitializationBase()}},
+	}
+}
+
+// ScriptState is a script step rule's state; nil for a built-in one.
+func (s *StepRule) ScriptState() *starlib.ObjectState { return s.st }
+
+// SetField sets a script step rule's attribute.
+func (s *StepRule) SetField(name string, v starlark.Value) error {
+	if s.st == nil {
+		return fmt.Errorf("%s has no settable attributes", s.name)
+	}
+	_, err := starlib.ScriptSetField(s, s.st, name, v, true)
+	return err
+}
+
+// scriptStepRule is a script class's step rule: its compute_steps, or
+// its compute_step for each parameter in turn (Blocks' default
+// compute_steps).
+type scriptStepRule struct {
+	thread *starlark.Thread
+	self   *StepRule
+}
+
+func (r *scriptStepRule) ComputeSteps(params, prev []*core.Variable) ([]*core.Variable, []core.Update, error) {
+	cls := r.self.st.Class
+	thread := r.thread
+	if fn, _ := cls.Lookup("compute_steps"); fn != nil {
+		m, _, err := starlib.ScriptAttr(r.self, r.self.st, "compute_steps")
+		if err != nil {
+			return nil, nil, err
+		}
+		d := starlark.NewDict(len(params))
+		for i, p := range params {
+			if err := d.SetKey(&starlib.Variable{V: p}, starlib.NewVariable(thread, prev[i])); err != nil {
+				return nil, nil, err
+			}
+		}
+		res, err := starlark.Call(thread, m, starlark.Tuple{d}, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		stepsV, ups, err := stepResult(cls.Name()+".compute_steps", res)
+		if err != nil {
+			return nil, nil, err
+		}
+		sd, ok := stepsV.(*starlark.Dict)
+		if !ok {
+			return nil, nil, fmt.Errorf("%s.compute_steps must return (a dict of steps, updates), got %s", cls.Name(), stepsV.Type())
+		}
+		steps := make([]*core.Variable, len(params))
+		for i, p := range params {
+			v, found, err := sd.Get(&starlib.Variable{V: p})
+			if err != nil || !found {
+				return nil, nil, fmt.Errorf("%s.compute_steps: no step for %s", cls.Name(), p.Name)
+			}
+			if steps[i], err = starlib.AsVariable(thread, v); err != nil {
+				return nil, nil, fmt.Errorf("%s.compute_steps: the step of %s: %v", cls.Name(), p.Name, err)
+			}
+		}
+		return steps, ups, nil
+	}
+	if fn, _ := cls.Lookup("compute_step"); fn == nil {
+		return nil, nil, fmt.Errorf("%s: a StepRule subclass defines compute_step(parameter, previous_step) or compute_steps(previous_steps)", cls.Name())
+	}
+	m, _, err := starlib.ScriptAttr(r.self, r.self.st, "compute_step")
+	if err != nil {
+		return nil, nil, err
+	}
+	steps := make([]*core.Variable, len(params))
+	var all []core.Update
+	for i, p := range params {
+		res, err := starlark.Call(thread, m, starlark.Tuple{&starlib.Variable{V: p}, starlib.NewVariable(thread, prev[i])}, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		stepV, ups, err := stepResult(cls.Name()+".compute_step", res)
+		if err != nil {
+			return nil, nil, err
+		}
+		if steps[i], err = starlib.AsVariable(thread, stepV); err != nil {
+			return nil, nil, fmt.Errorf("%s.compute_step: the step: %v", cls.Name(), err)
+		}
+		all = append(all, ups...)
+	}
+	return steps, all, nil
+}
+
+// stepResult splits (step(s), updates), updates a list of (shared
+// variable, value) pairs.
+func stepResult(fname string, res starlark.Value) (starlark.Value, []core.Update, error) {
+	t, ok := res.(starlark.Tuple)
+	if !ok || len(t) != 2 {
+		return nil, nil, fmt.Errorf("%s must return a pair (step, updates), got %s", fname, res.Type())
+	}
+	elems, ok := starlib.Elems(t[1])
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: updates must be a list of (shared variable, value) pairs, got %s", fname, t[1].Type())
+	}
+	var ups []core.Update
+	for i, e := range elems {
+		pair, ok := starlib.Elems(e)
+		if !ok || len(pair) != 2 {
+			return nil, nil, fmt.Errorf("%s: updates[%d] must be a pair (shared variable, value), got %s", fname, i, e.Type())
+		}
+		sv, ok := pair[0].(*starlib.Variable)
+		if !ok || !sv.V.IsShared() {
+			return nil, nil, fmt.Errorf("%s: updates[%d][0] must be a shared variable, got %s", fname, i, pair[0].Type())
+		}
+		val, err := starlib.AsVariable(nil, pair[1])
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: updates[%d][1]: %v", fname, i, err)
+		}
+		ups = append(ups, core.Update{Shared: sv.V, Value: val})
+	}
+	return t[0], ups, nil
+}
+
+// extensionBases are SimpleExtension and TrainingExtension as bases of
+// script classes: do(self, which_callback, *args) under the triggers
+// given to __init__, or the callbacks as methods (before_training,
+// after_batch(batch), after_epoch, ...).
+func extensionBases(members starlark.StringDict) {
+	isExt := func(v starlark.Value) bool { _, ok := v.(*Extension); return ok }
+	simple := &starlib.LibClass{ClassName: "SimpleExtension", IsInst: isExt,
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			e := &Extension{st: st}
+			ext, err := extensions.NewSimpleExtension(st.Class.Name(), func(call extensions.Call) error {
+				m, _, err := starlib.ScriptAttr(e, st, "do")
+				if err != nil {
+					return err
+				}
+				if m == nil {
+					return fmt.Errorf("%s: a SimpleExtension subclass defines do(self, which_callback, *args)", st.Class.Name())
+				}
+				a := append(starlark.Tuple{starlark.String(call.Callback)}, callArgs(call)...)
+				if _, err := starlark.Call(thread, m, a, nil); err != nil {
+					return scriptError(err)
+				}
+				return nil
+			}, nil)
+			if err != nil {
+				return nil, err
+			}
+			e.E = scriptExtension{ext}
+			return e, nil
+		}}
+	simple.Init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+		e := self.(*Extension)
+		if len(args) > 0 {
+			return fmt.Errorf("SimpleExtension.__init__ takes keyword arguments (triggers, name), got %d positional", len(args))
+		}
+		tr, rest, err := splitTriggers(e.st.Class.Name(), kwargs)
+		if err != nil {
+			return err
+		}
+		for _, kv := range rest {
+			k := string(kv[0].(starlark.String))
+			if k != "name" {
+				return fmt.Errorf("%s.__init__ got an unexpected keyword argument %s", e.st.Class.Name(), k)
+			}
+			s, ok := starlark.AsString(kv[1])
+			if !ok {
+				return fmt.Errorf("%s: name must be a string, got %s", e.st.Class.Name(), kv[1].Type())
+			}
+			e.E.(scriptExtension).SetName(s)
+		}
+		return e.E.(scriptExtension).SetConditions(tr)
+	}
+	members["SimpleExtension"] = &starlib.CallableLibClass{LibClass: simple, Fn: members["SimpleExtension"].(starlark.Callable)}
+	training := &starlib.LibClass{ClassName: "TrainingExtension", IsInst: isExt,
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			e := &Extension{st: st}
+			t := &scriptTrainingExtension{thread: thread, self: e}
+			t.ExtensionName = st.Class.Name()
+			e.E = t
+			return e, nil
+		}}
+	training.Init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+		e := self.(*Extension)
+		var name starlark.Value = starlark.None
+		if err := starlark.UnpackArgs("TrainingExtension.__init__", args, kwargs, "name?", &name); err != nil {
+			return err
+		}
+		if s, ok := starlark.AsString(name); ok {
+			e.E.(*scriptTrainingExtension).SetName(s)
+		}
+		return nil
+	}
+	members["TrainingExtension"] = training
+}
+
+// ScriptState is a script extension's state; nil for a built-in one.
+func (e *Extension) ScriptState() *starlib.ObjectState { return e.st }
+
+// scriptTrainingExtension is a TrainingExtension subclass: each callback
+// the class defines is called.
+type scriptTrainingExtension struct {
+	mainloop.TrainingExtension
+	thread *starlark.Thread
+	self   *Extension
+}
+
+func (t *scriptTrainingExtension) call(name string, args ...starlark.Value) error {
+	if fn, _ := t.self.st.Class.Lookup(name); fn == nil {
+		return nil
+	}
+	m, _, err := starlib.ScriptAttr(t.self, t.self.st, name)
+	if err != nil {
+		return err
+	}
+	if _, err := starlark.Call(t.thread, m, args, nil); err != nil {
+		return scriptError(err)
+	}
+	return nil
+}
+
+func batchValue(b mainloop.Batch) starlark.Value {
+	return callArgs(extensions.Call{Batch: b})[0]
+}
+
+func (t *scriptTrainingExtension) BeforeTraining() error { return t.call("before_training") }
+func (t *scriptTrainingExtension) BeforeEpoch() error    { return t.call("before_epoch") }
+func (t *scriptTrainingExtension) BeforeBatch(b mainloop.Batch) error {
+	return t.call("before_batch", batchValue(b))
+}
+func (t *scriptTrainingExtension) AfterBatch(b mainloop.Batch) error {
+	return t.call("after_batch", batchValue(b))
+}
+func (t *scriptTrainingExtension) AfterEpoch() error    { return t.call("after_epoch") }
+func (t *scriptTrainingExtension) AfterTraining() error { return t.call("after_training") }
+func (t *scriptTrainingExtension) OnResumption() error  { return t.call("on_resumption") }
+func (t *scriptTrainingExtension) OnInterrupt() error   { return t.call("on_interrupt") }
+func (t *scriptTrainingExtension) OnError(err error) error {
+	return t.call("on_error", starlark.String(err.Error()))
+}
+
+// ndarrayInitializationBase is blocks.initialization.NdarrayInitialization
+// as the base of a script class: its generate(self, rng, shape) draws the
+// values; the instance is a scheme (weights_init=..., initialize(var, rng)).
+func ndarrayInitializationBase() *starlib.LibClass {
+	return &starlib.LibClass{ClassName: "NdarrayInitialization",
+		IsInst: func(v starlark.Value) bool { _, ok := v.(*Scheme); return ok },
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			s := &Scheme{}
+			s.S = &scriptScheme{thread: thread, st: st, self: s}
+			return s, nil
+		}}
+}
+
+// scriptScheme is a script class's initialization scheme.
+type scriptScheme struct {
+	thread *starlark.Thread
+	st     *starlib.ObjectState
+	self   *Scheme
+}
+
+func (s *scriptScheme) String() string {
+	return "<" + s.st.Class.Name() + " object>"
+}
+
+// Generate calls generate(rng, shape).
+func (s *scriptScheme) Generate(rng *numpyrand.RandomState, shape []int) (*nd.Array, error) {
+	m, _, err := starlib.ScriptAttr(s.self, s.st, "generate")
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%s: an NdarrayInitialization subclass defines generate(self, rng, shape)", s.st.Class.Name())
+	}
+	sh := make(starlark.Tuple, len(shape))
+	for i, n := range shape {
+		sh[i] = starlark.MakeInt(n)
+	}
+	var r starlark.Value = starlark.None
+	if rng != nil {
+		r = &starlib.RandomState{R: rng}
+	}
+	res, err := starlark.Call(s.thread, m, starlark.Tuple{r, sh}, nil)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := res.(*starlib.Array)
+	if !ok {
+		return nil, fmt.Errorf("%s.generate must return an array, got %s", s.st.Class.Name(), res.Type())
+	}
+	if !slices.Equal(a.A.Shape, shape) {
+		return nil, fmt.Errorf("%s.generate returned an array of shape %v, want %v", s.st.Class.Name(), a.A.Shape, shape)
+	}
+	return a.A.Astype(nd.Float64), nil
+}
+
+// ScriptState is a script scheme's state; nil for a built-in one.
+func (s *Scheme) ScriptState() *starlib.ObjectState {
+	if x, ok := s.S.(*scriptScheme); ok {
+		return x.st
+	}
+	return nil
+}
+
+// SetField sets a script scheme's attribute.
+func (s *Scheme) SetField(name string, v starlark.Value) error {
+	st := s.ScriptState()
+	if st == nil {
+		return fmt.Errorf("%s has no settable attributes", schemeRepr(s.S))
+	}
+	_, err := starlib.ScriptSetField(s, st, name, v, true)
+	return err
+}

@@ -1,0 +1,370 @@
+package fuel
+
+import (
+	"fmt"
+	"io"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/fuel"
+	"github.com/blocks-go/blocks/fuel/schemes"
+	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
+)
+
+// Fuel's classes as bases of script classes (starlib/classes.go), as
+// docs/extending_fuel.rst subclasses them:
+//
+//	IndexableDataset(indexables, start=None, stop=None, sources=None, axis_labels=None) (fuel.datasets)
+//	    a subclass's __init__ computes the indexables and calls super(C, self).__init__(indexables, **kwargs)
+//	IterationScheme, IndexScheme(examples), BatchScheme(examples, batch_size) (fuel.schemes)
+//	    get_request_iterator(self) returns a list (or any iterable) of requests: an index, or a list of indices;
+//	    self.indices and self.batch_size are set by the base's __init__
+//	Transformer(data_stream, produces_examples=None) (fuel.transformers)  transform_example(self, example), transform_batch(self, batch)
+//	AgnosticTransformer(...)                                              transform_any(self, data)
+//	SourcewiseTransformer(data_stream, produces_examples, which_sources=None)
+//	    transform_source_example(self, source, source_name), transform_source_batch(self, source, source_name)
+//	AgnosticSourcewiseTransformer(...)                                    transform_any_source(self, source, source_name)
+//
+// The instance is the library's own value (a Dataset, a scheme, a
+// stream), so it goes wherever a built-in one goes (DataStream(dataset,
+// iteration_scheme=...), a transformer's data_stream, a MainLoop).
+func scriptClassModules() []*starlarkstruct.Module {
+	isScheme := func(v starlark.Value) bool { _, ok := v.(*SchemeValue); return ok }
+	scheme := func(name string) *starlib.LibClass {
+		return &starlib.LibClass{ClassName: name, IsInst: isScheme,
+			New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+				s := &SchemeValue{name: st.Class.Name(), st: st}
+				s.S = &scriptIterScheme{thread: thread, self: s, examples: name == "IndexScheme"}
+				return s, nil
+			},
+			Init: func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+				s := self.(*SchemeValue)
+				switch name {
+				case "IterationScheme":
+					return starlark.UnpackArgs(name+".__init__", args, kwargs)
+				case "IndexScheme":
+					var examples starlark.Value
+					if err := starlark.UnpackArgs(name+".__init__", args, kwargs, "examples", &examples); err != nil {
+						return err
+					}
+					idx, err := schemeIndices(name, examples)
+					if err != nil {
+						return err
+					}
+					s.st.Set("indices", idx)
+				case "BatchScheme":
+					var examples starlark.Value
+					var bs int
+					if err := starlark.UnpackArgs(name+".__init__", args, kwargs, "examples", &examples, "batch_size", &bs); err != nil {
+						return err
+					}
+					idx, err := schemeIndices(name, examples)
+					if err != nil {
+						return err
+					}
+					s.st.Set("indices", idx)
+					s.st.Set("batch_size", starlark.MakeInt(bs))
+				}
+				return nil
+			}}
+	}
+	isStream := func(v starlark.Value) bool { _, ok := v.(*Stream); return ok }
+	transformer := func(name string) *starlib.LibClass {
+		return &starlib.LibClass{ClassName: name, IsInst: isStream,
+			New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+				return &Stream{Name: st.Class.Name(), st: st}, nil
+			},
+			Init: func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+				s := self.(*Stream)
+				var child *Stream
+				var produces, which starlark.Value = starlark.None, starlark.None
+				if err := starlark.UnpackArgs(name+".__init__", args, kwargs, "data_stream", &child, "produces_examples?", &produces, "which_sources?", &which); err != nil {
+					return err
+				}
+				t := &scriptTransformer{thread: thread, self: s, inner: child.S, kind: name, produces: child.S.ProducesExamples()}
+				if b, ok := produces.(starlark.Bool); ok {
+					t.produces = bool(b)
+				}
+				if which != starlark.None {
+					ws, err := stringList(name+": which_sources", which)
+					if err != nil {
+						return err
+					}
+					t.which = ws
+				}
+				s.S = t
+				return nil
+			}}
+	}
+	return []*starlarkstruct.Module{
+		{Name: "fuel.schemes", Members: starlark.StringDict{
+			"IterationScheme": scheme("IterationScheme"),
+			"IndexScheme":     scheme("IndexScheme"),
+			"BatchScheme":     scheme("BatchScheme"),
+		}},
+		{Name: "fuel.transformers", Members: starlark.StringDict{
+			"Transformer":                   transformer("Transformer"),
+			"AgnosticTransformer":           transformer("AgnosticTransformer"),
+			"SourcewiseTransformer":         transformer("SourcewiseTransformer"),
+			"AgnosticSourcewiseTransformer": transformer("AgnosticSourcewiseTransformer"),
+		}},
+	}
+}
+
+// scriptIndexableDataset is fuel.datasets.IndexableDataset: the
+// constructor, and the base of a script class.
+func scriptIndexableDataset(fn starlark.Callable) starlark.Value {
+	isDataset := func(v starlark.Value) bool { _, ok := v.(*Dataset); return ok }
+	return &starlib.CallableLibClass{Fn: fn, LibClass: &starlib.LibClass{ClassName: "IndexableDataset", IsInst: isDataset,
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			return &Dataset{name: st.Class.Name(), st: st}, nil
+		},
+		Init: func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+			d := self.(*Dataset)
+			v, err := starlark.Call(thread, fn, args, kwargs)
+			if err != nil {
+				return err
+			}
+			d.D = v.(*Dataset).D
+			return nil
+		}}}
+}
+
+// schemeIndices is IndexScheme's and BatchScheme's indices: range(n) for
+// a number of examples, else the list of indices.
+func schemeIndices(class string, examples starlark.Value) (starlark.Value, error) {
+	var n int
+	if starlark.AsInt(examples, &n) == nil {
+		l := make([]starlark.Value, n)
+		for i := range l {
+			l[i] = starlark.MakeInt(i)
+		}
+		return starlark.NewList(l), nil
+	}
+	is, err := indexList(examples)
+	if err != nil {
+		return nil, fmt.Errorf("%s: examples must be a number of examples or a list of indices, got %s", class, examples.Type())
+	}
+	l := make([]starlark.Value, len(is))
+	for i, x := range is {
+		l[i] = starlark.MakeInt(x)
+	}
+	return starlark.NewList(l), nil
+}
+
+// ScriptState is a script dataset's state; nil for a built-in one.
+func (d *Dataset) ScriptState() *starlib.ObjectState { return d.st }
+
+// ScriptState is a script scheme's state; nil for a built-in one.
+func (s *SchemeValue) ScriptState() *starlib.ObjectState { return s.st }
+
+// ScriptState is a script transformer's state; nil for a built-in one.
+func (s *Stream) ScriptState() *starlib.ObjectState { return s.st }
+
+// scriptIterScheme is a script class's iteration scheme.
+type scriptIterScheme struct {
+	thread   *starlark.Thread
+	self     *SchemeValue
+	examples bool // IndexScheme: each request is one example
+}
+
+// RequestsExamples is IndexScheme's true, BatchScheme's false, or the
+// class's requests_examples.
+func (s *scriptIterScheme) RequestsExamples() bool {
+	if v, found, err := starlib.ScriptAttr(s.self, s.self.st, "requests_examples"); found && err == nil {
+		return bool(v.Truth())
+	}
+	return s.examples
+}
+
+// GetRequestIterator calls get_request_iterator().
+func (s *scriptIterScheme) GetRequestIterator() (schemes.RequestIterator, error) {
+	return s.requests(0)
+}
+
+// RestoreRequestIterator calls get_request_iterator() and skips the
+// requests already given.
+func (s *scriptIterScheme) RestoreRequestIterator(pos fuel.RequestPosition) (schemes.RequestIterator, error) {
+	return s.requests(pos.Next)
+}
+
+func (s *scriptIterScheme) requests(skip int) (schemes.RequestIterator, error) {
+	name := s.self.st.Class.Name()
+	m, found, err := starlib.ScriptAttr(s.self, s.self.st, "get_request_iterator")
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: an IterationScheme subclass defines get_request_iterator(self)", name)
+	}
+	v, err := starlark.Call(s.thread, m, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	it, ok := v.(starlark.Iterable)
+	if !ok {
+		return nil, fmt.Errorf("%s.get_request_iterator must return an iterable of requests, got %s", name, v.Type())
+	}
+	var reqs []fuel.Request
+	iter := it.Iterate()
+	defer iter.Done()
+	var x starlark.Value
+	single := s.RequestsExamples()
+	for i := 0; iter.Next(&x); i++ {
+		var n int
+		if starlark.AsInt(x, &n) == nil {
+			reqs = append(reqs, fuel.Request{Indices: []int{n}, Single: single})
+			continue
+		}
+		is, err := indexList(x)
+		if err != nil {
+			return nil, fmt.Errorf("%s.get_request_iterator: request %d: want an index or a list of indices, got %s", name, i, x.Type())
+		}
+		reqs = append(reqs, fuel.Request{Indices: is})
+	}
+	return &listRequests{reqs: reqs, next: min(skip, len(reqs))}, nil
+}
+
+// listRequests walks a list of requests.
+type listRequests struct {
+	reqs []fuel.Request
+	next int
+}
+
+func (l *listRequests) Next() (fuel.Request, error) {
+	if l.next >= len(l.reqs) {
+		return fuel.Request{}, io.EOF
+	}
+	l.next++
+	return l.reqs[l.next-1], nil
+}
+
+func (l *listRequests) Position() fuel.RequestPosition { return fuel.RequestPosition{Next: l.next} }
+
+// scriptTransformer is a script class's transformer: each item of the
+// wrapped stream goes through the class's transform methods.
+type scriptTransformer struct {
+	thread   *starlark.Thread
+	self     *Stream
+	inner    fuel.Stream
+	kind     string
+	produces bool
+	which    []string // SourcewiseTransformer's which_sources; nil: all
+}
+
+func (t *scriptTransformer) Sources() []string               { return t.inner.Sources() }
+func (t *scriptTransformer) AxisLabels() map[string][]string { return t.inner.AxisLabels() }
+func (t *scriptTransformer) ProducesExamples() bool          { return t.produces }
+func (t *scriptTransformer) DataStream() fuel.Stream         { return t.inner }
+func (t *scriptTransformer) method(name string) (starlark.Value, error) {
+	m, found, err := starlib.ScriptAttr(t.self, t.self.st, name)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: a %s subclass defines %s", t.self.st.Class.Name(), t.kind, name)
+	}
+	return m, nil
+}
+
+// GetEpochIterator wraps the inner stream's.
+func (t *scriptTransformer) GetEpochIterator() (fuel.EpochIterator, error) {
+	it, err := t.inner.GetEpochIterator()
+	if err != nil {
+		return nil, err
+	}
+	return &scriptTransformIter{t: t, it: it}, nil
+}
+
+type scriptTransformIter struct {
+	t  *scriptTransformer
+	it fuel.EpochIterator
+}
+
+func (s *scriptTransformIter) Next() ([]*nd.Array, error) {
+	data, err := s.it.Next()
+	if err != nil {
+		return nil, err
+	}
+	return s.t.transform(data)
+}
+
+func (t *scriptTransformer) transform(data []*nd.Array) ([]*nd.Array, error) {
+	cls := t.self.st.Class.Name()
+	suffix := "batch"
+	if t.produces {
+		suffix = "example"
+	}
+	switch t.kind {
+	case "Transformer", "AgnosticTransformer":
+		name := "transform_" + suffix
+		if t.kind == "AgnosticTransformer" {
+			name = "transform_any"
+		}
+		m, err := t.method(name)
+		if err != nil {
+			return nil, err
+		}
+		item := make(starlark.Tuple, len(data))
+		for i, a := range data {
+			item[i] = dataValue(a)
+		}
+		v, err := starlark.Call(t.thread, m, starlark.Tuple{item}, nil)
+		if err != nil {
+			return nil, err
+		}
+		seq, ok := v.(starlark.Indexable)
+		if !ok || seq.Len() != len(data) {
+			return nil, fmt.Errorf("%s.%s returned %s, want a tuple with one value per source (%d)", cls, name, v.Type(), len(data))
+		}
+		out := make([]*nd.Array, len(data))
+		for i := range out {
+			if out[i], err = valueData(seq.Index(i)); err != nil {
+				return nil, fmt.Errorf("%s.%s: value %d: %v", cls, name, i, err)
+			}
+		}
+		return out, nil
+	}
+	name := "transform_source_" + suffix
+	if t.kind == "AgnosticSourcewiseTransformer" {
+		name = "transform_any_source"
+	}
+	m, err := t.method(name)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]*nd.Array(nil), data...)
+	for i, src := range t.inner.Sources() {
+		if t.which != nil && !contains(t.which, src) {
+			continue
+		}
+		v, err := starlark.Call(t.thread, m, starlark.Tuple{dataValue(data[i]), starlark.String(src)}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = valueData(v); err != nil {
+			return nil, fmt.Errorf("%s.%s(%s): %v", cls, name, src, err)
+		}
+	}
+	return out, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// SetField sets a script scheme's attribute.
+func (s *SchemeValue) SetField(name string, v starlark.Value) error {
+	if s.st == nil {
+		return fmt.Errorf("%s has no settable attributes", s.name)
+	}
+	_, err := starlib.ScriptSetField(s, s.st, name, v, true)
+	return err
+}
