@@ -390,6 +390,14 @@ func Decode(data []byte) (*Checkpoint, error) {
 
 // Read reads and checks the checkpoint at path (see Decode).
 func Read(path string) (*Checkpoint, error) {
+	// A foreign tar file (or one far larger than its manifest says) is
+	// refused after its first member, before it is read whole.
+	if err := checkHead(path); err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+		}
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
