@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev libopenmpi-dev openmpi-bin
 TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil
 
-.PHONY: test-purego build-purego build-cuda gpu-check all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed
+.PHONY: test-purego build-purego build-cuda gpu-check all build demo test accept bench fuzz fuzz-short soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed
 
 all: build
 
@@ -141,6 +141,13 @@ fuzz: test-deps
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 	  BLOCKS_SHARED=$(SHARED) $(GO) test -run XXX -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || exit 1; \
 	done
+
+# Every fuzz target for a few seconds (.ci/run, after the tests): a change
+# that breaks a target's property shows at once. Crashers land in
+# testdata/fuzz/ and become regression tests.
+FUZZSHORT ?= 5s
+fuzz-short:
+	$(MAKE) fuzz FUZZTIME=$(FUZZSHORT)
 
 # The data server against the same stream in-process: MNIST batches of
 # 256, batches/s and MB/s (docs/fuel-server.md has the numbers).
