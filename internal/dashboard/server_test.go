@@ -21,7 +21,7 @@ import (
 
 // writeRun stores a run of n iterations (cost = 1/iteration) in the log
 // at path and returns its UUID.
-func writeRun(t *testing.T, path string, n int, resumedFrom string) string {
+func writeRun(t testing.TB, path string, n int, resumedFrom string) string {
 	t.Helper()
 	db, err := sqlitelog.Open(path)
 	if err != nil {
