@@ -35,11 +35,11 @@ const dashboardHelp = `dashboard:
                      (two levels) for logs and checkpoints (.tar); default: .
                      New files and new rows appear while the server runs.
   --port N           the port (default 8765; 0: any free port)
-  --addr HOST        the address to bind (default 127.0.0.1, loopback only);
-                     another address makes every request need the token
+  --addr HOST        the address to bind (default 127.0.0.1, loopback only)
   --token T          the access token (default: BLOCKS_DASHBOARD_TOKEN, else a
-                     random one). Stopping a run always needs it; the URL
-                     printed at start carries it (?token=...).
+                     random one). Every read and every stop needs it (other
+                     local users cannot read the runs); the URL printed at
+                     start carries it (?token=...).
 `
 
 func init() {
