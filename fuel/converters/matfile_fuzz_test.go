@@ -18,6 +18,9 @@ func FuzzMatConverters(f *testing.F) {
 	f.Add(true, byte(9), byte(0), []byte{32, 0, 32, 0, 3, 0, 2, 0}, uint16(6144), true, uint16(0), []byte{})
 	f.Add(false, byte(6), byte(1), []byte{2, 0, 1, 0}, uint16(512), true, uint16(200), []byte{0xff, 0xff, 0xff, 0x7f})
 	f.Add(true, byte(9), byte(2), []byte{0, 0, 1, 0, 1, 0, 1, 0}, uint16(0), false, uint16(160), []byte{0, 0, 1, 0, 0, 0, 1, 0})
+	// One directory for every input of a worker (a new one each time cost
+	// more than the rest).
+	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, svhn bool, class, stored byte, dimBytes []byte, nvals uint16, compress bool, at uint16, patch []byte) {
 		if len(dimBytes) > 16 || nvals > 8192 || len(patch) > 64 {
 			return
@@ -31,7 +34,6 @@ func FuzzMatConverters(f *testing.F) {
 		for i := range vals {
 			vals[i] = float64(i % 251)
 		}
-		dir := t.TempDir()
 		v := matVar{"train_data", class % 16, st, dims, vals}
 		var paths []string
 		if svhn {
@@ -69,7 +71,10 @@ func FuzzMatConverters(f *testing.F) {
 			}
 		}
 		vars, err := loadMat(paths[0])
-		if err == nil {
+		if err != nil {
+			return // the converters would stop at the same error
+		}
+		{
 			for name, m := range vars {
 				n := 1
 				for _, d := range m.dims {
@@ -80,11 +85,16 @@ func FuzzMatConverters(f *testing.F) {
 				}
 			}
 		}
-		opts := Options{Directory: dir, OutputDirectory: dir, Size: 16}
+		opts := Options{Directory: dir, OutputDirectory: filepath.Join(dir, "out"), Size: 16}
+		if err := os.MkdirAll(opts.OutputDirectory, 0o755); err != nil {
+			t.Fatal(err)
+		}
 		name := "caltech101_silhouettes"
 		if svhn {
 			name, opts.Format = "svhn", 2
 		}
-		_, _ = Convert(name, opts)
+		if out, err := Convert(name, opts); err == nil {
+			os.Remove(out)
+		}
 	})
 }
