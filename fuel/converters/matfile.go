@@ -191,12 +191,14 @@ func (r *matReader) matrix(data []byte) (string, *matArray, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", name, err)
 	}
-	n := 1
 	for _, d := range dims {
 		if d < 0 {
 			return "", nil, fmt.Errorf("%s: negative dimension", name)
 		}
-		n *= d
+	}
+	n, ok := nd.ProdChecked(dims)
+	if !ok {
+		return "", nil, fmt.Errorf("%s: dimensions %v hold more elements than any array can", name, dims)
 	}
 	if dt == nd.Uint8 && typ == miUINT8 && len(real) >= n {
 		// The common case (images): no conversion.
@@ -220,7 +222,7 @@ func matValues(typ uint32, b []byte, n int, order binary.ByteOrder) ([]float64, 
 	if size == 0 {
 		return nil, fmt.Errorf("data type %d is not read", typ)
 	}
-	if len(b) < n*size {
+	if n > len(b)/size {
 		return nil, fmt.Errorf("%d bytes for %d elements of %d bytes", len(b), n, size)
 	}
 	out := make([]float64, n)
