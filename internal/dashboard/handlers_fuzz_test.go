@@ -62,7 +62,11 @@ func FuzzHandlers(f *testing.F) {
 		if withToken {
 			req.Header.Set("X-Blocks-Token", testToken)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond) // ends event streams
+		wait := time.Minute
+		if strings.HasPrefix(req.URL.Path, "/api/events") {
+			wait = 10 * time.Millisecond // ends the stream
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()
 		req = req.WithContext(ctx)
 		w := httptest.NewRecorder()

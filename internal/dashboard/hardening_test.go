@@ -272,6 +272,7 @@ func TestDataPaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := httptestServer(t, s)
+	waitRuns(t, ts, 30*time.Second, func(r []Run) bool { return len(r) == 2 })
 	got := map[float64]float64{}
 	pages := 0
 	for since := 0; ; pages++ {

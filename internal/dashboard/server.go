@@ -368,6 +368,10 @@ func (s *Server) runError(w http.ResponseWriter, id string, err error) {
 		jsonError(w, http.StatusNotFound, "no run %q", id)
 		return
 	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		jsonError(w, http.StatusServiceUnavailable, "%v", err) // a slow log, or the client gone
+		return
+	}
 	jsonError(w, http.StatusInternalServerError, "%v", err)
 }
 

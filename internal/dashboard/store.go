@@ -725,6 +725,18 @@ func (s *Store) ref(id string) (*runRef, error) {
 	return &cp, nil
 }
 
+// stopped says why the queries of a request ended early: the request
+// ended (parent), or they took over the query timeout (ctx).
+func (s *Store) stopped(parent, ctx context.Context, err error) error {
+	switch {
+	case parent.Err() != nil:
+		return fmt.Errorf("the request ended: %w", err)
+	case ctx.Err() != nil:
+		return fmt.Errorf("the queries took over %v (stopped): %w", s.queryTimeout, err)
+	}
+	return err
+}
+
 // MaxDataRows is how many log rows one data request reads at most; the
 // rest comes in the next requests (Data.Next).
 const MaxDataRows = 100_000
@@ -741,13 +753,11 @@ func (s *Store) Data(ctx context.Context, id string, since, maxRows int) (*Data,
 	if ref.log == nil {
 		return ckData(d, ref.ck.c), nil
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.queryTimeout)
 	defer cancel()
 	fail := func(err error) (*Data, error) {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("the queries took over %v (stopped): %w", s.queryTimeout, err)
-		}
-		return nil, fmt.Errorf("reading %s: %w", ref.log.path, err)
+		return nil, fmt.Errorf("reading %s: %w", ref.log.path, s.stopped(parent, ctx, err))
 	}
 	db := ref.log.db
 	chain := ref.run.Chain
@@ -872,6 +882,7 @@ func (s *Store) Detail(ctx context.Context, id string) (*Detail, error) {
 	if err != nil {
 		return nil, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, s.queryTimeout)
 	defer cancel()
 	d := &Detail{Run: ref.run, Config: []ConfigItem{}, Checkpoints: []CheckpointInfo{}, StatusValues: map[string]string{}}
@@ -907,10 +918,7 @@ func (s *Store) Detail(ctx context.Context, id string) (*Detail, error) {
 	}
 	if ref.log != nil {
 		if err := logDetail(ctx, d, ref.log, id); err != nil {
-			if ctx.Err() != nil {
-				err = fmt.Errorf("the queries took over %v (stopped): %w", s.queryTimeout, err)
-			}
-			return nil, err
+			return nil, s.stopped(parent, ctx, err)
 		}
 		for _, p := range savedTo(ctx, ref.log.db, id, ref.log.path) {
 			addCk(p)
