@@ -739,7 +739,7 @@ func (s *Store) stopped(parent, ctx context.Context, err error) error {
 
 // MaxDataRows is how many log rows one data request reads at most; the
 // rest comes in the next requests (Data.Next).
-const MaxDataRows = 100_000
+const MaxDataRows = 20_000
 
 // Data reads a run's channels from iteration since on: at most about
 // maxRows rows of the log, the answer then stopping before iteration
