@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev libopenmpi-dev openmpi-bin
 TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil
 
-.PHONY: test-purego build-purego build-cuda gpu-check all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed
+.PHONY: test-purego build-purego build-cuda gpu-check all build demo test accept bench fuzz fuzz-short soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed
 
 all: build
 
@@ -150,12 +150,19 @@ FUZZTIME ?= 10m
 # Minimizing a new input of a large target (a whole checkpoint) would
 # otherwise take a minute each time.
 FUZZMINTIME ?= 5s
-FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX ./core/checkpoint:FuzzDecode ./core/checkpoint:FuzzDecodeMember ./core/checkpoint:FuzzDecodeNPZ ./fuel/server:FuzzDecodeArrays ./fuel/server:FuzzDecodeMessage ./fuel/h5:FuzzSplitDecoding ./fuel/h5:FuzzVlenShapes ./starlib:FuzzArrayShapes ./core/checkpoint:FuzzTarStructure ./fuel/h5:FuzzDeclaredShapes ./fuel/datasets:FuzzIDXHeader ./starlib:FuzzFuelData ./starlib:FuzzFuelMethods ./fuel/converters:FuzzParseMat
+FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX ./core/checkpoint:FuzzDecode ./core/checkpoint:FuzzDecodeMember ./core/checkpoint:FuzzDecodeNPZ ./fuel/server:FuzzDecodeArrays ./fuel/server:FuzzDecodeMessage ./fuel/h5:FuzzSplitDecoding ./fuel/h5:FuzzVlenShapes ./starlib:FuzzArrayShapes ./core/checkpoint:FuzzTarStructure ./fuel/h5:FuzzDeclaredShapes ./fuel/datasets:FuzzIDXHeader ./starlib:FuzzFuelData ./starlib:FuzzFuelMethods ./fuel/converters:FuzzParseMat ./fuel/converters:FuzzMatConverters ./fuel/h5:FuzzH5Files ./internal/dashboard:FuzzHandlers
 fuzz: test-deps
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 	  BLOCKS_SHARED=$(SHARED) $(GO) test -run XXX -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || exit 1; \
 	done
+
+# Every fuzz target for a few seconds (.ci/run, after the tests): a change
+# that breaks a target's property shows at once. Crashers land in
+# testdata/fuzz/ and become regression tests.
+FUZZSHORT ?= 5s
+fuzz-short:
+	$(MAKE) fuzz FUZZTIME=$(FUZZSHORT)
 
 # The data server against the same stream in-process: MNIST batches of
 # 256, batches/s and MB/s (docs/fuel-server.md has the numbers).

@@ -1,8 +1,10 @@
 package starlib
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -113,7 +115,9 @@ func ParseOverride(text string) (starlark.Value, error) {
 	expr, err := FileOptions.ParseExpr("<override>", text, 0)
 	// A number that does not parse is out of range, not a string
 	// (1e400); a shift of numbers is not a value (1<<70).
-	if err != nil && (strings.Contains(err.Error(), "invalid float literal") || strings.Contains(err.Error(), "out of range")) {
+	// Only a number that overflows is an error: a malformed one (0E, 1.5e)
+	// is text like any other.
+	if err != nil && (strings.Contains(err.Error(), "invalid float literal") || strings.Contains(err.Error(), "out of range")) && overflows(text) {
 		return nil, fmt.Errorf("%s is out of range for a number (a float holds up to about 1.8e308)", text)
 	}
 	if shiftLike.MatchString(strings.TrimSpace(text)) {
@@ -127,6 +131,20 @@ func ParseOverride(text string) (starlark.Value, error) {
 		return starlark.String(text), nil
 	}
 	return v, nil
+}
+
+// floatLike matches the decimal numbers in a text.
+var floatLike = regexp.MustCompile(`(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`)
+
+// overflows reports whether text holds a decimal number too large for a
+// float (1e400).
+func overflows(text string) bool {
+	for _, m := range floatLike.FindAllString(text, -1) {
+		if _, err := strconv.ParseFloat(m, 64); errors.Is(err, strconv.ErrRange) {
+			return true
+		}
+	}
+	return false
 }
 
 // shiftLike matches a shift of integers (1<<70), which can only be meant

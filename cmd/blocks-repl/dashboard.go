@@ -35,11 +35,11 @@ const dashboardHelp = `dashboard:
                      (two levels) for logs and checkpoints (.tar); default: .
                      New files and new rows appear while the server runs.
   --port N           the port (default 8765; 0: any free port)
-  --addr HOST        the address to bind (default 127.0.0.1, loopback only);
-                     another address makes every request need the token
+  --addr HOST        the address to bind (default 127.0.0.1, loopback only)
   --token T          the access token (default: BLOCKS_DASHBOARD_TOKEN, else a
-                     random one). Stopping a run always needs it; the URL
-                     printed at start carries it (?token=...).
+                     random one). Every read and every stop needs it (other
+                     local users cannot read the runs); the URL printed at
+                     start carries it (?token=...).
 `
 
 func init() {
@@ -118,7 +118,6 @@ func isSQLiteName(p string) bool {
 // runningDashboard is a dashboard server started by this process.
 type runningDashboard struct {
 	url    string
-	srv    *http.Server
 	ds     *dashboard.Server
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -128,7 +127,7 @@ type runningDashboard struct {
 // fallback is set and the port is taken, any free port).
 func startDashboard(ctx context.Context, paths []string, addr string, port int, token string, fallback bool, stderr io.Writer) (*runningDashboard, error) {
 	loopback := addr == "localhost" || net.ParseIP(addr) != nil && net.ParseIP(addr).IsLoopback()
-	ds, err := dashboard.New(dashboard.Options{Paths: paths, Token: token, TokenForReads: !loopback, Loopback: loopback})
+	ds, err := dashboard.New(dashboard.Options{Paths: paths, Token: token, Loopback: loopback, Log: stderr})
 	if err != nil {
 		return nil, err
 	}
@@ -141,12 +140,10 @@ func startDashboard(ctx context.Context, paths []string, addr string, port int, 
 		return nil, fmt.Errorf("listening on %s: %w", net.JoinHostPort(addr, strconv.Itoa(port)), err)
 	}
 	if !loopback {
-		fmt.Fprintf(stderr, "blocks-repl dashboard: serving on %s, not loopback: every request needs the token\n", addr)
+		fmt.Fprintf(stderr, "blocks-repl dashboard: serving on %s, not loopback: anyone who has the token can read and stop the runs\n", addr)
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	srv := &http.Server{Handler: ds, ReadHeaderTimeout: 10 * time.Second,
-		BaseContext: func(net.Listener) context.Context { return cctx }}
-	d := &runningDashboard{srv: srv, ds: ds, cancel: cancel, done: make(chan struct{})}
+	d := &runningDashboard{ds: ds, cancel: cancel, done: make(chan struct{})}
 	host := addr
 	if loopback && addr != "localhost" {
 		host = "127.0.0.1"
@@ -158,7 +155,7 @@ func startDashboard(ctx context.Context, paths []string, addr string, port int, 
 	go ds.Run(cctx)
 	go func() {
 		defer close(d.done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := ds.Serve(cctx, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Fprintf(stderr, "blocks-repl dashboard: %v\n", err)
 		}
 	}()
@@ -169,7 +166,7 @@ func (d *runningDashboard) close() {
 	d.cancel() // ends the event streams
 	sctx, c := context.WithTimeout(context.Background(), 2*time.Second)
 	defer c()
-	_ = d.srv.Shutdown(sctx)
+	_ = d.ds.Shutdown(sctx)
 	<-d.done
 	d.ds.Close()
 }

@@ -29,7 +29,7 @@ func TestDashboardCheckpointDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	runToEnd(t, bin, dir, "run", "--set", "epochs=2", "exp.star")
-	s, err := dashboard.New(dashboard.Options{Paths: []string{dir}, Loopback: true})
+	s, err := dashboard.New(dashboard.Options{Paths: []string{dir}, Token: "tok", Loopback: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,9 +62,15 @@ func TestDashboardCheckpointDir(t *testing.T) {
 	}
 }
 
+// getJSON GETs url with the token the tests give their dashboards, tok.
 func getJSON(t *testing.T, url string, out any) {
 	t.Helper()
-	resp, err := http.Get(url)
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Blocks-Token", "tok")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

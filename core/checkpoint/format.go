@@ -382,6 +382,14 @@ func parse(r io.ReaderAt, man Manifest, byName map[string]readMember) (*Checkpoi
 // stream: the arrays are read into their memory, the file is never held
 // whole.
 func Read(path string) (*Checkpoint, error) {
+	// A foreign tar file (or one far larger than its manifest says) is
+	// refused after its first member, before it is read whole.
+	if err := checkHead(path); err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+		}
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)

@@ -187,9 +187,14 @@ func (r *matReader) matrix(data []byte) (string, *matArray, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", name, err)
 	}
+	for _, d := range dims {
+		if d < 0 {
+			return "", nil, fmt.Errorf("%s: negative dimension", name)
+		}
+	}
 	n, ok := nd.ProdChecked(dims)
 	if !ok {
-		return "", nil, fmt.Errorf("%s: dims %v: negative, or too many elements", name, dims)
+		return "", nil, fmt.Errorf("%s: dimensions %v hold more elements than any array can", name, dims)
 	}
 	if dt == nd.Uint8 && typ == miUINT8 && len(real) >= n {
 		// The common case (images): no conversion.

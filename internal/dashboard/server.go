@@ -15,8 +15,19 @@
 //
 // Endpoints (JSON): GET /api/runs, GET /api/runs/{id}, GET
 // /api/runs/{id}/data?since=ITERATION, GET /api/events (text/event-stream),
-// POST /api/runs/{id}/stop (needs the token). The token comes in the
+// POST /api/runs/{id}/stop. Every endpoint needs the token (the page
+// and its static files do not: they hold no data); it comes in the
 // X-Blocks-Token header or the token query parameter.
+//
+// What one planted file or many clients can cost is bounded: each log's
+// queries have a deadline (SQLite is interrupted), and a log that fails
+// or times out is skipped, with the reason logged, until it changes;
+// checkpoints are read only as far as the list needs (never their
+// parameters); a data answer holds at most MaxDataRows rows (the page
+// asks for the rest); at most MaxQueries requests query the logs at
+// once, MaxStreams event streams are open, and Serve accepts at most
+// MaxConns connections, so a flood of clients cannot take the file
+// descriptors of the training process the server may live in.
 package dashboard
 
 import (
@@ -29,6 +40,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -46,30 +58,68 @@ var webFS embed.FS
 // PollEvery is how often the server looks for changes in the logs.
 const PollEvery = 400 * time.Millisecond
 
+// The server's limits, unless Options say otherwise.
+const (
+	// MaxConns is how many connections Serve holds at once; more wait,
+	// unaccepted, in the kernel's queue.
+	MaxConns = 64
+	// MaxStreams is how many event streams are open at once; more get
+	// 503.
+	MaxStreams = 16
+	// MaxQueries is how many requests read the logs at once; more wait.
+	MaxQueries = 4
+	// IdleTimeout closes a kept-alive connection that sends nothing.
+	IdleTimeout = 60 * time.Second
+	// writeTimeout bounds the writing of one answer (of one event).
+	writeTimeout = 60 * time.Second
+)
+
 // Options configure a Server.
 type Options struct {
 	// Paths are the SQLite logs and directories to show.
 	Paths []string
-	// Token guards the stop requests; empty: a random one is made (see
-	// Server.Token). When TokenForReads is set, every request needs it.
-	Token         string
-	TokenForReads bool
+	// Token guards every request but the page's own files; empty: a
+	// random one is made (see Server.Token).
+	Token string
 	// Loopback makes the server refuse requests whose Host is not a
 	// loopback name (DNS rebinding); set it when binding loopback.
 	Loopback bool
+	// Log gets the reasons files are skipped (nil: discarded).
+	Log io.Writer
+	// Limits; 0: the package's defaults (QueryTimeout, MaxDataRows,
+	// MaxConns, MaxStreams, MaxQueries, IdleTimeout).
+	QueryTimeout time.Duration
+	MaxDataRows  int
+	MaxConns     int
+	MaxStreams   int
+	MaxQueries   int
+	IdleTimeout  time.Duration
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 // Server is the dashboard's HTTP handler.
 type Server struct {
 	store    *Store
 	token    string
-	reads    bool
 	loopback bool
 	started  string
 	mux      *http.ServeMux
+	maxRows  int
+	maxConns int
+	idle     time.Duration
+	queries  chan struct{} // a slot per request reading the logs
+	http     *http.Server
 
-	mu   sync.Mutex
-	subs map[chan uint64]struct{}
+	mu         sync.Mutex
+	subs       map[chan uint64]struct{}
+	maxStreams int
 }
 
 // New returns a server over opts.Paths; Run starts its poller.
@@ -82,9 +132,20 @@ func New(opts Options) (*Server, error) {
 		}
 		tok = hex.EncodeToString(b)
 	}
-	s := &Server{store: NewStore(opts.Paths), token: tok, reads: opts.TokenForReads, loopback: opts.Loopback,
-		started: time.Now().UTC().Format(time.RFC3339Nano), subs: map[chan uint64]struct{}{}}
-	s.store.Refresh()
+	st := NewStore(opts.Paths)
+	st.queryTimeout = orDefault(opts.QueryTimeout, QueryTimeout)
+	if opts.Log != nil {
+		st.logw = opts.Log
+	}
+	// Nothing is read here: the first refresh is Run's (or the first
+	// request's), so that a log that never answers cannot keep the
+	// server from listening.
+	s := &Server{store: st, token: tok, loopback: opts.Loopback,
+		started: time.Now().UTC().Format(time.RFC3339Nano), subs: map[chan uint64]struct{}{},
+		maxRows: orDefault(opts.MaxDataRows, MaxDataRows), maxConns: orDefault(opts.MaxConns, MaxConns),
+		idle: orDefault(opts.IdleTimeout, IdleTimeout), maxStreams: orDefault(opts.MaxStreams, MaxStreams),
+		queries: make(chan struct{}, orDefault(opts.MaxQueries, MaxQueries))}
+	s.http = &http.Server{Handler: s, ReadHeaderTimeout: min(10*time.Second, s.idle), IdleTimeout: s.idle}
 	static, err := fs.Sub(webFS, "web")
 	if err != nil {
 		return nil, err
@@ -116,14 +177,85 @@ func (s *Server) Run(ctx context.Context) {
 	t := time.NewTicker(PollEvery)
 	defer t.Stop()
 	for {
+		if s.store.Refresh(ctx) {
+			s.broadcast(s.store.Version())
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if s.store.Refresh() {
-				s.broadcast(s.store.Version())
-			}
 		}
+	}
+}
+
+// Serve serves on ln until Shutdown, holding at most MaxConns
+// connections (more wait unaccepted in the kernel's queue, taking no
+// file descriptor of this process), closing idle ones after IdleTimeout
+// and those that send no request headers within 10 s (or IdleTimeout
+// when shorter). Requests' contexts
+// derive from ctx.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.http.BaseContext = func(net.Listener) context.Context { return ctx }
+	return s.http.Serve(newLimitListener(ln, s.maxConns))
+}
+
+// Shutdown stops Serve, before or after it started (see
+// http.Server.Shutdown).
+func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ctx) }
+
+// limitListener accepts a connection only while fewer than cap are open.
+type limitListener struct {
+	net.Listener
+	slots chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newLimitListener(ln net.Listener, n int) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+func (l *limitListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+type limitConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
+
+// query takes one of the MaxQueries slots for a request that reads the
+// logs; false when the request ended first.
+func (s *Server) query(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	select {
+	case s.queries <- struct{}{}:
+		s.store.ensureRefreshed(r.Context())
+		return func() { <-s.queries }, true
+	case <-r.Context().Done():
+		jsonError(w, http.StatusServiceUnavailable, "the dashboard is busy")
+		return nil, false
 	}
 }
 
@@ -177,9 +309,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
-	if s.reads && r.URL.Path != "/" && !strings.HasPrefix(r.URL.Path, "/static/") && !s.tokenOK(r) {
+	if r.URL.Path != "/" && !strings.HasPrefix(r.URL.Path, "/static/") && !s.tokenOK(r) {
 		jsonError(w, http.StatusUnauthorized, "this dashboard needs its token (open the URL it printed, with ?token=...)")
 		return
+	}
+	if r.URL.Path != "/api/events" {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTimeout))
 	}
 	s.mux.ServeHTTP(w, r)
 }
@@ -207,6 +342,11 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	release, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	writeJSON(w, http.StatusOK, map[string]any{"version": s.store.Version(), "started": s.started, "runs": s.store.Runs()})
 }
 
@@ -228,6 +368,10 @@ func (s *Server) runError(w http.ResponseWriter, id string, err error) {
 		jsonError(w, http.StatusNotFound, "no run %q", id)
 		return
 	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		jsonError(w, http.StatusServiceUnavailable, "%v", err) // a slow log, or the client gone
+		return
+	}
 	jsonError(w, http.StatusInternalServerError, "%v", err)
 }
 
@@ -237,7 +381,12 @@ func (s *Server) runDetail(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusBadRequest, "bad run id %q", id)
 		return
 	}
-	d, err := s.store.Detail(id)
+	release, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	d, err := s.store.Detail(r.Context(), id)
 	if err != nil {
 		s.runError(w, id, err)
 		return
@@ -260,7 +409,12 @@ func (s *Server) runData(w http.ResponseWriter, r *http.Request) {
 		}
 		since = n
 	}
-	d, err := s.store.Data(id, since)
+	release, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	d, err := s.store.Data(r.Context(), id, since, s.maxRows)
 	if err != nil {
 		s.runError(w, id, err)
 		return
@@ -280,6 +434,11 @@ func (s *Server) stopRun(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusBadRequest, "bad run id %q", id)
 		return
 	}
+	release, ok := s.query(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	ref, err := s.store.ref(id)
 	if err != nil {
 		s.runError(w, id, err)
@@ -289,29 +448,31 @@ func (s *Server) stopRun(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusConflict, "run %s is not running (status: %s)", id, ref.run.Status)
 		return
 	}
-	if err := requestStop(ref.log.path, id); err != nil {
+	if err := requestStop(r.Context(), ref.log.path, id); err != nil {
 		jsonError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	s.store.Refresh()
+	s.store.Refresh(r.Context())
 	s.broadcast(s.store.Version())
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "stop requested", "run": id})
 }
 
 // requestStop marks the run's stop request in its log.
-func requestStop(path, id string) error {
+func requestStop(ctx context.Context, path, id string) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second) // past the busy timeout
+	defer cancel()
 	db, err := sql.Open("sqlite", sqlitelog.BusyDSN(path))
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", path, err)
 	}
 	defer db.Close()
-	res, err := db.Exec(`UPDATE dashboard_runs SET stop_requested = ? WHERE uuid = ? AND stop_requested IS NULL`, unixNow(), id)
+	res, err := db.ExecContext(ctx, `UPDATE dashboard_runs SET stop_requested = ? WHERE uuid = ? AND stop_requested IS NULL`, unixNow(), id)
 	if err != nil {
 		return fmt.Errorf("writing the stop request to %s: %w", path, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		var one int
-		if err := db.QueryRow(`SELECT 1 FROM dashboard_runs WHERE uuid = ?`, id).Scan(&one); err != nil {
+		if err := db.QueryRowContext(ctx, `SELECT 1 FROM dashboard_runs WHERE uuid = ?`, id).Scan(&one); err != nil {
 			return fmt.Errorf("run %s has no control record in %s", id, path)
 		}
 	}
@@ -332,14 +493,21 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	h.Set("Connection", "keep-alive")
 	ch := make(chan uint64, 1)
 	s.mu.Lock()
+	if len(s.subs) >= s.maxStreams {
+		s.mu.Unlock()
+		jsonError(w, http.StatusServiceUnavailable, "the dashboard has %d event streams open, its most", s.maxStreams)
+		return
+	}
 	s.subs[ch] = struct{}{}
 	s.mu.Unlock()
+	rc := http.NewResponseController(w)
 	defer func() {
 		s.mu.Lock()
 		delete(s.subs, ch)
 		s.mu.Unlock()
 	}()
 	send := func(event string, v any) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 		b, _ := json.Marshal(v)
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
 			return false
@@ -347,6 +515,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 		return true
 	}
+	_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 	fmt.Fprint(w, "retry: 1000\n\n")
 	if !send("hello", map[string]any{"version": s.store.Version(), "started": s.started}) {
 		return
@@ -362,6 +531,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-keep.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
 				return
 			}

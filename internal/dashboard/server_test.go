@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"io"
@@ -20,7 +21,7 @@ import (
 
 // writeRun stores a run of n iterations (cost = 1/iteration) in the log
 // at path and returns its UUID.
-func writeRun(t *testing.T, path string, n int, resumedFrom string) string {
+func writeRun(t testing.TB, path string, n int, resumedFrom string) string {
 	t.Helper()
 	db, err := sqlitelog.Open(path)
 	if err != nil {
@@ -45,7 +46,7 @@ func writeRun(t *testing.T, path string, n int, resumedFrom string) string {
 
 func newTestServer(t *testing.T, paths ...string) (*Server, *httptest.Server) {
 	t.Helper()
-	s, err := New(Options{Paths: paths, Token: "secret", Loopback: true})
+	s, err := New(Options{Paths: paths, Token: testToken, Loopback: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +55,13 @@ func newTestServer(t *testing.T, paths ...string) (*Server, *httptest.Server) {
 	return s, ts
 }
 
+// testToken is newTestServer's token, which get sends.
+const testToken = "secret"
+
+// get GETs url with the test servers' token.
 func get(t *testing.T, url string, out any) int {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := getWith(url, testToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +73,18 @@ func get(t *testing.T, url string, out any) int {
 		}
 	}
 	return resp.StatusCode
+}
+
+// getWith GETs url with the token in X-Blocks-Token ("": none).
+func getWith(url, token string) (*http.Response, error) {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	if token != "" {
+		req.Header.Set("X-Blocks-Token", token)
+	}
+	return http.DefaultClient.Do(req)
 }
 
 func TestRunsDataAndDetail(t *testing.T) {
@@ -149,7 +166,7 @@ func TestPathTraversal(t *testing.T) {
 		"/static//etc/passwd", "/static/..%5c..%5cgo.mod", "/%2e%2e/%2e%2e/etc/passwd", "/static/" + secret,
 		"/api/runs/..%2F..%2Fetc%2Fpasswd/data", "/api/runs/%2e%2e%2fsecret.txt", "/api/runs?path=" + secret, "/?file=" + secret,
 	} {
-		resp, err := http.Get(ts.URL + p)
+		resp, err := getWith(ts.URL+p, testToken)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +267,7 @@ func TestLogWrittenConcurrently(t *testing.T) {
 	last := 0
 	deadline := time.Now().Add(30 * time.Second)
 	for last < n && time.Now().Before(deadline) {
-		s.Store().Refresh()
+		s.Store().Refresh(context.Background())
 		var d Data
 		if code := get(t, ts.URL+"/api/runs/"+l.UUID+"/data", &d); code != 200 {
 			t.Fatalf("data: %d", code)
@@ -293,7 +310,7 @@ func TestStopNeedsToken(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
-			s.Store().Refresh()
+			s.Store().Refresh(context.Background())
 			if ref, err := s.Store().ref(l.UUID); err == nil && ref.run.Live == want {
 				return
 			}
@@ -368,13 +385,16 @@ func TestStopNeedsToken(t *testing.T) {
 }
 
 // TestHostAndReadToken: a loopback server refuses other Host names (DNS
-// rebinding); a server whose reads need the token refuses reads without
-// it but serves the page.
+// rebinding), and every read of data needs the token, on loopback too
+// (another local user would read the scripts and command lines): only
+// the page and its static files are served without it.
 func TestHostAndReadToken(t *testing.T) {
 	dir := t.TempDir()
+	id := writeRun(t, filepath.Join(dir, "runs.sqlite"), 3, "")
 	_, ts := newTestServer(t, dir)
 	req, _ := http.NewRequest("GET", ts.URL+"/api/runs", nil)
 	req.Host = "evil.example:80"
+	req.Header.Set("X-Blocks-Token", testToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -383,21 +403,47 @@ func TestHostAndReadToken(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("foreign Host: %d", resp.StatusCode)
 	}
-	s, err := New(Options{Paths: []string{dir}, Token: "tok", TokenForReads: true})
-	if err != nil {
-		t.Fatal(err)
+	for _, p := range []string{"/api/runs", "/api/runs/" + id, "/api/runs/" + id + "/data?since=0", "/api/events"} {
+		for _, c := range []struct {
+			token string
+			code  int
+		}{{"", http.StatusUnauthorized}, {"wrong", http.StatusUnauthorized}, {testToken, http.StatusOK}} {
+			if p == "/api/events" && c.code == http.StatusOK {
+				continue // a stream: it does not end
+			}
+			resp, err := getWith(ts.URL+p, c.token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.code || c.code != http.StatusOK && bytes.Contains(b, []byte(id)) {
+				t.Errorf("GET %s with token %q: %d %.100q, want %d", p, c.token, resp.StatusCode, b, c.code)
+			}
+		}
 	}
-	ts2 := httptest.NewServer(s)
-	defer ts2.Close()
-	defer s.Close()
-	if code := get(t, ts2.URL+"/api/runs", nil); code != http.StatusUnauthorized {
-		t.Errorf("read without token: %d", code)
+	for _, p := range []string{"/api/runs?token=" + testToken, "/api/runs/" + id + "/data?since=0&token=" + testToken} {
+		if code := get(t, ts.URL+p, nil); code != http.StatusOK {
+			t.Errorf("GET %s: %d", p, code)
+		}
+		resp, err := getWith(ts.URL+p, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s (the token in the URL): %d", p, resp.StatusCode)
+		}
 	}
-	if code := get(t, ts2.URL+"/api/runs?token=tok", nil); code != 200 {
-		t.Errorf("read with token: %d", code)
-	}
-	if code := get(t, ts2.URL+"/", nil); code != 200 {
-		t.Errorf("page: %d", code)
+	for _, p := range []string{"/", "/static/app.js"} {
+		resp, err := getWith(ts.URL+p, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s without the token: %d (the page has no data)", p, resp.StatusCode)
+		}
 	}
 }
 
@@ -419,7 +465,7 @@ func TestConcurrentDetailsDoNotDeadlock(t *testing.T) {
 			wg.Add(1)
 			go func(id string) {
 				defer wg.Done()
-				resp, err := http.Get(ts.URL + "/api/runs/" + id)
+				resp, err := getWith(ts.URL+"/api/runs/"+id, testToken)
 				if err == nil {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()

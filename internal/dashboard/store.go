@@ -1,12 +1,14 @@
 package dashboard
 
 import (
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -89,6 +91,9 @@ type Data struct {
 	EpochEnds []int                   `json:"epoch_ends"`
 	// Times are (iteration, Unix seconds) pairs from the run's agent.
 	Times [][2]float64 `json:"times"`
+	// Next, when not 0, is where the answer stopped (a row cap): ask
+	// again with since=Next for the rest.
+	Next int `json:"next,omitempty"`
 }
 
 // ErrNoRun is returned for an unknown run id.
@@ -100,16 +105,34 @@ var ErrNoRun = errors.New("no such run")
 // checkpoints (.tar) each time Refresh runs.
 type Store struct {
 	paths []string
+	// queryTimeout bounds each log's queries (a planted log whose status
+	// is a view that never ends is interrupted and skipped); logw gets
+	// the reasons files are skipped; summaryLimit bounds what is read of
+	// each checkpoint.
+	queryTimeout time.Duration
+	logw         io.Writer
+	summaryLimit int64
 
-	mu      sync.Mutex
-	logs    map[string]*logFile
-	cks     map[string]*ckFile
-	runs    map[string]*runRef
-	order   []string
-	version uint64
-	scanned time.Time // the last search of the paths
-	found   []string  // the logs it found
+	refreshMu sync.Mutex // one Refresh at a time
+	mu        sync.Mutex
+	logs      map[string]*logFile
+	cks       map[string]*ckFile
+	runs      map[string]*runRef
+	order     []string
+	version   uint64
+	scanned   time.Time // the last search of the paths
+	found     []string  // the logs it found
+	// refreshed is set once a Refresh has read the paths.
+	refreshed bool
 }
+
+// QueryTimeout is how long the queries of one log may take, in one
+// refresh or one request, unless Options say otherwise.
+const QueryTimeout = 10 * time.Second
+
+// SummaryLimit is how many bytes of a checkpoint's config, scripts and
+// log the dashboard reads (its parameters are never read).
+const SummaryLimit = 256 << 20
 
 // ScanEvery is how often Refresh searches the directories and reads
 // changed checkpoints.
@@ -119,6 +142,9 @@ type logFile struct {
 	path string
 	db   *sql.DB
 	sig  string
+	// bad is the signature at which the log failed to read: it is
+	// skipped until it changes.
+	bad string
 }
 
 type ckFile struct {
@@ -137,7 +163,8 @@ type runRef struct {
 // NewStore returns a store over the given paths; call Refresh to read
 // them.
 func NewStore(paths []string) *Store {
-	return &Store{paths: paths, logs: map[string]*logFile{}, cks: map[string]*ckFile{}, runs: map[string]*runRef{}}
+	return &Store{paths: paths, queryTimeout: QueryTimeout, logw: io.Discard, summaryLimit: SummaryLimit,
+		logs: map[string]*logFile{}, cks: map[string]*ckFile{}, runs: map[string]*runRef{}}
 }
 
 // Close closes the databases.
@@ -241,12 +268,33 @@ func (s *Store) Version() uint64 {
 	return s.version
 }
 
+// skipped says on the store's log why a file is left out.
+func (s *Store) skipped(path string, err error) {
+	fmt.Fprintf(s.logw, "dashboard: skipping %s: %v\n", path, err)
+}
+
+// ensureRefreshed refreshes once, for a request that comes before the
+// poller's first refresh.
+func (s *Store) ensureRefreshed(ctx context.Context) {
+	s.mu.Lock()
+	done := s.refreshed
+	s.mu.Unlock()
+	if done || !s.refreshMu.TryLock() {
+		return // a refresh under way (the poller's): the request does not wait for it
+	}
+	s.refreshMu.Unlock()
+	s.Refresh(ctx)
+}
+
 // Refresh looks for new or changed logs and checkpoints and rebuilds the
-// run list; it reports whether anything changed.
-func (s *Store) Refresh() bool {
-	// The directories are searched, and changed checkpoints read (each
-	// read checks the whole file), at most every ScanEvery; the logs
-	// found are looked at every time.
+// run list; it reports whether anything changed. Each log's queries get
+// the store's query timeout (and end with ctx): a log that fails or times
+// out is skipped, with the reason on the store's log, until it changes.
+func (s *Store) Refresh(ctx context.Context) bool {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	// The directories are searched, and changed checkpoints read, at
+	// most every ScanEvery; the logs found are looked at every time.
 	s.mu.Lock()
 	scan := time.Since(s.scanned) >= ScanEvery
 	s.mu.Unlock()
@@ -255,7 +303,6 @@ func (s *Store) Refresh() bool {
 		logs, cks = s.discover()
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if scan {
 		s.scanned = time.Now()
 		s.found = logs
@@ -283,6 +330,9 @@ func (s *Store) Refresh() bool {
 		l.sig = sig
 		changed = true
 	}
+	// Changed checkpoints are read without the lock (only what the list
+	// needs: ReadSummary skips the parameters).
+	var toRead []string
 	seen := map[string]bool{}
 	if !scan {
 		for p := range s.cks {
@@ -291,13 +341,9 @@ func (s *Store) Refresh() bool {
 	}
 	for _, p := range cks {
 		seen[p] = true
-		sig := signature(p)
-		if c := s.cks[p]; c != nil && c.sig == sig {
-			continue
+		if c := s.cks[p]; c == nil || c.sig != signature(p) {
+			toRead = append(toRead, p)
 		}
-		c, err := checkpoint.Read(p)
-		s.cks[p] = &ckFile{path: p, sig: sig, c: c, err: err}
-		changed = true
 	}
 	for p := range s.cks {
 		if !seen[p] {
@@ -305,23 +351,55 @@ func (s *Store) Refresh() bool {
 			changed = true
 		}
 	}
-	if changed || len(s.runs) == 0 {
-		// The queries run without the lock: a slow log (a writer holding
-		// it) never blocks the handlers.
-		logs := make(map[string]*logFile, len(s.logs))
-		for k, v := range s.logs {
-			logs[k] = v
+	s.mu.Unlock()
+	read := make([]*ckFile, 0, len(toRead))
+	for _, p := range toRead {
+		if ctx.Err() != nil {
+			return false
 		}
-		cks := make(map[string]*ckFile, len(s.cks))
-		for k, v := range s.cks {
-			cks[k] = v
+		sig := signature(p)
+		c, err := checkpoint.ReadSummary(p, s.summaryLimit)
+		if err != nil {
+			s.skipped(p, err)
 		}
-		s.mu.Unlock()
-		runs, order := buildRuns(logs, cks)
-		s.mu.Lock()
-		s.runs, s.order = runs, order
-		s.version++
+		read = append(read, &ckFile{path: p, sig: sig, c: c, err: err})
 	}
+	s.mu.Lock()
+	for _, c := range read {
+		s.cks[c.path] = c
+		changed = true
+	}
+	if !changed && s.refreshed {
+		s.mu.Unlock()
+		return false
+	}
+	// The queries run without the lock: a slow log (a writer holding
+	// it) never blocks the handlers.
+	logFiles := make(map[string]*logFile, len(s.logs))
+	for k, v := range s.logs {
+		if v.bad != v.sig {
+			logFiles[k] = v
+		}
+	}
+	ckFiles := make(map[string]*ckFile, len(s.cks))
+	for k, v := range s.cks {
+		ckFiles[k] = v
+	}
+	s.mu.Unlock()
+	runs, order, failed := buildRuns(ctx, logFiles, ckFiles, s.queryTimeout)
+	if ctx.Err() != nil {
+		return false // stopping: nothing is marked bad
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, err := range failed {
+		l := logFiles[p]
+		l.bad = l.sig
+		s.skipped(p, err)
+	}
+	s.runs, s.order = runs, order
+	s.version++
+	s.refreshed = true
 	return changed
 }
 
@@ -383,9 +461,9 @@ type agentRow struct {
 }
 
 // logRuns reads the runs of one log.
-func logRuns(l *logFile) (map[string]map[string]any, map[string]agentRow, error) {
+func logRuns(ctx context.Context, l *logFile) (map[string]map[string]any, map[string]agentRow, error) {
 	status := map[string]map[string]any{}
-	rows, err := l.db.Query(`SELECT uuid, "key", value FROM status`)
+	rows, err := l.db.QueryContext(ctx, `SELECT uuid, "key", value FROM status`)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -402,8 +480,11 @@ func logRuns(l *logFile) (map[string]map[string]any, map[string]agentRow, error)
 		status[u][k] = stored(v)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
 	agents := map[string]agentRow{}
-	arows, err := l.db.Query(`SELECT uuid, pid, host, started, heartbeat, state, script_path, script_sha256, stop_requested IS NOT NULL FROM dashboard_runs`)
+	arows, err := l.db.QueryContext(ctx, `SELECT uuid, pid, host, started, heartbeat, state, script_path, script_sha256, stop_requested IS NOT NULL FROM dashboard_runs`)
 	if err == nil {
 		for arows.Next() {
 			var u string
@@ -419,6 +500,12 @@ func logRuns(l *logFile) (map[string]map[string]any, map[string]agentRow, error)
 			agents[u] = a
 		}
 		arows.Close()
+		if err := arows.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	return status, agents, nil
 }
@@ -430,21 +517,78 @@ func shortID(u string) string {
 	return u
 }
 
-// buildRuns makes the run list from the open logs and the checkpoints.
-func buildRuns(logs map[string]*logFile, ckFiles map[string]*ckFile) (map[string]*runRef, []string) {
-	runs := map[string]*runRef{}
-	var order []string
+// buildRuns makes the run list from the open logs and the checkpoints;
+// failed has the logs that could not be read within timeout each.
+func buildRuns(ctx context.Context, logs map[string]*logFile, ckFiles map[string]*ckFile, timeout time.Duration) (runs map[string]*runRef, order []string, failed map[string]error) {
+	runs, failed = map[string]*runRef{}, map[string]error{}
 	paths := make([]string, 0, len(logs))
 	for p := range logs {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
 	now := unixNow()
-	for _, p := range paths {
-		l := logs[p]
-		status, agents, err := logRuns(l)
-		if err != nil {
+	// The logs are read concurrently (maxLogReads at once), each within
+	// timeout: planted logs that never answer cost one timeout together.
+	type result struct {
+		runs  map[string]*runRef
+		order []string
+		err   error
+	}
+	results := make([]result, len(paths))
+	slots := make(chan struct{}, maxLogReads)
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			lctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			r := &results[i]
+			r.runs, r.order, r.err = logRunList(lctx, logs[p], now)
+			if r.err != nil && lctx.Err() != nil {
+				r.err = fmt.Errorf("its queries took over %v (stopped): %w", timeout, r.err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, p := range paths {
+		r := results[i]
+		if r.err != nil {
+			failed[p] = r.err
 			continue
+		}
+		for _, u := range r.order {
+			if runs[u] != nil {
+				continue // the same run in two logs: the first one is shown
+			}
+			runs[u] = r.runs[u]
+			order = append(order, u)
+		}
+	}
+	addCheckpointRuns(runs, &order, ckFiles)
+	for _, u := range order {
+		for _, anc := range runs[u].run.Chain[1:] {
+			if a := runs[anc]; a != nil {
+				a.run.ContinuedBy = append(a.run.ContinuedBy, u)
+			}
+		}
+	}
+	return runs, order, failed
+}
+
+// maxLogReads is how many logs a refresh reads at once.
+const maxLogReads = 8
+
+// logRunList reads the runs of one log.
+func logRunList(ctx context.Context, l *logFile, now float64) (map[string]*runRef, []string, error) {
+	p := l.path
+	runs := map[string]*runRef{}
+	var order []string
+	{
+		status, agents, err := logRuns(ctx, l)
+		if err != nil {
+			return nil, nil, err
 		}
 		parent := func(u string) (string, bool) {
 			st, ok := status[u]
@@ -460,9 +604,6 @@ func buildRuns(logs map[string]*logFile, ckFiles map[string]*ckFile) (map[string
 		}
 		sort.Strings(ids)
 		for _, u := range ids {
-			if runs[u] != nil {
-				continue // the same run in two logs: the first one is shown
-			}
 			st := status[u]
 			r := Run{ID: u, Source: p, Kind: "sqlite", Iterations: asInt(st["iterations_done"]), Epochs: asInt(st["epochs_done"])}
 			chain, cerr := mainloop.ResumedChain(u, parent)
@@ -475,7 +616,10 @@ func buildRuns(logs map[string]*logFile, ckFiles map[string]*ckFile) (map[string
 				r.PID, r.Host, r.Heartbeat, r.StopRequested = a.pid, a.host, a.heartbeat, a.stopRequested
 				r.Script = filepath.Base(a.scriptPath)
 			}
-			flags := lastRowFlags(l.db, u, r.Iterations)
+			flags, err := lastRowFlags(ctx, l.db, u, r.Iterations)
+			if err != nil {
+				return nil, nil, err
+			}
 			switch {
 			case hasAgent && a.state == "running" && now-a.heartbeat < LiveWithin.Seconds():
 				r.Live = true
@@ -503,7 +647,12 @@ func buildRuns(logs map[string]*logFile, ckFiles map[string]*ckFile) (map[string
 			order = append(order, u)
 		}
 	}
-	// Checkpoint-only runs: the newest checkpoint of each UUID no log has.
+	return runs, order, nil
+}
+
+// addCheckpointRuns adds the checkpoint-only runs: the newest checkpoint
+// of each UUID no log has.
+func addCheckpointRuns(runs map[string]*runRef, order *[]string, ckFiles map[string]*ckFile) {
 	ckPaths := make([]string, 0, len(ckFiles))
 	for p := range ckFiles {
 		ckPaths = append(ckPaths, p)
@@ -528,25 +677,20 @@ func buildRuns(logs map[string]*logFile, ckFiles map[string]*ckFile) (map[string
 			Script: filepath.Base(c.c.MainScript().Path)}
 		r.Name = r.Script + " " + shortID(u)
 		runs[u] = &runRef{run: r, ck: c}
-		order = append(order, u)
+		*order = append(*order, u)
 	}
-	for _, u := range order {
-		for _, anc := range runs[u].run.Chain[1:] {
-			if a := runs[anc]; a != nil {
-				a.run.ContinuedBy = append(a.run.ContinuedBy, u)
-			}
-		}
-	}
-	return runs, order
 }
 
 // lastRowFlags reads the flags of a run's last row.
-func lastRowFlags(db *sql.DB, uuid string, it int) map[string]bool {
+func lastRowFlags(ctx context.Context, db *sql.DB, uuid string, it int) (map[string]bool, error) {
 	out := map[string]bool{}
-	rows, err := db.Query(`SELECT "key", value FROM entries WHERE uuid = ? AND time = ? AND "key" IN (?, ?, ?, ?)`, uuid, it,
+	rows, err := db.QueryContext(ctx, `SELECT "key", value FROM entries WHERE uuid = ? AND time = ? AND "key" IN (?, ?, ?, ?)`, uuid, it,
 		mainloop.RecordGotException, mainloop.RecordBatchInterruptReceived, mainloop.RecordEpochInterruptReceived, mainloop.RecordTrainingFinished)
 	if err != nil {
-		return out
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -556,7 +700,7 @@ func lastRowFlags(db *sql.DB, uuid string, it int) map[string]bool {
 			out[k] = k == mainloop.RecordGotException || mainloop.Truthy(stored(v))
 		}
 	}
-	return out
+	return out, ctx.Err()
 }
 
 // Runs lists the runs, in the order of their logs, then checkpoints.
@@ -581,8 +725,26 @@ func (s *Store) ref(id string) (*runRef, error) {
 	return &cp, nil
 }
 
-// Data reads a run's channels from iteration since on.
-func (s *Store) Data(id string, since int) (*Data, error) {
+// stopped says why the queries of a request ended early: the request
+// ended (parent), or they took over the query timeout (ctx).
+func (s *Store) stopped(parent, ctx context.Context, err error) error {
+	switch {
+	case parent.Err() != nil:
+		return fmt.Errorf("the request ended: %w", err)
+	case ctx.Err() != nil:
+		return fmt.Errorf("the queries took over %v (stopped): %w", s.queryTimeout, err)
+	}
+	return err
+}
+
+// MaxDataRows is how many log rows one data request reads at most; the
+// rest comes in the next requests (Data.Next).
+const MaxDataRows = 20_000
+
+// Data reads a run's channels from iteration since on: at most about
+// maxRows rows of the log, the answer then stopping before iteration
+// d.Next (0: the answer is complete).
+func (s *Store) Data(ctx context.Context, id string, since, maxRows int) (*Data, error) {
 	ref, err := s.ref(id)
 	if err != nil {
 		return nil, err
@@ -591,18 +753,43 @@ func (s *Store) Data(id string, since int) (*Data, error) {
 	if ref.log == nil {
 		return ckData(d, ref.ck.c), nil
 	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, s.queryTimeout)
+	defer cancel()
+	fail := func(err error) (*Data, error) {
+		return nil, fmt.Errorf("reading %s: %w", ref.log.path, s.stopped(parent, ctx, err))
+	}
 	db := ref.log.db
+	chain := ref.run.Chain
+	perRun := max(maxRows/len(chain), 1)
+	// The page ends before the first iteration past perRun rows of any
+	// run of the chain (one iteration at least).
+	until := math.MaxInt64
+	for _, u := range chain {
+		var t int64
+		err := db.QueryRowContext(ctx, `SELECT time FROM entries WHERE uuid = ? AND time >= ? ORDER BY time LIMIT 1 OFFSET ?`, u, since, perRun).Scan(&t)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fail(err)
+		}
+		until = min(until, max(int(t), since+1))
+	}
+	if until != math.MaxInt64 {
+		d.Next = until
+	}
 	type key struct {
 		ch string
 		it int
 	}
 	merged := map[key]float64{}
 	// Oldest first: a later run's value wins.
-	for i := len(ref.run.Chain) - 1; i >= 0; i-- {
-		rows, err := db.Query(`SELECT time, "key", value FROM entries WHERE uuid = ? AND time >= ? AND typeof(value) IN ('integer', 'real')`,
-			ref.run.Chain[i], since)
+	for i := len(chain) - 1; i >= 0; i-- {
+		rows, err := db.QueryContext(ctx, `SELECT time, "key", value FROM entries WHERE uuid = ? AND time >= ? AND time < ? AND typeof(value) IN ('integer', 'real') ORDER BY time LIMIT ?`,
+			chain[i], since, until, perRun)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", ref.log.path, err)
+			return fail(err)
 		}
 		for rows.Next() {
 			var it int
@@ -610,11 +797,14 @@ func (s *Store) Data(id string, since int) (*Data, error) {
 			var v float64
 			if err := rows.Scan(&it, &k, &v); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("reading %s: %w", ref.log.path, err)
+				return fail(err)
 			}
 			merged[key{k, it}] = v
 		}
 		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fail(err)
+		}
 	}
 	for k, v := range merged {
 		d.Channels[k.ch] = append(d.Channels[k.ch], [2]float64{float64(k.it), v})
@@ -623,12 +813,13 @@ func (s *Store) Data(id string, since int) (*Data, error) {
 		sort.Slice(pts, func(a, b int) bool { return pts[a][0] < pts[b][0] })
 	}
 	var ends any
-	if err := db.QueryRow(`SELECT value FROM status WHERE uuid = ? AND "key" = ?`, id, mainloop.StatusEpochEnds).Scan(&ends); err == nil {
+	if err := db.QueryRowContext(ctx, `SELECT value FROM status WHERE uuid = ? AND "key" = ?`, id, mainloop.StatusEpochEnds).Scan(&ends); err == nil {
 		d.EpochEnds = asInts(stored(ends))
 	}
 	times := map[int]float64{}
-	for i := len(ref.run.Chain) - 1; i >= 0; i-- {
-		rows, err := db.Query(`SELECT iteration, time FROM dashboard_times WHERE uuid = ?`, ref.run.Chain[i])
+	for i := len(chain) - 1; i >= 0; i-- {
+		rows, err := db.QueryContext(ctx, `SELECT iteration, time FROM dashboard_times WHERE uuid = ? AND iteration >= ? AND iteration < ? LIMIT ?`,
+			chain[i], since, until, perRun)
 		if err != nil {
 			break // a log written without the agent has no times
 		}
@@ -640,6 +831,9 @@ func (s *Store) Data(id string, since int) (*Data, error) {
 			}
 		}
 		rows.Close()
+	}
+	if ctx.Err() != nil {
+		return fail(ctx.Err())
 	}
 	for it, t := range times {
 		d.Times = append(d.Times, [2]float64{float64(it), t})
@@ -683,11 +877,14 @@ func channelPoint(x any) (float64, bool) {
 }
 
 // Detail reads a run's config, script, status and checkpoints.
-func (s *Store) Detail(id string) (*Detail, error) {
+func (s *Store) Detail(ctx context.Context, id string) (*Detail, error) {
 	ref, err := s.ref(id)
 	if err != nil {
 		return nil, err
 	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, s.queryTimeout)
+	defer cancel()
 	d := &Detail{Run: ref.run, Config: []ConfigItem{}, Checkpoints: []CheckpointInfo{}, StatusValues: map[string]string{}}
 	s.mu.Lock()
 	var cks []*ckFile
@@ -720,10 +917,10 @@ func (s *Store) Detail(id string) (*Detail, error) {
 		d.Checkpoints = append(d.Checkpoints, info)
 	}
 	if ref.log != nil {
-		if err := logDetail(d, ref.log, id); err != nil {
-			return nil, err
+		if err := logDetail(ctx, d, ref.log, id); err != nil {
+			return nil, s.stopped(parent, ctx, err)
 		}
-		for _, p := range savedTo(ref.log.db, id, ref.log.path) {
+		for _, p := range savedTo(ctx, ref.log.db, id, ref.log.path) {
 			addCk(p)
 		}
 	}
@@ -779,8 +976,8 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // logDetail reads a log run's status, config record and agent record.
-func logDetail(d *Detail, l *logFile, id string) error {
-	rows, err := l.db.Query(`SELECT "key", value FROM status WHERE uuid = ?`, id)
+func logDetail(ctx context.Context, d *Detail, l *logFile, id string) error {
+	rows, err := l.db.QueryContext(ctx, `SELECT "key", value FROM status WHERE uuid = ?`, id)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", l.path, err)
 	}
@@ -794,16 +991,19 @@ func logDetail(d *Detail, l *logFile, id string) error {
 		d.StatusValues[k] = display(stored(v))
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading %s: %w", l.path, err)
+	}
 	// The config record is in row 0 of the first run of the chain.
 	for _, u := range d.Chain {
 		var v any
-		if err := l.db.QueryRow(`SELECT value FROM entries WHERE uuid = ? AND time = 0 AND "key" = 'config'`, u).Scan(&v); err == nil {
+		if err := l.db.QueryRowContext(ctx, `SELECT value FROM entries WHERE uuid = ? AND time = 0 AND "key" = 'config'`, u).Scan(&v); err == nil {
 			d.ConfigRecord = display(stored(v))
 		}
 	}
 	d.Config = configItems(d.ConfigRecord, nil)
 	var sp, ss, st, ov, cmd sql.NullString
-	err = l.db.QueryRow(`SELECT script_path, script_sha256, script, overrides, command FROM dashboard_runs WHERE uuid = ?`, id).Scan(&sp, &ss, &st, &ov, &cmd)
+	err = l.db.QueryRowContext(ctx, `SELECT script_path, script_sha256, script, overrides, command FROM dashboard_runs WHERE uuid = ?`, id).Scan(&sp, &ss, &st, &ov, &cmd)
 	if err == nil {
 		d.ScriptPath, d.ScriptSHA256, d.ScriptText = sp.String, ss.String, st.String
 		var o map[string]string
@@ -811,18 +1011,18 @@ func logDetail(d *Detail, l *logFile, id string) error {
 		d.Config = configItems(d.ConfigRecord, o)
 		_ = json.Unmarshal([]byte(cmd.String), &d.Command)
 	}
-	return nil
+	return ctx.Err()
 }
 
 // savedTo lists the checkpoint paths a run's Checkpoint extension
 // recorded (saved_to), relative paths taken from the log's directory.
-func savedTo(db *sql.DB, id, logPath string) []string {
+func savedTo(ctx context.Context, db *sql.DB, id, logPath string) []string {
 	// The cwd is read before the rows are opened: a query made while rows
 	// hold a connection needs a second one, and two such requests at once
 	// would take the pool's two connections and wait for each other forever.
 	var cwd string
-	_ = db.QueryRow(`SELECT cwd FROM dashboard_runs WHERE uuid = ?`, id).Scan(&cwd)
-	rows, err := db.Query(`SELECT value FROM entries WHERE uuid = ? AND "key" = 'saved_to' ORDER BY time`, id)
+	_ = db.QueryRowContext(ctx, `SELECT cwd FROM dashboard_runs WHERE uuid = ?`, id).Scan(&cwd)
+	rows, err := db.QueryContext(ctx, `SELECT value FROM entries WHERE uuid = ? AND "key" = 'saved_to' ORDER BY time`, id)
 	if err != nil {
 		return nil
 	}

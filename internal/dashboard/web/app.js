@@ -163,19 +163,25 @@
       d = { channels: new Map(), epochEnds: [], times: new Map(), next: 0 };
       state.data.set(id, d);
     }
-    const since = d.next;
-    const body = await api("/api/runs/" + encodeURIComponent(id) + "/data?since=" + since);
-    for (const [name, pts] of Object.entries(body.channels || {})) {
-      let m = d.channels.get(name);
-      if (!m) { m = new Map(); d.channels.set(name, m); }
-      for (const [it, v] of pts) m.set(it, v);
+    // The server answers at most so many rows at a time: body.next says
+    // where to go on.
+    for (;;) {
+      const since = d.next;
+      const body = await api("/api/runs/" + encodeURIComponent(id) + "/data?since=" + since);
+      for (const [name, pts] of Object.entries(body.channels || {})) {
+        let m = d.channels.get(name);
+        if (!m) { m = new Map(); d.channels.set(name, m); }
+        for (const [it, v] of pts) m.set(it, v);
+      }
+      d.epochEnds = body.epoch_ends || [];
+      for (const [it, t] of body.times || []) d.times.set(it, t);
+      if (body.next && body.next > since) { d.next = body.next; continue; }
+      let maxIt = since;
+      for (const m of d.channels.values()) for (const it of m.keys()) if (it > maxIt) maxIt = it;
+      // The last row may still change: ask for it again next time.
+      d.next = maxIt;
+      return;
     }
-    let maxIt = since;
-    for (const m of d.channels.values()) for (const it of m.keys()) if (it > maxIt) maxIt = it;
-    // The last row may still change: ask for it again next time.
-    d.next = maxIt;
-    d.epochEnds = body.epoch_ends || [];
-    for (const [it, t] of body.times || []) d.times.set(it, t);
   }
 
   async function loadDetail(id) {
