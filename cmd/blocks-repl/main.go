@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -260,6 +261,15 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1
+	}
+	if strings.EqualFold(filepath.Ext(script), ".ipynb") {
+		// A notebook runs as the script nbexport writes.
+		s, err := notebookScript(script, src)
+		if err != nil {
+			fmt.Fprintf(stderr, "blocks-repl run: %v\n", err)
+			return 1
+		}
+		src = []byte(s)
 	}
 	// Ctrl-C is the main loop's (scriptInterrupts): the dashboard lives
 	// as long as the run.
