@@ -322,7 +322,11 @@ func TestJupyterNotebook(t *testing.T) {
 		t.Fatalf("cell 4: %q", params)
 	}
 	// 5: :help.
-	if o := nb.Cells[4].Outputs; len(o) != 1 || !strings.Contains(o[0].text(), "Rectifier") || !strings.Contains(o[0].text(), "docs/reference.md") {
+	var help string
+	for _, x := range nb.Cells[4].Outputs {
+		help += x.text()
+	}
+	if !strings.Contains(help, "blocks.bricks.Rectifier(name=None)") || !strings.Contains(help, "docs/reference.md") {
 		t.Errorf("cell 5 (:help Rectifier): %s", dump(4))
 	}
 	// 6: the error, naming the cell's line.
@@ -449,7 +453,7 @@ func TestJupyterInterrupt(t *testing.T) {
 	if res.ByMsg.Status != "ok" || !strings.Contains(res.ByMsg.Stderr, "training pauses after this batch") {
 		t.Errorf("interrupt_request: %+v", res.ByMsg)
 	}
-	if _, err := fmt.Sscanf(res.ByMsg.After, "DONE %d", &done); err != nil || done >= 2*total {
+	if _, err := fmt.Sscanf(res.ByMsg.After, "DONE %d", &done); err != nil || done <= 0 || done >= total {
 		t.Errorf("after interrupt_request: %q", res.ByMsg.After)
 	}
 	// The same training, uninterrupted, by blocks-repl run.
