@@ -11,7 +11,7 @@ SHARED  ?= $(abspath ../shared)
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev libopenmpi-dev openmpi-bin
 TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil
 
-.PHONY: test-purego build-purego build-cuda gpu-check all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed
+.PHONY: test-purego build-purego build-cuda gpu-check all build demo test accept bench fuzz soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed test-jupyter
 
 all: build
 
@@ -111,6 +111,20 @@ test-browser: deps
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 	BLOCKS_SHARED=$(SHARED) BLOCKS_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./cmd/blocks-repl/
+
+# The Jupyter kernel (docs/jupyter.md) driven by Debian's jupyter_client and
+# nbclient: a notebook executed headless, an interrupt during training,
+# completion, inspection and wrong signatures (cmd/blocks-repl/kernel_test.go).
+JUPYTER_PKGS := python3-jupyter-client python3-nbclient jupyter-console python3-zmq
+test-jupyter: deps
+	@missing=""; for p in $(JUPYTER_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	BLOCKS_SHARED=$(SHARED) BLOCKS_JUPYTER=1 $(GO) test -count=1 -timeout 10m -run '^TestJupyter' -v ./cmd/blocks-repl/
 
 # Long acceptance runs (kept out of make test).
 # Every TestAccept... of the project (training to published accuracies,
