@@ -253,10 +253,14 @@ func (k *kernel) control(msg *jupyterMsg) {
 		k.reply(sockControl, msg, "interrupt_reply", map[string]any{"status": "ok"})
 	case "shutdown_request":
 		k.shutdown(sockControl, msg)
-	default:
+	case "kernel_info_request":
 		k.publish(&msg.Header, "status", map[string]any{"execution_state": "busy"})
-		k.answer(sockControl, msg)
+		k.reply(sockControl, msg, "kernel_info_reply", kernelInfo())
 		k.publish(&msg.Header, "status", map[string]any{"execution_state": "idle"})
+	default:
+		// Code runs from the shell channel only (this goroutine owns the
+		// sockets and must not block).
+		fmt.Fprintf(k.logw, "blocks-repl kernel: %s on the control channel ignored\n", msg.Header.MsgType)
 	}
 }
 
