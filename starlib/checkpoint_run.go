@@ -65,15 +65,23 @@ func (in *Interp) recordScript(filename string, src []byte) {
 	in.state.scripts = append(in.state.scripts, scriptSource{abs, src})
 }
 
-// SetSessionScript makes src, named path, the main script that the
-// checkpoints written from now on store (an interactive session's code:
-// the REPL's or a notebook's inputs so far, as :save writes them), so
-// that resume and replay re-run the session. The files it loads are
-// stored after it, as for a script.
-func (in *Interp) SetSessionScript(path string, src []byte) {
+// SetSessionScript makes the source src returns, named path, the main
+// script that the checkpoints written from now on store (an interactive
+// session's code: the REPL's or a notebook's inputs so far, as :save
+// writes them), so that resume and replay re-run the session. The files
+// it loads are stored after it, as for a script. src is called when a
+// checkpoint is written (on the goroutine that runs the script), not
+// before: a session's inputs cost nothing until then.
+func (in *Interp) SetSessionScript(path string, src func() []byte) {
 	in.state.mu.Lock()
 	defer in.state.mu.Unlock()
-	in.state.session = &scriptSource{path, src}
+	in.state.session = &sessionScript{path, src}
+}
+
+// sessionScript is SetSessionScript's script.
+type sessionScript struct {
+	path string
+	src  func() []byte
 }
 
 // readLoaded reads a file for load(): from Options.Files when set (a
@@ -106,7 +114,7 @@ func RunInfo(thread *starlark.Thread) checkpoint.RunInfo {
 	}
 	scripts := s.scripts
 	if s.session != nil {
-		scripts = append([]scriptSource{*s.session}, scripts...)
+		scripts = append([]scriptSource{{s.session.path, s.session.src()}}, scripts...)
 	}
 	for _, f := range scripts {
 		info.Run.Scripts = append(info.Run.Scripts, checkpoint.ScriptFile{Path: f.path, Source: f.src})

@@ -138,7 +138,7 @@ type runState struct {
 	scripts []scriptSource
 	// session is the interactive session's code (SetSessionScript),
 	// stored before scripts.
-	session *scriptSource
+	session *sessionScript
 	// display is Options.Display.
 	display DisplayFunc
 	// tunables is what config(...) declared and resolved.

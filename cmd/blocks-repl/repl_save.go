@@ -43,7 +43,9 @@ func (s *session) script(next string) string {
 
 // recordScript makes the session's code, with next the input about to
 // run, the script that the checkpoints it writes store: resume re-runs
-// the session's code (SetSessionScript). The script is named
+// the session's code (SetSessionScript). The script is built only when a
+// checkpoint is written, while next runs (the accepted inputs do not
+// change then). The script is named
 // session.star in the current directory unless the session set
 // scriptPath.
 func (s *session) recordScript(next string) {
@@ -54,7 +56,7 @@ func (s *session) recordScript(next string) {
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}
-	s.interp.SetSessionScript(p, []byte(s.script(next)))
+	s.interp.SetSessionScript(p, func() []byte { return []byte(s.script(next)) })
 }
 
 // savedInput is accepted input i as :save writes it. A training run that
