@@ -17,6 +17,9 @@
 //	blocks-repl dashboard [LOG]   a live dashboard of runs in the browser
 //	blocks-repl fuel COMMAND      Fuel's data commands: download, convert,
 //	                              info, serve (blocks-repl fuel help)
+//	blocks-repl kernel FILE       the Jupyter kernel (kernel install writes
+//	                              its kernelspec; docs/jupyter.md)
+//	blocks-repl nbexport NB.ipynb a notebook's cells that ran, as a script
 //	blocks-repl version           print the version
 //	blocks-repl help              print every command's options
 //

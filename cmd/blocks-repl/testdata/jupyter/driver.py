@@ -47,9 +47,17 @@ def run(kc, code, on_output=None, timeout=120):
         outs.append({"type": t, "content": m["content"]})
         if on_output:
             on_output(t, m["content"])
-    reply = kc.get_shell_msg(timeout=max(1, deadline - time.time()))
-    assert reply["parent_header"]["msg_id"] == msg_id
-    return outs, reply["content"]
+    return outs, shell_reply(kc, msg_id, deadline)
+
+
+def shell_reply(kc, msg_id, deadline=None):
+    """The shell reply to msg_id, skipping others (wait_for_ready's
+    kernel_info requests may have left replies behind)."""
+    deadline = deadline or time.time() + 60
+    while True:
+        reply = kc.get_shell_msg(timeout=max(1, deadline - time.time()))
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return reply["content"]
 
 
 def stream_text(outs, name=None):
@@ -128,10 +136,8 @@ def session(cwd):
         res["inspect_unknown"] = kc.inspect("nothing_here", 5, reply=True, timeout=30)["content"]
         for name, code in [("def", "def f(x):\n    return x"), ("bracket", "y = [1,\n 2"), ("simple", "y = 1"),
                            ("done_def", "def f(x):\n    return x\n\n"), ("invalid", "y = )")]:
-            kc.is_complete(code)
-            res["is_complete_" + name] = kc.get_shell_msg(timeout=30)["content"]
-        res["comm_info"] = kc.comm_info()
-        res["comm_info"] = kc.get_shell_msg(timeout=30)["content"]
+            res["is_complete_" + name] = shell_reply(kc, kc.is_complete(code))
+        res["comm_info"] = shell_reply(kc, kc.comm_info())
         outs, reply = run(kc, "a = 1\nb = [2]\nb[3]\n")
         res["error_reply"] = reply
         res["error_outputs"] = outs
