@@ -9,9 +9,9 @@ SHARED  ?= $(abspath ../shared)
 
 # Debian packages: build (OpenBLAS, HDF5, ZeroMQ, Open MPI) and test references (numpy, h5py).
 BUILD_PKGS := libopenblas-dev libhdf5-dev pkg-config libzmq3-dev libopenmpi-dev openmpi-bin
-TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil
+TEST_PKGS  := python3-numpy python3-h5py python3-zmq python3-pil python3-jupyter-client python3-nbclient jupyter-console
 
-.PHONY: test-purego build-purego build-cuda gpu-check all build demo test accept bench fuzz fuzz-short soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed
+.PHONY: test-purego build-purego build-cuda gpu-check all build demo test accept bench fuzz fuzz-short soak deps test-deps vet fmt clean bench-server accept-checkpoint bench-fuel test-browser bench-distributed test-jupyter
 
 all: build
 
@@ -123,6 +123,13 @@ test-browser: deps
 	fi
 	$(TEST_ENV) BLOCKS_BROWSER=1 $(GO) test -count=1 -timeout 5m -run '^TestBrowser' -v ./cmd/blocks-repl/
 
+# The Jupyter kernel (docs/jupyter.md) driven by Debian's jupyter_client and
+# nbclient (in TEST_PKGS, so make test runs these too): a notebook executed
+# headless, an interrupt during training, completion, inspection and wrong
+# signatures (cmd/blocks-repl/kernel_test.go).
+test-jupyter: test-deps
+	$(TEST_ENV) BLOCKS_JUPYTER=1 $(GO) test -count=1 -timeout 10m -run '^TestJupyter' -v ./cmd/blocks-repl/
+
 # Long acceptance runs (kept out of make test).
 # Every TestAccept... of the project (training to published accuracies on
 # the real, full MNIST, many kill-and-resume trials): long, so kept out of
@@ -150,7 +157,7 @@ FUZZTIME ?= 10m
 # Minimizing a new input of a large target (a whole checkpoint) would
 # otherwise take a minute each time.
 FUZZMINTIME ?= 5s
-FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX ./core/checkpoint:FuzzDecode ./core/checkpoint:FuzzDecodeMember ./core/checkpoint:FuzzDecodeNPZ ./fuel/server:FuzzDecodeArrays ./fuel/server:FuzzDecodeMessage ./fuel/h5:FuzzSplitDecoding ./fuel/h5:FuzzVlenShapes ./starlib:FuzzArrayShapes ./core/checkpoint:FuzzTarStructure ./fuel/h5:FuzzDeclaredShapes ./fuel/datasets:FuzzIDXHeader ./starlib:FuzzFuelData ./starlib:FuzzFuelMethods ./fuel/converters:FuzzParseMat ./fuel/converters:FuzzMatConverters ./fuel/h5:FuzzH5Files ./internal/dashboard:FuzzHandlers
+FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX ./core/checkpoint:FuzzDecode ./core/checkpoint:FuzzDecodeMember ./core/checkpoint:FuzzDecodeNPZ ./fuel/server:FuzzDecodeArrays ./fuel/server:FuzzDecodeMessage ./fuel/h5:FuzzSplitDecoding ./fuel/h5:FuzzVlenShapes ./starlib:FuzzArrayShapes ./core/checkpoint:FuzzTarStructure ./fuel/h5:FuzzDeclaredShapes ./fuel/datasets:FuzzIDXHeader ./starlib:FuzzFuelData ./starlib:FuzzFuelMethods ./fuel/converters:FuzzParseMat ./fuel/converters:FuzzMatConverters ./fuel/h5:FuzzH5Files ./internal/dashboard:FuzzHandlers ./cmd/blocks-repl:FuzzDecodeMessage ./cmd/blocks-repl:FuzzNotebookScript
 fuzz: test-deps
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \

@@ -65,6 +65,25 @@ func (in *Interp) recordScript(filename string, src []byte) {
 	in.state.scripts = append(in.state.scripts, scriptSource{abs, src})
 }
 
+// SetSessionScript makes the source src returns, named path, the main
+// script that the checkpoints written from now on store (an interactive
+// session's code: the REPL's or a notebook's inputs so far, as :save
+// writes them), so that resume and replay re-run the session. The files
+// it loads are stored after it, as for a script. src is called when a
+// checkpoint is written (on the goroutine that runs the script), not
+// before: a session's inputs cost nothing until then.
+func (in *Interp) SetSessionScript(path string, src func() []byte) {
+	in.state.mu.Lock()
+	defer in.state.mu.Unlock()
+	in.state.session = &sessionScript{path, src}
+}
+
+// sessionScript is SetSessionScript's script.
+type sessionScript struct {
+	path string
+	src  func() []byte
+}
+
 // readLoaded reads a file for load(): from Options.Files when set (a
 // checkpoint's own files, and nothing else), else from disk.
 func (in *Interp) readLoaded(path, abs string) ([]byte, error) {
@@ -93,11 +112,15 @@ func RunInfo(thread *starlark.Thread) checkpoint.RunInfo {
 	for k, v := range s.raw {
 		info.Run.Overrides[k] = v
 	}
-	for _, f := range s.scripts {
+	scripts := s.scripts
+	if s.session != nil {
+		scripts = append([]scriptSource{{s.session.path, s.session.src()}}, scripts...)
+	}
+	for _, f := range scripts {
 		info.Run.Scripts = append(info.Run.Scripts, checkpoint.ScriptFile{Path: f.path, Source: f.src})
 	}
-	if len(s.scripts) > 0 {
-		info.Script = s.scripts[0].path
+	if len(scripts) > 0 {
+		info.Script = scripts[0].path
 	}
 	if s.tunables != nil {
 		info.Run.Config = map[string]checkpoint.Value{}

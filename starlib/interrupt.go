@@ -56,7 +56,7 @@ func RunMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
 	defer s.training.Add(-1)
 	err := m.Run()
 	s.mu.Lock()
-	s.loopRuns = append(s.loopRuns, LoopRun{Continued: continued, Paused: m.Paused(), Iteration: m.Log.Status.IterationsDone})
+	s.loopRuns = append(s.loopRuns, LoopRun{Continued: continued, Paused: m.Paused(), Iteration: m.Log.Status.IterationsDone, Log: m.Log})
 	s.mu.Unlock()
 	return err
 }
@@ -67,6 +67,8 @@ func RunMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
 type LoopRun struct {
 	Continued, Paused bool
 	Iteration         int
+	// Log is the main loop's log (its summary, once it finished).
+	Log *mainloop.TrainingLog
 }
 
 // TakeLoopRuns returns the main_loop.run() calls made since the last

@@ -79,6 +79,23 @@ type Options struct {
 	Parallel *ParallelRun
 	// Limits bound the steps and memory the script may use.
 	Limits Limits
+	// Display, when not nil, shows rich output in the front end that runs
+	// the interpreter (the Jupyter kernel): the Plot extension's image.
+	Display DisplayFunc
+}
+
+// A DisplayFunc shows data (MIME type to content, such as "image/png")
+// as the output named id; a later call with the same id replaces it in
+// place (Jupyter's display_data and update_display_data).
+type DisplayFunc func(id string, data map[string][]byte)
+
+// DisplayOf is the run's Options.Display (nil when the front end shows
+// nothing but text).
+func DisplayOf(thread *starlark.Thread) DisplayFunc {
+	if s := state(thread); s != nil {
+		return s.display
+	}
+	return nil
 }
 
 // Thread-local keys.
@@ -119,6 +136,11 @@ type runState struct {
 	// scripts are the main script and the loaded files, with their
 	// sources, in the order they were read (for checkpoints).
 	scripts []scriptSource
+	// session is the interactive session's code (SetSessionScript),
+	// stored before scripts.
+	session *sessionScript
+	// display is Options.Display.
+	display DisplayFunc
 	// tunables is what config(...) declared and resolved.
 	tunables *tunables
 	ckpt     *CheckpointRun
@@ -325,6 +347,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		thread.SetMaxExecutionSteps(opts.Limits.MaxSteps)
 	}
 	s.ckpt = opts.Checkpoint
+	s.display = opts.Display
 	s.parallel = opts.Parallel
 	s.stdout = stdout
 	s.modules = in.modules

@@ -17,6 +17,9 @@
 //	blocks-repl dashboard [LOG]   a live dashboard of runs in the browser
 //	blocks-repl fuel COMMAND      Fuel's data commands: download, convert,
 //	                              info, serve (blocks-repl fuel help)
+//	blocks-repl kernel FILE       the Jupyter kernel (kernel install writes
+//	                              its kernelspec; docs/jupyter.md)
+//	blocks-repl nbexport NB.ipynb a notebook's cells that ran, as a script
 //	blocks-repl version           print the version
 //	blocks-repl help              print every command's options
 //
@@ -34,6 +37,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -267,6 +271,15 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "blocks-repl: %v\n", err)
 		return 1
+	}
+	if strings.EqualFold(filepath.Ext(script), ".ipynb") {
+		// A notebook runs as the script nbexport writes.
+		s, err := notebookScript(script, src)
+		if err != nil {
+			fmt.Fprintf(stderr, "blocks-repl run: %v\n", err)
+			return 1
+		}
+		src = []byte(s)
 	}
 	// Ctrl-C is the main loop's (scriptInterrupts): the dashboard lives
 	// as long as the run.

@@ -91,6 +91,12 @@ type session struct {
 
 	sigint      chan os.Signal // the process's SIGINT, for the whole session
 	loopSignals chan os.Signal // what main loops started at the prompt listen to
+
+	// display shows rich output (the Jupyter kernel's; nil at a terminal).
+	display starlib.DisplayFunc
+	// scriptPath names the session's code in the checkpoints it writes
+	// (SetSessionScript).
+	scriptPath string
 }
 
 func newSession(out, errw io.Writer) (*session, error) {
@@ -103,7 +109,7 @@ func newSession(out, errw io.Writer) (*session, error) {
 
 // reset starts over with a new interpreter and no accepted inputs.
 func (s *session) reset() error {
-	interp, err := starlib.NewInterp(starlib.Options{Stdout: s.out, Library: all.Library()})
+	interp, err := starlib.NewInterp(starlib.Options{Stdout: s.out, Library: all.Library(), Display: s.display})
 	if err != nil {
 		return err
 	}
@@ -180,10 +186,11 @@ func replSession(in io.Reader, out, errw io.Writer, interactive bool, file strin
 		if strings.TrimSpace(chunk) == "" {
 			continue
 		}
-		if s.exec(chunk, true) {
-			s.accept(chunk)
-		} else {
-			s.interp.TakeLoopRuns()
+		s.recordScript(chunk)
+		ok := s.exec(chunk, true)
+		runs := s.interp.TakeLoopRuns()
+		if ok {
+			s.accept(chunk, runs)
 		}
 	}
 }
@@ -294,6 +301,8 @@ func (s *session) load(file string) bool {
 		fmt.Fprintf(s.errw, "blocks-repl: %v\n", err)
 		return false
 	}
+	abs, _ := filepath.Abs(file)
+	s.recordScript(fmt.Sprintf("# :load %s\n%s", abs, src))
 	if _, err := s.eval(file, string(src)); err != nil {
 		s.interp.TakeLoopRuns()
 		if errors.Is(err, starlib.ErrNoTrain) {
@@ -303,8 +312,7 @@ func (s *session) load(file string) bool {
 		}
 		return false
 	}
-	abs, _ := filepath.Abs(file)
-	s.accept(fmt.Sprintf("# :load %s\n%s", abs, strings.TrimRight(string(src), "\n")+"\n"))
+	s.accept(fmt.Sprintf("# :load %s\n%s", abs, strings.TrimRight(string(src), "\n")+"\n"), s.interp.TakeLoopRuns())
 	return true
 }
 

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"go.starlark.net/starlark"
 
@@ -187,20 +186,14 @@ func shapeOf(v starlark.Value) string {
 
 // save writes the accepted inputs as a script, atomically.
 func (s *session) save(path string) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Saved from a blocks-repl session on %s.\n", time.Now().UTC().Format(time.RFC3339))
-	b.WriteString("# The inputs that ran without error, in order; run with: blocks-repl run FILE\n\n")
-	for i, c := range s.accepted {
-		b.WriteString(strings.TrimRight(s.savedInput(i, c), "\n"))
-		b.WriteString("\n")
-	}
+	text := s.script("")
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, ".save-*.star")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(b.String()); err != nil {
+	if _, err := tmp.WriteString(text); err != nil {
 		tmp.Close()
 		return err
 	}

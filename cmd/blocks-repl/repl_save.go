@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.starlark.net/syntax"
 
@@ -12,14 +14,49 @@ import (
 
 // accept records an input that ran without error, with the main-loop
 // runs it made.
-func (s *session) accept(chunk string) {
-	if runs := s.interp.TakeLoopRuns(); len(runs) > 0 {
+func (s *session) accept(chunk string, runs []starlib.LoopRun) {
+	if len(runs) > 0 {
 		if s.runs == nil {
 			s.runs = map[int][]starlib.LoopRun{}
 		}
 		s.runs[len(s.accepted)] = runs
 	}
 	s.accepted = append(s.accepted, chunk)
+}
+
+// script is the session's code as :save writes it: the inputs that ran
+// without error, in order, then next (the input about to run; "" for
+// none).
+func (s *session) script(next string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Saved from a blocks-repl session on %s.\n", time.Now().UTC().Format(time.RFC3339))
+	b.WriteString("# The inputs that ran without error, in order; run with: blocks-repl run FILE\n\n")
+	for i, c := range s.accepted {
+		b.WriteString(strings.TrimRight(s.savedInput(i, c), "\n"))
+		b.WriteString("\n")
+	}
+	if next != "" {
+		b.WriteString(strings.TrimRight(next, "\n") + "\n")
+	}
+	return b.String()
+}
+
+// recordScript makes the session's code, with next the input about to
+// run, the script that the checkpoints it writes store: resume re-runs
+// the session's code (SetSessionScript). The script is built only when a
+// checkpoint is written, while next runs (the accepted inputs do not
+// change then). The script is named
+// session.star in the current directory unless the session set
+// scriptPath.
+func (s *session) recordScript(next string) {
+	p := s.scriptPath
+	if p == "" {
+		p = "session.star"
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	s.interp.SetSessionScript(p, func() []byte { return []byte(s.script(next)) })
 }
 
 // savedInput is accepted input i as :save writes it. A training run that

@@ -309,6 +309,9 @@ type Plot struct {
 	// Off makes the extension draw nothing (the processes other than 0
 	// of a data-parallel job).
 	Off bool
+	// Drawn, when not nil, is called after each drawing of Path (the
+	// Jupyter kernel shows the image inline from it).
+	Drawn func(path string) error
 }
 
 // NewPlot returns the Plot extension.
@@ -331,7 +334,13 @@ func NewPlot(path string, o Options, triggers extensions.Triggers) (*Plot, error
 		if p.Off {
 			return nil
 		}
-		return Draw(p.Path, c.MainLoop.Log, p.Options)
+		if err := Draw(p.Path, c.MainLoop.Log, p.Options); err != nil {
+			return err
+		}
+		if p.Drawn != nil {
+			return p.Drawn(p.Path)
+		}
+		return nil
 	}, tr)
 	if err != nil {
 		return nil, fmt.Errorf("Plot: %w", err)

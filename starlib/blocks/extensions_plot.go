@@ -1,7 +1,12 @@
 package blocks
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -87,5 +92,29 @@ func plotExtension(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, err
 	}
+	if show := starlib.DisplayOf(thread); show != nil {
+		// In a notebook the image is shown inline, and each redraw
+		// replaces it in place.
+		id := "plot-" + randomID()
+		mime := "image/png"
+		if strings.EqualFold(filepath.Ext(p), ".svg") {
+			mime = "image/svg+xml"
+		}
+		ext.Drawn = func(path string) error {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("Plot: %w", err)
+			}
+			show(id, map[string][]byte{mime: b})
+			return nil
+		}
+	}
 	return &Extension{E: ext}, nil
+}
+
+// randomID is 16 random hex digits (a display's id).
+func randomID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
