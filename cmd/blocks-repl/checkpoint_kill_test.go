@@ -164,6 +164,29 @@ func startChild(t *testing.T, bin, dir string, env []string, args ...string) *ch
 	return c
 }
 
+// holdWrite is the environment that makes a child's nth checkpoint write
+// wait half way for a signal (BLOCKS_CHECKPOINT_WRITE_HOLD).
+func holdWrite(n int) []string {
+	return []string{fmt.Sprintf("BLOCKS_CHECKPOINT_WRITE_HOLD=%d", n)}
+}
+
+// waitHeld waits until the child's held checkpoint write has started
+// (holdWrite), however long the machine takes; a child that ends first
+// fails the test.
+func (c *child) waitHeld(t *testing.T) {
+	t.Helper()
+	for {
+		select {
+		case line := <-c.lines:
+			if strings.Contains(line, "checkpoint: write held") {
+				return
+			}
+		case err := <-c.done:
+			t.Fatalf("blocks-repl ended (%v) before its held checkpoint write\n%s", err, c.stderr)
+		}
+	}
+}
+
 // runToEnd runs a child to its end and fails the test on an error.
 func runToEnd(t *testing.T, bin, dir string, args ...string) time.Duration {
 	t.Helper()
@@ -328,7 +351,7 @@ func reference(t *testing.T, bin, adamLoad string) (*checkpoint.Checkpoint, time
 
 // TestKillResumeBitIdentical is the fast version of the kill test: a
 // couple of random kills, and one kill in the middle of a checkpoint
-// write (the writer pauses there under BLOCKS_CHECKPOINT_WRITE_DELAY).
+// write (the writer holds its 15th write under BLOCKS_CHECKPOINT_WRITE_HOLD).
 func TestKillResumeBitIdentical(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs blocks-repl")
@@ -342,16 +365,8 @@ func TestKillResumeBitIdentical(t *testing.T) {
 	// the resumed run ends like the reference.
 	dir := t.TempDir()
 	writeKillScript(t, dir, adamLoad)
-	c := startChild(t, bin, dir, []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=300ms"}, "run", "exp.star")
-	writes := 0
-	for line := range c.lines {
-		if strings.Contains(line, "checkpoint: write in progress") {
-			writes++
-			if writes == 15 { // mid-epoch 1 (10 batches an epoch... 20 here)
-				break
-			}
-		}
-	}
+	c := startChild(t, bin, dir, holdWrite(15), "run", "exp.star") // mid-epoch (20 batches an epoch)
+	c.waitHeld(t)
 	_ = c.cmd.Process.Signal(syscall.SIGKILL)
 	<-c.done
 	tmps, _ := filepath.Glob(filepath.Join(dir, ".run.tar.tmp-*"))

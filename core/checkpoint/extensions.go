@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
@@ -81,7 +80,7 @@ type CheckpointExtension struct {
 	// same as process 0's.
 	ReadOnly bool
 	// PauseHalfway is WriteOptions.PauseHalfway (a test hook).
-	PauseHalfway time.Duration
+	PauseHalfway func()
 
 	lastIteration int
 	// owned are the older checkpoints this run (and the runs it resumed)
