@@ -208,11 +208,16 @@ func TestTerminalEditingCompletionHelpErrors(t *testing.T) {
 	tm.line(":help MLP")
 	tm.expect("multi-layer perceptron")
 
-	// Ctrl-C stops a running computation; the session goes on.
-	tm.line("while True:")
-	tm.line("    pass")
+	// Ctrl-C stops a running computation; the session goes on. The loop
+	// says when it runs, and only then is Ctrl-C typed (a fixed wait was
+	// outlasted on a loaded machine: the Ctrl-C then reached the prompt).
+	tm.line("def spin():")
+	tm.line("    print(\"SPIN\" + \"NING\")")
+	tm.line("    while True:")
+	tm.line("        pass")
 	tm.line("")
-	time.Sleep(200 * time.Millisecond)
+	tm.line("spin()")
+	tm.expect("SPINNING")
 	tm.send("\x03")
 	tm.expect("interrupted (Ctrl-C)")
 	// Keys typed before the next prompt reach the terminal in its cooked
