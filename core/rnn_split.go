@@ -33,10 +33,12 @@ import (
 // outputs) instead of OpenBLAS, which packs them again on every call:
 // half a batch's product (16×256 by 256×1024) takes 82 µs of CPU there
 // against OpenBLAS's 128 (docs/performance.md). Gemm32 computes each
-// element as OpenBLAS's float32 kernels do when k fits one of their blocks
-// (fused multiply-adds in order from zero), so the forward products, whose
-// k is d, use it only up to rnnMaxPanelK: the fused forward pass keeps the
-// bits of the step graph's Dot.
+// element as OpenBLAS's AVX-512 float32 kernels do when k fits one of
+// their blocks (fused multiply-adds in order from zero), so the forward
+// products, whose k is d, use it only up to rnnMaxPanelK: the fused
+// forward pass keeps the bits of the step graph's Dot under those kernels,
+// and agrees with it within rounding under others (OpenBLAS's Haswell
+// kernels on an AVX-512 CPU sum some elements in another order).
 
 // rnnMaxPanelK is the largest state dimension whose forward products run
 // on vec.Gemm32 (OpenBLAS's float32 blocks along k hold 320 or more).

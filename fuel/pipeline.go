@@ -17,10 +17,10 @@ type Composite interface {
 }
 
 // Random is a part of a data pipeline that draws random numbers from
-// generators of its own between epochs (a shuffled scheme's order): a
-// checkpoint saves their states so that a resumed run draws the same
-// numbers. A part whose draws are all within an epoch keeps its generator
-// in its iterator's state instead (StatefulIterator).
+// generators of its own that last from epoch to epoch (a shuffled scheme's
+// order, a random transformer's draws): a checkpoint saves their states so
+// that a resumed run draws the same numbers. (A random transformer's
+// iterator state holds its generator too, for a resume mid-epoch.)
 type Random interface {
 	Generators() []*numpyrand.RandomState
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"time"
 
 	"go.starlark.net/starlark"
 
@@ -41,9 +40,15 @@ type CheckpointRun struct {
 	// Scratch, for a replay, is the directory that receives what the
 	// script writes (removed by the caller afterwards).
 	Scratch string
-	// PauseCheckpointWrites (a test hook) pauses every checkpoint write
-	// half way (checkpoint.WriteOptions.PauseHalfway).
-	PauseCheckpointWrites time.Duration
+	// PauseCheckpointWrites (a test hook), when not nil, is called half
+	// way through every checkpoint write (checkpoint.WriteOptions.PauseHalfway).
+	PauseCheckpointWrites func()
+	// Add, when set, is a Checkpoint extension added to the script's
+	// first main loop, after its own extensions (blocks-repl run
+	// --checkpoint; resume and replay pass the checkpoint's own).
+	Add *checkpoint.AddedCheckpoint
+	// Added is set once a main loop has it.
+	Added bool
 }
 
 // ErrConfigPrinted stops a --print-config run after config(...).
@@ -139,6 +144,7 @@ func RunInfo(thread *starlark.Thread) checkpoint.RunInfo {
 	}
 	if s.ckpt != nil {
 		info.Command = s.ckpt.Command
+		info.Run.Added = s.ckpt.Add
 	}
 	if s.microbatches > 1 {
 		info.Run.Microbatches = s.microbatches

@@ -180,6 +180,9 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		ov[k] = v
 	}
 	main := c.MainScript()
+	if ck.Add == nil {
+		ck.Add = c.Run.Added // a run --checkpoint: its Checkpoint again
+	}
 	if ck.Replay != nil {
 		// A replay leaves nothing behind: what the script writes (plots,
 		// logs, converted files) goes to a directory removed at the end.

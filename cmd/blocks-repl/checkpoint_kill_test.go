@@ -164,6 +164,29 @@ func startChild(t *testing.T, bin, dir string, env []string, args ...string) *ch
 	return c
 }
 
+// holdWrite is the environment that makes a child's nth checkpoint write
+// wait half way for a signal (BLOCKS_CHECKPOINT_WRITE_HOLD).
+func holdWrite(n int) []string {
+	return []string{fmt.Sprintf("BLOCKS_CHECKPOINT_WRITE_HOLD=%d", n)}
+}
+
+// waitHeld waits until the child's held checkpoint write has started
+// (holdWrite), however long the machine takes; a child that ends first
+// fails the test.
+func (c *child) waitHeld(t *testing.T) {
+	t.Helper()
+	for {
+		select {
+		case line := <-c.lines:
+			if strings.Contains(line, "checkpoint: write held") {
+				return
+			}
+		case err := <-c.done:
+			t.Fatalf("blocks-repl ended (%v) before its held checkpoint write\n%s", err, c.stderr)
+		}
+	}
+}
+
 // runToEnd runs a child to its end and fails the test on an error.
 func runToEnd(t *testing.T, bin, dir string, args ...string) time.Duration {
 	t.Helper()
@@ -328,7 +351,7 @@ func reference(t *testing.T, bin, adamLoad string) (*checkpoint.Checkpoint, time
 
 // TestKillResumeBitIdentical is the fast version of the kill test: a
 // couple of random kills, and one kill in the middle of a checkpoint
-// write (the writer pauses there under BLOCKS_CHECKPOINT_WRITE_DELAY).
+// write (the writer holds its 15th write under BLOCKS_CHECKPOINT_WRITE_HOLD).
 func TestKillResumeBitIdentical(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs blocks-repl")
@@ -342,24 +365,15 @@ func TestKillResumeBitIdentical(t *testing.T) {
 	// the resumed run ends like the reference.
 	dir := t.TempDir()
 	writeKillScript(t, dir, adamLoad)
-	c := startChild(t, bin, dir, []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=300ms"}, "run", "exp.star")
+	c := startChild(t, bin, dir, holdWrite(15), "run", "exp.star") // mid-epoch (20 batches an epoch)
 	// The writes are in the background: the kill comes once the 15th
-	// write is half way (paused) and the loop has trained on to its next
+	// write is held half way and the loop has trained on to its next
 	// save, which waits for that write.
-	writes, waiting := 0, false
+	c.waitHeld(t)
 	for line := range c.lines {
-		if strings.Contains(line, "checkpoint: write in progress") {
-			writes++
-		}
 		if strings.Contains(line, "checkpoint: waiting for the write in progress (iteration 15)") {
-			waiting = true
-		}
-		if writes >= 15 && waiting { // mid-epoch 1 (20 batches an epoch)
 			break
 		}
-	}
-	if writes != 15 || !waiting {
-		t.Fatalf("the kill came at write %d (the loop waiting for the write of iteration 15: %v)", writes, waiting)
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGKILL)
 	<-c.done

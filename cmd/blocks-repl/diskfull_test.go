@@ -35,17 +35,10 @@ func TestDiskFullDuringCheckpoint(t *testing.T) {
 	ref := sharedReference(t, bin, adamLoad)
 	writeKillScript(t, dir, adamLoad)
 
-	c := startChild(t, bin, dir, []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=50ms"}, "run", "exp.star")
-	writes := 0
-	for line := range c.lines {
-		if strings.Contains(line, "checkpoint: write in progress") {
-			writes++
-			if writes == 15 {
-				break
-			}
-		}
-	}
-	// Fill the file system while the writer sleeps half way through.
+	c := startChild(t, bin, dir, holdWrite(15), "run", "exp.star")
+	c.waitHeld(t)
+	// Fill the file system while the writer waits half way through,
+	// then let it go on (SIGUSR1 only releases it).
 	filler := filepath.Join(dir, "filler")
 	f, err := os.Create(filler)
 	if err != nil {
@@ -64,12 +57,15 @@ func TestDiskFullDuringCheckpoint(t *testing.T) {
 		}
 	}
 	f.Close()
+	if err := c.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
 	var err2 error
 	select {
 	case err2 = <-c.done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(5 * time.Minute):
 		_ = c.cmd.Process.Kill()
-		t.Fatal("blocks-repl did not stop on a full disk")
+		t.Fatal("blocks-repl did not stop on a full disk within 5 minutes")
 	}
 	var ee *exec.ExitError
 	if !errors.As(err2, &ee) || ee.ExitCode() != 1 {

@@ -33,14 +33,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/blocks-go/blocks/core/checkpoint"
@@ -78,6 +82,13 @@ const runOptions = `  --set NAME=VALUE   override the setting NAME, which the sc
                      JSON lines (.jsonl, .json), CSV (.csv) or an SQLite log
                      database (.sqlite, .db; written as training goes, every
                      main loop of the script, resumed runs chained).
+  --checkpoint FILE  add Checkpoint(FILE) to the script's first main loop, after
+                     its own extensions, without editing the script: the run's
+                     state goes to FILE every epoch and after training, so
+                     Ctrl-C and SIGTERM leave something to blocks-repl resume
+                     FILE (docs/checkpoints.md). How often:
+                     --checkpoint-every-n-epochs N (default 1; 0: never by epochs),
+                     --checkpoint-every-n-batches N (default 0: never by batches).
 `
 
 const usageTail = `  blocks-repl version                      print the version
@@ -175,6 +186,7 @@ func init() {
 	registerCommand(command{
 		name: "run",
 		usage: `  blocks-repl run [--set NAME=VALUE]... [--print-config] [--log FILE] [--dashboard] [--device DEV]
+                  [--checkpoint FILE [--checkpoint-every-n-epochs N] [--checkpoint-every-n-batches N]]
                   [--np N] [--microbatches K] [--max-steps N] [--max-memory SIZE]
                   [--load-root DIR]... SCRIPT.star
                                            run an experiment script (on N processes with
@@ -249,12 +261,19 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 	dev := fs.String("device", os.Getenv("BLOCKS_DEVICE"), "where graphs run: cpu, cuda or cuda:N")
 	dash := fs.Bool("dashboard", false, "serve the live dashboard while the script runs")
 	dashPort := fs.Int("dashboard-port", defaultDashboardPort, "the dashboard's port")
+	ckptPath := fs.String("checkpoint", "", "add a Checkpoint to the script's main loop, writing FILE")
+	ckptEpochs := fs.Int("checkpoint-every-n-epochs", 1, "")
+	ckptBatches := fs.Int("checkpoint-every-n-batches", 0, "")
 	limits := limitFlags(fs, false)
 	usageError := func(err error) int {
 		return badUsage(stderr, "run", err)
 	}
 	// Flags may come before or after the script.
 	script, err := parseOneArg(fs, args, "SCRIPT.star")
+	if err != nil {
+		return usageError(err)
+	}
+	added, err := addedCheckpoint(fs, *ckptPath, *ckptEpochs, *ckptBatches)
 	if err != nil {
 		return usageError(err)
 	}
@@ -293,7 +312,7 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 		}
 		defer d.finish(ctx, stderr)
 	}
-	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig, PauseCheckpointWrites: checkpointWritePause()}
+	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig, PauseCheckpointWrites: checkpointWritePause(), Add: added}
 	if !j.writer() {
 		*logPath = "" // process 0 writes the log
 	}
@@ -314,6 +333,29 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 		return 1
 	}
 	return 0
+}
+
+// addedCheckpoint is run's --checkpoint FILE with its triggers (nil
+// without it): every_n_epochs (default 1) and every_n_batches (default
+// 0), after_training always.
+func addedCheckpoint(fs *flag.FlagSet, path string, epochs, batches int) (*checkpoint.AddedCheckpoint, error) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if path == "" {
+		for _, n := range []string{"checkpoint-every-n-epochs", "checkpoint-every-n-batches"} {
+			if set[n] {
+				return nil, fmt.Errorf("--%s needs --checkpoint FILE", n)
+			}
+		}
+		if set["checkpoint"] {
+			return nil, errors.New("--checkpoint needs a file name")
+		}
+		return nil, nil
+	}
+	if epochs < 0 || batches < 0 {
+		return nil, fmt.Errorf("--checkpoint-every-n-epochs and --checkpoint-every-n-batches take a count from 0, got %d and %d", epochs, batches)
+	}
+	return &checkpoint.AddedCheckpoint{Path: path, EveryNEpochs: epochs, EveryNBatches: batches}, nil
 }
 
 func versionString() string {
@@ -350,11 +392,36 @@ func checkDevice(name string) error {
 	return device.Check(d)
 }
 
-// checkpointWritePause is the test hook BLOCKS_CHECKPOINT_WRITE_DELAY (a
-// Go duration): the tests that kill the binary during a checkpoint write
-// set it to make that moment last. It is read here, once per command, and
-// passed down as an option.
-func checkpointWritePause() time.Duration {
-	d, _ := time.ParseDuration(os.Getenv("BLOCKS_CHECKPOINT_WRITE_DELAY"))
-	return d
+// checkpointWritePause is the test hooks that pause checkpoint writes half
+// way, read here, once per command, and passed down as an option (nil:
+// none):
+//
+//   - BLOCKS_CHECKPOINT_WRITE_HOLD=N: the Nth write of this command prints
+//     "checkpoint: write held" and waits for SIGTERM, SIGINT (which the main
+//     loop also receives) or SIGUSR1 (release only), at most 10 minutes. A
+//     test then signals or kills the process in that write whatever the
+//     load: it waits for the line, not for time.
+//   - BLOCKS_CHECKPOINT_WRITE_DELAY (a Go duration): every write sleeps
+//     that long (the kill trials, which want kills anywhere).
+func checkpointWritePause() func() {
+	if n, err := strconv.Atoi(os.Getenv("BLOCKS_CHECKPOINT_WRITE_HOLD")); err == nil && n > 0 {
+		writes := 0 // writes run one at a time, on the main loop's goroutine
+		return func() {
+			if writes++; writes != n {
+				return
+			}
+			ch := make(chan os.Signal, 1)
+			signal.Notify(ch, syscall.SIGTERM, os.Interrupt, syscall.SIGUSR1)
+			defer signal.Stop(ch)
+			fmt.Fprintln(os.Stderr, "checkpoint: write held")
+			select {
+			case <-ch:
+			case <-time.After(10 * time.Minute):
+			}
+		}
+	}
+	if d, _ := time.ParseDuration(os.Getenv("BLOCKS_CHECKPOINT_WRITE_DELAY")); d > 0 {
+		return func() { time.Sleep(d) }
+	}
+	return nil
 }

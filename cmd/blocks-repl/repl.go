@@ -355,6 +355,7 @@ func newReadline(in io.Reader, out, errw io.Writer, s *session) (*readlineReader
 		EOFPrompt:         "",
 		Stdout:            out,
 		Stderr:            errw,
+		FuncGetWidth:      terminalWidth,
 	}
 	paste := newPasteInput(in)
 	cfg.Stdin = paste
@@ -366,6 +367,20 @@ func newReadline(in io.Reader, out, errw io.Writer, s *session) (*readlineReader
 	}
 	io.WriteString(out, enableBracketedPaste)
 	return &readlineReader{inst, paste}, nil
+}
+
+// defaultColumns is the width assumed for a terminal that reports none.
+const defaultColumns = 80
+
+// terminalWidth is the terminal's width in columns, or defaultColumns when
+// it reports none: a pty whose window size was never set says 0×0 (serial
+// consoles, some containers and CI runners), and readline, given width 0,
+// silently ignores Tab.
+func terminalWidth() int {
+	if w := readline.GetScreenWidth(); w > 0 {
+		return w
+	}
+	return defaultColumns
 }
 
 func (r *readlineReader) ReadLine(prompt string) (string, error) {

@@ -35,10 +35,16 @@ var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r`)
 
 func startTerminal(t *testing.T, env []string, args ...string) *terminal {
 	t.Helper()
+	return startTerminalSize(t, &pty.Winsize{Rows: 40, Cols: 200}, env, args...)
+}
+
+// startTerminalSize is startTerminal on a terminal of the given window size.
+func startTerminalSize(t *testing.T, size *pty.Winsize, env []string, args ...string) *terminal {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), "FUEL_FLOATX=float32", "TERM=xterm")
 	cmd.Env = append(cmd.Env, env...)
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	f, err := pty.StartWithSize(cmd, size)
 	if err != nil {
 		t.Fatalf("starting blocks-repl on a pty: %v", err)
 	}
@@ -202,11 +208,16 @@ func TestTerminalEditingCompletionHelpErrors(t *testing.T) {
 	tm.line(":help MLP")
 	tm.expect("multi-layer perceptron")
 
-	// Ctrl-C stops a running computation; the session goes on.
-	tm.line("while True:")
-	tm.line("    pass")
+	// Ctrl-C stops a running computation; the session goes on. The loop
+	// says when it runs, and only then is Ctrl-C typed (a fixed wait was
+	// outlasted on a loaded machine: the Ctrl-C then reached the prompt).
+	tm.line("def spin():")
+	tm.line("    print(\"SPIN\" + \"NING\")")
+	tm.line("    while True:")
+	tm.line("        pass")
 	tm.line("")
-	time.Sleep(200 * time.Millisecond)
+	tm.line("spin()")
+	tm.expect("SPINNING")
 	tm.send("\x03")
 	tm.expect("interrupted (Ctrl-C)")
 	// Keys typed before the next prompt reach the terminal in its cooked
@@ -223,6 +234,32 @@ func TestTerminalEditingCompletionHelpErrors(t *testing.T) {
 	tm.expect(">>> ")
 	tm.line("sq(5) + 1000")
 	tm.expect("1025")
+	tm.exit()
+}
+
+// TestTerminalCompletionWithoutWindowSize: on a terminal that reports a
+// 0×0 window (a pty whose size was never set), Tab still completes, as on
+// an 80-column terminal: a unique name in place, and the candidates of an
+// ambiguous prefix listed. (readline, given width 0, ignored Tab.)
+func TestTerminalCompletionWithoutWindowSize(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history")
+	tm := startTerminalSize(t, &pty.Winsize{}, []string{"BLOCKS_REPL_HISTORY=" + hist})
+	tm.expect(">>> ")
+	tm.line("zz_unique_name = 4242 * 3")
+	tm.line("zz_other_a = 5151")
+	tm.line("zz_other_b = 2")
+	tm.waitRaw(60 * time.Second)
+	tm.send("zz_un\t")
+	tm.send("\r")
+	tm.expect("12726")
+	tm.waitRaw(60 * time.Second)
+	tm.send("zz_ot\t\t")
+	tm.expect("zz_other_a")
+	tm.expect("zz_other_b")
+	// "a" ends the list (or, in readline's select mode, the first
+	// candidate is taken): either way the line is zz_other_a.
+	tm.send("a\r")
+	tm.expect("5151")
 	tm.exit()
 }
 

@@ -191,7 +191,7 @@ func killChild(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ck.PauseHalfway = 1 // the hook's messages
+	ck.PauseHalfway = func() {} // the hook's messages
 	n := 0
 	ck.beforeWrite = func() { n++ }
 	ck.writeSecondHalf = func(f *os.File, b []byte) (int, error) {

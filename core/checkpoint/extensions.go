@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
@@ -87,7 +86,7 @@ type CheckpointExtension struct {
 	ReadOnly bool
 	// PauseHalfway is WriteOptions.PauseHalfway (a test hook); with it a
 	// save that waits for the write in flight says so on stderr.
-	PauseHalfway time.Duration
+	PauseHalfway func()
 	// Sync makes every save write the file before the callback returns.
 	// By default a save during training (before_training, before_epoch,
 	// before_batch, after_batch, after_epoch, on_resumption) copies the
@@ -271,7 +270,7 @@ func (e *CheckpointExtension) WaitWrites() error {
 	select {
 	case <-pw.done:
 	default:
-		if e.PauseHalfway > 0 {
+		if e.PauseHalfway != nil {
 			fmt.Fprintf(os.Stderr, "checkpoint: waiting for the write in progress (iteration %d)\n", pw.iteration)
 		}
 		<-pw.done

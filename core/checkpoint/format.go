@@ -15,8 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/numpyrand"
 )
@@ -88,6 +88,31 @@ type RunConfig struct {
 	// Microbatches is the number of microbatches each batch was cut into
 	// (docs/distributed.md); 0 or 1: none. A resume continues with it.
 	Microbatches int `json:"microbatches,omitempty"`
+	// Added is the Checkpoint the command line added to the script's
+	// first main loop (blocks-repl run --checkpoint); resume and replay
+	// add it again.
+	Added *AddedCheckpoint `json:"added_checkpoint,omitempty"`
+}
+
+// AddedCheckpoint is a Checkpoint extension given on the command line
+// rather than in the script: its path and triggers (after_training
+// always; every_n_epochs, every_n_batches when not 0).
+type AddedCheckpoint struct {
+	Path          string `json:"path"`
+	EveryNEpochs  int    `json:"every_n_epochs,omitempty"`
+	EveryNBatches int    `json:"every_n_batches,omitempty"`
+}
+
+// Triggers are the extension's triggers other than after_training.
+func (a *AddedCheckpoint) Triggers() extensions.Triggers {
+	t := extensions.Triggers{}
+	if a.EveryNEpochs > 0 {
+		t[extensions.TriggerEveryNEpochs] = a.EveryNEpochs
+	}
+	if a.EveryNBatches > 0 {
+		t[extensions.TriggerEveryNBatches] = a.EveryNBatches
+	}
+	return t
 }
 
 // RNGState is the state of one generator and what it belongs to.
@@ -438,10 +463,10 @@ type WriteOptions struct {
 	// the one kept now is appended to it; a file of a kept name that the
 	// run did not write is never touched (an error says so).
 	Owned *[]string
-	// PauseHalfway (a test hook) pauses the writer half way through the
-	// temporary file, so that a test can kill the process during a
-	// checkpoint write; it says so on stderr.
-	PauseHalfway time.Duration
+	// PauseHalfway (a test hook), when not nil, is called half way
+	// through the temporary file, so that a test can kill the process
+	// during a checkpoint write; the writer says so on stderr first.
+	PauseHalfway func()
 	// writeSecondHalf (a test hook), when not nil, writes the second half
 	// of the temporary file in place of (*os.File).Write, so that a test
 	// can inject a full disk.
@@ -484,7 +509,7 @@ type tempWriter struct {
 	// flushed is where the last writeback started.
 	flushed    int64
 	passed     bool
-	pause      time.Duration
+	pause      func()
 	secondHalf func(*os.File, []byte) (int, error)
 }
 
@@ -509,9 +534,9 @@ func (w *tempWriter) Write(p []byte) (int, error) {
 		return n, err
 	}
 	w.passed = true
-	if w.pause > 0 {
+	if w.pause != nil {
 		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
-		time.Sleep(w.pause)
+		w.pause()
 	}
 	m, err := w.Write(p[k:])
 	return n + m, err
@@ -554,9 +579,9 @@ func writeAtomic(path string, size int64, o WriteOptions, fill func(WriterAt) er
 	if err := fill(w); err != nil {
 		return fail(err)
 	}
-	if !w.passed && w.pause > 0 {
+	if !w.passed && w.pause != nil {
 		fmt.Fprintln(os.Stderr, "checkpoint: write in progress")
-		time.Sleep(w.pause)
+		w.pause()
 	}
 	if err := f.Sync(); err != nil {
 		return fail(err)

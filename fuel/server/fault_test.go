@@ -188,9 +188,12 @@ func TestSlowConsumerThrottled(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(200 * time.Millisecond)
-	if src.made.Load() <= second {
-		t.Errorf("the server did not resume after the client read again")
+	// The server resumes producing: wait for it (not for a fixed time,
+	// which a loaded machine outlasts), up to a minute.
+	for start := time.Now(); src.made.Load() <= second; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > time.Minute {
+			t.Fatalf("the server did not resume within a minute after the client read again")
+		}
 	}
 	t.Logf("server blocked after %d batches of 1 MiB with HWM 2 at both ends", second)
 }

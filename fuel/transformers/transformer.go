@@ -150,6 +150,17 @@ func (t *Transformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochI
 	return &iterator{t: t, child: it}, nil
 }
 
+// Generators is a random transformer's generator (fuel.Random): its draws
+// go on from epoch to epoch, so a checkpoint between epochs, which holds
+// no iterator state, must save it too (a resume at an epoch's end redrew
+// the next epoch's rotations from the seed).
+func (t *Transformer) Generators() []*numpyrand.RandomState {
+	if t.rng == nil {
+		return nil
+	}
+	return []*numpyrand.RandomState{t.rng}
+}
+
 // input is the stream t iterates.
 func (t *Transformer) input() fuel.Stream {
 	if t.iterated != nil {

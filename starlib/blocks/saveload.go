@@ -79,11 +79,45 @@ func newCheckpointExtension(c *classCall) (mainloop.Extension, error) {
 	if err != nil {
 		return nil, err
 	}
+	bindCheckpoint(thread, e)
+	return e, nil
+}
+
+// bindCheckpoint ties a Checkpoint extension to the run: what it records
+// about the run, and the resume or replay it serves.
+func bindCheckpoint(thread *starlark.Thread, e *checkpoint.CheckpointExtension) {
 	e.Info = func() checkpoint.RunInfo { return starlib.RunInfo(thread) }
 	if ck := starlib.CheckpointRunOf(thread); ck != nil {
 		e.Resume = ck.Resume
 		e.Replay = ck.Replay
 		e.PauseHalfway = ck.PauseCheckpointWrites
 	}
-	return e, nil
+}
+
+// addCommandLineCheckpoint appends to the run's first main loop the
+// Checkpoint that the command line asks for (CheckpointRun.Add: blocks-repl
+// run --checkpoint PATH), after the script's own extensions, as if the
+// script had passed Checkpoint(PATH, every_n_epochs=..., ...) last.
+func addCommandLineCheckpoint(thread *starlark.Thread, ml *mainloop.MainLoop) error {
+	ck := starlib.CheckpointRunOf(thread)
+	if ck == nil || ck.Add == nil || ck.Added {
+		return nil
+	}
+	ck.Added = true
+	for _, x := range ml.Extensions {
+		if e, ok := x.(*checkpoint.CheckpointExtension); ok && e.Path == ck.Add.Path {
+			return fmt.Errorf("--checkpoint %s: the script's own Checkpoint writes %s already", ck.Add.Path, e.Path)
+		}
+	}
+	path, err := starlib.CheckpointPath(thread, ck.Add.Path)
+	if err != nil {
+		return fmt.Errorf("--checkpoint: %w", err)
+	}
+	e, err := checkpoint.NewCheckpointExtension(path, 1, nil, checkpoint.Bindings{Namer: parameterPath}, ck.Add.Triggers())
+	if err != nil {
+		return fmt.Errorf("--checkpoint: %w", err)
+	}
+	bindCheckpoint(thread, e)
+	ml.Extensions = append(ml.Extensions, e)
+	return nil
 }

@@ -446,6 +446,9 @@ func newMainLoop(c *classCall) (starlark.Value, error) {
 	ml.LogBackend = logBackend
 	ml.Messages = &printWriter{thread: thread}
 	starlib.RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
+	if err := addCommandLineCheckpoint(thread, ml); err != nil {
+		return nil, fmt.Errorf("MainLoop: %w", err)
+	}
 	if alg != nil {
 		if err := configureParallel(thread, alg, ml); err != nil {
 			return nil, fmt.Errorf("MainLoop: %w", err)

@@ -16,6 +16,8 @@ package kernels
 
 // #cgo LDFLAGS: -lopenblas
 // void openblas_set_num_threads(int num_threads);
+// char* openblas_get_corename(void);
+// char* openblas_get_config(void);
 import "C"
 
 import (
@@ -41,6 +43,16 @@ func init() {
 	}
 	C.openblas_set_num_threads(1)
 }
+
+// BLASCore names the CPU core whose kernels OpenBLAS runs (Haswell,
+// SkylakeX, Zen, ...): chosen for the CPU at load time, or by
+// OPENBLAS_CORETYPE in a DYNAMIC_ARCH build (Debian's). The products' bits
+// may depend on it.
+func BLASCore() string { return C.GoString(C.openblas_get_corename()) }
+
+// BLASConfig is OpenBLAS's build description (version, DYNAMIC_ARCH, the
+// core, threads).
+func BLASConfig() string { return C.GoString(C.openblas_get_config()) }
 
 func trans(t bool) blas.Transpose {
 	if t {

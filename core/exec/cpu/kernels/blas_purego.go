@@ -23,6 +23,12 @@ const gemmSplit = true
 // BLASName names the BLAS this build multiplies with.
 const BLASName = "gonum (pure Go)"
 
+// BLASCore is empty: gonum's Go BLAS has one set of kernels.
+func BLASCore() string { return "" }
+
+// BLASConfig names the BLAS.
+func BLASConfig() string { return BLASName }
+
 func trans(t bool) blas.Transpose {
 	if t {
 		return blas.Trans

@@ -48,7 +48,10 @@ type Settings struct {
 	// NoFuse turns fusions off, for comparisons: the executor's
 	// planning-time fusions (bias + ReLU, p − s·g written in place) and
 	// the bricks' fused recurrent sequences (core.FusionEnabled);
-	// BLOCKS_NOFUSE=1 sets it. Fusion never changes a result's bits.
+	// BLOCKS_NOFUSE=1 sets it. The executor's fusions never change a
+	// result's bits; the fused recurrent sequences' products may sum in
+	// another order than the Scan's (OpenBLAS's order depends on the
+	// product's shape and the CPU), so they agree with it within rounding.
 	NoFuse bool
 }
 
