@@ -378,7 +378,14 @@ func npUnary(name string, f func(float64) float64) *starlark.Builtin {
 			return nil, err
 		}
 		dt := a.DType()
-		if !dt.IsFloat() && !(name == "abs" && dt != nd.Bool) {
+		switch {
+		case dt.IsFloat() || name == "abs" && dt != nd.Bool:
+		case dt.Size() <= 2:
+			// numpy's float32 for (u)int16, and for bool and (u)int8,
+			// whose float16 nd lacks, the next float (as Theano's
+			// upgrade_to_float).
+			dt = nd.Float32
+		default:
 			dt = nd.Float64
 		}
 		out := nd.New(dt, a.Shape...)
