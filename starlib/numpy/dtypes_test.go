@@ -288,3 +288,25 @@ func closeValues(a, b []float64, tol float64) bool {
 }
 
 func writeFile(name string, b []byte) error { return os.WriteFile(name, b, 0o644) }
+
+// A list value out of an integer dtype's range is refused, naming the
+// dtype, for every integer dtype (int16 once wrapped 70000 silently).
+func TestArrayRefusesOutOfRangeValues(t *testing.T) {
+	np := npStruct()
+	for _, d := range nd.NumericDTypes() {
+		if d.IsFloat() || d == nd.Bool {
+			continue
+		}
+		for _, v := range []string{"70000", "-70000", "1 << 40"} {
+			c := dtypeCase{Expr: "np.array([" + v + "], dtype=D)", D: d.String(), E: d.String()}
+			got := evalCase(np, c)
+			fits := d == nd.Int64 || d == nd.Int32 && v != "1 << 40"
+			switch {
+			case fits && got.Err != "":
+				t.Errorf("%s: %s", c.Expr, got.Err)
+			case !fits && !strings.Contains(got.Err, "out of range for "+d.String()):
+				t.Errorf("%s with D=%s: got %+v, want an out-of-range error naming %s", c.Expr, d, got, d)
+			}
+		}
+	}
+}
