@@ -1,6 +1,7 @@
 package core
 
 import (
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -58,6 +59,8 @@ func (sumToOp) Run(out *nd.Array, in []*nd.Array) {
 		sumToKernel(o, out.Shape, g.Data.([]float32), g.Shape)
 	case []float64:
 		sumToKernel(o, out.Shape, g.Data.([]float64), g.Shape)
+	default:
+		panic(cpu.Unsupported(sumToOp{}, out.DType()))
 	}
 }
 
@@ -109,6 +112,8 @@ func (broadcastLikeOp) Run(out *nd.Array, in []*nd.Array) {
 		broadcastKernel(o, out.Shape, in[0].Data.([]float32), in[0].Shape)
 	case []float64:
 		broadcastKernel(o, out.Shape, in[0].Data.([]float64), in[0].Shape)
+	default:
+		panic(cpu.Unsupported(broadcastLikeOp{}, out.DType()))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -162,6 +163,8 @@ func (o conv2dOp) Run(out *nd.Array, in []*nd.Array) {
 			b = in[2].F64()
 		}
 		convForward(o.ws, g, y, in[0].F64(), in[1].F64(), b)
+	default:
+		panic(cpu.Unsupported(o, out.DType()))
 	}
 }
 func (o conv2dOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
@@ -195,6 +198,8 @@ func (mapSumOp) Run(out *nd.Array, in []*nd.Array) {
 				for _, v := range x[base : base+s[2]*s[3]] {
 					acc += v
 				}
+			default:
+				panic(cpu.Unsupported(mapSumOp{}, out.DType()))
 			}
 		}
 		out.SetFlat(f, acc)
@@ -263,6 +268,8 @@ func (o conv2dGradInputOp) Run(out *nd.Array, in []*nd.Array) {
 		convBackwardInput(o.ws, g, gx, in[0].F32(), in[1].F32())
 	case []float64:
 		convBackwardInput(o.ws, g, gx, in[0].F64(), in[1].F64())
+	default:
+		panic(cpu.Unsupported(o, out.DType()))
 	}
 }
 
@@ -317,6 +324,8 @@ func (o conv2dGradWeightsOp) Run(out *nd.Array, in []*nd.Array) {
 		convBackwardWeights(o.ws, g, gw, in[0].F32(), in[1].F32())
 	case []float64:
 		convBackwardWeights(o.ws, g, gw, in[0].F64(), in[1].F64())
+	default:
+		panic(cpu.Unsupported(o, out.DType()))
 	}
 }
 

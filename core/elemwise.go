@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -164,6 +165,8 @@ func (o elemOp) Run(out *nd.Array, in []*nd.Array) {
 			unaryInt(o.kind, out.Data.([]int32), x)
 		case []uint8:
 			unaryInt(o.kind, out.Data.([]uint8), x)
+		default:
+			panic(cpu.Unsupported(o, in[0].DType()))
 		}
 	case 2:
 		switch in[0].Data.(type) {
@@ -177,6 +180,8 @@ func (o elemOp) Run(out *nd.Array, in []*nd.Array) {
 			runBinary[int32](o.kind, out, in[0], in[1])
 		case []uint8:
 			runBinary[uint8](o.kind, out, in[0], in[1])
+		default:
+			panic(cpu.Unsupported(o, in[0].DType()))
 		}
 	case 3:
 		switch out.Data.(type) {
@@ -190,6 +195,8 @@ func (o elemOp) Run(out *nd.Array, in []*nd.Array) {
 			runSwitch[int32](out, in)
 		case []uint8:
 			runSwitch[uint8](out, in)
+		default:
+			panic(cpu.Unsupported(o, out.DType()))
 		}
 	}
 }
@@ -627,36 +634,55 @@ func (o elemOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return g
 }
 
-// promote is numpy's result dtype for two array operands.
+// promote is numpy's result dtype for two array operands: bool gives
+// way to the other type; float32 holds the integers of up to 16 bits
+// exactly, wider ones need float64; two integers of the same signedness
+// give the wider, and a signed and an unsigned one the smallest signed
+// type that holds both (float64 past int64, as numpy's uint64 and int64).
 func promote(a, b nd.DType) nd.DType {
-	if a == b {
+	switch {
+	case a == b || b == nd.Bool:
 		return a
-	}
-	if a == nd.Bool {
-		a = nd.Uint8
-	}
-	if b == nd.Bool {
-		b = nd.Uint8
-	}
-	if a.IsFloat() && b.IsFloat() {
+	case a == nd.Bool:
+		return b
+	case a.IsFloat() && b.IsFloat():
 		return nd.Float64
-	}
-	if a.IsFloat() || b.IsFloat() {
+	case a.IsFloat() || b.IsFloat():
 		f, i := a, b
 		if b.IsFloat() {
 			f, i = b, a
 		}
-		if f == nd.Float32 && (i == nd.Int64 || i == nd.Int32) {
+		if f == nd.Float32 && i.Size() >= 4 {
 			return nd.Float64
 		}
 		return f
 	}
-	rank := map[nd.DType]int{nd.Uint8: 0, nd.Int32: 1, nd.Int64: 2}
-	if rank[a] > rank[b] {
-		return a
+	if unsigned(a) == unsigned(b) {
+		if a.Size() >= b.Size() {
+			return a
+		}
+		return b
 	}
-	return b
+	s, u := a, b
+	if unsigned(a) {
+		s, u = b, a
+	}
+	if s.Size() > u.Size() {
+		return s
+	}
+	switch 2 * u.Size() {
+	case 2:
+		return nd.Int16
+	case 4:
+		return nd.Int32
+	case 8:
+		return nd.Int64
+	}
+	return nd.Float64
 }
+
+// unsigned reports whether the integer dtype dt is unsigned.
+func unsigned(dt nd.DType) bool { return dt == nd.Uint8 || dt == nd.Uint16 }
 
 // isNumber reports whether v is a 0-d constant that adapts its dtype to
 // the other operand (a number written in a script).
@@ -690,13 +716,13 @@ func as(v *Variable, dt nd.DType) *Variable {
 
 // kernelType is the dtype the elementwise kernels compute dt in: they
 // run on float32, float64, int64, int32 and uint8, so bool is computed as
-// uint8 and int16 and uint16 as int32 (exactly, for every op), and the
+// uint8 and int16, uint16 and int8 as int32 (exactly, for every op), and the
 // result is cast back to dt.
 func kernelType(dt nd.DType) nd.DType {
 	switch dt {
 	case nd.Bool:
 		return nd.Uint8
-	case nd.Int16, nd.Uint16:
+	case nd.Int16, nd.Uint16, nd.Int8:
 		return nd.Int32
 	}
 	return dt

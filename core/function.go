@@ -195,24 +195,16 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 // copyInto copies src into dst (same shape), converting the dtype.
 func copyInto(dst, src *nd.Array) { kernels.CopyInto(dst, src) }
 
-// canFeed says whether data of dtype from may feed a variable of dtype to:
-// the same kind (integer or float) and no loss (numpy's safe casting).
 // CanFeed reports whether data of dtype from may feed an input variable
-// of dtype to (the same dtype, or a wider one of the same kind).
+// of dtype to, as Theano's TensorType.filter decides it without
+// allow_input_downcast: when the upcast of the two dtypes is to, so that
+// no value is lost (a uint8 or int16 batch into a float32 input, int32
+// into int64; never float64 into float32, int32 into float32 or a float
+// into an integer). The function converts the data.
 func CanFeed(from, to nd.DType) bool { return canFeed(from, to) }
 
 func canFeed(from, to nd.DType) bool {
-	if from == to {
-		return true
-	}
-	if from.IsFloat() != to.IsFloat() {
-		return false
-	}
-	if from.IsFloat() {
-		return from == nd.Float32 && to == nd.Float64
-	}
-	rank := map[nd.DType]int{nd.Bool: 0, nd.Uint8: 1, nd.Int32: 2, nd.Int64: 3}
-	return rank[from] < rank[to] && !(to == nd.Uint8)
+	return from.IsNumeric() && to.IsNumeric() && promote(from, to) == to
 }
 
 func (f *Function) nodeError(i int, err error) error {

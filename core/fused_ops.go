@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -39,6 +40,8 @@ func (biasReluOp) Run(out *nd.Array, in []*nd.Array) {
 		kernels.BiasRelu(o, in[0].Data.([]float32), in[1].Data.([]float32), out.Size(), n)
 	case []float64:
 		kernels.BiasRelu(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size(), n)
+	default:
+		panic(cpu.Unsupported(biasReluOp{}, out.DType()))
 	}
 }
 func (biasReluOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
@@ -67,6 +70,8 @@ func (reluGradOp) Run(out *nd.Array, in []*nd.Array) {
 		kernels.ReluGrad(o, in[0].Data.([]float32), in[1].Data.([]float32), out.Size())
 	case []float64:
 		kernels.ReluGrad(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size())
+	default:
+		panic(cpu.Unsupported(reluGradOp{}, out.DType()))
 	}
 }
 func (reluGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
@@ -88,6 +93,8 @@ func (scaledSubOp) Run(out *nd.Array, in []*nd.Array) {
 		kernels.ScaledSub(o, in[0].Data.([]float32), in[1].F32()[0], in[2].Data.([]float32), out.Size())
 	case []float64:
 		kernels.ScaledSub(o, in[0].Data.([]float64), in[1].F64()[0], in[2].Data.([]float64), out.Size())
+	default:
+		panic(cpu.Unsupported(scaledSubOp{}, out.DType()))
 	}
 }
 func (scaledSubOp) Grad(in []*Variable, out, gz *Variable) []*Variable {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -32,6 +33,8 @@ func (o softmaxOp) Run(out *nd.Array, in []*nd.Array) {
 		softmaxKernel(o.log, out.Data.([]float32), x, n)
 	case []float64:
 		softmaxKernel(o.log, out.Data.([]float64), x, n)
+	default:
+		panic(cpu.Unsupported(o, out.DType()))
 	}
 }
 
@@ -101,6 +104,8 @@ func (o softmaxGradOp) Run(out *nd.Array, in []*nd.Array) {
 		softmaxGradKernel(o.log, out.Data.([]float32), s, in[1].Data.([]float32), n)
 	case []float64:
 		softmaxGradKernel(o.log, out.Data.([]float64), s, in[1].Data.([]float64), n)
+	default:
+		panic(cpu.Unsupported(o, out.DType()))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -117,6 +118,8 @@ func (op pool2dOp) Run(out *nd.Array, in []*nd.Array) {
 		poolForward(g, y, in[0].F32())
 	case []float64:
 		poolForward(g, y, in[0].F64())
+	default:
+		panic(cpu.Unsupported(op, out.DType()))
 	}
 }
 
@@ -214,6 +217,8 @@ func (op poolGradOp) Run(out *nd.Array, in []*nd.Array) {
 		} else {
 			avgPoolGrad(g, gx, in[1].F64())
 		}
+	default:
+		panic(cpu.Unsupported(op, out.DType()))
 	}
 }
 

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -33,6 +34,8 @@ func (o maxoutOp) Run(out *nd.Array, in []*nd.Array) {
 		maxoutKernel(o.k, y, in[0].F32())
 	case []float64:
 		maxoutKernel(o.k, y, in[0].F64())
+	default:
+		panic(cpu.Unsupported(o, out.DType()))
 	}
 }
 
@@ -67,6 +70,8 @@ func (o maxoutGradOp) Run(out *nd.Array, in []*nd.Array) {
 		maxoutGradKernel(o.k, gx, in[0].F32(), in[1].F32(), in[2].F32())
 	case []float64:
 		maxoutGradKernel(o.k, gx, in[0].F64(), in[1].F64(), in[2].F64())
+	default:
+		panic(cpu.Unsupported(o, out.DType()))
 	}
 }
 

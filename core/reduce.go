@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -102,6 +103,10 @@ func (o reduceOp) Run(out *nd.Array, in []*nd.Array) {
 		reduceKernel(o.kind, d, kept, x.Data.([]int16), x.Shape, count)
 	case []uint16:
 		reduceKernel(o.kind, d, kept, x.Data.([]uint16), x.Shape, count)
+	case []int8:
+		reduceKernel(o.kind, d, kept, x.Data.([]int8), x.Shape, count)
+	default:
+		panic(cpu.Unsupported(o, out.DType()))
 	}
 }
 

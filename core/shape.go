@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -167,11 +168,21 @@ func (o dimshuffleOp) Run(out *nd.Array, in []*nd.Array) {
 		permute(d, out.Shape, x.Data.([]int32), st)
 	case []uint8:
 		permute(d, out.Shape, x.Data.([]uint8), st)
+	case []int16:
+		permute(d, out.Shape, x.Data.([]int16), st)
+	case []uint16:
+		permute(d, out.Shape, x.Data.([]uint16), st)
+	case []int8:
+		permute(d, out.Shape, x.Data.([]int8), st)
+	case []bool:
+		permute(d, out.Shape, x.Data.([]bool), st)
+	default:
+		panic(cpu.Unsupported(o, out.DType()))
 	}
 }
 
 // permute fills out (C order, shape) from x read with strides st.
-func permute[T nd.Numeric](out []T, shape []int, x []T, st []int) {
+func permute[T nd.Numeric | bool](out []T, shape []int, x []T, st []int) {
 	if len(out) == 0 {
 		return
 	}

@@ -41,9 +41,13 @@ const (
 	// [][]byte, each element with its trailing NULs removed, as numpy
 	// gives them (see str.go).
 	ByteStr
+	// Int8 is what Fuel's text converters write (character indices) and
+	// h5py reads as int8. It comes last so that the numbers of the dtypes
+	// above, which the parallel wire format carries, are unchanged.
+	Int8
 )
 
-var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "int16", "uint16", "object", "str", "bytes"}
+var dtypeNames = [...]string{"float32", "float64", "int64", "int32", "uint8", "bool", "int16", "uint16", "object", "str", "bytes", "int8"}
 
 func (d DType) String() string {
 	if d < 0 || int(d) >= len(dtypeNames) {
@@ -54,6 +58,24 @@ func (d DType) String() string {
 
 // IsFloat reports whether d is a floating-point type.
 func (d DType) IsFloat() bool { return d == Float32 || d == Float64 }
+
+// IsNumeric reports whether an array of dtype d holds numbers (or bools):
+// every dtype but Object, Str and ByteStr.
+func (d DType) IsNumeric() bool {
+	return d >= 0 && int(d) < len(dtypeNames) && d != Object && d != Str && d != ByteStr
+}
+
+// NumericDTypes lists every dtype for which IsNumeric holds, in the order
+// of their numbers: what tests that cover each dtype enumerate.
+func NumericDTypes() []DType {
+	var out []DType
+	for d := range DType(len(dtypeNames)) {
+		if d.IsNumeric() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
 // IsInt reports whether d is an integer (or boolean) type.
 func (d DType) IsInt() bool { return !d.IsFloat() }
@@ -100,13 +122,15 @@ func ParseDType(s string) (DType, error) {
 		return Int16, nil
 	case "u2":
 		return Uint16, nil
+	case "i1":
+		return Int8, nil
 	}
 	return 0, fmt.Errorf("nd: unknown dtype %q (want one of %s)", s, strings.Join(dtypeNames[:], ", "))
 }
 
 // Array is an n-dimensional array: Shape and a row-major Data slice of
 // type []float32, []float64, []int64, []int32, []uint8, []bool, []int16,
-// []uint16, []*Array (dtype Object, 1-D: an array of arrays), []string
+// []uint16, []int8, []*Array (dtype Object, 1-D: an array of arrays), []string
 // (Str) or [][]byte (ByteStr).
 type Array struct {
 	Shape []int
@@ -118,7 +142,7 @@ type Array struct {
 
 // Numeric is the set of Go element types an Array holds.
 type Numeric interface {
-	~float32 | ~float64 | ~int64 | ~int32 | ~uint8 | ~int16 | ~uint16
+	~float32 | ~float64 | ~int64 | ~int32 | ~uint8 | ~int16 | ~uint16 | ~int8
 }
 
 // New returns a zero-filled array of the given dtype and shape.
@@ -154,6 +178,8 @@ func New(dt DType, shape ...int) *Array {
 		data = make([]int16, n)
 	case Uint16:
 		data = make([]uint16, n)
+	case Int8:
+		data = make([]int8, n)
 	case Object:
 		data = make([]*Array, n)
 	case Str:
@@ -213,6 +239,8 @@ func (a *Array) DType() DType {
 		return Int16
 	case []uint16:
 		return Uint16
+	case []int8:
+		return Int8
 	case []*Array:
 		return Object
 	case []string:
@@ -260,6 +288,8 @@ func (a *Array) Flat(i int) float64 {
 		return float64(d[i])
 	case []uint16:
 		return float64(d[i])
+	case []int8:
+		return float64(d[i])
 	}
 	panic(fmt.Sprintf("nd: Flat of an array holding %T", a.Data))
 }
@@ -284,6 +314,10 @@ func (a *Array) SetFlat(i int, v float64) {
 		d[i] = int16(v)
 	case []uint16:
 		d[i] = uint16(int64(v))
+	case []int8:
+		d[i] = int8(int64(v))
+	default:
+		panic(fmt.Sprintf("nd: SetFlat of an array holding %T", a.Data))
 	}
 }
 
@@ -341,6 +375,8 @@ func copyData(dst, src any) {
 		copy(d, src.([]int16))
 	case []uint16:
 		copy(d, src.([]uint16))
+	case []int8:
+		copy(d, src.([]int8))
 	case []string:
 		copy(d, src.([]string))
 	case [][]byte:
@@ -354,6 +390,8 @@ func copyData(dst, src any) {
 			}
 			d[i] = e
 		}
+	default:
+		panic(fmt.Sprintf("nd: copy into an array holding %T", dst))
 	}
 }
 
@@ -499,6 +537,8 @@ func sliceData(d any, i, j int) any {
 	case []int16:
 		return d[i:j:j]
 	case []uint16:
+		return d[i:j:j]
+	case []int8:
 		return d[i:j:j]
 	case []*Array:
 		return d[i:j:j]

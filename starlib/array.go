@@ -720,7 +720,13 @@ func checkIntValue(f float64, dt nd.DType) error {
 func intRange(dt nd.DType) (float64, float64) {
 	switch dt {
 	case nd.Uint8:
-		return 0, 255
+		return 0, math.MaxUint8
+	case nd.Int8:
+		return math.MinInt8, math.MaxInt8
+	case nd.Int16:
+		return math.MinInt16, math.MaxInt16
+	case nd.Uint16:
+		return 0, math.MaxUint16
 	case nd.Int32:
 		return math.MinInt32, math.MaxInt32
 	case nd.Bool:

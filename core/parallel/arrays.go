@@ -34,6 +34,10 @@ func RawBytes(a *nd.Array) []byte {
 		}
 	case []uint8:
 		return d
+	case []int8:
+		if len(d) > 0 {
+			return view(unsafe.Pointer(&d[0]), len(d), 1)
+		}
 	case []int16:
 		if len(d) > 0 {
 			return view(unsafe.Pointer(&d[0]), len(d), 2)
@@ -86,6 +90,9 @@ func ReadArrays(b []byte) ([]*nd.Array, []byte, error) {
 			return nil, nil, bad
 		}
 		dt, nd0 := nd.DType(b[0]), int(b[1])
+		if !dt.IsNumeric() {
+			return nil, nil, fmt.Errorf("parallel: an array message with dtype %s", dt)
+		}
 		b = b[2:]
 		if len(b) < 8*nd0 {
 			return nil, nil, bad

@@ -56,6 +56,7 @@ const (
 var matClasses = map[byte]nd.DType{
 	6:  nd.Float64, // mxDOUBLE_CLASS
 	7:  nd.Float32, // mxSINGLE_CLASS
+	8:  nd.Int8,    // mxINT8_CLASS
 	9:  nd.Uint8,   // mxUINT8_CLASS
 	10: nd.Int16,   // mxINT16_CLASS
 	11: nd.Uint16,  // mxUINT16_CLASS

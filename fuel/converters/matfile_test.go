@@ -59,6 +59,8 @@ func writeMat(t *testing.T, path string, compress bool, vars ...matVar) {
 				data = le.AppendUint64(data, math.Float64bits(x))
 			case miINT16:
 				data = le.AppendUint16(data, uint16(int16(x)))
+			case miINT8:
+				data = append(data, byte(int8(x)))
 			}
 		}
 		body := append(append(append(elem(miUINT32, flags), elem(miINT32, dims)...), elem(miINT8, []byte(v.name))...), elem(v.stored, data)...)

@@ -293,7 +293,7 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 		return nil, err
 	}
 	if !et.ok && et.strWidth == 0 {
-		return nil, fmt.Errorf("dtype %s is not supported yet (supported: uint8, int16, uint16, int32, int64, float32, float64, bool, fixed-length strings S<n>, and vlen arrays of the numeric ones)", et.name)
+		return nil, fmt.Errorf("dtype %s is not supported yet (supported: uint8, int8, int16, uint16, int32, int64, float32, float64, bool, fixed-length strings S<n>, and vlen arrays of the numeric ones)", et.name)
 	}
 	s.dtype = et.dtype
 	if et.strWidth > 0 {
@@ -554,6 +554,8 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 	var bools, raw []uint8
 	switch data := out.Data.(type) {
 	case []uint8:
+		base = unsafe.Pointer(&data[0])
+	case []int8:
 		base = unsafe.Pointer(&data[0])
 	case []int16:
 		base = unsafe.Pointer(&data[0])

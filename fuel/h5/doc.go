@@ -19,7 +19,7 @@
 // Options.Sources lists them; Options.Subset selects examples within the
 // splits; list requests may be unsorted and repeat examples (read in
 // sorted order and put back in request order). Arrays come back with the
-// dtype the file stores: uint8, int16, uint16, int32, int64, float32, float64 or
+// dtype the file stores: uint8, int8, int16, uint16, int32, int64, float32, float64 or
 // bool (h5py's bool enum), in any byte order. A variable-length source
 // (the `shapes` / `shape_labels` dimension-scale recipe) comes back as an
 // nd.Object array of examples, each reshaped to its row of `shapes`, as

@@ -242,6 +242,8 @@ func classifyType(t hid) (elemType, error) {
 		switch {
 		case size == 1 && !signed:
 			return elemType{dtype: nd.Uint8, ok: true, name: name}, nil
+		case size == 1 && signed:
+			return elemType{dtype: nd.Int8, ok: true, name: name}, nil
 		case size == 2 && signed:
 			return elemType{dtype: nd.Int16, ok: true, name: name}, nil
 		case size == 2 && !signed:
@@ -559,6 +561,8 @@ func nativeType(dt nd.DType) (hid, error) {
 	switch dt {
 	case nd.Uint8:
 		return C.h5fuel_type(C.H5FUEL_NATIVE_UINT8), nil
+	case nd.Int8:
+		return C.h5fuel_type(C.H5FUEL_NATIVE_INT8), nil
 	case nd.Int16:
 		return C.h5fuel_type(C.H5FUEL_NATIVE_INT16), nil
 	case nd.Uint16:
@@ -597,6 +601,8 @@ func dataPointer(a *nd.Array) (unsafe.Pointer, error) {
 	}
 	switch d := a.Data.(type) {
 	case []uint8:
+		return unsafe.Pointer(&d[0]), nil
+	case []int8:
 		return unsafe.Pointer(&d[0]), nil
 	case []int16:
 		return unsafe.Pointer(&d[0]), nil

@@ -91,7 +91,7 @@ func (d *PytablesDataset) open(node string, inFile []string) error {
 			return err
 		}
 		if !et.ok || et.vlen {
-			return fmt.Errorf("%s: dtype %s is not supported (supported: uint8, int16, uint16, int32, int64, float32, float64, bool)", p, et.name)
+			return fmt.Errorf("%s: dtype %s is not supported (supported: uint8, int8, int16, uint16, int32, int64, float32, float64, bool)", p, et.name)
 		}
 		s.dtype = et.dtype
 		if err := checkDeclared(s.dtype, s.shape, storageSize(ds)); err != nil {

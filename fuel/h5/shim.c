@@ -39,6 +39,8 @@ hid_t h5fuel_type(int code) {
 		return H5T_NATIVE_UINT16;
 	case H5FUEL_STD_U16LE:
 		return H5T_STD_U16LE;
+	case H5FUEL_STD_I8LE:
+		return H5T_STD_I8LE;
 	}
 	return -1;
 }

@@ -28,7 +28,8 @@ enum {
 	H5FUEL_IEEE_F32LE,
 	H5FUEL_IEEE_F64LE,
 	H5FUEL_NATIVE_UINT16,
-	H5FUEL_STD_U16LE
+	H5FUEL_STD_U16LE,
+	H5FUEL_STD_I8LE
 };
 
 // h5fuel_type returns the predefined type with the given code (not to be

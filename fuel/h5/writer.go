@@ -97,6 +97,8 @@ func fileType(dt nd.DType) (hid, bool, error) {
 	switch dt {
 	case nd.Uint8:
 		return C.h5fuel_type(C.H5FUEL_STD_U8LE), false, nil
+	case nd.Int8:
+		return C.h5fuel_type(C.H5FUEL_STD_I8LE), false, nil
 	case nd.Int16:
 		return C.h5fuel_type(C.H5FUEL_STD_I16LE), false, nil
 	case nd.Uint16:

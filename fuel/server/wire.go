@@ -84,6 +84,8 @@ func Bytes(a *nd.Array) []byte {
 		p = unsafe.Pointer(&d[0])
 	case []uint8:
 		p = unsafe.Pointer(&d[0])
+	case []int8:
+		p = unsafe.Pointer(&d[0])
 	case []bool:
 		p = unsafe.Pointer(&d[0])
 	default:
@@ -212,6 +214,8 @@ func view(dt nd.DType, shape []int, data []byte) *nd.Array {
 		d = unsafe.Slice((*uint16)(p), n)
 	case nd.Uint8:
 		d = data
+	case nd.Int8:
+		d = unsafe.Slice((*int8)(p), n)
 	default:
 		return nil
 	}

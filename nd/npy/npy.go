@@ -27,7 +27,7 @@ import (
 // kinds maps each carried dtype to numpy's kind and size ("f4").
 var kinds = map[nd.DType]string{
 	nd.Float32: "f4", nd.Float64: "f8", nd.Int64: "i8", nd.Int32: "i4",
-	nd.Int16: "i2", nd.Uint16: "u2", nd.Uint8: "u1", nd.Bool: "b1",
+	nd.Int16: "i2", nd.Uint16: "u2", nd.Uint8: "u1", nd.Int8: "i1", nd.Bool: "b1",
 }
 
 // Order is a byte order: binary.LittleEndian, binary.BigEndian or
@@ -53,7 +53,7 @@ func Supported(dt nd.DType) bool {
 func Descr(dt nd.DType, order Order) (string, error) {
 	k, ok := kinds[dt]
 	if !ok {
-		return "", fmt.Errorf("dtype %s has no numpy descr here (carried: float32, float64, int64, int32, int16, uint16, uint8, bool)", dt)
+		return "", fmt.Errorf("dtype %s has no numpy descr here (carried: float32, float64, int64, int32, int16, uint16, uint8, int8, bool)", dt)
 	}
 	if dt.Size() == 1 {
 		return "|" + k, nil
@@ -69,7 +69,7 @@ func Descr(dt nd.DType, order Order) (string, error) {
 // irrelevant and given as little-endian).
 func ParseDescr(descr string) (nd.DType, Order, error) {
 	if len(descr) != 3 {
-		return 0, nil, fmt.Errorf("dtype descr %q is not one of <f4 <f8 <i8 <i4 <i2 <u2 |u1 |b1", descr)
+		return 0, nil, fmt.Errorf("dtype descr %q is not one of <f4 <f8 <i8 <i4 <i2 <u2 |u1 |i1 |b1", descr)
 	}
 	var dt nd.DType = -1
 	for d, k := range kinds {
@@ -78,7 +78,7 @@ func ParseDescr(descr string) (nd.DType, Order, error) {
 		}
 	}
 	if dt < 0 {
-		return 0, nil, fmt.Errorf("dtype descr %q: this side holds float32, float64, int64, int32, int16, uint16, uint8 and bool arrays only", descr)
+		return 0, nil, fmt.Errorf("dtype descr %q: this side holds float32, float64, int64, int32, int16, uint16, uint8, int8 and bool arrays only", descr)
 	}
 	switch descr[0] {
 	case '<', '|':
@@ -124,6 +124,10 @@ func AppendData(dst []byte, a *nd.Array, order Order) ([]byte, error) {
 		}
 	case []uint8:
 		dst = append(dst, d...)
+	case []int8:
+		for _, x := range d {
+			dst = append(dst, byte(x))
+		}
 	case []bool:
 		for _, x := range d {
 			if x {
@@ -185,6 +189,10 @@ func DecodeData(dt nd.DType, shape []int, b []byte, order Order) (*nd.Array, err
 		}
 	case []uint8:
 		copy(d, b)
+	case []int8:
+		for i := range d {
+			d[i] = int8(b[i])
+		}
 	case []bool:
 		for i := range d {
 			d[i] = b[i] != 0

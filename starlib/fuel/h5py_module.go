@@ -968,7 +968,7 @@ func splitDefs(f *h5File, v starlark.Value) ([]h5.SplitDef, error) {
 			if ds.vlen || ds.str || ds.data.NDim() != 1 {
 				return nil, fmt.Errorf("split %q: the indices dataset %q must be a 1-D array of ints", split, ref.name)
 			}
-			if dt := ds.data.DType(); dt != nd.Int64 && dt != nd.Int32 && dt != nd.Uint8 && dt != nd.Int16 && dt != nd.Uint16 {
+			if dt := ds.data.DType(); !dt.IsNumeric() || dt.IsFloat() || dt == nd.Bool {
 				return nil, fmt.Errorf("split %q: the indices dataset %q must hold ints, got %s", split, ref.name, dt)
 			}
 			idx = make([]int, ds.data.Size())

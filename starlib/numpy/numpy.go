@@ -36,7 +36,8 @@ func numpyModules() (mods []*starlarkstruct.Module) {
 //	transpose(a, axes=None) - the axes reversed, or permuted as axes says.
 //	linspace(start, stop, num=50, endpoint=True, dtype=None) - num evenly
 //	    spaced float64 values.
-//	float32, float64, int64, int32, uint8, bool_ - dtype names (strings).
+//	float32, float64, int64, int32, uint8, int16, uint16, int8, bool_ -
+//	    dtype names (strings).
 //	sum(a, axis=None, keepdims=False), mean, max, min, prod, std(..., ddof=0),
 //	    var(..., ddof=0), all, any
 //	    - as the array methods: a full reduction gives a number.
@@ -101,6 +102,9 @@ var Module = &starlarkstruct.Module{
 		"int64":       starlark.String("int64"),
 		"int32":       starlark.String("int32"),
 		"uint8":       starlark.String("uint8"),
+		"int16":       starlark.String("int16"),
+		"uint16":      starlark.String("uint16"),
+		"int8":        starlark.String("int8"),
 		"bool_":       starlark.String("bool"),
 		"pi":          starlark.Float(math.Pi),
 		"e":           starlark.Float(math.E),
@@ -378,7 +382,14 @@ func npUnary(name string, f func(float64) float64) *starlark.Builtin {
 			return nil, err
 		}
 		dt := a.DType()
-		if !dt.IsFloat() && !(name == "abs" && dt != nd.Bool) {
+		switch {
+		case dt.IsFloat() || name == "abs" && dt != nd.Bool:
+		case dt.Size() <= 2:
+			// numpy's float32 for (u)int16, and for bool and (u)int8,
+			// whose float16 nd lacks, the next float (as Theano's
+			// upgrade_to_float).
+			dt = nd.Float32
+		default:
 			dt = nd.Float64
 		}
 		out := nd.New(dt, a.Shape...)

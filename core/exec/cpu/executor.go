@@ -119,8 +119,15 @@ func (e *Executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 
 // runSteps runs the plan's steps: the one loop every function, a loop's
 // step function included, runs.
-func (e *Executor) runSteps(p *plan) error {
+func (e *Executor) runSteps(p *plan) (err error) {
+	cur := -1
+	defer func() {
+		if r := recover(); r != nil {
+			e.g.recoverDType(r, cur, &err)
+		}
+	}()
 	for _, s := range p.steps {
+		cur = s.node
 		out := p.vals[s.node]
 		ins := p.args[:len(s.in)]
 		for k, j := range s.in {

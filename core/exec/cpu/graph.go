@@ -1,6 +1,10 @@
 package cpu
 
-import "github.com/blocks-go/blocks/nd"
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/nd"
+)
 
 // Op is what the executor needs of an op: its name and its CPU kernel.
 type Op interface {
@@ -20,6 +24,36 @@ type ViewOp interface {
 // Checker is an op that validates its input values before running.
 type Checker interface {
 	Check(in []*nd.Array) error
+}
+
+// DTypeError is a kernel's refusal of a dtype it has no loop for. Run has
+// no error result, so a kernel's dtype switch panics with one in its
+// default case (see Unsupported) and the executor, which recovers only
+// this type, reports it as the node's error: a dtype without a kernel is
+// an error naming it, never an output left at zeros.
+type DTypeError struct {
+	Op    string
+	DType nd.DType
+}
+
+func (e *DTypeError) Error() string {
+	return fmt.Sprintf("%s has no kernel for dtype %s", e.Op, e.DType)
+}
+
+// Unsupported is the panic value of op's dtype switch when it meets a
+// dtype it has no case for: panic(cpu.Unsupported(o, out.DType())).
+func Unsupported(op fmt.Stringer, dt nd.DType) *DTypeError {
+	return &DTypeError{Op: op.String(), DType: dt}
+}
+
+// recoverDType turns a kernel's DTypeError panic into err, the error of
+// node cur (other panics go on).
+func (g *Graph) recoverDType(r any, cur int, err *error) {
+	e, ok := r.(*DTypeError)
+	if !ok || cur < 0 {
+		panic(r)
+	}
+	*err = g.NodeError(cur, e)
 }
 
 // ErrRunner is an op whose run can fail (a loop whose step checks its

@@ -20,15 +20,22 @@ type OpTime struct {
 // outputs not copied) timing every step, and returns the time per call of
 // each kind of op, largest first. A loop (Scan) counts as one op: its
 // steps run inside it. Run it once first (planning, warming up).
-func (e *Executor) Profile(args []*nd.Array, reps int) ([]OpTime, error) {
+func (e *Executor) Profile(args []*nd.Array, reps int) (_ []OpTime, err error) {
 	p, err := e.plan(args)
 	if err != nil {
 		return nil, err
 	}
+	cur := -1
+	defer func() {
+		if r := recover(); r != nil {
+			e.g.recoverDType(r, cur, &err)
+		}
+	}()
 	e.bind(p, args)
 	times := make([]time.Duration, len(p.steps))
 	for range reps {
 		for k, s := range p.steps {
+			cur = s.node
 			out := p.vals[s.node]
 			ins := p.args[:len(s.in)]
 			for k, j := range s.in {
