@@ -369,10 +369,15 @@ func TestKillResumeBitIdentical(t *testing.T) {
 	// The writes are in the background: the kill comes once the 15th
 	// write is held half way and the loop has trained on to its next
 	// save, which waits for that write.
-	c.waitHeld(t)
-	for line := range c.lines {
-		if strings.Contains(line, "checkpoint: waiting for the write in progress (iteration 15)") {
-			break
+	// The two lines come from two goroutines, in either order.
+	held, waiting := false, false
+	for !held || !waiting {
+		select {
+		case line := <-c.lines:
+			held = held || strings.Contains(line, "checkpoint: write held")
+			waiting = waiting || strings.Contains(line, "checkpoint: waiting for the write in progress (iteration 15)")
+		case err := <-c.done:
+			t.Fatalf("blocks-repl ended (%v) before its held 15th write and the wait for it\n%s", err, c.stderr)
 		}
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGKILL)
