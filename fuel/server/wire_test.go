@@ -85,7 +85,7 @@ func TestDecodeMalformed(t *testing.T) {
 		{[][]byte{[]byte(`[{"descr": "<f4", "fortran_order": false, "shape": [2, 3]}]`)}, "1 headers but 0 data frames"},
 		{[][]byte{[]byte(`[{"descr": "<f4", "fortran_order": false, "shape": [2, 4]}]`), f4}, "the data frame: 24 bytes for a float32 array of shape (2, 4) (want 32)"},
 		{[][]byte{[]byte(`[{"descr": "<c16", "fortran_order": false, "shape": [1]}]`), f4}, `descr "<c16"`},
-		{[][]byte{[]byte(`[{"descr": "<c8", "fortran_order": false, "shape": [3]}]`), f4}, `float32, float64, int64, int32, int16, uint16, uint8 and bool`},
+		{[][]byte{[]byte(`[{"descr": "<c8", "fortran_order": false, "shape": [3]}]`), f4}, `float32, float64, int64, int32, int16, uint16, uint8, int8 and bool`},
 		{[][]byte{[]byte(`[{"descr": "<f4", "fortran_order": false}]`), f4}, "no shape"},
 		{[][]byte{[]byte(`[{"descr": [["a", "<f4"]], "fortran_order": false, "shape": [6]}]`), f4}, "malformed header frame"},
 	} {
