@@ -187,6 +187,26 @@ func (c *child) waitHeld(t *testing.T) {
 	}
 }
 
+// waitHeldAndWaited waits until the child's held checkpoint write of
+// iteration iter has started (holdWrite) and the main loop, which trained
+// on while that write ran in the background, waits for it at its next
+// save: the loop is then stopped at a known place, whatever the load. The
+// two lines come from two goroutines, in either order.
+func (c *child) waitHeldAndWaited(t *testing.T, iter int) {
+	t.Helper()
+	waitLine := fmt.Sprintf("checkpoint: waiting for the write in progress (iteration %d)", iter)
+	held, waited := false, false
+	for !held || !waited {
+		select {
+		case line := <-c.lines:
+			held = held || strings.Contains(line, "checkpoint: write held")
+			waited = waited || strings.Contains(line, waitLine)
+		case err := <-c.done:
+			t.Fatalf("blocks-repl ended (%v) before its held write of iteration %d and the loop's wait for it\n%s", err, iter, c.stderr)
+		}
+	}
+}
+
 // runToEnd runs a child to its end and fails the test on an error.
 func runToEnd(t *testing.T, bin, dir string, args ...string) time.Duration {
 	t.Helper()
@@ -369,17 +389,7 @@ func TestKillResumeBitIdentical(t *testing.T) {
 	// The writes are in the background: the kill comes once the 15th
 	// write is held half way and the loop has trained on to its next
 	// save, which waits for that write.
-	// The two lines come from two goroutines, in either order.
-	held, waiting := false, false
-	for !held || !waiting {
-		select {
-		case line := <-c.lines:
-			held = held || strings.Contains(line, "checkpoint: write held")
-			waiting = waiting || strings.Contains(line, "checkpoint: waiting for the write in progress (iteration 15)")
-		case err := <-c.done:
-			t.Fatalf("blocks-repl ended (%v) before its held 15th write and the wait for it\n%s", err, c.stderr)
-		}
-	}
+	c.waitHeldAndWaited(t, 15)
 	_ = c.cmd.Process.Signal(syscall.SIGKILL)
 	<-c.done
 	tmps, _ := filepath.Glob(filepath.Join(dir, ".run.tar.tmp-*"))

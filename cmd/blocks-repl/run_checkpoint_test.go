@@ -14,10 +14,12 @@ import (
 // to a script that has none. SIGTERM in the middle of the run leaves a
 // checkpoint (exit status 0), and blocks-repl resume of it ends
 // bit-identical to an uninterrupted run with the same options: with the
-// default triggers (every epoch and after training; SIGTERM held in the
-// write at the end of epoch 1) and with --checkpoint-every-n-batches 1
-// --checkpoint-every-n-epochs 0 (SIGTERM in the write after batch 15,
-// mid-epoch). Everything is written in the test's directory.
+// default triggers (every epoch and after training; SIGTERM once the
+// write at the end of epoch 1 is held and the loop waits for it at the end
+// of epoch 2) and with --checkpoint-every-n-batches 1
+// --checkpoint-every-n-epochs 0 (SIGTERM once the write after batch 15 is
+// held and the loop waits for it after batch 16, mid-epoch). Everything is
+// written in the test's directory.
 func TestRunCheckpointOption(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs blocks-repl")
@@ -26,12 +28,13 @@ func TestRunCheckpointOption(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		flags []string
-		hold  int // the write SIGTERM arrives in
-		stop  int // the iteration the interrupted run stops after
+		hold  int // the write held until SIGTERM
+		at    int // its iteration
+		stop  int // the iteration the interrupted run stops after: the next save's, which waits for the held write
 		mid   bool
 	}{
-		{"every epoch", nil, 1, 20, false},
-		{"every batch", []string{"--checkpoint-every-n-batches", "1", "--checkpoint-every-n-epochs", "0"}, 15, 15, true},
+		{"every epoch", nil, 1, 20, 40, false},
+		{"every batch", []string{"--checkpoint-every-n-batches", "1", "--checkpoint-every-n-epochs", "0"}, 15, 15, 16, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := append(append([]string{"run", "--checkpoint", "run.tar"}, c.flags...), "exp.star")
@@ -49,7 +52,7 @@ func TestRunCheckpointOption(t *testing.T) {
 			}
 
 			ch := startChild(t, bin, dir, holdWrite(c.hold), args...)
-			ch.waitHeld(t)
+			ch.waitHeldAndWaited(t, c.at)
 			if err := ch.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
