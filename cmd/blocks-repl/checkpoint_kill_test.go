@@ -187,6 +187,26 @@ func (c *child) waitHeld(t *testing.T) {
 	}
 }
 
+// waitBlocked waits until the child's held write (holdWrite) has started,
+// at iteration n, in the background, and its main loop, having trained on,
+// waits for it at its next save (the two lines come in either order); a
+// signal then stops training at that save, whatever the load. A child
+// that ends first fails the test.
+func (c *child) waitBlocked(t *testing.T, n int) {
+	t.Helper()
+	waiting := fmt.Sprintf("checkpoint: waiting for the write in progress (iteration %d)", n)
+	held, blocked := false, false
+	for !held || !blocked {
+		select {
+		case line := <-c.lines:
+			held = held || strings.Contains(line, "checkpoint: write held")
+			blocked = blocked || strings.Contains(line, waiting)
+		case err := <-c.done:
+			t.Fatalf("blocks-repl ended (%v) before its next save waited for the held write\n%s", err, c.stderr)
+		}
+	}
+}
+
 // runToEnd runs a child to its end and fails the test on an error.
 func runToEnd(t *testing.T, bin, dir string, args ...string) time.Duration {
 	t.Helper()

@@ -43,11 +43,12 @@ func TestSIGTERMCheckpointsAndResumes(t *testing.T) {
 
 	dir := t.TempDir()
 	writeKillScript(t, dir, adamLoad)
-	// The writer holds its 15th write (after batch 15) until a signal,
-	// which places SIGTERM there whatever the load (it once landed after
+	// The writer holds its 15th write (after batch 15, in the background)
+	// until a signal, and the save after batch 16 waits for it: SIGTERM
+	// then stops training there whatever the load (it once landed after
 	// batch 17 when the writer only slept 50 ms).
 	c := startChild(t, bin, dir, holdWrite(15), "run", "exp.star")
-	c.waitHeld(t)
+	c.waitBlocked(t, 15)
 	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +72,8 @@ func TestSIGTERMCheckpointsAndResumes(t *testing.T) {
 	}
 	st := mid.Log.Status
 	stop := st.IterationsDone
-	if stop != 15 || !st.EpochStarted || mid.Iteration.Callback != "after_training" {
-		t.Fatalf("the checkpoint after SIGTERM is at iteration %d (mid-epoch %v, %s), want 15, mid-epoch, after_training",
+	if stop != 16 || !st.EpochStarted || mid.Iteration.Callback != "after_training" {
+		t.Fatalf("the checkpoint after SIGTERM is at iteration %d (mid-epoch %v, %s), want 16, mid-epoch, after_training",
 			stop, st.EpochStarted, mid.Iteration.Callback)
 	}
 	runToEnd(t, bin, dir, "resume", "run.tar")
