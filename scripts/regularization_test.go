@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,7 +21,9 @@ func TestDropoutAndWeightNoiseScripts(t *testing.T) {
 		{"mnist_dropout.star", "drop_prob", "0.5", "0", "drop_prob 0.5, 2 epochs on embedded: test error "},
 		{"mnist_weight_noise.star", "level", "0.05", "0", "weight noise 0.05, 2 epochs on embedded: test error "},
 	} {
-		ov := map[string]string{"epochs": "2", "examples": "2500", "hidden": "100", "learning_rate": "0.2", c.knob: c.on}
+		// One checkpoint path for the runs whose printed logs are compared.
+		save := filepath.Join(t.TempDir(), "checkpoint.tar")
+		ov := map[string]string{"epochs": "2", "examples": "2500", "hidden": "100", "learning_rate": "0.2", c.knob: c.on, "save_to": save}
 		g1, out1 := run(t, c.script, ov)
 		if !strings.Contains(out1, c.want) {
 			t.Errorf("%s printed:\n%s", c.script, out1)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,12 +24,32 @@ func run(t testing.TB, script string, overrides map[string]string) (starlark.Str
 	if err != nil {
 		t.Fatal(err)
 	}
+	overrides = checkpointInTempDir(t, src, overrides)
 	var out bytes.Buffer
 	globals, err := starlib.ExecFile(script, src, starlib.Options{Stdout: &out, Overrides: overrides, Library: all.Library()})
 	if err != nil {
 		t.Fatalf("%s: %v\n%s\noutput:\n%s", script, err, starlib.Backtrace(err), out.String())
 	}
 	return globals, out.String()
+}
+
+// checkpointInTempDir sets save_to, the checkpoint path of a training
+// script that has one, to a file in a temporary directory unless the test
+// sets it: the scripts save into the working directory by default, and no
+// test writes into the repository.
+func checkpointInTempDir(t testing.TB, src []byte, overrides map[string]string) map[string]string {
+	t.Helper()
+	if !bytes.Contains(src, []byte("save_to")) {
+		return overrides
+	}
+	if _, ok := overrides["save_to"]; ok {
+		return overrides
+	}
+	with := map[string]string{"save_to": filepath.Join(t.TempDir(), "checkpoint.tar")}
+	for k, v := range overrides {
+		with[k] = v
+	}
+	return with
 }
 
 func logValue(t *testing.T, g starlark.StringDict, iteration int, key string) float64 {

@@ -154,7 +154,8 @@ func TestSIGTERMShippedScripts(t *testing.T) {
 				args = append(args, "--set", s)
 			}
 			args = append(args, filepath.Join(root, "scripts", c.script))
-			w := startWatched(t, t.TempDir(), env, args...)
+			dir := t.TempDir()
+			w := startWatched(t, dir, env, args...)
 			w.waitFor(t, c.trigger, 120*time.Second)
 			if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
@@ -167,6 +168,11 @@ func TestSIGTERMShippedScripts(t *testing.T) {
 				if !strings.Contains(out, want) {
 					t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, out, w.stderr())
 				}
+			}
+			// Something to resume: the script's Checkpoint, to its
+			// save_to in the working directory.
+			if tars, _ := filepath.Glob(filepath.Join(dir, "*.tar")); len(tars) != 1 {
+				t.Errorf("after SIGTERM the working directory holds checkpoints %v, want one", tars)
 			}
 		})
 	}

@@ -96,7 +96,7 @@ func TestShippedScriptsChannelNames(t *testing.T) {
 	dir := t.TempDir()
 	for _, s := range []string{"mnist_dropout.star", "mnist_weight_noise.star"} {
 		log := filepath.Join(dir, s+".jsonl")
-		code, out, errs := runBinary(t, "", "run", "--set", "epochs=1", "--set", "examples=500", "--set", "hidden=20", "--log", log, "../../scripts/"+s)
+		code, out, errs := runBinary(t, "", "run", "--set", "epochs=1", "--set", "examples=500", "--set", "hidden=20", "--log", log, "--set", "save_to="+filepath.Join(dir, s+".tar"), "../../scripts/"+s)
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s%s", s, code, out, errs)
 		}

@@ -24,7 +24,8 @@ func TestPrintingShortestNumbers(t *testing.T) {
 	s := strings.Replace(string(src), `load("blocks.extensions", `, `load("blocks.extensions", "Printing", `, 1)
 	s = strings.Replace(s, `SimpleExtension(report, name = "report", after_epoch = True),`, `SimpleExtension(report, name = "report", after_epoch = True), Printing(),`, 1)
 	script := writeScript(t, "adam.star", s)
-	code, out, errs := runBinary(t, "", "run", "--set", "max_epochs=2", "--set", "train_examples=500", script)
+	code, out, errs := runBinary(t, "", "run", "--set", "max_epochs=2", "--set", "train_examples=500",
+		"--set", "save_to="+filepath.Join(filepath.Dir(script), "mnist.tar"), script)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}

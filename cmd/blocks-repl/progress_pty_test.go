@@ -108,7 +108,8 @@ func TestTerminalProgressBarLeavesOutThePause(t *testing.T) {
 // demo draws one per epoch; through a pipe its output is unchanged (the
 // bar writes to stderr, and quick epochs write nothing there).
 func TestShippedScriptsShowAProgressBar(t *testing.T) {
-	tm := startTerminal(t, nil, "run", "--set", "epochs=2", "../../scripts/demo.star")
+	save := "save_to=" + filepath.Join(t.TempDir(), "demo.tar")
+	tm := startTerminal(t, nil, "run", "--set", "epochs=2", "--set", save, "../../scripts/demo.star")
 	tm.expect("Epoch 0, step 100/100 (100%)")
 	tm.expect("AFTER ANOTHER EPOCH")
 	tm.expect("Epoch 1, step 100/100 (100%)")
@@ -116,7 +117,7 @@ func TestShippedScriptsShowAProgressBar(t *testing.T) {
 	if err := <-tm.done; err != nil {
 		t.Fatalf("%v\n%s", err, tm.screen())
 	}
-	code, out, errs := runBinary(t, "", "run", "--set", "epochs=2", "../../scripts/demo.star")
+	code, out, errs := runBinary(t, "", "run", "--set", "epochs=2", "--set", save, "../../scripts/demo.star")
 	if code != 0 || strings.Contains(out, "step") || strings.Contains(errs, "step") || !strings.Contains(out, "test error after 2 epochs") {
 		t.Errorf("piped: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}

@@ -14,12 +14,12 @@ import (
 // to a script that has none. SIGTERM in the middle of the run leaves a
 // checkpoint (exit status 0), and blocks-repl resume of it ends
 // bit-identical to an uninterrupted run with the same options: with the
-// default triggers (every epoch and after training; SIGTERM once the
-// write at the end of epoch 1 is held and the loop waits for it at the end
-// of epoch 2) and with --checkpoint-every-n-batches 1
-// --checkpoint-every-n-epochs 0 (SIGTERM once the write after batch 15 is
-// held and the loop waits for it after batch 16, mid-epoch). Everything is
-// written in the test's directory.
+// default triggers (every epoch and after training; the write at the end
+// of epoch 1 held in the background, SIGTERM when the save at the end of
+// epoch 2 waits for it) and with --checkpoint-every-n-batches 1
+// --checkpoint-every-n-epochs 0 (the write after batch 15 held, SIGTERM
+// when the save after batch 16 waits: mid-epoch). Everything is written in
+// the test's directory.
 func TestRunCheckpointOption(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs blocks-repl")
@@ -28,9 +28,9 @@ func TestRunCheckpointOption(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		flags []string
-		hold  int // the write held until SIGTERM
+		hold  int // the write held in the background
 		at    int // its iteration
-		stop  int // the iteration the interrupted run stops after: the next save's, which waits for the held write
+		stop  int // the next save, which waits for it: SIGTERM arrives there
 		mid   bool
 	}{
 		{"every epoch", nil, 1, 20, 40, false},
@@ -143,5 +143,69 @@ func writeNoCheckpointScript(t *testing.T, dir, adamLoad string) {
 	}
 	if err := os.WriteFile(p, []byte(strings.Replace(string(src), line, "", 1)), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShippedScriptSIGTERMResumes: a shipped training script, run as it
+// is, leaves a checkpoint to resume when SIGTERM stops it: scripts/demo.star
+// saves to its save_to (here run.tar in the test's directory) every epoch
+// and after training. SIGTERM while the write at the end of epoch 1 is held
+// and the save at the end of epoch 2 waits for it (so training stops there),
+// then blocks-repl resume run.tar, ends bit-identical to an uninterrupted
+// run.
+func TestShippedScriptSIGTERMResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	bin, _ := killBinary(t)
+	demo, err := filepath.Abs("../../scripts/demo.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 epochs of 10 batches; the script's own Checkpoint, to run.tar.
+	args := []string{"run", "--set", "epochs=3", "--set", "batch_size=500", "--set", "save_to=run.tar", demo}
+	refDir, dir := t.TempDir(), t.TempDir()
+	runToEnd(t, bin, refDir, args...)
+	ref, exists, done := finishedCheckpoint(t, refDir)
+	if !exists || !done {
+		t.Fatalf("run %v: checkpoint exists %v, finished %v", args, exists, done)
+	}
+	if n := ref.Log.Status.IterationsDone; n != 30 {
+		t.Fatalf("the uninterrupted run ends at iteration %d, want 30", n)
+	}
+
+	ch := startChild(t, bin, dir, holdWrite(1), args...)
+	ch.waitHeldAndWaited(t, 10)
+	if err := ch.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-ch.done:
+		if err != nil {
+			t.Fatalf("after SIGTERM blocks-repl exited with %v, want 0\n%s", err, ch.stderr)
+		}
+	case <-time.After(5 * time.Minute):
+		_ = ch.cmd.Process.Kill()
+		t.Fatal("blocks-repl did not exit within 5 minutes of SIGTERM")
+	}
+	mid, exists, done := finishedCheckpoint(t, dir)
+	if !exists || done {
+		t.Fatalf("after SIGTERM: checkpoint exists %v, counts as finished %v", exists, done)
+	}
+	if st := mid.Log.Status; st.IterationsDone != 20 || st.EpochStarted || mid.Iteration.Callback != "after_training" {
+		t.Fatalf("the checkpoint after SIGTERM is at iteration %d (mid-epoch %v, %s), want 20 (at the epoch's end), after_training",
+			st.IterationsDone, st.EpochStarted, mid.Iteration.Callback)
+	}
+	runToEnd(t, bin, dir, "resume", "run.tar")
+	got, _, done := finishedCheckpoint(t, dir)
+	if !done {
+		t.Fatal("the resumed run did not finish")
+	}
+	compareInterrupted(t, ref, got, 20)
+	for _, d := range []string{refDir, dir} {
+		names, _ := filepath.Glob(filepath.Join(d, "*"))
+		if len(names) != 1 || filepath.Base(names[0]) != "run.tar" {
+			t.Errorf("%s holds %v, want only run.tar", d, names)
+		}
 	}
 }
