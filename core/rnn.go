@@ -845,5 +845,5 @@ func setView(out *nd.Array, data any, lo, hi int) {
 			return
 		}
 	}
-	out.Data = sliceData(data, lo, hi)
+	out.Data = nd.SliceData(data, lo, hi)
 }

@@ -316,28 +316,9 @@ func emptyData(dt nd.DType) any {
 	return []bool{}
 }
 
-// sliceData returns data[lo:hi] of any array data type.
-func sliceData(data any, lo, hi int) any {
-	switch d := data.(type) {
-	case []float32:
-		return d[lo:hi]
-	case []float64:
-		return d[lo:hi]
-	case []int64:
-		return d[lo:hi]
-	case []int32:
-		return d[lo:hi]
-	case []uint8:
-		return d[lo:hi]
-	case []bool:
-		return d[lo:hi]
-	}
-	panic(fmt.Sprintf("core: unknown array data %T", data))
-}
-
 // view is the array of the given shape at data[off:off+size].
 func view(a *nd.Array, off int, shape []int) *nd.Array {
-	return &nd.Array{Shape: shape, Data: sliceData(a.Data, off, off+nd.Prod(shape))}
+	return &nd.Array{Shape: shape, Data: nd.SliceData(a.Data, off, off+nd.Prod(shape))}
 }
 
 // addInto adds src into dst (same size) elementwise.
@@ -467,7 +448,7 @@ func (o *scanOutputOp) Run(out *nd.Array, in []*nd.Array) {
 		shapes[i] = a.Shape
 	}
 	l, _ := o.info.layout(shapes)
-	out.Data = sliceData(in[0].Data, l.offsets[o.k], l.offsets[o.k]+nd.Prod(out.Shape))
+	out.Data = nd.SliceData(in[0].Data, l.offsets[o.k], l.offsets[o.k]+nd.Prod(out.Shape))
 }
 func (o *scanOutputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	g := make([]*Variable, len(in))
@@ -698,7 +679,7 @@ func (o *scanGradPartOp) Run(out *nd.Array, in []*nd.Array) {
 		shapes[i] = a.Shape
 	}
 	off, _ := gradLayout(shapes)
-	out.Data = sliceData(in[0].Data, off[o.k], off[o.k]+nd.Prod(out.Shape))
+	out.Data = nd.SliceData(in[0].Data, off[o.k], off[o.k]+nd.Prod(out.Shape))
 }
 func (o *scanGradPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))

@@ -517,10 +517,11 @@ func (a *Array) RowSize() int {
 func (a *Array) Slice(start, stop int) *Array {
 	r := a.RowSize()
 	shape := append([]int{stop - start}, a.Shape[1:]...)
-	return &Array{Shape: shape, Data: sliceData(a.Data, start*r, stop*r)}
+	return &Array{Shape: shape, Data: SliceData(a.Data, start*r, stop*r)}
 }
 
-func sliceData(d any, i, j int) any {
+// SliceData is d[i:j] (capacity cut at j) for the Data of any array.
+func SliceData(d any, i, j int) any {
 	switch d := d.(type) {
 	case []float32:
 		return d[i:j:j]
@@ -556,7 +557,7 @@ func (a *Array) Take(indices []int) *Array {
 	shape := append([]int{len(indices)}, a.Shape[1:]...)
 	b := New(a.DType(), shape...)
 	for k, i := range indices {
-		copyData(sliceData(b.Data, k*r, (k+1)*r), sliceData(a.Data, i*r, (i+1)*r))
+		copyData(SliceData(b.Data, k*r, (k+1)*r), SliceData(a.Data, i*r, (i+1)*r))
 	}
 	return b
 }
@@ -577,7 +578,7 @@ func Concat(parts []*Array) (*Array, error) {
 	out := New(first.DType(), append([]int{n}, first.Shape[1:]...)...)
 	off, r := 0, first.RowSize()
 	for _, p := range parts {
-		copyData(sliceData(out.Data, off*r, (off+p.Shape[0])*r), p.Data)
+		copyData(SliceData(out.Data, off*r, (off+p.Shape[0])*r), p.Data)
 		off += p.Shape[0]
 	}
 	return out, nil

@@ -52,7 +52,7 @@ func Stack(examples []*Array) (*Array, error) {
 	r := first.Size()
 	out := New(first.DType(), append([]int{len(examples)}, first.Shape...)...)
 	for k, e := range examples {
-		copyData(sliceData(out.Data, k*r, (k+1)*r), e.Data)
+		copyData(SliceData(out.Data, k*r, (k+1)*r), e.Data)
 	}
 	return out, nil
 }

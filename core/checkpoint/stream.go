@@ -353,7 +353,7 @@ func writeArrayData(w io.Writer, a *nd.Array) error {
 	n := a.Size()
 	for lo := 0; lo < n; lo += chunkElems {
 		hi := min(lo+chunkElems, n)
-		part := &nd.Array{Shape: []int{hi - lo}, Data: subData(a.Data, lo, hi)}
+		part := &nd.Array{Shape: []int{hi - lo}, Data: nd.SliceData(a.Data, lo, hi)}
 		var err error
 		buf, err = npy.AppendData(buf[:0], part, binary.LittleEndian)
 		if err != nil {
@@ -364,27 +364,4 @@ func writeArrayData(w io.Writer, a *nd.Array) error {
 		}
 	}
 	return nil
-}
-
-// subData is data[lo:hi] of an array's Data.
-func subData(data any, lo, hi int) any {
-	switch d := data.(type) {
-	case []float32:
-		return d[lo:hi]
-	case []float64:
-		return d[lo:hi]
-	case []int64:
-		return d[lo:hi]
-	case []int32:
-		return d[lo:hi]
-	case []int16:
-		return d[lo:hi]
-	case []uint16:
-		return d[lo:hi]
-	case []uint8:
-		return d[lo:hi]
-	case []bool:
-		return d[lo:hi]
-	}
-	return data
 }
