@@ -16,7 +16,6 @@ import (
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/nd"
-	"github.com/blocks-go/blocks/nd/npy"
 )
 
 // The log records of saving and loading (Blocks' SAVED_TO and
@@ -361,7 +360,7 @@ func (e *CheckpointExtension) snapshot(c *Checkpoint) {
 			s = nd.New(na.Array.DType(), na.Array.Shape...)
 			e.snap[i] = s
 		}
-		dst, src := npy.RawBytes(s), npy.RawBytes(na.Array)
+		dst, src := nd.RawBytes(s), nd.RawBytes(na.Array)
 		if dst == nil || src == nil || len(dst) != len(src) {
 			_ = s.CopyFrom(na.Array)
 		}
@@ -478,7 +477,7 @@ func (e *CheckpointExtension) prepareSnapshot() {
 		snap := make([]*nd.Array, len(shapes))
 		for i, a := range shapes {
 			snap[i] = nd.New(a.dt, a.shape...)
-			if b := npy.RawBytes(snap[i]); b != nil {
+			if b := nd.RawBytes(snap[i]); b != nil {
 				for j := 0; j < len(b); j += 4096 {
 					b[j] = 0
 				}

@@ -344,7 +344,7 @@ const chunkElems = 1 << 16
 // is little-endian, chunks of it otherwise.
 func writeArrayData(w io.Writer, a *nd.Array) error {
 	if npy.IsLittleEndian(binary.NativeEndian) { // an array's memory is its .npy data
-		if b := npy.RawBytes(a); b != nil || a.Size() == 0 {
+		if b := nd.RawBytes(a); b != nil || a.Size() == 0 {
 			_, err := w.Write(b)
 			return err
 		}

@@ -19,7 +19,15 @@ func TestStreamedBytesEqualWholeFile(t *testing.T) {
 	c.Manifest.Created = "2026-12-06T00:00:00Z"
 	extra := []*nd.Array{nd.FromSlice([]float64{1.5, -2, 3}), nd.FromSlice([]int64{7, -8}, 1, 2), nd.FromSlice([]int32{1 << 30}),
 		nd.FromSlice([]int16{-3}), nd.FromSlice([]uint16{65535}), nd.FromSlice([]uint8{1, 2, 3}), nd.FromSlice([]bool{true, false}),
-		nd.New(nd.Float32, 0, 4), nd.Scalar(nd.Float32, 2.5), nd.New(nd.Float32, 70000)}
+		nd.New(nd.Float32, 0, 4), nd.Scalar(nd.Float32, 2.5), nd.New(nd.Int8, 3*chunkElems+5), nd.New(nd.Bool, 2*chunkElems+3),
+		nd.New(nd.Float32, 70000)}
+	// Arrays of several chunks: bool's data is encoded a chunk at a time.
+	for i := range extra[len(extra)-3].Data.([]int8) {
+		extra[len(extra)-3].Data.([]int8)[i] = int8(i*7 + i/chunkElems)
+	}
+	for i := range extra[len(extra)-2].Data.([]bool) {
+		extra[len(extra)-2].Data.([]bool)[i] = (i/chunkElems)%2 == 0 && i%3 == 0
+	}
 	for i, a := range extra {
 		c.AlgorithmState = append(c.AlgorithmState, Named{fmt.Sprintf("%03d:extra%d", len(c.AlgorithmState), i), a})
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"unsafe"
 
 	"github.com/blocks-go/blocks/nd"
 )
@@ -12,41 +11,7 @@ import (
 // RawBytes is the memory of a numeric array (a copy for bool arrays; nil
 // for object arrays).
 func RawBytes(a *nd.Array) []byte {
-	view := func(p unsafe.Pointer, n, size int) []byte {
-		return unsafe.Slice((*byte)(p), n*size)
-	}
-	switch d := a.Data.(type) {
-	case []float32:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 4)
-		}
-	case []float64:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 8)
-		}
-	case []int64:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 8)
-		}
-	case []int32:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 4)
-		}
-	case []uint8:
-		return d
-	case []int8:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 1)
-		}
-	case []int16:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 2)
-		}
-	case []uint16:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), len(d), 2)
-		}
-	case []bool:
+	if d, ok := a.Data.([]bool); ok {
 		out := make([]byte, len(d))
 		for i, x := range d {
 			if x {
@@ -55,7 +20,7 @@ func RawBytes(a *nd.Array) []byte {
 		}
 		return out
 	}
-	return nil
+	return nd.RawBytes(a)
 }
 
 // AppendArrays appends the encoding of arrays (numeric or bool) to b:

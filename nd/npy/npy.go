@@ -19,7 +19,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/blocks-go/blocks/nd"
 )
@@ -364,7 +363,7 @@ func Read(r io.Reader, size uint64) (*nd.Array, error) {
 			return nil, fmt.Errorf("%d bytes of data for a %s array of shape %s (want %d)", k, info.DType, nd.ShapeString(info.Shape), dataSize)
 		}
 		a := nd.New(info.DType, info.Shape...)
-		if raw := RawBytes(a); raw != nil {
+		if raw := nd.RawBytes(a); raw != nil {
 			copy(raw, first)
 			k, err := io.ReadFull(r, raw[readDirect:])
 			if err != nil {
@@ -397,44 +396,6 @@ func Read(r io.Reader, size uint64) (*nd.Array, error) {
 // readDirect: an array of at least this many bytes is read straight into
 // its memory.
 const readDirect = 1 << 16
-
-// RawBytes is the memory of a's elements where it is their .npy data
-// on a little-endian machine (numbers; nil for an empty array, bool and
-// other dtypes).
-func RawBytes(a *nd.Array) []byte {
-	view := func(p unsafe.Pointer, n int) []byte { return unsafe.Slice((*byte)(p), n) }
-	switch d := a.Data.(type) {
-	case []float32:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 4*len(d))
-		}
-	case []float64:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 8*len(d))
-		}
-	case []int64:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 8*len(d))
-		}
-	case []int32:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 4*len(d))
-		}
-	case []int16:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 2*len(d))
-		}
-	case []uint16:
-		if len(d) > 0 {
-			return view(unsafe.Pointer(&d[0]), 2*len(d))
-		}
-	case []uint8:
-		if len(d) > 0 {
-			return d
-		}
-	}
-	return nil
-}
 
 // Decode reads an .npy file held in b; a Fortran-order array is refused.
 func Decode(b []byte) (*nd.Array, error) {
