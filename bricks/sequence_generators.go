@@ -537,9 +537,21 @@ func (g *SequenceGenerator) costMatrix(call *core.ApplicationCall, outputs, mask
 		in["mask"] = mask
 	}
 	for _, n := range g.stateNames {
-		if v, ok := given[n]; ok {
-			in[n] = v
+		v, ok := given[n]
+		if !ok {
+			continue
 		}
+		d, err := g.transitionDim(n)
+		if err != nil {
+			return nil, err
+		}
+		if v.NDim() != 2 {
+			return nil, fmt.Errorf("the initial %s must be 2-d (batch, %d), got the %d-d %s", n, d, v.NDim(), untagged(v))
+		}
+		if u := untagged(v); u.IsShared() && u.Value().Shape[1] != d {
+			return nil, fmt.Errorf("the initial %s must be (batch, %d), got %s of shape %s", n, d, u, nd.ShapeString(u.Value().Shape))
+		}
+		in[n] = v
 	}
 	for _, n := range g.ctxNames {
 		if v, ok := given[n]; ok {
