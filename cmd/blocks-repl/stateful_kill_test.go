@@ -17,7 +17,7 @@ import (
 // them to the cost's <state>_final_value auxiliary variables after every
 // batch, so each batch goes on from the states where the previous one
 // ended. The data are made by the script (a seeded generator).
-const statefulLMScript = `load("tensor", "ltensor3")
+const statefulLMScript = `load("tensor", "lmatrix")
 load("blocks.bricks.recurrent", "LSTM")
 load("blocks.bricks.sequence_generators", "SequenceGenerator", "Readout", "SoftmaxEmitter", "LookupFeedback")
 load("blocks.initialization", "IsotropicGaussian", "Constant")
@@ -35,13 +35,14 @@ load("fuel.streams", "DataStream")
 load("fuel.schemes", "SequentialScheme")
 load("numpy", "random", "array")
 
-# A text of symbols from a seeded Markov chain, cut into batch streams;
-# chunk k of every stream follows chunk k - 1: the k-th example is the
-# (seq, batch) window k of all the streams.
+# A random text (a seeded generator) cut into batch streams;
+# window k of every stream follows window k - 1: the examples are the
+# windows of the streams in order, window after window, so batch k is
+# window k of every stream.
 vocab, batch, seq, chunks, dim = 6, 4, 10, 20, 8
 rng = random.RandomState(5)
 text = rng.randint(0, vocab, size = (batch, seq * chunks))
-windows = array([text[":", "%d:%d" % (k * seq, (k + 1) * seq)].T for k in range(chunks)])   # (chunks, seq, batch)
+windows = array([text[b][k * seq:(k + 1) * seq] for k in range(chunks) for b in range(batch)])   # (chunks * batch, seq), window-major
 data = IndexableDataset({"x": windows})
 
 gen = SequenceGenerator(
@@ -50,9 +51,9 @@ gen = SequenceGenerator(
     LSTM(dim = dim, name = "transition"),
     weights_init = IsotropicGaussian(0.2), biases_init = Constant(0), name = "generator")
 gen.initialize()
-x = ltensor3("x")
+x = lmatrix("x")
 init_states = {n: shared_floatx_zeros((batch, dim), name = "init_" + n) for n in gen.transition.apply.states}
-cost = gen.cost(x[0], **init_states)
+cost = gen.cost(x.T, **init_states)
 cost.name = "cost"
 cg = ComputationGraph(cost)
 updates = []
@@ -61,7 +62,7 @@ for n, shared in init_states.items():
     updates.append((shared, final))
 model = Model(cost)
 alg = GradientDescent(cost = cost, parameters = cg.parameters, step_rule = Adam(learning_rate = 0.02), updates = updates)
-loop = MainLoop(algorithm = alg, data_stream = DataStream(data, iteration_scheme = SequentialScheme(chunks, 1)), model = model, extensions = [
+loop = MainLoop(algorithm = alg, data_stream = DataStream(data, iteration_scheme = SequentialScheme(chunks * batch, batch)), model = model, extensions = [
     TrainingDataMonitoring([cost], prefix = "train", after_batch = True),
     TrainingDataMonitoring([cost], prefix = "epoch", after_epoch = True),
     FinishAfter(after_n_epochs = 3),
