@@ -92,14 +92,38 @@ func (a *SequenceContentAttention) GetDim(name string) (int, error) {
 	return 0, fmt.Errorf("%s has no output %s", a.AnnotationName(), name)
 }
 
-// PreprocessAttended is attention.preprocess(attended).
+// PreprocessAttended is attention.preprocess(attended), a call of the
+// attention's application preprocess as in Blocks.
 func (a *SequenceContentAttention) PreprocessAttended(attended *core.Variable) (*core.Variable, error) {
-	return applyBrick(a.Preprocess, attended)
+	return first(callAs(a, "preprocess", []string{"attended"}, []*core.Variable{attended}, nil, func(in []*core.Variable) ([]*core.Variable, error) {
+		return Apply(a.Preprocess, "apply", in[0])
+	}))
 }
 
 // TakeGlimpses computes the weighted average (batch, attended_dim) and the
-// weights (batch, time) from the states; mask may be nil.
+// weights (batch, time) from the states; mask may be nil. It is a call of
+// the attention's application take_glimpses, as in Blocks.
 func (a *SequenceContentAttention) TakeGlimpses(attended, preprocessed, mask *core.Variable, states map[string]*core.Variable) ([]*core.Variable, error) {
+	names := []string{"attended", "preprocessed_attended"}
+	ins := []*core.Variable{attended, preprocessed}
+	if mask != nil {
+		names, ins = append(names, "attended_mask"), append(ins, mask)
+	}
+	for _, n := range a.StateNames {
+		if s, ok := states[n]; ok {
+			names, ins = append(names, n), append(ins, s)
+		}
+	}
+	return callAs(a, "take_glimpses", names, ins, attentionGlimpseNames, func(in []*core.Variable) ([]*core.Variable, error) {
+		st := map[string]*core.Variable{}
+		for i, n := range names {
+			st[n] = in[i]
+		}
+		return a.takeGlimpses(st["attended"], st["preprocessed_attended"], st["attended_mask"], st)
+	})
+}
+
+func (a *SequenceContentAttention) takeGlimpses(attended, preprocessed, mask *core.Variable, states map[string]*core.Variable) ([]*core.Variable, error) {
 	energies, err := a.energies(preprocessed, states)
 	if err != nil {
 		return nil, err
@@ -292,13 +316,38 @@ func (r *AttentionRecurrent) GetDim(name string) (int, error) {
 
 // TakeGlimpses is the attention's look from the states (contexts: attended,
 // preprocessed_attended, attended_mask).
+// As in Blocks it is a call of the application take_glimpses.
 func (r *AttentionRecurrent) TakeGlimpses(in map[string]*core.Variable) ([]*core.Variable, error) {
-	return r.Attention.TakeGlimpses(in["attended"], in["preprocessed_attended"], in["attended_mask"], in)
+	return r.callNamed("take_glimpses", in, attentionGlimpseNames, func(in map[string]*core.Variable) ([]*core.Variable, error) {
+		return r.Attention.TakeGlimpses(in["attended"], in["preprocessed_attended"], in["attended_mask"], in)
+	})
+}
+
+// callNamed runs fn as a call of r's application app (callAs) on the
+// named inputs in.
+func (r *AttentionRecurrent) callNamed(app string, in map[string]*core.Variable, outNames []string, fn func(map[string]*core.Variable) ([]*core.Variable, error)) ([]*core.Variable, error) {
+	names := sortedKeys(in)
+	ins := make([]*core.Variable, len(names))
+	for i, n := range names {
+		ins[i] = in[n]
+	}
+	return callAs(r, app, names, ins, outNames, func(vs []*core.Variable) ([]*core.Variable, error) {
+		m := make(map[string]*core.Variable, len(names))
+		for i, n := range names {
+			m[n] = vs[i]
+		}
+		return fn(m)
+	})
 }
 
 // ComputeStates is one step of the transition with the glimpse
-// distributed over its inputs.
+// distributed over its inputs (a call of the application compute_states,
+// as in Blocks).
 func (r *AttentionRecurrent) ComputeStates(in map[string]*core.Variable) ([]*core.Variable, error) {
+	return r.callNamed("compute_states", in, r.inner.Spec.States, r.computeStates)
+}
+
+func (r *AttentionRecurrent) computeStates(in map[string]*core.Variable) ([]*core.Variable, error) {
 	args := []*core.Variable{in["weighted_averages"]}
 	for _, n := range r.seqNames {
 		v, ok := in[n]
@@ -321,7 +370,8 @@ func (r *AttentionRecurrent) ComputeStates(in map[string]*core.Variable) ([]*cor
 	for _, n := range slices.Concat(r.inner.Spec.States, r.inner.Spec.Contexts) {
 		m[n] = in[n]
 	}
-	res, err := r.inner.Step(m)
+	// Blocks: the transition's apply with iterate=False.
+	res, err := ApplyRecurrent(r.Transition, "apply", m, RecurrentOptions{NoIterate: true})
 	if err != nil {
 		return nil, err
 	}

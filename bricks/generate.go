@@ -176,7 +176,7 @@ func (g *SequenceGenerator) GenerateSymbolic(nSteps, batchSize *core.Variable, i
 		return nil, err
 	}
 	nState := len(g.stateNames)
-	initOut, err := g.Readout.Emitter.InitialOutputs(ref, 0)
+	initOut, err := g.Readout.InitialOutputs(ref, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -229,31 +229,25 @@ func (g *SequenceGenerator) GenerateSymbolic(nSteps, batchSize *core.Variable, i
 			}
 		}
 		var err error
-		if m["feedback"], err = g.Readout.FeedbackBr.Feedback(prev); err != nil {
+		if m["feedback"], err = g.Readout.Feedback(prev); err != nil {
 			return nil, nil, err
 		}
 		readouts, err := g.Readout.Readouts(m)
 		if err != nil {
 			return nil, nil, err
 		}
-		dist, err := g.Readout.Emitter.Distribution(readouts)
+		outputs, err := g.Readout.Emit(readouts, rng)
 		if err != nil {
-			return nil, nil, err
-		}
-		var outputs *core.Variable
-		if dist == nil {
-			outputs = readouts
-		} else if outputs, err = core.ApplyRandomOp(&categoricalOp{rng: rng}, dist); err != nil {
 			return nil, nil, err
 		}
 		if outputs.DType() != outDType {
 			outputs = core.Cast(outputs, outDType)
 		}
-		costs, err := g.Readout.Emitter.EmitterCost(readouts, outputs)
+		costs, err := g.Readout.Cost(readouts, outputs)
 		if err != nil {
 			return nil, nil, err
 		}
-		fb, err := g.Readout.FeedbackBr.Feedback(outputs)
+		fb, err := g.Readout.Feedback(outputs)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -269,9 +263,11 @@ func (g *SequenceGenerator) GenerateSymbolic(nSteps, batchSize *core.Variable, i
 		if g.attention != nil {
 			ns, err = g.attention.ComputeStates(m)
 		} else {
+			// Blocks' transition.compute_states: a call of the
+			// transition's apply with iterate=False.
 			ra := g.Transition.RecurrentApplication("apply")
 			var res []*core.Variable
-			if res, err = ra.Step(m); err == nil {
+			if res, err = ApplyRecurrent(g.Transition, "apply", m, RecurrentOptions{NoIterate: true}); err == nil {
 				for _, n := range ra.Spec.States {
 					ns = append(ns, res[slices.Index(ra.Spec.Outputs, n)])
 				}

@@ -22,22 +22,25 @@ type Model struct {
 	params    map[string]*core.Variable
 }
 
-// NewModel builds the model of outputs. It is an error for two top bricks
-// to share a name, or two parameters a hierarchical name.
+// NewModel builds the model of outputs. Its top bricks are Blocks': the
+// bricks annotating the graph's variables and its loops' inner variables
+// (Blocks' variables + scan_variables) that are no child of one of them,
+// each once, in that order. It is an error for two top bricks to share a
+// name, or two parameters a hierarchical name.
 func NewModel(outputs []*core.Variable) (*Model, error) {
 	m := &Model{ComputationGraph: graph.New(outputs), params: map[string]*core.Variable{}}
 	var bs []Brick
 	children := map[*Base]bool{}
-	for _, v := range m.Variables {
+	for _, v := range slices.Concat(m.Variables, m.ScanVariables()) {
 		b, ok := graph.BrickOf(v).(Brick)
 		if !ok || b == nil {
 			continue
 		}
 		if !slices.Contains(bs, b) {
 			bs = append(bs, b)
-		}
-		for _, c := range b.BaseBrick().Children {
-			children[c.BaseBrick()] = true
+			for _, c := range b.BaseBrick().Children {
+				children[c.BaseBrick()] = true
+			}
 		}
 	}
 	count := map[string]int{}
@@ -69,7 +72,7 @@ func NewModel(outputs []*core.Variable) (*Model, error) {
 }
 
 // TopBricks are the bricks of the graph that are no other brick's child,
-// in the graph's order (get_top_bricks).
+// in the graph's order (get_top_bricks; see NewModel).
 func (m *Model) TopBricks() []Brick { return slices.Clone(m.topBricks) }
 
 // ParameterNames are the parameters' hierarchical names, in the graph's

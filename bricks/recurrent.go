@@ -302,11 +302,12 @@ func withInitialStates(spec RecurrentSpec, result, initial []*core.Variable, opt
 	return result, nil
 }
 
-// untagged is the variable a brick's input copy was made from (for
-// messages that name what the user passed).
+// untagged is the variable a brick's input copy was made from, through
+// the copies of nested application calls (for messages that name what the
+// user passed).
 func untagged(v *core.Variable) *core.Variable {
-	if v.Kind() == core.KindOp && v.Op().String() == "copy" && len(v.Inputs()) == 1 {
-		return v.Inputs()[0]
+	for v.Kind() == core.KindOp && v.Op().String() == "copy" && len(v.Inputs()) == 1 {
+		v = v.Inputs()[0]
 	}
 	return v
 }

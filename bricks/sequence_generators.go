@@ -3,6 +3,7 @@ package bricks
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
@@ -253,7 +254,9 @@ func (r *Readout) GetDim(name string) (int, error) {
 	return 0, fmt.Errorf("%s: unknown dimension %s", r.AnnotationName(), name)
 }
 
-// Readouts merges the sources (a map holding at least the source names).
+// Readouts merges the sources (a map holding at least the source names):
+// Blocks' readout.readout(**sources), a call of the readout's application
+// readout.
 func (r *Readout) Readouts(in map[string]*core.Variable) (*core.Variable, error) {
 	args := make([]*core.Variable, len(r.SourceNames))
 	for i, n := range r.SourceNames {
@@ -263,11 +266,95 @@ func (r *Readout) Readouts(in map[string]*core.Variable) (*core.Variable, error)
 		}
 		args[i] = v
 	}
-	m, err := Apply(r.Merge, "apply", args...)
+	return first(callAs(r, "readout", r.SourceNames, args, nil, func(args []*core.Variable) ([]*core.Variable, error) {
+		m, err := Apply(r.Merge, "apply", args...)
+		if err != nil {
+			return nil, err
+		}
+		return Apply(r.PostMerge, "apply", m[0])
+	}))
+}
+
+// Feedback is Blocks' readout.feedback(outputs): a call of the readout's
+// application feedback, which calls the feedback brick's.
+func (r *Readout) Feedback(outputs *core.Variable) (*core.Variable, error) {
+	return first(callAs(r, "feedback", []string{"outputs"}, []*core.Variable{outputs}, []string{"feedback"}, func(in []*core.Variable) ([]*core.Variable, error) {
+		var names []string // LookupFeedback.feedback declares no outputs
+		if _, ok := r.FeedbackBr.(*TrivialFeedback); ok {
+			names = []string{"feedback"}
+		}
+		return callAs(r.FeedbackBr, "feedback", []string{"outputs"}, in, names, func(in []*core.Variable) ([]*core.Variable, error) {
+			v, err := r.FeedbackBr.Feedback(in[0])
+			return []*core.Variable{v}, err
+		})
+	}))
+}
+
+// Cost is Blocks' readout.cost(readouts, outputs): the emitter's cost, as
+// calls of the readout's and the emitter's applications cost.
+func (r *Readout) Cost(readouts, outputs *core.Variable) (*core.Variable, error) {
+	names := []string{"readouts", "outputs"}
+	return first(callAs(r, "cost", names, []*core.Variable{readouts, outputs}, nil, func(in []*core.Variable) ([]*core.Variable, error) {
+		return callAs(r.Emitter, "cost", names, in, nil, func(in []*core.Variable) ([]*core.Variable, error) {
+			v, err := r.Emitter.EmitterCost(in[0], in[1])
+			return []*core.Variable{v}, err
+		})
+	}))
+}
+
+// Emit is Blocks' readout.emit(readouts), the emitter's emit: the
+// readouts themselves (TrivialEmitter), or symbols drawn from the
+// emitter's distribution with rng; calls of the readout's and the
+// emitter's applications emit.
+func (r *Readout) Emit(readouts *core.Variable, rng *numpyrand.RandomState) (*core.Variable, error) {
+	names := []string{"readouts"}
+	return first(callAs(r, "emit", names, []*core.Variable{readouts}, nil, func(in []*core.Variable) ([]*core.Variable, error) {
+		return callAs(r.Emitter, "emit", names, in, nil, func(in []*core.Variable) ([]*core.Variable, error) {
+			dist, err := r.Emitter.Distribution(in[0])
+			if err != nil || dist == nil {
+				return in[:1], err
+			}
+			v, err := core.ApplyRandomOp(&categoricalOp{rng: rng}, dist)
+			return []*core.Variable{v}, err
+		})
+	}))
+}
+
+// InitialOutputs is Blocks' readout.initial_outputs(batch_size), the
+// emitter's, for the batch size of ref's axis: calls of the readout's and
+// the emitter's applications initial_outputs (without inputs: the batch
+// size is read from ref's shape).
+func (r *Readout) InitialOutputs(ref *core.Variable, axis int) (*core.Variable, error) {
+	return first(callAs(r, "initial_outputs", nil, nil, nil, func([]*core.Variable) ([]*core.Variable, error) {
+		return callAs(r.Emitter, "initial_outputs", nil, nil, nil, func([]*core.Variable) ([]*core.Variable, error) {
+			v, err := r.Emitter.InitialOutputs(ref, axis)
+			return []*core.Variable{v}, err
+		})
+	}))
+}
+
+// callAs runs fn as a call of the application app of br, as Blocks'
+// @application runs a method: the inputs and outputs are copied, named
+// {brick}_{app}_{name} and tagged with br and the call (outputs without
+// names are output_0, output_1, ...), so that a graph meets br where
+// Blocks' graph does (Model's top bricks, VariableFilter by brick). It is
+// for applications the project computes in Go rather than registering
+// them (Readout.feedback, emitter.cost, ...).
+func callAs(br Brick, app string, inNames []string, ins []*core.Variable, outNames []string, fn func(ins []*core.Variable) ([]*core.Variable, error)) ([]*core.Variable, error) {
+	a := &Application{Name: app, Inputs: inNames, Outputs: outNames, BlocksOutputNames: outNames == nil,
+		Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) { return fn(in) }}
+	return applyApp(br, a, "", ins)
+}
+
+// first is the first of an application's outputs.
+func first(outs []*core.Variable, err error) (*core.Variable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return applyBrick(r.PostMerge, m[0])
+	if len(outs) == 0 {
+		return nil, fmt.Errorf("an application returned no output")
+	}
+	return outs[0], nil
 }
 
 // SequenceGenerator is Blocks' sequence generator: a readout, a recurrent
@@ -332,7 +419,9 @@ func NewSequenceGenerator(cfg *Config, name string, readout *Readout, transition
 	}
 	g.Fork = f
 	g.SetChildren([]Brick{readout, f, g.Transition})
-	inputs := append([]string{"outputs", "mask"}, g.ctxNames...)
+	// Blocks' cost and cost_matrix take the contexts and the initial
+	// states by keyword.
+	inputs := slices.Concat([]string{"outputs", "mask"}, g.ctxNames, g.stateNames)
 	for _, app := range []string{"cost", "cost_matrix"} {
 		g.addApplication(&Application{Name: app, Inputs: inputs, Outputs: []string{app},
 			Fn: func(*core.ApplicationCall, []*core.Variable) ([]*core.Variable, error) {
@@ -401,15 +490,38 @@ func (g *SequenceGenerator) applyTransition(in map[string]*core.Variable, o Recu
 
 // CostMatrix is the cost of each output (time, batch): the readout's cost
 // of outputs[t] given the states before step t and the glimpses taken from
-// them; masked entries are 0.
-func (g *SequenceGenerator) CostMatrix(outputs, mask *core.Variable, contexts map[string]*core.Variable) (*core.Variable, error) {
+// them; masked entries are 0. given holds the contexts and, optionally,
+// initial states (a state not given starts from the transition's initial
+// state). It is a call of the application cost_matrix (ApplyKeywords).
+func (g *SequenceGenerator) CostMatrix(outputs, mask *core.Variable, given map[string]*core.Variable) (*core.Variable, error) {
+	in := map[string]*core.Variable{"outputs": outputs}
+	if mask != nil {
+		in["mask"] = mask
+	}
+	for n, v := range given {
+		if n != "outputs" && n != "mask" {
+			in[n] = v
+		}
+	}
+	return first(g.ApplyKeywords("cost_matrix", in, RecurrentOptions{}))
+}
+
+// costMatrix computes cost_matrix within its call: given holds the
+// contexts and the initial states given. Like Blocks it adds to the call
+// the auxiliary variables <glimpse> and <state> (the glimpses and the
+// states the readout reads, one per output) and <name>_final_value for
+// each state and glimpse: its value after the last step (with a mask, the
+// value after each sequence's last unmasked step, since a masked step
+// keeps the state), with which a next batch can start (truncated
+// back-propagation through time).
+func (g *SequenceGenerator) costMatrix(call *core.ApplicationCall, outputs, mask *core.Variable, given map[string]*core.Variable) (*core.Variable, error) {
 	if !g.Allocated {
 		if err := Allocate(g); err != nil {
 			return nil, err
 		}
 	}
 	r := g.Readout
-	fb, err := r.FeedbackBr.Feedback(outputs)
+	fb, err := r.Feedback(outputs)
 	if err != nil {
 		return nil, err
 	}
@@ -424,8 +536,25 @@ func (g *SequenceGenerator) CostMatrix(outputs, mask *core.Variable, contexts ma
 	if mask != nil {
 		in["mask"] = mask
 	}
+	for _, n := range g.stateNames {
+		v, ok := given[n]
+		if !ok {
+			continue
+		}
+		d, err := g.transitionDim(n)
+		if err != nil {
+			return nil, err
+		}
+		if v.NDim() != 2 {
+			return nil, fmt.Errorf("the initial %s must be 2-d (batch, %d), got the %d-d %s", n, d, v.NDim(), untagged(v))
+		}
+		if u := untagged(v); u.IsShared() && u.Value().Shape[1] != d {
+			return nil, fmt.Errorf("the initial %s must be (batch, %d), got %s of shape %s", n, d, u, nd.ShapeString(u.Value().Shape))
+		}
+		in[n] = v
+	}
 	for _, n := range g.ctxNames {
-		if v, ok := contexts[n]; ok {
+		if v, ok := given[n]; ok {
 			in[n] = v
 		} else if n != "attended_mask" {
 			return nil, fmt.Errorf("context %s is not given", n)
@@ -437,30 +566,37 @@ func (g *SequenceGenerator) CostMatrix(outputs, mask *core.Variable, contexts ma
 	}
 	spec := g.Transition.RecurrentApplication(map[bool]string{true: "do_apply", false: "apply"}[g.attention != nil]).Spec
 	src := map[string]*core.Variable{}
+	final := map[string]*core.Variable{}
 	minusOne, one1 := -1, 1
 	for i, n := range spec.Outputs {
-		if slices.Contains(g.stateNames, n) {
-			if src[n], err = core.Subtensor(res[i], []core.Index{{Slice: true, Stop: &minusOne}}); err != nil {
-				return nil, err
-			}
-		} else if slices.Contains(g.glimpseNames(), n) {
-			if src[n], err = core.Subtensor(res[i], []core.Index{{Slice: true, Start: &one1}}); err != nil {
+		isState, isGlimpse := slices.Contains(g.stateNames, n), slices.Contains(g.glimpseNames(), n)
+		switch {
+		case isState:
+			src[n], err = core.Subtensor(res[i], []core.Index{{Slice: true, Stop: &minusOne}})
+		case isGlimpse:
+			src[n], err = core.Subtensor(res[i], []core.Index{{Slice: true, Start: &one1}})
+		}
+		if err != nil {
+			return nil, err
+		}
+		if isState || isGlimpse {
+			if final[n], err = core.Subtensor(res[i], []core.Index{{I: -1}}); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, n := range g.ctxNames {
-		if v, ok := contexts[n]; ok {
+		if v, ok := given[n]; ok {
 			src[n] = v
 		}
 	}
 	// The feedback of the previous outputs: the initial outputs, then
 	// outputs[:-1].
-	init, err := r.Emitter.InitialOutputs(outputs, 1)
+	init, err := r.InitialOutputs(outputs, 1)
 	if err != nil {
 		return nil, err
 	}
-	fb0, err := r.FeedbackBr.Feedback(init)
+	fb0, err := r.Feedback(init)
 	if err != nil {
 		return nil, err
 	}
@@ -483,7 +619,7 @@ func (g *SequenceGenerator) CostMatrix(outputs, mask *core.Variable, contexts ma
 	if err != nil {
 		return nil, err
 	}
-	costs, err := r.Emitter.EmitterCost(readouts, outputs)
+	costs, err := r.Cost(readouts, outputs)
 	if err != nil {
 		return nil, err
 	}
@@ -494,30 +630,59 @@ func (g *SequenceGenerator) CostMatrix(outputs, mask *core.Variable, contexts ma
 		}
 		costs = core.Mul(costs, m)
 	}
+	if call != nil {
+		for _, n := range slices.Concat(g.glimpseNames(), g.stateNames) {
+			g.addCallAuxiliary(call, src[n].Copy(), n)
+		}
+		for _, n := range slices.Concat(g.stateNames, g.glimpseNames()) {
+			g.addCallAuxiliary(call, final[n].Copy(), n+"_final_value")
+		}
+	}
 	return costs, nil
 }
 
+// addCallAuxiliary is Blocks' ApplicationCall.add_auxiliary_variable(v,
+// name=name) for a call of g: v is named {brick}_{application}_{name}
+// (tag name name), annotated with g and the call, with role AUXILIARY.
+func (g *SequenceGenerator) addCallAuxiliary(call *core.ApplicationCall, v *core.Variable, name string) {
+	call.AddAuxiliaryVariable(v, fmt.Sprintf("%s_%s_%s", g.Name, call.Application, name))
+	v.Tag.Name = name
+	v.Tag.Annotations = append(v.Tag.Annotations, core.Annotation(g))
+}
+
 // ApplyKeywords implements cost_matrix and cost (the mean over the batch
-// of the summed costs of each sequence).
+// of the summed costs of each sequence, from a call of cost_matrix as in
+// Blocks). Besides outputs and mask they take the contexts and the initial
+// states by name.
 func (g *SequenceGenerator) ApplyKeywords(app string, in map[string]*core.Variable, _ RecurrentOptions) ([]*core.Variable, error) {
-	outputs, ok := in["outputs"]
-	if !ok {
+	if app != "cost" && app != "cost_matrix" {
+		return nil, fmt.Errorf("%s has no application %s", g.AnnotationName(), app)
+	}
+	if _, ok := in["outputs"]; !ok {
 		return nil, fmt.Errorf("%s.%s: outputs are not given", g.AnnotationName(), app)
 	}
+	known := g.Application(app).Inputs
 	call := &core.ApplicationCall{Brick: g, Application: app, Metadata: map[string]any{}, ID: callIDs.Add(1)}
 	tagged := map[string]*core.Variable{}
 	for _, n := range sortedKeys(in) {
+		if !slices.Contains(known, n) {
+			return nil, fmt.Errorf("%s.%s got an unexpected input %s (it takes %s)", g.AnnotationName(), app, n, strings.Join(known, ", "))
+		}
 		tagged[n] = tag(in[n], g.Base, app, n, call, core.Input)
 	}
-	cm, err := g.CostMatrix(tagged["outputs"], tagged["mask"], tagged)
-	if err != nil {
-		return nil, fmt.Errorf("%s.%s: %w", g.AnnotationName(), app, err)
-	}
-	_ = outputs
-	out := cm
+	var out *core.Variable
 	switch app {
 	case "cost_matrix":
+		cm, err := g.costMatrix(call, tagged["outputs"], tagged["mask"], tagged)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", g.AnnotationName(), app, err)
+		}
+		out = cm
 	case "cost":
+		cm, err := g.CostMatrix(tagged["outputs"], tagged["mask"], tagged)
+		if err != nil {
+			return nil, err
+		}
 		s, err := core.Sum(cm, []int{0}, false, nil)
 		if err != nil {
 			return nil, err
@@ -532,10 +697,7 @@ func (g *SequenceGenerator) ApplyKeywords(app string, in map[string]*core.Variab
 			}
 			per = core.Div(core.SumAll(cm), core.SumAll(m))
 		}
-		call.AddAuxiliaryVariable(per, fmt.Sprintf("%s_%s_per_sequence_element", g.Name, app))
-		per.Tag.Name = "per_sequence_element"
-	default:
-		return nil, fmt.Errorf("%s has no application %s", g.AnnotationName(), app)
+		g.addCallAuxiliary(call, per, "per_sequence_element")
 	}
 	o := tag(out, g.Base, app, app, call, core.Output)
 	if app == "cost" {

@@ -86,6 +86,17 @@ type brickAuxiliaries interface {
 	BrickAuxiliaryVariables() []*core.Variable
 }
 
+// ScanVariables are the variables of the step graphs of the loops among
+// the graph's variables, loop after loop (Blocks' scan_variables: one
+// level, a loop inside a step graph is not entered).
+func (g *ComputationGraph) ScanVariables() []*core.Variable {
+	var out []*core.Variable
+	for _, v := range g.Variables {
+		out = append(out, core.ScanInnerVariables(v)...)
+	}
+	return out
+}
+
 // Inputs are the data inputs (Theano's non-shared, non-constant leaves).
 func (g *ComputationGraph) Inputs() []*core.Variable {
 	return g.filter(func(v *core.Variable) bool { return v.IsInput() })

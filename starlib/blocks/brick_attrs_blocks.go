@@ -25,6 +25,7 @@ import (
 //	recurrent_stack.states_name, recurrent_stack.skip_connections
 //	attention.state_names                        (SequenceContentAttention's)
 //	attention_recurrent.transition, .attention, .distribute
+//	generator.readout, .transition (the transition, or its AttentionRecurrent), .fork
 //	lookup_feedback.lookup, softmax_emitter.theano_seed (the brick's seed when not given)
 //
 // (Hooks of bricks.go's brickAttrHooks and brickSetHooks.)
@@ -47,6 +48,8 @@ func blocksNamedAttrNames(b bricks.Brick) []string {
 		names = append(names, "activation", "gate_activation")
 	case *bricks.Readout:
 		names = append(names, "emitter", "feedback_brick", "merge", "post_merge", "source_names")
+	case *bricks.SequenceGenerator:
+		names = append(names, "readout", "transition", "fork")
 	case *bricks.RecurrentStack:
 		names = append(names, "states_name", "skip_connections")
 	case *bricks.SequenceContentAttention:
@@ -108,6 +111,15 @@ func structuralAttr(b bricks.Brick, name string) (starlark.Value, bool) {
 			return brick(x.PostMerge), true
 		case "source_names":
 			return stringList(x.SourceNames), true
+		}
+	case *bricks.SequenceGenerator:
+		switch name {
+		case "readout":
+			return brick(x.Readout), true
+		case "transition":
+			return brick(x.Transition), true
+		case "fork":
+			return brick(x.Fork), true
 		}
 	case *bricks.RecurrentStack:
 		switch name {

@@ -81,11 +81,7 @@ func graphMoreAttr(g *ComputationGraph, name string) starlark.Value {
 		}
 		return variableList(nil, out)
 	case "scan_variables":
-		var out []*core.Variable
-		for _, v := range g.G.Variables {
-			out = append(out, core.ScanInnerVariables(v)...)
-		}
-		return variableList(nil, out)
+		return variableList(nil, g.G.ScanVariables())
 	case "get_snapshot":
 		return starlib.NewBuiltin("get_snapshot", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var data *starlark.Dict

@@ -18,7 +18,7 @@ import (
 // Module blocks.model: the Model.
 //
 //	Model(outputs)   the computation graph of outputs (every ComputationGraph attribute)
-//	    plus get_top_bricks() -> the bricks that are no other brick's child;
+//	    plus get_top_bricks() -> the bricks of the graph and its scans that are no child of one of them (Blocks');
 //	    get_parameter_dict() -> {"/mlp/linear_0.W": W, ...} (Blocks' hierarchical names);
 //	    get_parameter_values() -> {name: array} (copies);
 //	    set_parameter_values(values) copies {name: array or nested list} into the

@@ -19,8 +19,10 @@ import (
 //	SequenceGenerator(readout, transition, attention=None, add_contexts=True, name=None, weights_init=None, biases_init=None)
 //	    children readout, fork (a Fork feeding the transition's inputs) and the
 //	    transition (att_trans, an AttentionRecurrent, when attention is given).
-//	    cost(outputs, mask=None, **contexts): mean over the batch of the summed costs
-//	    cost_matrix(outputs, mask=None, **contexts): (time, batch) costs, 0 where masked
+//	    cost(outputs, mask=None, **contexts_and_states): mean over the batch of the summed costs
+//	    cost_matrix(outputs, mask=None, **contexts_and_states): (time, batch) costs, 0 where masked;
+//	        initial states by name; auxiliary variables <state> and <state>_final_value
+//	    readout, fork, transition: the children
 //	    generate(n_steps, batch_size=1, inputs_dict=None, seed=None, **contexts):
 //	        samples; returns {"outputs": (n_steps, batch), "costs": (n_steps, batch)}.
 //	        Unlike Blocks (a symbolic scan with Theano's random streams), it runs the
