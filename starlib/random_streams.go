@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
@@ -22,7 +23,10 @@ type RandomStreams struct {
 	Kind string
 }
 
-var _ starlark.HasAttrs = (*RandomStreams)(nil)
+var (
+	_ starlark.HasAttrs   = (*RandomStreams)(nil)
+	_ starlark.Comparable = (*RandomStreams)(nil)
+)
 
 // Theano's defaults: MRG_RandomStreams(seed=12345); RandomStreams(seed=None)
 // seeds from the clock in Theano, here from Blocks' default_seed.
@@ -446,4 +450,17 @@ func streamsUpdates(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		return nil, err
 	}
 	return starlark.NewList(nil), nil
+}
+
+// CompareSameType: two values are equal when they are the same streams
+// (a brick's theano_rng is the same at every read).
+func (r *RandomStreams) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	same := r.S == y.(*RandomStreams).S
+	switch op {
+	case syntax.EQL:
+		return same, nil
+	case syntax.NEQ:
+		return !same, nil
+	}
+	return false, fmt.Errorf("%s %s %s not supported", r.Kind, op, y.Type())
 }
