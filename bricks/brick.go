@@ -14,15 +14,22 @@ import (
 )
 
 // Config is what the bricks of one experiment share: floatX and the seed
-// generator (Blocks' class-level RandomState(config.default_seed)).
+// generators (Blocks' class-level RandomState(config.default_seed)s).
 type Config struct {
-	FloatX  nd.DType
+	FloatX nd.DType
+	// SeedRNG is Blocks' RNGMixin.seed_rng: the seeds of Initializable
+	// bricks (and the theano_seed of a Random brick that is also
+	// Initializable, as Python's attribute lookup finds RNGMixin's first).
 	SeedRNG *numpyrand.RandomState
+	// RandomSeedRNG is Blocks' Random.seed_rng, a generator of its own:
+	// the theano_seed of the other Random bricks.
+	RandomSeedRNG *numpyrand.RandomState
 }
 
-// NewConfig returns a Config with Blocks' default seed 1.
+// NewConfig returns a Config whose seed generators start from defaultSeed
+// (Blocks' default 1).
 func NewConfig(floatX nd.DType, defaultSeed uint32) *Config {
-	return &Config{FloatX: floatX, SeedRNG: numpyrand.New(defaultSeed)}
+	return &Config{FloatX: floatX, SeedRNG: numpyrand.New(defaultSeed), RandomSeedRNG: numpyrand.New(defaultSeed)}
 }
 
 // Brick is anything that embeds *Base.
@@ -124,6 +131,10 @@ type Base struct {
 	cfg  *Config
 	seed *int64
 	rng  *numpyrand.RandomState
+	// theanoSeed and theanoRNG are a Random brick's theano_seed and the
+	// random streams seeded from it (TheanoSeed, TheanoRNG).
+	theanoSeed *int64
+	theanoRNG  *core.RandomStreams
 
 	hooks    *Hooks                  // a subclass's lifecycle overrides (script.go)
 	replaced map[string]*Application // the type's applications a subclass replaced (script.go)
@@ -316,6 +327,49 @@ func (b *Base) SetSeed(s int64) error {
 	b.seed = &s
 	return nil
 }
+
+// TheanoSeed is a Random brick's theano_seed: set explicitly, or drawn on
+// first use as randint(2**31 - 1) from Blocks' seed_rng as Python finds it
+// on the brick's class: RNGMixin's (Config.SeedRNG) for an Initializable
+// brick, Random's own (Config.RandomSeedRNG) otherwise.
+func (b *Base) TheanoSeed() int64 {
+	if b.theanoSeed == nil {
+		g := b.cfg.RandomSeedRNG
+		if b.IsInstance("Initializable") || g == nil {
+			g = b.cfg.SeedRNG
+		}
+		s := g.Randint(0, 1<<31-1)
+		b.theanoSeed = &s
+	}
+	return *b.theanoSeed
+}
+
+// SetTheanoSeed fixes theano_seed (Random(theano_seed=)); it can be set
+// once.
+func (b *Base) SetTheanoSeed(s int64) error {
+	if b.theanoSeed != nil {
+		return fmt.Errorf("%s: AttributeError: seed already set", b.AnnotationName())
+	}
+	b.theanoSeed = &s
+	return nil
+}
+
+// TheanoRNG is a Random brick's theano_rng: the random streams set with
+// SetTheanoRNG or made by newStreams(TheanoSeed()) on first use, then the
+// same for the brick's lifetime.
+func (b *Base) TheanoRNG(newStreams func(seed int64) (*core.RandomStreams, error)) (*core.RandomStreams, error) {
+	if b.theanoRNG == nil {
+		s, err := newStreams(b.TheanoSeed())
+		if err != nil {
+			return nil, err
+		}
+		b.theanoRNG = s
+	}
+	return b.theanoRNG, nil
+}
+
+// SetTheanoRNG replaces theano_rng (Blocks' setter).
+func (b *Base) SetTheanoRNG(s *core.RandomStreams) { b.theanoRNG = s }
 
 // RNG is the brick's generator: pushed by a parent, or RandomState(seed).
 func (b *Base) RNG() *numpyrand.RandomState {

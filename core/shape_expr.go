@@ -149,6 +149,83 @@ func (e *shapeExpr) dims(shapes [][]int) ([]int, error) {
 	return out, nil
 }
 
+// symShape is a shape computed, when the graph runs, from the shapes of
+// the variables it reads (its leaves): Theano's size arguments (x.shape,
+// (x.shape[0], 10)).
+type symShape struct {
+	ndim   int
+	exprs  []*shapeExpr
+	leaves []*Variable
+}
+
+// newSymShape reads dims, either one int vector whose length is known when
+// the graph is built (x.shape or a constant) or one int scalar per
+// dimension (3 * x.shape[0], x.shape[1], or constants); each may read other
+// variables through their shapes only. what names the function in errors.
+func newSymShape(what string, dims []*Variable) (*symShape, error) {
+	if len(dims) == 0 {
+		return nil, fmt.Errorf("%s: no dimensions", what)
+	}
+	sh := &symShape{}
+	if len(dims) == 1 && dims[0].ndim == 1 {
+		d := dims[0]
+		switch _, isShape := d.op.(shapeOfOp); {
+		case d.kind == KindConstant:
+			sh.ndim = d.value.Size()
+		case d.kind == KindOp && isShape:
+			sh.ndim = d.inputs[0].ndim
+		default:
+			return nil, fmt.Errorf("%s: a shape vector must be x.shape or a constant (its length fixes the number of dimensions); give one int scalar per dimension instead", what)
+		}
+		e, err := newShapeExpr(what+": the shape", d)
+		if err != nil {
+			return nil, err
+		}
+		sh.exprs = []*shapeExpr{e}
+	} else {
+		for i, d := range dims {
+			if d.ndim != 0 {
+				return nil, fmt.Errorf("%s: dimension %d must be an int scalar, got a %d-d variable", what, i, d.ndim)
+			}
+			e, err := newShapeExpr(fmt.Sprintf("%s: dimension %d", what, i), d)
+			if err != nil {
+				return nil, err
+			}
+			sh.exprs = append(sh.exprs, e)
+		}
+		sh.ndim = len(dims)
+	}
+	for _, e := range sh.exprs {
+		for _, l := range e.leaves {
+			if !slices.Contains(sh.leaves, l) {
+				sh.leaves = append(sh.leaves, l)
+			}
+		}
+	}
+	return sh, nil
+}
+
+// eval computes the shape from the shapes of the leaves (in the order of
+// sh.leaves).
+func (sh *symShape) eval(what string, in [][]int) ([]int, error) {
+	var out []int
+	for _, e := range sh.exprs {
+		shapes := make([][]int, len(e.leaves))
+		for i, l := range e.leaves {
+			shapes[i] = in[slices.Index(sh.leaves, l)]
+		}
+		d, err := e.dims(shapes)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d...)
+	}
+	if len(out) != sh.ndim {
+		return nil, fmt.Errorf("%s: %d dimensions computed, want %d", what, len(out), sh.ndim)
+	}
+	return out, nil
+}
+
 // AllocShaped is Theano's tensor.alloc(value, *shape) (and zeros/ones)
 // with a symbolic shape: an array of dtype filled with value. dims is
 // either one int vector whose length is known when the graph is built
@@ -156,48 +233,12 @@ func (e *shapeExpr) dims(shapes [][]int) ([]int, error) {
 // or constants); each may read other variables through their shapes only.
 // The array's shape is known when the graph runs.
 func AllocShaped(value float64, dtype nd.DType, dims []*Variable) (*Variable, error) {
-	if len(dims) == 0 {
-		return nil, fmt.Errorf("alloc: no dimensions")
+	sh, err := newSymShape("alloc", dims)
+	if err != nil {
+		return nil, err
 	}
-	var exprs []*shapeExpr
-	var ndim int
-	if len(dims) == 1 && dims[0].ndim == 1 {
-		d := dims[0]
-		switch _, isShape := d.op.(shapeOfOp); {
-		case d.kind == KindConstant:
-			ndim = d.value.Size()
-		case d.kind == KindOp && isShape:
-			ndim = d.inputs[0].ndim
-		default:
-			return nil, fmt.Errorf("alloc: a shape vector must be x.shape or a constant (its length fixes the number of dimensions); give one int scalar per dimension instead")
-		}
-		e, err := newShapeExpr("alloc: the shape", d)
-		if err != nil {
-			return nil, err
-		}
-		exprs = []*shapeExpr{e}
-	} else {
-		for i, d := range dims {
-			if d.ndim != 0 {
-				return nil, fmt.Errorf("alloc: dimension %d must be an int scalar, got a %d-d variable", i, d.ndim)
-			}
-			e, err := newShapeExpr(fmt.Sprintf("alloc: dimension %d", i), d)
-			if err != nil {
-				return nil, err
-			}
-			exprs = append(exprs, e)
-		}
-		ndim = len(dims)
-	}
-	op := &allocShapedOp{value: value, dtype: dtype, ndim: ndim, exprs: exprs}
-	for _, e := range exprs {
-		for _, l := range e.leaves {
-			if !slices.Contains(op.leaves, l) {
-				op.leaves = append(op.leaves, l)
-			}
-		}
-	}
-	if len(op.leaves) == 0 {
+	op := &allocShapedOp{value: value, dtype: dtype, shape: sh}
+	if len(sh.leaves) == 0 {
 		// Constant dimensions: a constant array.
 		s, err := op.Shape(nil)
 		if err != nil {
@@ -207,41 +248,22 @@ func AllocShaped(value float64, dtype nd.DType, dims []*Variable) (*Variable, er
 		op.Run(a, nil)
 		return NewConstant(a), nil
 	}
-	return tryApply(op, op.leaves...)
+	return tryApply(op, sh.leaves...)
 }
 
 // allocShapedOp fills an array whose shape its exprs compute from the
 // shapes of its inputs (the leaves).
 type allocShapedOp struct {
-	value  float64
-	dtype  nd.DType
-	ndim   int
-	exprs  []*shapeExpr
-	leaves []*Variable
+	value float64
+	dtype nd.DType
+	shape *symShape
 }
 
 func (o *allocShapedOp) String() string { return fmt.Sprintf("AllocShaped{%v}", o.value) }
 func (o *allocShapedOp) Type(in []*Variable) (nd.DType, int, error) {
-	return o.dtype, o.ndim, nil
+	return o.dtype, o.shape.ndim, nil
 }
-func (o *allocShapedOp) Shape(in [][]int) ([]int, error) {
-	var out []int
-	for _, e := range o.exprs {
-		shapes := make([][]int, len(e.leaves))
-		for i, l := range e.leaves {
-			shapes[i] = in[slices.Index(o.leaves, l)]
-		}
-		d, err := e.dims(shapes)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d...)
-	}
-	if len(out) != o.ndim {
-		return nil, fmt.Errorf("alloc: %d dimensions computed, want %d", len(out), o.ndim)
-	}
-	return out, nil
-}
+func (o *allocShapedOp) Shape(in [][]int) ([]int, error) { return o.shape.eval("alloc", in) }
 func (o *allocShapedOp) Run(out *nd.Array, in []*nd.Array) {
 	for i, n := 0, out.Size(); i < n; i++ {
 		out.SetFlat(i, o.value)

@@ -16,6 +16,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 
+	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/internal/termsafe"
@@ -156,6 +157,9 @@ type runState struct {
 	settings        []setting
 	settingsChecked bool
 	stdout          io.Writer
+	// streams are the random streams the run made (random_streams.go),
+	// in order: checkpoints save their draws' generators.
+	streams []*core.RandomStreams
 }
 
 func state(thread *starlark.Thread) *runState {

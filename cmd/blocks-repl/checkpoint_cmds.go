@@ -427,8 +427,12 @@ func inspectCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		paramTable(w, shown)
 	}
-	fmt.Fprintf(w, "\n== generators: %d in the data stream, %d in random ops; position in the epoch: %v\n",
-		len(c.Iteration.StreamRNGs), len(c.Iteration.RandomOps), c.Iteration.EpochIterator != nil)
+	draws := ""
+	if n := len(c.Iteration.RandomStreams); n > 0 {
+		draws = fmt.Sprintf(", %d in random streams' draws", n)
+	}
+	fmt.Fprintf(w, "\n== generators: %d in the data stream, %d in random ops%s; position in the epoch: %v\n",
+		len(c.Iteration.StreamRNGs), len(c.Iteration.RandomOps), draws, c.Iteration.EpochIterator != nil)
 	fmt.Fprintf(w, "\n== scripts sha256 %s\n(after reading them: blocks-repl resume --expect-sha256 %s %s)\n",
 		c.ScriptsSHA256(), c.ScriptsSHA256(), path)
 	for i, s := range c.Run.Scripts {

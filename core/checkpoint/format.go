@@ -129,6 +129,9 @@ type IterationState struct {
 	EpochIterator *fuel.IteratorState `json:"epoch_iterator,omitempty"`
 	StreamRNGs    []RNGState          `json:"stream_rngs"`
 	RandomOps     []RNGState          `json:"random_ops"`
+	// RandomStreams are the generators of every draw of the run's random
+	// streams (Bindings.RandomStreams), in order.
+	RandomStreams []RNGState `json:"random_streams,omitempty"`
 	// Extensions are the states of extensions that keep one between
 	// callbacks (TrainingDataMonitoring's partial aggregates).
 	Extensions []ExtensionData `json:"extensions,omitempty"`
@@ -386,7 +389,7 @@ func parse(r io.ReaderAt, man Manifest, byName map[string]readMember) (*Checkpoi
 	if err := checkKeyLengths(b); err != nil {
 		return nil, corrupt("%s: %v", MemberIterationState, err)
 	}
-	for _, r := range append(append([]RNGState{}, c.Iteration.StreamRNGs...), c.Iteration.RandomOps...) {
+	for _, r := range slices.Concat(c.Iteration.StreamRNGs, c.Iteration.RandomOps, c.Iteration.RandomStreams) {
 		if r.State.Pos < 0 || r.State.Pos > 624 {
 			return nil, corrupt("%s: generator %s has position %d", MemberIterationState, r.Owner, r.State.Pos)
 		}
@@ -714,6 +717,12 @@ func checkKeyLengths(iterationState []byte) error {
 				Key []json.RawMessage `json:"Key"`
 			} `json:"state"`
 		} `json:"random_ops"`
+		RandomStreams []struct {
+			Owner string `json:"owner"`
+			State struct {
+				Key []json.RawMessage `json:"Key"`
+			} `json:"state"`
+		} `json:"random_streams"`
 	}
 	if err := json.Unmarshal(iterationState, &st); err != nil {
 		return err
@@ -725,6 +734,11 @@ func checkKeyLengths(iterationState []byte) error {
 		}
 	}
 	for _, r := range st.RandomOps {
+		if len(r.State.Key) != want {
+			return fmt.Errorf("generator %s has a key of %d words, not %d", r.Owner, len(r.State.Key), want)
+		}
+	}
+	for _, r := range st.RandomStreams {
 		if len(r.State.Key) != want {
 			return fmt.Errorf("generator %s has a key of %d words, not %d", r.Owner, len(r.State.Key), want)
 		}

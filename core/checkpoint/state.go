@@ -12,6 +12,7 @@ import (
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/numpyrand"
 )
 
 // Bindings say where a main loop's state lives: the loop (its algorithm,
@@ -26,6 +27,29 @@ type Bindings struct {
 	// nil means its plain name. "/" becomes "|" in the .npz keys, as in
 	// Blocks.
 	Namer func(*core.Variable) string
+	// RandomStreams gives the run's random streams (Theano's
+	// RandomStreams and MRG_RandomStreams, in the order the script made
+	// them): the state of every draw's generator is saved under
+	// random_streams, whichever graph the draw is in (training,
+	// monitoring, a theano.function), and restored. nil: none.
+	RandomStreams func() []*core.RandomStreams
+}
+
+// streamGenerators lists the generators of the draws of b's random
+// streams with their owners' names, in order.
+func (b Bindings) streamGenerators() ([]string, []*numpyrand.RandomState) {
+	if b.RandomStreams == nil {
+		return nil, nil
+	}
+	var names []string
+	var gens []*numpyrand.RandomState
+	for i, s := range b.RandomStreams() {
+		for j, g := range s.Generators() {
+			names = append(names, fmt.Sprintf("random stream %d (seed %d), draw %d", i, s.DefaultSeed(), j))
+			gens = append(gens, g)
+		}
+	}
+	return names, gens
 }
 
 // ParameterKey is the .npz key of a parameter name: Blocks' "|mlp|linear_0.W"
@@ -161,6 +185,10 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 	for _, op := range core.RandomOps(b.trainingRoots()) {
 		c.Iteration.RandomOps = append(c.Iteration.RandomOps, RNGState{op.String(), op.RNG().State()})
 	}
+	names, gens := b.streamGenerators()
+	for i, g := range gens {
+		c.Iteration.RandomStreams = append(c.Iteration.RandomStreams, RNGState{names[i], g.State()})
+	}
 	for i, ext := range loop.Extensions {
 		se, ok := ext.(mainloop.StatefulExtension)
 		if !ok {
@@ -279,6 +307,16 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			rng, st := op.RNG(), c.Iteration.RandomOps[i].State
 			apply = append(apply, func() { rng.SetState(st) })
 		}
+		// After the random ops: a draw in the training graph is in both
+		// lists, with the same state.
+		_, sgens := b.streamGenerators()
+		if len(sgens) != len(c.Iteration.RandomStreams) {
+			return fmt.Errorf("checkpoint: the script made %d random draws from random streams (RandomStreams, MRG_RandomStreams, theano_rng), the checkpoint %d (a different model?)", len(sgens), len(c.Iteration.RandomStreams))
+		}
+		for i, g := range sgens {
+			st := c.Iteration.RandomStreams[i].State
+			apply = append(apply, func() { g.SetState(st) })
+		}
 	}
 	if what.Extensions {
 		f, err := extensionStates(loop, c)
@@ -356,6 +394,7 @@ func Diff(b Bindings, c *Checkpoint) ([]string, error) {
 	}
 	rngs("data stream", now.Iteration.StreamRNGs, c.Iteration.StreamRNGs)
 	rngs("random op", now.Iteration.RandomOps, c.Iteration.RandomOps)
+	rngs("random stream draw", now.Iteration.RandomStreams, c.Iteration.RandomStreams)
 	return diffs, nil
 }
 

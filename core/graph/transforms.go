@@ -20,6 +20,23 @@ const DefaultSeed = 1
 // customDivisor is given, so that the expectation of the replacement is the
 // clean variable. The replacements have role DROPOUT. g is left unchanged.
 func ApplyDropout(g *ComputationGraph, vars []*core.Variable, dropProb float64, seed uint32, customDivisor *float64) (*ComputationGraph, error) {
+	rng := numpyrand.New(seed)
+	return applyDropout(g, vars, dropProb, customDivisor, func(v *core.Variable) (*core.Variable, error) {
+		return core.BinomialLike(v, 1-dropProb, v.DType(), rng)
+	})
+}
+
+// ApplyDropoutStreams is ApplyDropout with Blocks' rng argument: each mask
+// is a draw of the random streams, streams.binomial(v.shape, p=1 -
+// dropProb, dtype=v's), in the order of vars (a generator per mask, as
+// Theano's streams make one per draw).
+func ApplyDropoutStreams(g *ComputationGraph, vars []*core.Variable, dropProb float64, streams *core.RandomStreams, customDivisor *float64) (*ComputationGraph, error) {
+	return applyDropout(g, vars, dropProb, customDivisor, func(v *core.Variable) (*core.Variable, error) {
+		return streams.Draw(core.DistBinomial, 1, 1-dropProb, v.DType(), []*core.Variable{core.ShapeOf(v)})
+	})
+}
+
+func applyDropout(g *ComputationGraph, vars []*core.Variable, dropProb float64, customDivisor *float64, newMask func(*core.Variable) (*core.Variable, error)) (*ComputationGraph, error) {
 	if !(dropProb >= 0 && dropProb < 1) {
 		return nil, fmt.Errorf("apply_dropout: drop_prob must be in [0, 1), got %g", dropProb)
 	}
@@ -30,13 +47,12 @@ func ApplyDropout(g *ComputationGraph, vars []*core.Variable, dropProb float64, 
 		}
 		divisor = *customDivisor
 	}
-	rng := numpyrand.New(seed)
 	repl := map[*core.Variable]*core.Variable{}
 	for _, v := range vars {
 		if !v.DType().IsFloat() {
 			return nil, fmt.Errorf("apply_dropout: %s is %s, not a float variable", v, v.TypeString())
 		}
-		mask, err := core.BinomialLike(v, 1-dropProb, v.DType(), rng)
+		mask, err := newMask(v)
 		if err != nil {
 			return nil, fmt.Errorf("apply_dropout: %v", err)
 		}

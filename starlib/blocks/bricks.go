@@ -112,6 +112,9 @@ func (c *BrickClass) CallInternal(thread *starlark.Thread, args starlark.Tuple, 
 	if c.table != nil {
 		return c.table.call(thread, args, kwargs)
 	}
+	if c.Class == "Random" && c.mixins == nil {
+		return newRandomBrick(thread, c, args, kwargs)
+	}
 	return nil, fmt.Errorf("%s is an abstract brick class", c.Class)
 }
 

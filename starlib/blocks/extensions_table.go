@@ -236,7 +236,7 @@ var allExtensionTables = []*classTable{
 			if err := starlib.CheckRead(c.thread, path); err != nil {
 				return nil, fmt.Errorf("Load: %w", err)
 			}
-			return checkpoint.NewLoadExtension(path, c.Bool("load_iteration_state"), c.Bool("load_log"), checkpoint.Bindings{Namer: parameterPath}, c.Triggers)
+			return checkpoint.NewLoadExtension(path, c.Bool("load_iteration_state"), c.Bool("load_log"), checkpoint.Bindings{Namer: parameterPath, RandomStreams: runStreams(c.thread)}, c.Triggers)
 		}),
 	{Module: "blocks.extensions.predicates", Name: "OnLogRecord", Doc: "a condition: true when the current row holds record_name",
 		Params: ps(typed("record_name", "", argString)),

@@ -27,7 +27,8 @@ import (
 //	apply_dropout(computation_graph, variables, drop_prob, rng=None, seed=None, custom_divisor=None)
 //	    a new graph with each variable v replaced by v * mask / (1 - drop_prob) (or
 //	    custom_divisor), role DROPOUT; a fresh mask each call of the compiled function,
-//	    binomial draws from numpy.random.RandomState(seed) (default seed 1, Blocks' default)
+//	    binomial draws from numpy.random.RandomState(seed) (default seed 1, Blocks' default), or,
+//	    with rng (MRG_RandomStreams), one rng.binomial(v.shape, p=1 - drop_prob) draw per variable
 //	apply_noise(computation_graph, variables, level, seed=None)
 //	    a new graph with each variable v replaced by v + normal(0, level) noise, fresh each call
 //	collect_parameters(computation_graph, parameters)
@@ -211,8 +212,13 @@ func applyDropout(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err != nil {
 		return nil, err
 	}
+	var streams *core.RandomStreams
 	if rng != starlark.None {
-		return nil, fmt.Errorf("apply_dropout: rng is not supported (Theano's MRG_RandomStreams); pass seed")
+		r, ok := rng.(*starlib.RandomStreams)
+		if !ok {
+			return nil, fmt.Errorf("apply_dropout: rng must be random streams (MRG_RandomStreams), got %s", rng.Type())
+		}
+		streams = r.S
 	}
 	s, err := seedArg("apply_dropout", seed)
 	if err != nil {
@@ -226,7 +232,12 @@ func applyDropout(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		}
 		cd = &f
 	}
-	ng, err := graph.ApplyDropout(g, vs, p, s, cd)
+	var ng *graph.ComputationGraph
+	if streams != nil {
+		ng, err = graph.ApplyDropoutStreams(g, vs, p, streams, cd)
+	} else {
+		ng, err = graph.ApplyDropout(g, vs, p, s, cd)
+	}
 	if err != nil {
 		return nil, err
 	}

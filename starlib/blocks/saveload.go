@@ -87,11 +87,19 @@ func newCheckpointExtension(c *classCall) (mainloop.Extension, error) {
 // about the run, and the resume or replay it serves.
 func bindCheckpoint(thread *starlark.Thread, e *checkpoint.CheckpointExtension) {
 	e.Info = func() checkpoint.RunInfo { return starlib.RunInfo(thread) }
+	e.Bindings.RandomStreams = runStreams(thread)
 	if ck := starlib.CheckpointRunOf(thread); ck != nil {
 		e.Resume = ck.Resume
 		e.Replay = ck.Replay
 		e.PauseHalfway = ck.PauseCheckpointWrites
 	}
+}
+
+// runStreams gives the random streams the run has made (Theano's
+// RandomStreams, MRG_RandomStreams, bricks' theano_rng), whose draws'
+// generators checkpoints save (random_streams).
+func runStreams(thread *starlark.Thread) func() []*core.RandomStreams {
+	return func() []*core.RandomStreams { return starlib.RandomStreamsOf(thread) }
 }
 
 // addCommandLineCheckpoint appends to the run's first main loop the

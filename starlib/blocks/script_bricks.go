@@ -40,6 +40,9 @@ var abstractBrickClasses = map[string]bool{
 type scriptExtra struct {
 	st      *starlib.ObjectState
 	pending bool // the base's __init__ has not run yet
+	// thread is the thread that made the brick: its run records the
+	// random streams theano_rng makes (an attribute lookup has no thread).
+	thread *starlark.Thread
 }
 
 func brickExtra(b bricks.Brick) *scriptExtra {
@@ -71,7 +74,7 @@ func (c *BrickClass) brickClasses() []string {
 // __init__ makes the real one.
 func (c *BrickClass) ScriptNew(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 	ph := bricks.NewScriptBrick(BrickConfig(thread), strings.ToLower(st.Class.Name()), []string{"Brick"})
-	ph.SetExtra(&scriptExtra{st: st, pending: true})
+	ph.SetExtra(&scriptExtra{st: st, pending: true, thread: thread})
 	return &Brick{B: ph}, nil
 }
 
@@ -234,8 +237,10 @@ func (c *BrickClass) newAbstract(thread *starlark.Thread, st *starlib.ObjectStat
 			}
 		}
 	}
-	if v, ok := rest["theano_seed"]; ok {
-		st.Set("theano_seed", v)
+	if v, ok := rest["theano_seed"]; ok && v != starlark.None {
+		if err := setTheanoSeed(nb.BaseBrick(), fname, v); err != nil {
+			return nil, false, err
+		}
 	}
 	return nb, nameS != "", nil
 }
@@ -609,6 +614,10 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 		return addAuxiliaryBuiltin(name, base.AddAuxiliaryVariable), true, nil
 	case "auxiliary_variables":
 		return variableList(nil, base.AuxiliaryVariables), true, nil
+	case "theano_seed", "theano_rng":
+		if base.IsInstance("Random") {
+			return randomBrickAttr(x.thread, base, name)
+		}
 	case "allocation_config_pushed":
 		return starlark.Bool(base.AllocationConfigPushed), true, nil
 	case "initialization_config_pushed":
@@ -665,6 +674,10 @@ func scriptBrickSetField(b *Brick, x *scriptExtra, name string, v starlark.Value
 		return nil
 	case "name", "seed":
 		return b.nativeSetField(name, v)
+	case "theano_seed", "theano_rng":
+		if base.IsInstance("Random") {
+			return setRandomBrickAttr(base, x.st.Class.Name(), name, v)
+		}
 	}
 	if _, own := x.st.Get(name); !own && !x.pending {
 		if _, ok := base.Spec(name); ok {
@@ -850,7 +863,7 @@ func copyScriptPrototype(thread *starlark.Thread, m *bricks.MLP, proto *bricks.L
 		base := l.BaseBrick()
 		base.SetSubclasses(scriptClassNames(x.st.Class))
 		base.Name = fmt.Sprintf("%s_%d", proto.BaseBrick().Name, i)
-		base.SetExtra(&scriptExtra{st: st})
+		base.SetExtra(&scriptExtra{st: st, thread: thread})
 		attachScriptBrick(thread, &Brick{B: l}, st)
 	}
 	return nil

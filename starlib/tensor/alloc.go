@@ -32,36 +32,6 @@ func allocModules() (mods []*starlarkstruct.Module) {
 	return mods
 }
 
-// shapeDims reads a shape argument: x.shape (one int vector) or a tuple or
-// list of ints and int scalar variables.
-func shapeDims(fname string, v starlark.Value) ([]*core.Variable, error) {
-	switch v := v.(type) {
-	case *starlib.Variable:
-		return []*core.Variable{v.V}, nil
-	case starlark.Int:
-		return shapeDims(fname, starlark.Tuple{v})
-	case starlark.Tuple, *starlark.List:
-		var out []*core.Variable
-		it := v.(starlark.Iterable).Iterate()
-		defer it.Done()
-		var x starlark.Value
-		for i := 0; it.Next(&x); i++ {
-			switch x.(type) {
-			case starlark.Int, *starlib.Variable:
-			default:
-				return nil, fmt.Errorf("%s: shape[%d]: got %s, want an int or an int scalar variable (x.shape[0])", fname, i, x.Type())
-			}
-			d, err := starlib.ToVariable(x, nd.Int64)
-			if err != nil {
-				return nil, fmt.Errorf("%s: shape[%d]: %v", fname, i, err)
-			}
-			out = append(out, d)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("%s: shape: got %s, want x.shape or a tuple of ints and int scalars", fname, v.Type())
-}
-
 func tensorFill(value float64) func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var shape starlark.Value
@@ -69,7 +39,7 @@ func tensorFill(value float64) func(thread *starlark.Thread, b *starlark.Builtin
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "shape", &shape, "dtype?", &dt); err != nil {
 			return nil, err
 		}
-		dims, err := shapeDims(b.Name(), shape)
+		dims, err := starlib.ShapeDims(b.Name(), shape)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +70,7 @@ func tensorAlloc(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if _, isInt := args[0].(starlark.Int); isInt {
 		dtype = nd.Int64
 	}
-	dims, err := shapeDims("alloc", args[1:])
+	dims, err := starlib.ShapeDims("alloc", args[1:])
 	if err != nil {
 		return nil, err
 	}

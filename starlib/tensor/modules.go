@@ -10,5 +10,6 @@ func Modules() []*starlarkstruct.Module {
 	mods = append(mods, theanoScanModules()...)
 	mods = append(mods, theanoTypesModules()...)
 	mods = append(mods, allocModules()...)
+	mods = append(mods, randomStreamsModules()...)
 	return mods
 }
