@@ -23,12 +23,29 @@ import (
 // keeps the brick type's own.
 type Hooks struct {
 	PushAllocationConfig, Allocate, PushInitializationConfig, Initialize func() error
+	// MissingAllocation names the subclass's lazy allocation arguments
+	// that are not set yet (Blocks' allocation_args still
+	// NoneAllocation): Allocate refuses to run then.
+	MissingAllocation func() []string
 }
 
 // ScriptBrick is a brick of one of Blocks' abstract classes, made as the
 // base of a user's subclass: no parameters or applications of its own.
 type ScriptBrick struct {
 	*Base
+	recurrentBase
+}
+
+// AddRecurrent adds a recurrent application (a subclass's @recurrent
+// method): ApplyRecurrent iterates its step.
+func (s *ScriptBrick) AddRecurrent(name string, ra *RecurrentApp) {
+	for i, a := range s.apps {
+		if a.Name == name {
+			s.apps = append(s.apps[:i], s.apps[i+1:]...)
+			break
+		}
+	}
+	s.addRecurrent(s.Base, name, ra)
 }
 
 // NewScriptBrick makes a brick of the classes (most specific first,

@@ -122,6 +122,10 @@ func NewObjectClass() *Class {
 // Name is the class name.
 func (c *Class) Name() string { return c.name }
 
+// Thread is the thread that built the class: it runs the class's
+// properties and methods called from the library (Go) side.
+func (c *Class) Thread() *starlark.Thread { return c.thread }
+
 // Native is the library base of the class, nil if it has none.
 func (c *Class) Native() NativeBase { return c.native }
 

@@ -559,6 +559,11 @@ func (a *BoundApplication) AttrNames() []string {
 
 // Attr returns brick, name, inputs or outputs.
 func (a *BoundApplication) Attr(name string) (starlark.Value, error) {
+	if d := scriptAppDecl(a.Brick, a.App); d != nil { // script_apps.go
+		if v, ok, err := scriptBoundAttr(a, d, name); ok || err != nil {
+			return v, err
+		}
+	}
 	app := a.Brick.BaseBrick().Application(a.App)
 	switch name {
 	case "brick":
@@ -598,7 +603,10 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 	if v, ok, err := callWithExtraDims(thread, a, args, kwargs); ok { // wrappers.go
 		return v, err
 	}
-	if d := scriptAppDecl(a.Brick, a.App); d != nil { // script_bricks.go
+	if d := scriptAppDecl(a.Brick, a.App); d != nil { // script_bricks.go, script_apps.go
+		if d.rec != nil {
+			return callScriptRecurrent(thread, a, d, args, kwargs)
+		}
 		return callScriptApplication(thread, a, d, args, kwargs)
 	}
 	if ka, ok := a.Brick.(bricks.KeywordApplier); ok { // recurrent bricks: recurrent.go

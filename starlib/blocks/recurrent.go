@@ -55,6 +55,7 @@ import (
 func recurrentModules() (mods []*starlarkstruct.Module) {
 	rec := starlark.StringDict{}
 	rec["BaseRecurrent"] = &BrickClass{Class: "BaseRecurrent"}
+	rec["recurrent"] = starlib.NewBuiltin("recurrent", recurrentBuiltin) // script_apps.go
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks.recurrent", Members: rec})
 	// LookupTable and the blocks.bricks.parallel bricks are tables
 	// (bricks_recurrent_table.go).

@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -33,13 +35,19 @@ import (
 // without a concrete Go brick: the instance is a bricks.ScriptBrick.
 var abstractBrickClasses = map[string]bool{
 	"Brick": true, "Initializable": true, "Feedforward": true, "Random": true,
-	"Activation": true, "Cost": true, "CostMatrix": true, "LinearLike": true,
+	"Activation": true, "Cost": true, "CostMatrix": true, "LinearLike": true, "BaseRecurrent": true,
 }
 
 // scriptExtra is what a script brick keeps in its Go brick.
 type scriptExtra struct {
 	st      *starlib.ObjectState
 	pending bool // the base's __init__ has not run yet
+	// appAttrs are attributes set on the brick's own applications
+	// (brick.apply.inputs = [...]), by application name.
+	appAttrs map[string]map[string]starlark.Value
+	// allocArgs are Blocks' allocation_args: the arguments lazy(allocation=...)
+	// named in the __init__ calls.
+	allocArgs []string
 }
 
 func brickExtra(b bricks.Brick) *scriptExtra {
@@ -153,7 +161,7 @@ func scriptClassNames(c *starlib.Class) []string {
 // seed, Random's theano_seed.
 func (c *BrickClass) newAbstract(thread *starlark.Thread, st *starlib.ObjectState, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, bool, error) {
 	classes := c.brickClasses()
-	order := []string{"LinearLike", "Initializable", "Feedforward", "Activation", "CostMatrix", "Cost", "Random", "Brick"}
+	order := []string{"BaseRecurrent", "LinearLike", "Initializable", "Feedforward", "Activation", "CostMatrix", "Cost", "Random", "Brick"}
 	var chain []string
 	for _, k := range order {
 		if slices.Contains(classes, k) {
@@ -260,6 +268,19 @@ func attachScriptBrick(thread *starlark.Thread, b *Brick, st *starlib.ObjectStat
 		}
 	}
 	base.SetHooks(&bricks.Hooks{
+		MissingAllocation: func() []string {
+			var out []string
+			x := brickExtra(b.B)
+			if x == nil {
+				return nil
+			}
+			for _, n := range x.allocArgs {
+				if v, _, _ := starlib.ScriptAttr(b, st, n); v == NoneAllocation && !slices.Contains(out, n) {
+					out = append(out, n)
+				}
+			}
+			return out
+		},
 		Allocate:                 step("_allocate"),
 		Initialize:               step("_initialize"),
 		PushAllocationConfig:     step("_push_allocation_config"),
@@ -273,6 +294,12 @@ func attachScriptBrick(thread *starlark.Thread, b *Brick, st *starlib.ObjectStat
 			continue
 		}
 		seen[n] = true
+		if d.rec != nil {
+			if sb, ok := b.B.(*bricks.ScriptBrick); ok {
+				sb.AddRecurrent(n, d.recurrentApp(thread, b, n))
+				continue
+			}
+		}
 		base.AddApplication(d.application(thread, b, n))
 	}
 }
@@ -283,6 +310,15 @@ type AppDecl struct {
 	fn      *starlark.Function
 	inputs  []string
 	outputs []string
+	// attrs are the application's other class-level attributes
+	// (application(contexts=[...]), Class.apply.x = v); props its
+	// properties (apply.property(name)(fn)), delegate its delegate
+	// (apply.delegate(fn)), rec its @recurrent declaration (nil for an
+	// ordinary application): script_apps.go.
+	attrs    map[string]starlark.Value
+	props    map[string]starlark.Callable
+	delegate starlark.Callable
+	rec      *bricks.RecurrentSpec
 }
 
 func (d *AppDecl) String() string        { return "<application " + d.fn.Name() + ">" }
@@ -347,18 +383,25 @@ func (d *AppDecl) application(thread *starlark.Thread, b *Brick, name string) *b
 	}
 	app := &bricks.Application{Name: name, Inputs: inputs, Outputs: d.outputs, Variadic: true, BlocksOutputNames: true}
 	app.Fn = func(call *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+		if err := syncOutputs(b.B, name, d); err != nil {
+			return nil, err
+		}
 		vals := make([]starlark.Value, len(in))
 		for i, v := range in {
 			vals[i] = &starlib.Variable{V: v}
 		}
-		return d.run(thread, b, params, call, vals, nil)
+		return d.run(thread, b, params, call, vals, nil, nil)
 	}
 	return app
 }
 
 // run calls the method with self, the values (positional, then keyword)
 // and application_call.
-func (d *AppDecl) run(thread *starlark.Thread, b *Brick, params []string, call *core.ApplicationCall, pos []starlark.Value, kw []starlark.Tuple) ([]*core.Variable, error) {
+//
+// With keep non-nil, an output that is not a variable is kept there by
+// its position, a stand-in in its place (Blocks returns such outputs as
+// they are); else it is converted to a constant.
+func (d *AppDecl) run(thread *starlark.Thread, b *Brick, params []string, call *core.ApplicationCall, pos []starlark.Value, kw []starlark.Tuple, keep map[int]starlark.Value) ([]*core.Variable, error) {
 	args := starlark.Tuple{b}
 	args = append(args, pos...)
 	kwargs := append([]starlark.Tuple(nil), kw...)
@@ -382,6 +425,11 @@ func (d *AppDecl) run(thread *starlark.Thread, b *Brick, params []string, call *
 	}
 	vs := make([]*core.Variable, len(outs))
 	for i, o := range outs {
+		if _, ok := o.(*starlib.Variable); !ok && keep != nil {
+			keep[i] = o
+			vs[i] = core.Const(nd.Float64, 0)
+			continue
+		}
 		v, err := starlib.AsVariable(thread, o)
 		if err != nil {
 			return nil, fmt.Errorf("output %d: %v", i, err)
@@ -405,6 +453,10 @@ func callScriptApplication(thread *starlark.Thread, a *BoundApplication, d *AppD
 		val   starlark.Value
 	}
 	var slots []slot
+	keep := map[int]starlark.Value{}
+	if err := syncOutputs(a.Brick, a.App, d); err != nil {
+		return nil, err
+	}
 	for i, v := range args {
 		n := fmt.Sprintf("input_%d", i)
 		if i < len(params) {
@@ -442,17 +494,21 @@ func callScriptApplication(thread *starlark.Thread, a *BoundApplication, d *AppD
 				kw = append(kw, starlark.Tuple{starlark.String(s.kw), v})
 			}
 		}
-		return d.run(thread, b, params, call, pos, kw)
+		return d.run(thread, b, params, call, pos, kw, keep)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(outs) == 1 {
-		return starlib.NewVariable(thread, outs[0]), nil
-	}
 	t := make(starlark.Tuple, len(outs))
 	for i, o := range outs {
-		t[i] = starlib.NewVariable(thread, o)
+		if v, ok := keep[i]; ok {
+			t[i] = v
+		} else {
+			t[i] = starlib.NewVariable(thread, o)
+		}
+	}
+	if len(t) == 1 {
+		return t[0], nil
 	}
 	return t, nil
 }
@@ -480,8 +536,16 @@ func applicationBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fmt.Errorf("application: write application(fn) or application(inputs=[...], outputs=[...])(fn), got a positional %s", args[0].Type())
 	}
 	var inV, outV starlark.Value = starlark.None, starlark.None
-	if err := starlark.UnpackArgs("application", nil, kwargs, "inputs?", &inV, "outputs?", &outV); err != nil {
-		return nil, err
+	attrs := map[string]starlark.Value{}
+	for _, kv := range kwargs {
+		switch k := string(kv[0].(starlark.String)); k {
+		case "inputs":
+			inV = kv[1]
+		case "outputs":
+			outV = kv[1]
+		default:
+			attrs[k] = kv[1] // Blocks sets any keyword as an attribute
+		}
 	}
 	strs := func(what string, v starlark.Value) ([]string, error) {
 		if v == starlark.None {
@@ -506,7 +570,11 @@ func applicationBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		if !ok {
 			return nil, fmt.Errorf("application(...)(fn): fn must be a function (def), got %s", f.Type())
 		}
-		return newAppDecl(fn, ins, outs)
+		d, err := newAppDecl(fn, ins, outs)
+		if err == nil && len(attrs) > 0 {
+			d.attrs = maps.Clone(attrs)
+		}
+		return d, err
 	}), nil
 }
 
@@ -571,6 +639,13 @@ func lazyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 			}
 			fill(alloc, NoneAllocation)
 			fill(inits, starlark.None)
+			if len(args) > 0 {
+				if b, ok := args[0].(*Brick); ok {
+					if x := brickExtra(b.B); x != nil {
+						x.allocArgs = append(x.allocArgs, alloc...)
+					}
+				}
+			}
 			return starlark.Call(thread, fn, args, kw)
 		}}, nil
 	}), nil
@@ -616,6 +691,10 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 	case "get_dim":
 		if _, ok := b.B.(*bricks.ScriptBrick); ok {
 			return noDimBuiltin(base), true, nil
+		}
+	case "initial_states":
+		if _, ok := b.B.(*bricks.ScriptBrick); ok && base.IsInstance("BaseRecurrent") {
+			return defaultInitialStates(b), true, nil // script_apps.go
 		}
 	}
 	return nil, false, nil
@@ -750,6 +829,11 @@ func (c *BrickClass) ScriptSuperAttr(thread *starlark.Thread, self starlark.Valu
 	if name == "get_dim" {
 		if _, ok := b.B.(*bricks.ScriptBrick); ok {
 			return noDimBuiltin(b.B.BaseBrick()), nil
+		}
+	}
+	if name == "initial_states" {
+		if _, ok := b.B.(*bricks.ScriptBrick); ok && b.B.BaseBrick().IsInstance("BaseRecurrent") {
+			return defaultInitialStates(b), nil
 		}
 	}
 	if b.B.BaseBrick().HasSuperApplication(name) {
