@@ -48,6 +48,9 @@ type scriptExtra struct {
 	// allocArgs are Blocks' allocation_args: the arguments lazy(allocation=...)
 	// named in the __init__ calls.
 	allocArgs []string
+	// paramsSet: the script set self.parameters (it reads before
+	// allocation then, as in Blocks).
+	paramsSet bool
 }
 
 func brickExtra(b bricks.Brick) *scriptExtra {
@@ -673,7 +676,7 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 	base := b.B.BaseBrick()
 	switch name {
 	case "parameters":
-		if !base.Allocated && !base.AllocationConfigPushed {
+		if !base.Allocated && !base.AllocationConfigPushed && !x.paramsSet {
 			// Blocks' allocate() sets parameters: before it, there is none.
 			return nil, true, starlark.NoSuchAttrError(fmt.Sprintf("'%s' object has no attribute 'parameters' (allocate() the brick, or apply it, first)", x.st.Class.Name()))
 		}
@@ -734,6 +737,7 @@ func scriptBrickSetField(b *Brick, x *scriptExtra, name string, v starlark.Value
 			return fmt.Errorf("%s.parameters must be a list of variables, got %s", x.st.Class.Name(), v.Type())
 		}
 		base.Parameters = nil
+		x.paramsSet = true
 		for i, e := range vs {
 			p, ok := e.(*starlib.Variable)
 			if !ok {
