@@ -101,6 +101,10 @@ func (b *Base) AddApplication(a *Application) {
 	b.apps = append(b.apps, a)
 }
 
+// SuperApplication is the brick type's application name that a
+// subclass replaced (nil if none).
+func (b *Base) SuperApplication(name string) *Application { return b.replaced[name] }
+
 // HasSuperApplication reports whether AddApplication replaced the
 // brick type's application name.
 func (b *Base) HasSuperApplication(name string) bool {

@@ -114,7 +114,7 @@ func optLinear(class string, v starlark.Value) (*bricks.Linear, error) {
 func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bricks.KeywordApplier, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	base := a.Brick.BaseBrick()
 	fname := base.Name + "." + a.App
-	app := base.Application(a.App)
+	app := a.application()
 	if app == nil {
 		return nil, fmt.Errorf("%s has no application %s", base.AnnotationName(), a.App)
 	}

@@ -841,7 +841,7 @@ func (c *BrickClass) ScriptSuperAttr(thread *starlark.Thread, self starlark.Valu
 		}
 	}
 	if b.B.BaseBrick().HasSuperApplication(name) {
-		return superApplication(b, c.Class, name), nil
+		return &BoundApplication{Brick: b.B, App: name, superOf: c.Class}, nil
 	}
 	if app := b.B.BaseBrick().Application(name); app != nil && scriptAppDecl(b.B, name) == nil {
 		return &BoundApplication{Brick: b.B, App: name}, nil
@@ -944,32 +944,34 @@ func copyScriptPrototype(thread *starlark.Thread, m *bricks.MLP, proto *bricks.L
 	return nil
 }
 
-// superApplication is super(C, self).apply where the subclass replaced
-// the brick type's apply: the type's own, as a call of its own.
-func superApplication(b *Brick, class, name string) starlark.Value {
-	return starlib.NewBuiltin(name, func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if len(kwargs) > 0 {
-			return nil, fmt.Errorf("super(...).%s: give the inputs by position", name)
-		}
-		ins := make([]*core.Variable, len(args))
-		for i, a := range args {
-			v, err := starlib.AsVariable(thread, a)
-			if err != nil {
-				return nil, fmt.Errorf("super(...).%s: input %d: %v", name, i, err)
-			}
-			ins[i] = v
-		}
-		outs, err := bricks.ApplySuper(b.B, name, class, ins...)
+// callSuperApplication is a call of super(C, self).apply where the
+// subclass replaced the brick type's apply: the type's own, as a call of
+// its own (a recurrent brick's with its keywords and optional inputs).
+func callSuperApplication(thread *starlark.Thread, a *BoundApplication, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if ka, ok := a.Brick.(bricks.KeywordApplier); ok {
+		return callKeywordApplication(thread, a, ka, args, kwargs)
+	}
+	if len(kwargs) > 0 {
+		return nil, fmt.Errorf("super(...).%s: give the inputs by position", a.App)
+	}
+	ins := make([]*core.Variable, len(args))
+	for i, x := range args {
+		v, err := starlib.AsVariable(thread, x)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("super(...).%s: input %d: %v", a.App, i, err)
 		}
-		if len(outs) == 1 {
-			return starlib.NewVariable(thread, outs[0]), nil
-		}
-		t := make(starlark.Tuple, len(outs))
-		for i, o := range outs {
-			t[i] = starlib.NewVariable(thread, o)
-		}
-		return t, nil
-	})
+		ins[i] = v
+	}
+	outs, err := bricks.ApplySuper(a.Brick, a.App, a.superOf, ins...)
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 1 {
+		return starlib.NewVariable(thread, outs[0]), nil
+	}
+	t := make(starlark.Tuple, len(outs))
+	for i, o := range outs {
+		t[i] = starlib.NewVariable(thread, o)
+	}
+	return t, nil
 }
