@@ -23,6 +23,9 @@ import (
 // keeps the brick type's own.
 type Hooks struct {
 	PushAllocationConfig, Allocate, PushInitializationConfig, Initialize func() error
+	// GetDim is the subclass's get_dim (nil: Blocks' Brick.get_dim, no
+	// dimension information): what containers ask of a ScriptBrick.
+	GetDim func(name string) (int, error)
 	// MissingAllocation names the subclass's lazy allocation arguments
 	// that are not set yet (Blocks' allocation_args still
 	// NoneAllocation): Allocate refuses to run then.
@@ -34,6 +37,22 @@ type Hooks struct {
 type ScriptBrick struct {
 	*Base
 	recurrentBase
+}
+
+// GetDim is the subclass's get_dim (containers such as RecurrentStack
+// ask a transition's dimensions).
+func (s *ScriptBrick) GetDim(name string) (int, error) {
+	if h := s.hooks; h != nil && h.GetDim != nil {
+		return h.GetDim(name)
+	}
+	return 0, fmt.Errorf("%s: No dimension information for %s available", s.AnnotationName(), name)
+}
+
+// ApplyKeywords calls a recurrent application with named inputs
+// (KeywordApplier: containers such as RecurrentStack call their
+// transitions so).
+func (s *ScriptBrick) ApplyKeywords(app string, in map[string]*core.Variable, o RecurrentOptions) ([]*core.Variable, error) {
+	return ApplyRecurrent(s, app, in, o)
 }
 
 // AddRecurrent adds a recurrent application (a subclass's @recurrent

@@ -284,6 +284,24 @@ func attachScriptBrick(thread *starlark.Thread, b *Brick, st *starlib.ObjectStat
 			}
 			return out
 		},
+		GetDim: func(name string) (int, error) {
+			if fn, _ := cls.Lookup("get_dim"); fn == nil {
+				return 0, fmt.Errorf("%s: No dimension information for %s available", base.AnnotationName(), name)
+			}
+			m, _, err := starlib.ScriptAttr(b, st, "get_dim")
+			if err != nil {
+				return 0, err
+			}
+			v, err := starlark.Call(thread, m, starlark.Tuple{starlark.String(name)}, nil)
+			if err != nil {
+				return 0, err
+			}
+			var d int
+			if err := starlark.AsInt(v, &d); err != nil {
+				return 0, fmt.Errorf("%s.get_dim(%q) returned %s, want an int", cls.Name(), name, v.Type())
+			}
+			return d, nil
+		},
 		Allocate:                 step("_allocate"),
 		Initialize:               step("_initialize"),
 		PushAllocationConfig:     step("_push_allocation_config"),
