@@ -66,6 +66,8 @@ TEST_TIMEOUT ?= 60m
 test: test-deps vet
 	@echo "running the test suite (go test ./...: compiles every test binary, then runs them; tens of minutes on 2 cores)"
 	$(TEST_ENV) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	@echo "script classes called from MultiProcessing's goroutine, under the race detector (docs/extending.md)"
+	$(TEST_ENV) $(GO) test -race -count=1 -run 'TestScripts/classes_goroutines' ./starlib
 
 # The pure-Go build (CGO_ENABLED=0: gonum's Go BLAS; HDF5 and ZeroMQ
 # refused with a message naming the build) and its own tests: every

@@ -398,6 +398,11 @@ func PushAllocationConfig(br Brick) error {
 // Allocate creates the parameters (NaN-filled), children first.
 func Allocate(br Brick) error {
 	b := br.BaseBrick()
+	if h := b.hooks; h != nil && h.MissingAllocation != nil {
+		if m := h.MissingAllocation(); len(m) > 0 {
+			return fmt.Errorf("%s: allocation config not set: %s (pass it to the constructor, set it, or let a parent brick push it)", b.AnnotationName(), strings.Join(m, ", "))
+		}
+	}
 	if !b.AllocationConfigPushed {
 		if err := PushAllocationConfig(br); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
 )
 
 // RecurrentSpec is Blocks' @recurrent declaration: which inputs of the
@@ -27,6 +28,9 @@ type RecurrentOptions struct {
 	// LowMemory is RecurrentStack's low_memory=True: all layers in one
 	// scan rather than one scan per layer (the same values).
 	LowMemory bool
+	// NSteps and BatchSize are Blocks' n_steps and batch_size: the
+	// number of steps and the batch size of a call without sequences.
+	NSteps, BatchSize int
 }
 
 // StepFunc computes one step from named per-step inputs (a missing
@@ -150,6 +154,11 @@ func runRecurrent(b *Base, name string, ra *RecurrentApp, call *core.Application
 	if opts.NoIterate {
 		axis = 0
 	}
+	if ref == nil && opts.BatchSize > 0 {
+		// No sequence: the initial states take the batch size from a
+		// stand-in of that length.
+		ref, axis = core.NewConstant(nd.New(nd.Float64, opts.BatchSize)), 0
+	}
 	for _, n := range seqNames {
 		want := 2 + axis // (time, batch, features), or (batch, features) for one step
 		if n == "mask" {
@@ -203,8 +212,8 @@ func runRecurrent(b *Base, name string, ra *RecurrentApp, call *core.Application
 	if opts.NoIterate {
 		return ra.Step(in)
 	}
-	if len(seqNames) == 0 {
-		return nil, fmt.Errorf("no sequence is given (it takes %s); to compute one step pass iterate=False", strings.Join(spec.Sequences, ", "))
+	if len(seqNames) == 0 && opts.NSteps <= 0 {
+		return nil, fmt.Errorf("no sequence is given (it takes %s); to compute one step pass iterate=False, or give n_steps and batch_size", strings.Join(spec.Sequences, ", "))
 	}
 	if ra.fused != nil && len(spec.Contexts) == 0 {
 		outs, err := ra.fused(in, opts.Reverse)
@@ -215,7 +224,7 @@ func runRecurrent(b *Base, name string, ra *RecurrentApp, call *core.Application
 			return withInitialStates(spec, outs, initial, opts)
 		}
 	}
-	spec2 := core.ScanSpec{Reverse: opts.Reverse, Name: fmt.Sprintf("%s_%s_scan", b.Name, name)}
+	spec2 := core.ScanSpec{Reverse: opts.Reverse, NSteps: opts.NSteps, Name: fmt.Sprintf("%s_%s_scan", b.Name, name)}
 	for _, n := range seqNames {
 		spec2.Sequences = append(spec2.Sequences, in[n])
 	}

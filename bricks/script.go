@@ -23,12 +23,48 @@ import (
 // keeps the brick type's own.
 type Hooks struct {
 	PushAllocationConfig, Allocate, PushInitializationConfig, Initialize func() error
+	// GetDim is the subclass's get_dim (nil: Blocks' Brick.get_dim, no
+	// dimension information): what containers ask of a ScriptBrick.
+	GetDim func(name string) (int, error)
+	// MissingAllocation names the subclass's lazy allocation arguments
+	// that are not set yet (Blocks' allocation_args still
+	// NoneAllocation): Allocate refuses to run then.
+	MissingAllocation func() []string
 }
 
 // ScriptBrick is a brick of one of Blocks' abstract classes, made as the
 // base of a user's subclass: no parameters or applications of its own.
 type ScriptBrick struct {
 	*Base
+	recurrentBase
+}
+
+// GetDim is the subclass's get_dim (containers such as RecurrentStack
+// ask a transition's dimensions).
+func (s *ScriptBrick) GetDim(name string) (int, error) {
+	if h := s.hooks; h != nil && h.GetDim != nil {
+		return h.GetDim(name)
+	}
+	return 0, fmt.Errorf("%s: No dimension information for %s available", s.AnnotationName(), name)
+}
+
+// ApplyKeywords calls a recurrent application with named inputs
+// (KeywordApplier: containers such as RecurrentStack call their
+// transitions so).
+func (s *ScriptBrick) ApplyKeywords(app string, in map[string]*core.Variable, o RecurrentOptions) ([]*core.Variable, error) {
+	return ApplyRecurrent(s, app, in, o)
+}
+
+// AddRecurrent adds a recurrent application (a subclass's @recurrent
+// method): ApplyRecurrent iterates its step.
+func (s *ScriptBrick) AddRecurrent(name string, ra *RecurrentApp) {
+	for i, a := range s.apps {
+		if a.Name == name {
+			s.apps = append(s.apps[:i], s.apps[i+1:]...)
+			break
+		}
+	}
+	s.addRecurrent(s.Base, name, ra)
 }
 
 // NewScriptBrick makes a brick of the classes (most specific first,
@@ -83,6 +119,10 @@ func (b *Base) AddApplication(a *Application) {
 	}
 	b.apps = append(b.apps, a)
 }
+
+// SuperApplication is the brick type's application name that a
+// subclass replaced (nil if none).
+func (b *Base) SuperApplication(name string) *Application { return b.replaced[name] }
 
 // HasSuperApplication reports whether AddApplication replaced the
 // brick type's application name.

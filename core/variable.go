@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -108,6 +109,11 @@ func (c *ApplicationCall) AddAuxiliaryVariable(v *Variable, name string, roles .
 	AddRole(v, Auxiliary)
 	for _, r := range roles {
 		AddRole(v, r)
+	}
+	// Blocks' ApplicationCall.add_auxiliary_variable annotates the
+	// variable with the brick too (get_brick gives it).
+	if c.Brick != nil && !slices.Contains(v.Tag.Annotations, c.Brick) {
+		v.Tag.Annotations = append(v.Tag.Annotations, c.Brick)
 	}
 	v.Tag.Annotations = append(v.Tag.Annotations, c)
 	c.AuxiliaryVariables = append(c.AuxiliaryVariables, v)

@@ -24,7 +24,8 @@
 #     full MNIST through blocks-repl, data pipeline included (and with
 #     MultiProcessing's prefetch), beside run-torch.sh mlp-tutorial; then
 #     reverse_words.star's attention model (training tokens/s, beam search
-#     words/s).
+#     words/s); a Linear defined in a script against the built-in one
+#     (BenchmarkScriptLinearStep: step time of each and their ratio).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${BLOCKS_SHARED:-$(cd .. && pwd)/shared}
@@ -93,6 +94,15 @@ echo
 echo "== reverse_words.star (attention model): training tokens/s, beam search words/s"
 go test -run '^$' -bench '^BenchmarkReverseWords$' -benchtime 1x -count "$runs" ./scripts/ | tee -a "$out/go.txt" |
   awk '/^BenchmarkReverseWords/ {for (i=3;i<NF;i++) v[$(i+1)]=$i; printf "reverse_words: training %.0f tokens/s (%.0f per CPU s), beam search %.1f words/s (%.1f per CPU s); load %s\n", v["train-tokens/s"], v["train-tokens/cpu-s"], v["beam-words/s"], v["beam-words/cpu-s"], loadavg()}
+  function loadavg(  l, f) {getline l < "/proc/loadavg"; close("/proc/loadavg"); split(l, f, " "); return f[1] " " f[2] " " f[3]}'
+
+# A Linear defined in the script (scripts/script_linear.star, issue 34)
+# against the built-in in the tutorial's model: the same graph, so the
+# same step time within noise; each round alternates their steps.
+echo
+echo "== script Linear vs built-in Linear (tutorial model, batch 256): step time"
+go test -run '^$' -bench '^BenchmarkScriptLinearStep$' -benchtime 200x -count "$runs" ./scripts/ | tee -a "$out/go.txt" |
+  awk '/^BenchmarkScriptLinearStep/ {for (i=3;i<NF;i++) v[$(i+1)]=$i; printf "median step: built-in %.0f ns, script %.0f ns, script/built-in %.3f (fastest steps: %.3f); load %s\n", v["builtin-ns/step"], v["script-ns/step"], v["script/builtin"], v["script/builtin-min"], loadavg()}
   function loadavg(  l, f) {getline l < "/proc/loadavg"; close("/proc/loadavg"); split(l, f, " "); return f[1] " " f[2] " " f[3]}'
 
 # The benchmark LeNet (PyTorch baseline's: valid 5x5 convolutions of 20 and

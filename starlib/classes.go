@@ -105,7 +105,7 @@ type Class struct {
 	mro    []starlark.Value // the class itself first; *Class or NativeBase
 	native NativeBase       // the library base, if any
 	object bool             // Python's object
-	thread *starlark.Thread // the thread that built it: runs properties, __repr__
+	thread *starlark.Thread // the thread that built it: properties and __repr__ run on a CallThread of it
 }
 
 var (
@@ -121,6 +121,10 @@ func NewObjectClass() *Class {
 
 // Name is the class name.
 func (c *Class) Name() string { return c.name }
+
+// Thread is the thread that built the class: it runs the class's
+// properties and methods called from the library (Go) side.
+func (c *Class) Thread() *starlark.Thread { return c.thread }
 
 // Native is the library base of the class, nil if it has none.
 func (c *Class) Native() NativeBase { return c.native }
@@ -344,7 +348,7 @@ func reprOf(self starlark.Value, c *Class, method string) (string, bool) {
 	if fn == nil || c.thread == nil {
 		return "", false
 	}
-	r, err := starlark.Call(c.thread, bindMethod(fn, self, method), nil, nil)
+	r, err := starlark.Call(CallThread(c.thread, c.name+"."+method), bindMethod(fn, self, method), nil, nil)
 	if err != nil {
 		return fmt.Sprintf("<%s object (%s failed: %v)>", c.name, method, err), true
 	}
@@ -359,7 +363,7 @@ func (o *Instance) Freeze()               {}
 func (o *Instance) Hash() (uint32, error) { return pointerHash(o), nil }
 func (o *Instance) Truth() starlark.Bool {
 	if fn, _ := o.st.Class.Lookup("__len__"); fn != nil && o.st.Class.thread != nil {
-		r, err := starlark.Call(o.st.Class.thread, bindMethod(fn, o, "__len__"), nil, nil)
+		r, err := starlark.Call(CallThread(o.st.Class.thread, o.st.Class.name+".__len__"), bindMethod(fn, o, "__len__"), nil, nil)
 		if err == nil {
 			return r.Truth()
 		}
@@ -414,7 +418,7 @@ func ScriptAttr(self starlark.Value, st *ObjectState, name string) (v starlark.V
 		if st.Class.thread == nil {
 			return nil, true, fmt.Errorf("property %s: no thread", name)
 		}
-		r, err := starlark.Call(st.Class.thread, p.fget, starlark.Tuple{self}, nil)
+		r, err := starlark.Call(CallThread(st.Class.thread, st.Class.name+"."+name), p.fget, starlark.Tuple{self}, nil)
 		if err != nil {
 			return nil, true, err
 		}
@@ -458,7 +462,7 @@ func ScriptSetField(self starlark.Value, st *ObjectState, name string, v starlar
 		if p.fset == nil {
 			return true, fmt.Errorf("%s.%s: can't set attribute (the property has no setter)", st.Class.name, name)
 		}
-		_, err := starlark.Call(st.Class.thread, p.fset, starlark.Tuple{self, v}, nil)
+		_, err := starlark.Call(CallThread(st.Class.thread, st.Class.name+"."+name), p.fset, starlark.Tuple{self, v}, nil)
 		return true, err
 	}
 	if !own {
@@ -638,7 +642,7 @@ func (s *Super) Attr(name string) (starlark.Value, error) {
 		case *Class:
 			if v, ok := k.dict[name]; ok {
 				if p, ok := v.(*Property); ok {
-					return starlark.Call(c.thread, p.fget, starlark.Tuple{s.self}, nil)
+					return starlark.Call(CallThread(c.thread, c.name+"."+name), p.fget, starlark.Tuple{s.self}, nil)
 				}
 				return bindMethod(v, s.self, k.name+"."+name), nil
 			}

@@ -173,6 +173,28 @@ func state(thread *starlark.Thread) *runState {
 // SetFloatX sets the thread's floatX. Call it before execution starts.
 func SetFloatX(thread *starlark.Thread, dt nd.DType) { thread.SetLocal(floatXKey, dt) }
 
+// CallThread is the thread for a call of a script's function that the
+// library makes (a script class's method, a stream's mapping), possibly
+// from a goroutine of its own while the script runs on parent (Fuel's
+// MultiProcessing reads the next batch beside the script): a new thread
+// per call, since a Starlark thread is not safe for concurrent use, that
+// sees what parent's calls see: its print and load, its run's state
+// (options, sandbox, limits; the step limit applies to each call),
+// floatX and the locals named by keys (a package's own, such as the
+// brick configuration).
+func CallThread(parent *starlark.Thread, name string, keys ...string) *starlark.Thread {
+	th := &starlark.Thread{Name: name, Print: parent.Print, Load: parent.Load}
+	for _, k := range append([]string{stateKey, floatXKey}, keys...) {
+		if v := parent.Local(k); v != nil {
+			th.SetLocal(k, v)
+		}
+	}
+	if s, ok := parent.Local(stateKey).(*runState); ok && s.limits.MaxSteps > 0 {
+		th.SetMaxExecutionSteps(s.limits.MaxSteps)
+	}
+	return th
+}
+
 // FloatX is the thread's floatX: what SetFloatX set, else Fuel's
 // configured floatX.
 func FloatX(thread *starlark.Thread) nd.DType {

@@ -152,7 +152,16 @@ func (a *ApplicationCall) Attr(name string) (starlark.Value, error) {
 		}
 		return d, nil
 	case "add_auxiliary_variable":
-		return addAuxiliaryBuiltin(name, a.C.AddAuxiliaryVariable), nil
+		return addAuxiliaryBuiltin(name, func(v *core.Variable, vname string, roles ...*core.Role) {
+			// Blocks' ApplicationCall.add_auxiliary_variable names the
+			// variable {brick}_{application}_{name}, its tag name.
+			if br, ok := a.C.Brick.(bricks.Brick); ok && vname != "" {
+				v.Name = fmt.Sprintf("%s_%s_%s", br.BaseBrick().Name, a.C.Application, vname)
+				v.Tag.Name = vname
+				vname = ""
+			}
+			a.C.AddAuxiliaryVariable(v, vname, roles...)
+		}), nil
 	}
 	return nil, nil
 }

@@ -537,6 +537,10 @@ func (b *Brick) nativeSetField(name string, v starlark.Value) error {
 type BoundApplication struct {
 	Brick bricks.Brick
 	App   string
+	// superOf, when set, makes this super(C, self).App where a script
+	// subclass replaced the application of the brick type (whose class
+	// is superOf): the type's own application (script_bricks.go).
+	superOf string
 }
 
 var (
@@ -562,7 +566,12 @@ func (a *BoundApplication) AttrNames() []string {
 
 // Attr returns brick, name, inputs or outputs.
 func (a *BoundApplication) Attr(name string) (starlark.Value, error) {
-	app := a.Brick.BaseBrick().Application(a.App)
+	if d := scriptAppDecl(a.Brick, a.App); d != nil && a.superOf == "" { // script_apps.go
+		if v, ok, err := scriptBoundAttr(a, d, name); ok || err != nil {
+			return v, err
+		}
+	}
+	app := a.application()
 	switch name {
 	case "brick":
 		return &Brick{a.Brick}, nil
@@ -580,6 +589,15 @@ func (a *BoundApplication) Attr(name string) (starlark.Value, error) {
 		return starlib.StringList(map[string][]string{"sequences": spec.Sequences, "states": spec.States, "contexts": spec.Contexts}[name]), nil
 	}
 	return nil, nil
+}
+
+// application is the brick's application: the brick type's own for
+// super(C, self).apply.
+func (a *BoundApplication) application() *bricks.Application {
+	if a.superOf != "" {
+		return a.Brick.BaseBrick().SuperApplication(a.App)
+	}
+	return a.Brick.BaseBrick().Application(a.App)
 }
 
 // Name is "brick.application".
@@ -601,7 +619,13 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 	if v, ok, err := callWithExtraDims(thread, a, args, kwargs); ok { // wrappers.go
 		return v, err
 	}
-	if d := scriptAppDecl(a.Brick, a.App); d != nil { // script_bricks.go
+	if a.superOf != "" { // script_bricks.go
+		return callSuperApplication(thread, a, args, kwargs)
+	}
+	if d := scriptAppDecl(a.Brick, a.App); d != nil { // script_bricks.go, script_apps.go
+		if d.rec != nil {
+			return callScriptRecurrent(thread, a, d, args, kwargs)
+		}
 		return callScriptApplication(thread, a, d, args, kwargs)
 	}
 	if ka, ok := a.Brick.(bricks.KeywordApplier); ok { // recurrent bricks: recurrent.go

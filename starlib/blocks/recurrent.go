@@ -55,6 +55,7 @@ import (
 func recurrentModules() (mods []*starlarkstruct.Module) {
 	rec := starlark.StringDict{}
 	rec["BaseRecurrent"] = &BrickClass{Class: "BaseRecurrent"}
+	rec["recurrent"] = starlib.NewBuiltin("recurrent", recurrentBuiltin) // script_apps.go
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks.recurrent", Members: rec})
 	// LookupTable and the blocks.bricks.parallel bricks are tables
 	// (bricks_recurrent_table.go).
@@ -113,7 +114,7 @@ func optLinear(class string, v starlark.Value) (*bricks.Linear, error) {
 func callKeywordApplication(thread *starlark.Thread, a *BoundApplication, ka bricks.KeywordApplier, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	base := a.Brick.BaseBrick()
 	fname := base.Name + "." + a.App
-	app := base.Application(a.App)
+	app := a.application()
 	if app == nil {
 		return nil, fmt.Errorf("%s has no application %s", base.AnnotationName(), a.App)
 	}

@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 )
 
@@ -33,7 +35,7 @@ import (
 // without a concrete Go brick: the instance is a bricks.ScriptBrick.
 var abstractBrickClasses = map[string]bool{
 	"Brick": true, "Initializable": true, "Feedforward": true, "Random": true,
-	"Activation": true, "Cost": true, "CostMatrix": true, "LinearLike": true,
+	"Activation": true, "Cost": true, "CostMatrix": true, "LinearLike": true, "BaseRecurrent": true,
 }
 
 // scriptExtra is what a script brick keeps in its Go brick.
@@ -43,6 +45,15 @@ type scriptExtra struct {
 	// thread is the thread that made the brick: its run records the
 	// random streams theano_rng makes (an attribute lookup has no thread).
 	thread *starlark.Thread
+	// appAttrs are attributes set on the brick's own applications
+	// (brick.apply.inputs = [...]), by application name.
+	appAttrs map[string]map[string]starlark.Value
+	// allocArgs are Blocks' allocation_args: the arguments lazy(allocation=...)
+	// named in the __init__ calls.
+	allocArgs []string
+	// paramsSet: the script set self.parameters (it reads before
+	// allocation then, as in Blocks).
+	paramsSet bool
 }
 
 func brickExtra(b bricks.Brick) *scriptExtra {
@@ -156,7 +167,7 @@ func scriptClassNames(c *starlib.Class) []string {
 // seed, Random's theano_seed.
 func (c *BrickClass) newAbstract(thread *starlark.Thread, st *starlib.ObjectState, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, bool, error) {
 	classes := c.brickClasses()
-	order := []string{"LinearLike", "Initializable", "Feedforward", "Activation", "CostMatrix", "Cost", "Random", "Brick"}
+	order := []string{"BaseRecurrent", "LinearLike", "Initializable", "Feedforward", "Activation", "CostMatrix", "Cost", "Random", "Brick"}
 	var chain []string
 	for _, k := range order {
 		if slices.Contains(classes, k) {
@@ -265,6 +276,37 @@ func attachScriptBrick(thread *starlark.Thread, b *Brick, st *starlib.ObjectStat
 		}
 	}
 	base.SetHooks(&bricks.Hooks{
+		MissingAllocation: func() []string {
+			var out []string
+			x := brickExtra(b.B)
+			if x == nil {
+				return nil
+			}
+			for _, n := range x.allocArgs {
+				if v, _, _ := starlib.ScriptAttr(b, st, n); v == NoneAllocation && !slices.Contains(out, n) {
+					out = append(out, n)
+				}
+			}
+			return out
+		},
+		GetDim: func(name string) (int, error) {
+			if fn, _ := cls.Lookup("get_dim"); fn == nil {
+				return 0, fmt.Errorf("%s: No dimension information for %s available", base.AnnotationName(), name)
+			}
+			m, _, err := starlib.ScriptAttr(b, st, "get_dim")
+			if err != nil {
+				return 0, err
+			}
+			v, err := starlark.Call(thread, m, starlark.Tuple{starlark.String(name)}, nil)
+			if err != nil {
+				return 0, err
+			}
+			var d int
+			if err := starlark.AsInt(v, &d); err != nil {
+				return 0, fmt.Errorf("%s.get_dim(%q) returned %s, want an int", cls.Name(), name, v.Type())
+			}
+			return d, nil
+		},
 		Allocate:                 step("_allocate"),
 		Initialize:               step("_initialize"),
 		PushAllocationConfig:     step("_push_allocation_config"),
@@ -278,6 +320,12 @@ func attachScriptBrick(thread *starlark.Thread, b *Brick, st *starlib.ObjectStat
 			continue
 		}
 		seen[n] = true
+		if d.rec != nil {
+			if sb, ok := b.B.(*bricks.ScriptBrick); ok {
+				sb.AddRecurrent(n, d.recurrentApp(thread, b, n))
+				continue
+			}
+		}
 		base.AddApplication(d.application(thread, b, n))
 	}
 }
@@ -288,6 +336,15 @@ type AppDecl struct {
 	fn      *starlark.Function
 	inputs  []string
 	outputs []string
+	// attrs are the application's other class-level attributes
+	// (application(contexts=[...]), Class.apply.x = v); props its
+	// properties (apply.property(name)(fn)), delegate its delegate
+	// (apply.delegate(fn)), rec its @recurrent declaration (nil for an
+	// ordinary application): script_apps.go.
+	attrs    map[string]starlark.Value
+	props    map[string]starlark.Callable
+	delegate starlark.Callable
+	rec      *bricks.RecurrentSpec
 }
 
 func (d *AppDecl) String() string        { return "<application " + d.fn.Name() + ">" }
@@ -352,18 +409,25 @@ func (d *AppDecl) application(thread *starlark.Thread, b *Brick, name string) *b
 	}
 	app := &bricks.Application{Name: name, Inputs: inputs, Outputs: d.outputs, Variadic: true, BlocksOutputNames: true}
 	app.Fn = func(call *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
+		if err := syncOutputs(b.B, name, d); err != nil {
+			return nil, err
+		}
 		vals := make([]starlark.Value, len(in))
 		for i, v := range in {
 			vals[i] = &starlib.Variable{V: v}
 		}
-		return d.run(thread, b, params, call, vals, nil)
+		return d.run(thread, b, params, call, vals, nil, nil)
 	}
 	return app
 }
 
 // run calls the method with self, the values (positional, then keyword)
 // and application_call.
-func (d *AppDecl) run(thread *starlark.Thread, b *Brick, params []string, call *core.ApplicationCall, pos []starlark.Value, kw []starlark.Tuple) ([]*core.Variable, error) {
+//
+// With keep non-nil, an output that is not a variable is kept there by
+// its position, a stand-in in its place (Blocks returns such outputs as
+// they are); else it is converted to a constant.
+func (d *AppDecl) run(thread *starlark.Thread, b *Brick, params []string, call *core.ApplicationCall, pos []starlark.Value, kw []starlark.Tuple, keep map[int]starlark.Value) ([]*core.Variable, error) {
 	args := starlark.Tuple{b}
 	args = append(args, pos...)
 	kwargs := append([]starlark.Tuple(nil), kw...)
@@ -387,6 +451,11 @@ func (d *AppDecl) run(thread *starlark.Thread, b *Brick, params []string, call *
 	}
 	vs := make([]*core.Variable, len(outs))
 	for i, o := range outs {
+		if _, ok := o.(*starlib.Variable); !ok && keep != nil {
+			keep[i] = o
+			vs[i] = core.Const(nd.Float64, 0)
+			continue
+		}
 		v, err := starlib.AsVariable(thread, o)
 		if err != nil {
 			return nil, fmt.Errorf("output %d: %v", i, err)
@@ -410,6 +479,10 @@ func callScriptApplication(thread *starlark.Thread, a *BoundApplication, d *AppD
 		val   starlark.Value
 	}
 	var slots []slot
+	keep := map[int]starlark.Value{}
+	if err := syncOutputs(a.Brick, a.App, d); err != nil {
+		return nil, err
+	}
 	for i, v := range args {
 		n := fmt.Sprintf("input_%d", i)
 		if i < len(params) {
@@ -447,17 +520,21 @@ func callScriptApplication(thread *starlark.Thread, a *BoundApplication, d *AppD
 				kw = append(kw, starlark.Tuple{starlark.String(s.kw), v})
 			}
 		}
-		return d.run(thread, b, params, call, pos, kw)
+		return d.run(thread, b, params, call, pos, kw, keep)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(outs) == 1 {
-		return starlib.NewVariable(thread, outs[0]), nil
-	}
 	t := make(starlark.Tuple, len(outs))
 	for i, o := range outs {
-		t[i] = starlib.NewVariable(thread, o)
+		if v, ok := keep[i]; ok {
+			t[i] = v
+		} else {
+			t[i] = starlib.NewVariable(thread, o)
+		}
+	}
+	if len(t) == 1 {
+		return t[0], nil
 	}
 	return t, nil
 }
@@ -485,8 +562,16 @@ func applicationBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fmt.Errorf("application: write application(fn) or application(inputs=[...], outputs=[...])(fn), got a positional %s", args[0].Type())
 	}
 	var inV, outV starlark.Value = starlark.None, starlark.None
-	if err := starlark.UnpackArgs("application", nil, kwargs, "inputs?", &inV, "outputs?", &outV); err != nil {
-		return nil, err
+	attrs := map[string]starlark.Value{}
+	for _, kv := range kwargs {
+		switch k := string(kv[0].(starlark.String)); k {
+		case "inputs":
+			inV = kv[1]
+		case "outputs":
+			outV = kv[1]
+		default:
+			attrs[k] = kv[1] // Blocks sets any keyword as an attribute
+		}
 	}
 	strs := func(what string, v starlark.Value) ([]string, error) {
 		if v == starlark.None {
@@ -511,7 +596,11 @@ func applicationBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starl
 		if !ok {
 			return nil, fmt.Errorf("application(...)(fn): fn must be a function (def), got %s", f.Type())
 		}
-		return newAppDecl(fn, ins, outs)
+		d, err := newAppDecl(fn, ins, outs)
+		if err == nil && len(attrs) > 0 {
+			d.attrs = maps.Clone(attrs)
+		}
+		return d, err
 	}), nil
 }
 
@@ -576,6 +665,13 @@ func lazyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 			}
 			fill(alloc, NoneAllocation)
 			fill(inits, starlark.None)
+			if len(args) > 0 {
+				if b, ok := args[0].(*Brick); ok {
+					if x := brickExtra(b.B); x != nil {
+						x.allocArgs = append(x.allocArgs, alloc...)
+					}
+				}
+			}
 			return starlark.Call(thread, fn, args, kw)
 		}}, nil
 	}), nil
@@ -603,7 +699,7 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 	base := b.B.BaseBrick()
 	switch name {
 	case "parameters":
-		if !base.Allocated && !base.AllocationConfigPushed {
+		if !base.Allocated && !base.AllocationConfigPushed && !x.paramsSet {
 			// Blocks' allocate() sets parameters: before it, there is none.
 			return nil, true, starlark.NoSuchAttrError(fmt.Sprintf("'%s' object has no attribute 'parameters' (allocate() the brick, or apply it, first)", x.st.Class.Name()))
 		}
@@ -625,6 +721,10 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 	case "get_dim":
 		if _, ok := b.B.(*bricks.ScriptBrick); ok {
 			return noDimBuiltin(base), true, nil
+		}
+	case "initial_states":
+		if _, ok := b.B.(*bricks.ScriptBrick); ok && base.IsInstance("BaseRecurrent") {
+			return defaultInitialStates(b), true, nil // script_apps.go
 		}
 	}
 	return nil, false, nil
@@ -664,6 +764,7 @@ func scriptBrickSetField(b *Brick, x *scriptExtra, name string, v starlark.Value
 			return fmt.Errorf("%s.parameters must be a list of variables, got %s", x.st.Class.Name(), v.Type())
 		}
 		base.Parameters = nil
+		x.paramsSet = true
 		for i, e := range vs {
 			p, ok := e.(*starlib.Variable)
 			if !ok {
@@ -765,8 +866,13 @@ func (c *BrickClass) ScriptSuperAttr(thread *starlark.Thread, self starlark.Valu
 			return noDimBuiltin(b.B.BaseBrick()), nil
 		}
 	}
+	if name == "initial_states" {
+		if _, ok := b.B.(*bricks.ScriptBrick); ok && b.B.BaseBrick().IsInstance("BaseRecurrent") {
+			return defaultInitialStates(b), nil
+		}
+	}
 	if b.B.BaseBrick().HasSuperApplication(name) {
-		return superApplication(b, c.Class, name), nil
+		return &BoundApplication{Brick: b.B, App: name, superOf: c.Class}, nil
 	}
 	if app := b.B.BaseBrick().Application(name); app != nil && scriptAppDecl(b.B, name) == nil {
 		return &BoundApplication{Brick: b.B, App: name}, nil
@@ -869,32 +975,34 @@ func copyScriptPrototype(thread *starlark.Thread, m *bricks.MLP, proto *bricks.L
 	return nil
 }
 
-// superApplication is super(C, self).apply where the subclass replaced
-// the brick type's apply: the type's own, as a call of its own.
-func superApplication(b *Brick, class, name string) starlark.Value {
-	return starlib.NewBuiltin(name, func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if len(kwargs) > 0 {
-			return nil, fmt.Errorf("super(...).%s: give the inputs by position", name)
-		}
-		ins := make([]*core.Variable, len(args))
-		for i, a := range args {
-			v, err := starlib.AsVariable(thread, a)
-			if err != nil {
-				return nil, fmt.Errorf("super(...).%s: input %d: %v", name, i, err)
-			}
-			ins[i] = v
-		}
-		outs, err := bricks.ApplySuper(b.B, name, class, ins...)
+// callSuperApplication is a call of super(C, self).apply where the
+// subclass replaced the brick type's apply: the type's own, as a call of
+// its own (a recurrent brick's with its keywords and optional inputs).
+func callSuperApplication(thread *starlark.Thread, a *BoundApplication, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if ka, ok := a.Brick.(bricks.KeywordApplier); ok {
+		return callKeywordApplication(thread, a, ka, args, kwargs)
+	}
+	if len(kwargs) > 0 {
+		return nil, fmt.Errorf("super(...).%s: give the inputs by position", a.App)
+	}
+	ins := make([]*core.Variable, len(args))
+	for i, x := range args {
+		v, err := starlib.AsVariable(thread, x)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("super(...).%s: input %d: %v", a.App, i, err)
 		}
-		if len(outs) == 1 {
-			return starlib.NewVariable(thread, outs[0]), nil
-		}
-		t := make(starlark.Tuple, len(outs))
-		for i, o := range outs {
-			t[i] = starlib.NewVariable(thread, o)
-		}
-		return t, nil
-	})
+		ins[i] = v
+	}
+	outs, err := bricks.ApplySuper(a.Brick, a.App, a.superOf, ins...)
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 1 {
+		return starlib.NewVariable(thread, outs[0]), nil
+	}
+	t := make(starlark.Tuple, len(outs))
+	for i, o := range outs {
+		t[i] = starlib.NewVariable(thread, o)
+	}
+	return t, nil
 }

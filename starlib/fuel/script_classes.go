@@ -199,7 +199,7 @@ func (s *scriptIterScheme) requests(skip int) (schemes.RequestIterator, error) {
 	if !found {
 		return nil, fmt.Errorf("%s: an IterationScheme subclass defines get_request_iterator(self)", name)
 	}
-	v, err := starlark.Call(s.thread, m, nil, nil)
+	v, err := starlark.Call(callThread(s.thread, name+".get_request_iterator"), m, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +311,7 @@ func (t *scriptTransformer) transform(data []*nd.Array) ([]*nd.Array, error) {
 		for i, a := range data {
 			item[i] = dataValue(a)
 		}
-		v, err := starlark.Call(t.thread, m, starlark.Tuple{item}, nil)
+		v, err := starlark.Call(callThread(t.thread, cls+"."+name), m, starlark.Tuple{item}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -340,7 +340,7 @@ func (t *scriptTransformer) transform(data []*nd.Array) ([]*nd.Array, error) {
 		if t.which != nil && !contains(t.which, src) {
 			continue
 		}
-		v, err := starlark.Call(t.thread, m, starlark.Tuple{dataValue(data[i]), starlark.String(src)}, nil)
+		v, err := starlark.Call(callThread(t.thread, cls+"."+name), m, starlark.Tuple{dataValue(data[i]), starlark.String(src)}, nil)
 		if err != nil {
 			return nil, err
 		}

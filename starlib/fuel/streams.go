@@ -204,12 +204,10 @@ func schemeName(s schemes.Scheme) string {
 }
 
 // callThread is a thread for calling a script's function from a stream
-// (possibly on MultiProcessing's goroutine): a new thread per call, with
-// the caller's floatX.
+// (possibly on MultiProcessing's goroutine): starlib.CallThread, with
+// Fuel's configuration.
 func callThread(parent *starlark.Thread, name string) *starlark.Thread {
-	th := &starlark.Thread{Name: name, Print: parent.Print}
-	starlib.SetFloatX(th, starlib.FloatX(parent))
-	return th
+	return starlib.CallThread(parent, name, fuelConfigKey)
 }
 
 func callOnItem(parent *starlark.Thread, fn starlark.Callable, data []*nd.Array) (starlark.Value, error) {
