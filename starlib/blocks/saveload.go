@@ -87,6 +87,7 @@ func newCheckpointExtension(c *classCall) (mainloop.Extension, error) {
 // about the run, and the resume or replay it serves.
 func bindCheckpoint(thread *starlark.Thread, e *checkpoint.CheckpointExtension) {
 	e.Info = func() checkpoint.RunInfo { return starlib.RunInfo(thread) }
+	e.Bindings.Objects = starlib.ScriptObjects(thread)
 	if ck := starlib.CheckpointRunOf(thread); ck != nil {
 		e.Resume = ck.Resume
 		e.Replay = ck.Replay

@@ -33,7 +33,7 @@ import (
 func scriptClassModules() []*starlarkstruct.Module {
 	isScheme := func(v starlark.Value) bool { _, ok := v.(*SchemeValue); return ok }
 	scheme := func(name string) *starlib.LibClass {
-		return &starlib.LibClass{ClassName: name, IsInst: isScheme,
+		return &starlib.LibClass{State: true, ClassName: name, IsInst: isScheme,
 			New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 				s := &SchemeValue{name: st.Class.Name(), st: st}
 				s.S = &scriptIterScheme{thread: thread, self: s, examples: name == "IndexScheme"}
@@ -72,7 +72,7 @@ func scriptClassModules() []*starlarkstruct.Module {
 	}
 	isStream := func(v starlark.Value) bool { _, ok := v.(*Stream); return ok }
 	transformer := func(name string) *starlib.LibClass {
-		return &starlib.LibClass{ClassName: name, IsInst: isStream,
+		return &starlib.LibClass{State: true, ClassName: name, IsInst: isStream,
 			New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 				return &Stream{Name: st.Class.Name(), st: st}, nil
 			},
@@ -117,7 +117,7 @@ func scriptClassModules() []*starlarkstruct.Module {
 // constructor, and the base of a script class.
 func scriptIndexableDataset(fn starlark.Callable) starlark.Value {
 	isDataset := func(v starlark.Value) bool { _, ok := v.(*Dataset); return ok }
-	return &starlib.CallableLibClass{Fn: fn, LibClass: &starlib.LibClass{ClassName: "IndexableDataset", IsInst: isDataset,
+	return &starlib.CallableLibClass{Fn: fn, LibClass: &starlib.LibClass{State: true, ClassName: "IndexableDataset", IsInst: isDataset,
 		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			return &Dataset{name: st.Class.Name(), st: st}, nil
 		},
@@ -184,10 +184,22 @@ func (s *scriptIterScheme) GetRequestIterator() (schemes.RequestIterator, error)
 	return s.requests(0)
 }
 
-// RestoreRequestIterator calls get_request_iterator() and skips the
-// requests already given.
+// RestoreRequestIterator continues the saved epoch's requests (an older
+// checkpoint without them: get_request_iterator() again, the requests
+// already given skipped).
 func (s *scriptIterScheme) RestoreRequestIterator(pos fuel.RequestPosition) (schemes.RequestIterator, error) {
-	return s.requests(pos.Next)
+	if pos.Requests == nil {
+		return s.requests(pos.Next)
+	}
+	single := s.RequestsExamples()
+	reqs := make([]fuel.Request, len(pos.Requests))
+	for i, is := range pos.Requests {
+		reqs[i] = fuel.Request{Indices: append([]int(nil), is...), Single: single && len(is) == 1}
+	}
+	if pos.Next < 0 || pos.Next > len(reqs) {
+		return nil, fmt.Errorf("%s: the saved position %d is outside the epoch's %d requests", s.self.st.Class.Name(), pos.Next, len(reqs))
+	}
+	return &listRequests{reqs: reqs, next: pos.Next}, nil
 }
 
 func (s *scriptIterScheme) requests(skip int) (schemes.RequestIterator, error) {
@@ -241,7 +253,14 @@ func (l *listRequests) Next() (fuel.Request, error) {
 	return l.reqs[l.next-1], nil
 }
 
-func (l *listRequests) Position() fuel.RequestPosition { return fuel.RequestPosition{Next: l.next} }
+// Position is the next request and the epoch's requests.
+func (l *listRequests) Position() fuel.RequestPosition {
+	reqs := make([][]int, len(l.reqs))
+	for i, r := range l.reqs {
+		reqs[i] = append([]int(nil), r.Indices...)
+	}
+	return fuel.RequestPosition{Next: l.next, Requests: reqs}
+}
 
 // scriptTransformer is a script class's transformer: each item of the
 // wrapped stream goes through the class's transform methods.
@@ -281,6 +300,34 @@ func (t *scriptTransformer) GetEpochIterator() (fuel.EpochIterator, error) {
 type scriptTransformIter struct {
 	t  *scriptTransformer
 	it fuel.EpochIterator
+}
+
+// State is the wrapped iterator's: the transform keeps no state of its
+// own between items but the instance's attributes, which checkpoints
+// save with the script objects.
+func (s *scriptTransformIter) State() (fuel.IteratorState, error) {
+	si, ok := s.it.(fuel.StatefulIterator)
+	if !ok {
+		return fuel.IteratorState{}, fmt.Errorf("%s: the stream it transforms cannot report its position", s.t.self.st.Class.Name())
+	}
+	st, err := si.State()
+	if err != nil {
+		return fuel.IteratorState{}, err
+	}
+	return fuel.IteratorState{Child: &st}, nil
+}
+
+// ResumeEpochIterator resumes the wrapped stream's epoch.
+func (t *scriptTransformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochIterator, error) {
+	rs, ok := t.inner.(fuel.ResumableStream)
+	if !ok || state.Child == nil {
+		return nil, fmt.Errorf("%s: the stream it transforms cannot resume an epoch", t.self.st.Class.Name())
+	}
+	it, err := rs.ResumeEpochIterator(*state.Child)
+	if err != nil {
+		return nil, err
+	}
+	return &scriptTransformIter{t: t, it: it}, nil
 }
 
 func (s *scriptTransformIter) Next() ([]*nd.Array, error) {
