@@ -109,7 +109,7 @@ func fuelModules() (mods []*starlarkstruct.Module) {
 		"ShuffledExampleScheme":   starlib.NewBuiltin("ShuffledExampleScheme", schemeBuiltin),
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.streams", Members: starlark.StringDict{
-		"DataStream": &dataStreamClass{},
+		"DataStream": newDataStreamBase(), // also a base: script_streams.go
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.transformers", Members: starlark.StringDict{
 		"Flatten":       starlib.NewBuiltin("Flatten", transformerBuiltin),
@@ -560,6 +560,9 @@ type Stream struct {
 	// last is the latest epoch iterator made (Cache's cache is its).
 	last *EpochIterator
 	st   *starlib.ObjectState // a script class's instance (script_classes.go)
+	// wrapped are the streams as the script gave them (Merge's): close,
+	// reset and next_epoch call theirs (a script stream's overrides).
+	wrapped []*Stream
 }
 
 var _ starlark.HasAttrs = (*Stream)(nil)
@@ -588,6 +591,9 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 		}
 		if s.S == nil {
 			return nil, fmt.Errorf("'%s' object has no attribute '%s' yet (call super(%s, self).__init__(...) first)", s.Name, name, s.Name)
+		}
+		if v, ok, err := s.scriptBaseAttr(name); ok {
+			return v, err
 		}
 	}
 	switch name {

@@ -71,8 +71,8 @@ func scriptClassModules() []*starlarkstruct.Module {
 			}}
 	}
 	isStream := func(v starlark.Value) bool { _, ok := v.(*Stream); return ok }
-	transformer := func(name string) *starlib.LibClass {
-		return &starlib.LibClass{State: true, ClassName: name, IsInst: isStream,
+	transformer := func(name string) *transformerClass {
+		return &transformerClass{&starlib.LibClass{State: true, ClassName: name, IsInst: isStream,
 			New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 				return &Stream{Name: st.Class.Name(), st: st}, nil
 			},
@@ -83,7 +83,7 @@ func scriptClassModules() []*starlarkstruct.Module {
 				if err := starlark.UnpackArgs(name+".__init__", args, kwargs, "data_stream", &child, "produces_examples?", &produces, "which_sources?", &which); err != nil {
 					return err
 				}
-				t := &scriptTransformer{thread: thread, self: s, inner: child.S, kind: name, produces: child.S.ProducesExamples()}
+				t := &scriptTransformer{thread: thread, self: s, inner: child.S, child: child, kind: name, produces: child.S.ProducesExamples()}
 				if b, ok := produces.(starlark.Bool); ok {
 					t.produces = bool(b)
 				}
@@ -96,13 +96,22 @@ func scriptClassModules() []*starlarkstruct.Module {
 				}
 				s.S = t
 				return nil
-			}}
+			},
+			Super: func(thread *starlark.Thread, self starlark.Value, name string) (starlark.Value, error) {
+				if t, ok := self.(*Stream).S.(*scriptTransformer); ok {
+					return t.baseAttr(name), nil
+				}
+				return nil, nil
+			}}}
 	}
 	return []*starlarkstruct.Module{
 		{Name: "fuel.schemes", Members: starlark.StringDict{
 			"IterationScheme": scheme("IterationScheme"),
 			"IndexScheme":     scheme("IndexScheme"),
 			"BatchScheme":     scheme("BatchScheme"),
+		}},
+		{Name: "fuel.streams", Members: starlark.StringDict{
+			"AbstractDataStream": abstractDataStreamBase(),
 		}},
 		{Name: "fuel.transformers", Members: starlark.StringDict{
 			"Transformer":                   transformer("Transformer"),
@@ -265,12 +274,14 @@ func (l *listRequests) Position() fuel.RequestPosition {
 // scriptTransformer is a script class's transformer: each item of the
 // wrapped stream goes through the class's transform methods.
 type scriptTransformer struct {
-	thread   *starlark.Thread
-	self     *Stream
-	inner    fuel.Stream
-	kind     string
-	produces bool
-	which    []string // SourcewiseTransformer's which_sources; nil: all
+	thread    *starlark.Thread
+	self      *Stream
+	inner     fuel.Stream
+	child     *Stream            // the wrapped stream as the script gave it (its close, reset, next_epoch)
+	childIter fuel.EpochIterator // get_data's epoch of the wrapped stream
+	kind      string
+	produces  bool
+	which     []string // SourcewiseTransformer's which_sources; nil: all
 }
 
 func (t *scriptTransformer) Sources() []string               { return t.inner.Sources() }
