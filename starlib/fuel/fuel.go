@@ -344,6 +344,14 @@ func (d *Dataset) Attr(name string) (starlark.Value, error) {
 		if d.D == nil {
 			return nil, fmt.Errorf("'%s' object has no attribute '%s' yet (call super(%s, self).__init__(...) first)", d.name, name, d.name)
 		}
+		if sd, ok := d.D.(*scriptDataset); ok {
+			if v := sd.baseAttr(name); v != nil {
+				return v, nil
+			}
+			if name == "example_iteration_scheme" {
+				return nil, fmt.Errorf("AttributeError: %s: dataset does not provide an example iteration scheme", d.name)
+			}
+		}
 	}
 	switch name {
 	case "num_examples":

@@ -110,6 +110,9 @@ func scriptClassModules() []*starlarkstruct.Module {
 			"IndexScheme":     scheme("IndexScheme"),
 			"BatchScheme":     scheme("BatchScheme"),
 		}},
+		{Name: "fuel.datasets", Members: starlark.StringDict{
+			"Dataset": datasetBase(),
+		}},
 		{Name: "fuel.streams", Members: starlark.StringDict{
 			"AbstractDataStream": abstractDataStreamBase(),
 		}},

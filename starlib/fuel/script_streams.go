@@ -364,3 +364,210 @@ func (s *Stream) scriptBaseAttr(name string) (starlark.Value, bool, error) {
 	}
 	return nil, false, nil
 }
+
+// datasetBase is fuel.datasets.Dataset as the base of a script class:
+// the class sets provides_sources and defines get_data(self, state=None,
+// request=None), and may define open() (the state get_data is given;
+// None by default) and num_examples. In a DataStream each request of the
+// scheme goes to get_data: an index, or a list of indices.
+func datasetBase() *starlib.LibClass {
+	return &starlib.LibClass{State: true, ClassName: "Dataset",
+		IsInst: func(v starlark.Value) bool { _, ok := v.(*Dataset); return ok },
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			d := &Dataset{name: st.Class.Name(), st: st}
+			d.D = &scriptDataset{thread: thread, self: d}
+			return d, nil
+		},
+		Init: func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+			d := self.(*Dataset)
+			var sources, labels starlark.Value = starlark.None, starlark.None
+			if err := starlark.UnpackArgs("Dataset.__init__", args, kwargs, "sources?", &sources, "axis_labels?", &labels); err != nil {
+				return err
+			}
+			sd := d.D.(*scriptDataset)
+			provides := sd.provides()
+			if len(provides) == 0 {
+				return fmt.Errorf("ValueError: %s: dataset does not have `provides_sources`", d.name)
+			}
+			if sources != starlark.None {
+				ss, err := stringList(d.name+": sources", sources)
+				if err != nil || len(ss) == 0 {
+					return fmt.Errorf("ValueError: %s: unable to provide requested sources", d.name)
+				}
+				for _, s := range ss {
+					if !contains(provides, s) {
+						return fmt.Errorf("ValueError: %s: unable to provide requested sources", d.name)
+					}
+				}
+				d.st.Set("sources", sources)
+			}
+			d.st.Set("axis_labels", labels)
+			return nil
+		},
+		Super: func(thread *starlark.Thread, self starlark.Value, name string) (starlark.Value, error) {
+			return self.(*Dataset).D.(*scriptDataset).baseAttr(name), nil
+		}}
+}
+
+// scriptDataset is a Dataset subclass's data.
+type scriptDataset struct {
+	thread *starlark.Thread
+	self   *Dataset
+	state  starlark.Value // what open() returned; nil: not opened
+}
+
+func (s *scriptDataset) attr(name string) starlark.Value {
+	v, _, err := starlib.ScriptAttr(s.self, s.self.st, name)
+	if err != nil || v == nil {
+		return nil
+	}
+	return v
+}
+
+func (s *scriptDataset) provides() []string {
+	v := s.attr("provides_sources")
+	if v == nil || v == starlark.None {
+		return nil
+	}
+	ss, _ := stringList("provides_sources", v)
+	return ss
+}
+
+// Sources are the sources attribute, else provides_sources.
+func (s *scriptDataset) Sources() []string {
+	if v := s.attr("sources"); v != nil && v != starlark.None {
+		if ss, err := stringList("sources", v); err == nil {
+			return ss
+		}
+	}
+	return s.provides()
+}
+
+func (s *scriptDataset) ProvidesSources() []string { return s.provides() }
+
+func (s *scriptDataset) AxisLabels() map[string][]string {
+	v := s.attr("axis_labels")
+	if v == nil || v == starlark.None {
+		return nil
+	}
+	l, _ := axisLabelsArg(s.self.name, v)
+	return l
+}
+
+// NumExamples is the num_examples attribute, -1 without one.
+func (s *scriptDataset) NumExamples() int {
+	var n int
+	if v := s.attr("num_examples"); v != nil && starlark.AsInt(v, &n) == nil {
+		return n
+	}
+	return -1
+}
+
+// GetData calls get_data(state, request), state being open()'s (called
+// once, on the first request).
+func (s *scriptDataset) GetData(r fuel.Request) ([]*nd.Array, error) {
+	cls := s.self.name
+	if s.state == nil {
+		open := s.attr("open")
+		if open == nil {
+			return nil, fmt.Errorf("%s: no open()", cls)
+		}
+		st, err := starlark.Call(s.thread, open, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		s.state = st
+	}
+	getData, _, err := starlib.ScriptAttr(s.self, s.self.st, "get_data")
+	if err != nil {
+		return nil, err
+	}
+	if getData == nil {
+		return nil, fmt.Errorf("%s: a Dataset subclass defines get_data(self, state=None, request=None)", cls)
+	}
+	var req starlark.Value
+	if r.Single && r.Indices != nil {
+		req = starlark.MakeInt(r.Indices[0])
+	} else {
+		is := r.Indices
+		if is == nil {
+			for i := r.Start; i < r.Stop; i++ {
+				is = append(is, i)
+			}
+		}
+		l := make([]starlark.Value, len(is))
+		for i, x := range is {
+			l[i] = starlark.MakeInt(x)
+		}
+		req = starlark.NewList(l)
+	}
+	v, err := starlark.Call(s.thread, getData, starlark.Tuple{s.state, req}, nil)
+	if err != nil {
+		return nil, err
+	}
+	n := len(s.Sources())
+	seq, ok := v.(starlark.Indexable)
+	if !ok || seq.Len() != n {
+		return nil, fmt.Errorf("%s.get_data returned %s, want a tuple with one value per source (%d)", cls, v.Type(), n)
+	}
+	out := make([]*nd.Array, n)
+	for i := range out {
+		if out[i], err = valueData(seq.Index(i)); err != nil {
+			return nil, fmt.Errorf("%s.get_data: value %d: %v", cls, i, err)
+		}
+	}
+	return out, nil
+}
+
+// baseAttr is Dataset's own attributes and methods: sources (the
+// provides_sources), example_iteration_scheme (AttributeError unless
+// _example_iteration_scheme is set), get_example_stream, open (None),
+// reset and next_epoch (close, then open), close (nothing), get_data
+// (NotImplementedError).
+func (s *scriptDataset) baseAttr(name string) starlark.Value {
+	cls := s.self.name
+	b := func(fn func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) starlark.Value {
+		return starlib.NewBuiltin(name, func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return fn(thread, args, kwargs)
+		})
+	}
+	switch name {
+	case "sources":
+		return strTuple(s.Sources())
+	case "open":
+		return b(func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return starlark.None, nil
+		})
+	case "close":
+		return b(func(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return starlark.None, nil
+		})
+	case "reset", "next_epoch":
+		return b(func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var state starlark.Value
+			if err := starlark.UnpackArgs(cls+"."+name, args, kwargs, "state", &state); err != nil {
+				return nil, err
+			}
+			if m := s.attr("close"); m != nil {
+				if _, err := starlark.Call(thread, m, starlark.Tuple{state}, nil); err != nil {
+					return nil, err
+				}
+			}
+			if m := s.attr("open"); m != nil {
+				return starlark.Call(thread, m, nil, nil)
+			}
+			return starlark.None, nil
+		})
+	case "get_data":
+		return notImplemented(cls + ".get_data")
+	case "example_iteration_scheme":
+		if v, ok := s.self.st.Get("_example_iteration_scheme"); ok {
+			return v
+		}
+		if v, _ := s.self.st.Class.Lookup("_example_iteration_scheme"); v != nil {
+			return v
+		}
+		return nil
+	}
+	return nil
+}
