@@ -525,7 +525,11 @@ func flatItems(v starlark.Value) []starlark.Value {
 // attribute "_"+name, which checkpoints leave out; reading it when it is
 // not set calls the class's load() first (after a resume, or before the
 // first load), and fails if load() did not set it.
-var DoNotPickleAttributes = NewBuiltin("do_not_pickle_attributes", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func DoNotPickleAttributes() *starlark.Builtin {
+	return NewBuiltin("do_not_pickle_attributes", doNotPickleAttributes)
+}
+
+func doNotPickleAttributes(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if len(kwargs) > 0 {
 		return nil, fmt.Errorf("do_not_pickle_attributes takes attribute names only, got a keyword argument %s", kwargs[0][0])
 	}
@@ -557,7 +561,7 @@ var DoNotPickleAttributes = NewBuiltin("do_not_pickle_attributes", func(thread *
 		c.lazy = append(c.lazy, names...)
 		return c, nil
 	}), nil
-})
+}
 
 // lazyProperty is Fuel's lazy_property_factory(name).
 func lazyProperty(name string) *Property {

@@ -44,7 +44,7 @@ func utilsModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.utils", Members: starlark.StringDict{
 		"Subset":                   subsetClass{},
 		"find_in_data_path":        starlib.NewBuiltin("find_in_data_path", findInDataPath),
-		"do_not_pickle_attributes": starlib.DoNotPickleAttributes,
+		"do_not_pickle_attributes": starlib.DoNotPickleAttributes(),
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.config", Members: starlark.StringDict{
 		"config": &starlib.Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value { return fuelConfig{thread} }},
