@@ -103,6 +103,9 @@ type RequestPosition struct {
 	// (its get_request_iterator's, each a list of indices), so that a
 	// resumed epoch does not call it again.
 	Requests [][]int `json:"requests,omitempty"`
+	// Singles marks the requests of Requests that ask for one example
+	// (an index, not a list of one).
+	Singles []bool `json:"singles,omitempty"`
 }
 
 // IteratorState is the position of an epoch iterator: that of the request

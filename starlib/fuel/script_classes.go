@@ -203,10 +203,16 @@ func (s *scriptIterScheme) RestoreRequestIterator(pos fuel.RequestPosition) (sch
 	if pos.Requests == nil {
 		return s.requests(pos.Next)
 	}
-	single := s.RequestsExamples()
+	if pos.Singles != nil && len(pos.Singles) != len(pos.Requests) {
+		return nil, fmt.Errorf("%s: the saved position has %d requests but %d example marks", s.self.st.Class.Name(), len(pos.Requests), len(pos.Singles))
+	}
 	reqs := make([]fuel.Request, len(pos.Requests))
 	for i, is := range pos.Requests {
-		reqs[i] = fuel.Request{Indices: append([]int(nil), is...), Single: single && len(is) == 1}
+		single := pos.Singles != nil && pos.Singles[i]
+		if single && len(is) != 1 {
+			return nil, fmt.Errorf("%s: saved request %d asks for one example but holds %d indices", s.self.st.Class.Name(), i, len(is))
+		}
+		reqs[i] = fuel.Request{Indices: append([]int(nil), is...), Single: single}
 	}
 	if pos.Next < 0 || pos.Next > len(reqs) {
 		return nil, fmt.Errorf("%s: the saved position %d is outside the epoch's %d requests", s.self.st.Class.Name(), pos.Next, len(reqs))
@@ -268,10 +274,17 @@ func (l *listRequests) Next() (fuel.Request, error) {
 // Position is the next request and the epoch's requests.
 func (l *listRequests) Position() fuel.RequestPosition {
 	reqs := make([][]int, len(l.reqs))
+	var singles []bool
 	for i, r := range l.reqs {
 		reqs[i] = append([]int(nil), r.Indices...)
+		if r.Single {
+			if singles == nil {
+				singles = make([]bool, len(l.reqs))
+			}
+			singles[i] = true
+		}
 	}
-	return fuel.RequestPosition{Next: l.next, Requests: reqs}
+	return fuel.RequestPosition{Next: l.next, Requests: reqs, Singles: singles}
 }
 
 // scriptTransformer is a script class's transformer: each item of the
