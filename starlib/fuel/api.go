@@ -35,7 +35,7 @@ import (
 
 func apiModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.datasets", Members: starlark.StringDict{
-		"IterableDataset": starlib.NewBuiltin("IterableDataset", iterableDataset),
+		"IterableDataset": scriptDatasetClass("IterableDataset", starlib.NewBuiltin("IterableDataset", iterableDataset)), // also a base: script_classes.go
 	}})
 	return
 }

@@ -128,8 +128,16 @@ func scriptClassModules() []*starlarkstruct.Module {
 // scriptIndexableDataset is fuel.datasets.IndexableDataset: the
 // constructor, and the base of a script class.
 func scriptIndexableDataset(fn starlark.Callable) starlark.Value {
+	return scriptDatasetClass("IndexableDataset", fn)
+}
+
+// scriptDatasetClass is a dataset constructor (IndexableDataset,
+// IterableDataset) that is also the base of script classes whose
+// __init__ computes the data and calls super(C, self).__init__(data,
+// **kwargs).
+func scriptDatasetClass(name string, fn starlark.Callable) starlark.Value {
 	isDataset := func(v starlark.Value) bool { _, ok := v.(*Dataset); return ok }
-	return &starlib.CallableLibClass{Fn: fn, LibClass: &starlib.LibClass{State: true, ClassName: "IndexableDataset", IsInst: isDataset,
+	return &starlib.CallableLibClass{Fn: fn, LibClass: &starlib.LibClass{State: true, ClassName: name, IsInst: isDataset,
 		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			return &Dataset{name: st.Class.Name(), st: st}, nil
 		},
