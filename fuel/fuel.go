@@ -99,6 +99,13 @@ type RequestPosition struct {
 	// Parts is the position within each scheme of a ConcatenatedScheme
 	// (Next is then the index of the current one).
 	Parts []RequestPosition `json:"parts,omitempty"`
+	// Requests are the epoch's requests of a scheme defined in a script
+	// (its get_request_iterator's, each a list of indices), so that a
+	// resumed epoch does not call it again.
+	Requests [][]int `json:"requests,omitempty"`
+	// Singles marks the requests of Requests that ask for one example
+	// (an index, not a list of one).
+	Singles []bool `json:"singles,omitempty"`
 }
 
 // IteratorState is the position of an epoch iterator: that of the request

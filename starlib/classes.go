@@ -93,6 +93,16 @@ func (st *ObjectState) Set(name string, v starlark.Value) {
 	st.attrs[name] = v
 }
 
+// replace makes names (with values) the instance's attributes, in that
+// order, and drops the others (a checkpoint's restore).
+func (st *ObjectState) replace(names []string, values []starlark.Value) {
+	st.names = append([]string(nil), names...)
+	st.attrs = make(map[string]starlark.Value, len(names))
+	for i, n := range names {
+		st.attrs[n] = values[i]
+	}
+}
+
 // Names are the instance attributes' names, in the order first set.
 func (st *ObjectState) Names() []string { return append([]string(nil), st.names...) }
 
@@ -106,6 +116,7 @@ type Class struct {
 	native NativeBase       // the library base, if any
 	object bool             // Python's object
 	thread *starlark.Thread // the thread that built it: properties and __repr__ run on a CallThread of it
+	lazy   []string         // do_not_pickle_attributes' names (script_objects.go)
 }
 
 var (
@@ -291,6 +302,11 @@ func (c *Class) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwarg
 	if c.native != nil {
 		if err := c.native.ScriptInitDone(thread, self); err != nil {
 			return nil, err
+		}
+		if savesState(c.native) {
+			if r := registryOf(thread); r != nil {
+				r.objects = append(r.objects, self.(ScriptObject))
+			}
 		}
 	}
 	return self, nil
@@ -817,6 +833,9 @@ func NewClass(thread *starlark.Thread, object *Class, name string, bases starlar
 		return nil, err
 	}
 	c.mro = mro
+	if r := registryOf(thread); r != nil {
+		r.classes = append(r.classes, c)
+	}
 	return c, nil
 }
 

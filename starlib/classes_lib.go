@@ -17,7 +17,13 @@ type LibClass struct {
 	Init func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error
 	// Super is super(C, self).name for the base's own methods; nil: none.
 	Super func(thread *starlark.Thread, self starlark.Value, name string) (starlark.Value, error)
+	// State says the instances are training state, whose attributes
+	// checkpoints save (script_objects.go).
+	State bool
 }
+
+// SavesState reports whether the instances are training state.
+func (c *LibClass) SavesState() bool { return c.State }
 
 var _ NativeBase = (*LibClass)(nil)
 

@@ -161,6 +161,9 @@ func NewCheckpointExtension(path string, keepLast int, saveSeparately []string, 
 func (e *CheckpointExtension) SetMainLoop(m *mainloop.MainLoop) {
 	e.SimpleExtension.SetMainLoop(m)
 	e.Bindings.Loop = m
+	if e.Bindings.Objects != nil {
+		e.Bindings.Objects.Seal()
+	}
 	if e.Resume == nil || e.Resume.Claimed || e.Replay != nil {
 		return
 	}
@@ -172,11 +175,25 @@ func (e *CheckpointExtension) SetMainLoop(m *mainloop.MainLoop) {
 	if err == nil {
 		err = Restore(e.Bindings, c, what)
 	}
+	var applyObjects func() error
+	if err == nil {
+		// The script objects' attributes are put back again at
+		// on_resumption, after before_training (a monitored quantity's
+		// initialize resets them).
+		applyObjects, err = e.Bindings.restoreObjects(c)
+	}
 	if err != nil {
 		e.pending = err
 		return
 	}
-	e.applyExt = applyExt
+	e.applyExt = func() error {
+		if applyObjects != nil {
+			if err := applyObjects(); err != nil {
+				return err
+			}
+		}
+		return applyExt()
+	}
 	e.lastIteration = c.Manifest.IterationsDone
 	e.owned = slices.Clone(c.Manifest.Kept)
 	// The main loop now runs before_training (extensions set themselves

@@ -152,6 +152,9 @@ type Checkpoint struct {
 	AlgorithmState []Named
 	Iteration      IterationState
 	Log            LogData
+	// ScriptObjects is the member script_objects.json (ObjectStates);
+	// nil when the run has no script objects to save.
+	ScriptObjects []byte
 }
 
 // MainScript is the main script file.
@@ -393,6 +396,12 @@ func parse(r io.ReaderAt, man Manifest, byName map[string]readMember) (*Checkpoi
 		if r.State.Pos < 0 || r.State.Pos > 624 {
 			return nil, corrupt("%s: generator %s has position %d", MemberIterationState, r.Owner, r.State.Pos)
 		}
+	}
+	if mb, ok := byName[MemberScriptObjects]; ok {
+		if !json.Valid(mb.data) {
+			return nil, corrupt("%s: not JSON", MemberScriptObjects)
+		}
+		c.ScriptObjects = mb.data
 	}
 	if b, err = need(MemberLog); err != nil {
 		return nil, err

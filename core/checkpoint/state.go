@@ -33,6 +33,9 @@ type Bindings struct {
 	// random_streams, whichever graph the draw is in (training,
 	// monitoring, a theano.function), and restored. nil: none.
 	RandomStreams func() []*core.RandomStreams
+	// Objects, when set, saves and restores the script objects of the
+	// training state (objects.go).
+	Objects ObjectStates
 }
 
 // streamGenerators lists the generators of the draws of b's random
@@ -212,6 +215,9 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 		}
 		c.Iteration.Extensions = append(c.Iteration.Extensions, d)
 	}
+	if err := b.captureObjects(c); err != nil {
+		return nil, err
+	}
 	c.Log = EncodeLog(loop.Log)
 	c.Manifest.IterationsDone = loop.Log.Status.IterationsDone
 	c.Manifest.EpochsDone = loop.Log.Status.EpochsDone
@@ -231,10 +237,14 @@ type What struct {
 	EpochIterator bool
 	// Extensions: the state extensions keep between callbacks.
 	Extensions bool
+	// Objects: the attributes of the script objects (Bindings.Objects),
+	// put back before the epoch resumes (a script scheme's requests may
+	// depend on them).
+	Objects bool
 }
 
 // Everything is what resuming restores.
-var Everything = What{Parameters: true, AlgorithmState: true, Log: true, EpochIterator: true, Extensions: true}
+var Everything = What{Parameters: true, AlgorithmState: true, Log: true, EpochIterator: true, Extensions: true, Objects: true}
 
 // Restore puts c's state into b's main loop. It checks everything first
 // (names, shapes and dtypes of parameters and buffers, the number of
@@ -325,6 +335,22 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 		}
 		apply = append(apply, func() { _ = f() })
 	}
+	if what.Objects {
+		f, err := b.restoreObjects(c)
+		if err != nil {
+			return err
+		}
+		if f != nil && what.Log {
+			// The epoch resumes below from the script scheme's and
+			// transformers' attributes: they are put back first (when
+			// the resume is then refused, nothing trains).
+			if err := f(); err != nil {
+				return fmt.Errorf("checkpoint: %w", err)
+			}
+		} else if f != nil {
+			apply = append(apply, func() { _ = f() })
+		}
+	}
 	if what.Log {
 		l, err := c.Log.Decode()
 		if err != nil {
@@ -392,6 +418,7 @@ func Diff(b Bindings, c *Checkpoint) ([]string, error) {
 			}
 		}
 	}
+	diffs = append(diffs, diffObjects(now, c)...)
 	rngs("data stream", now.Iteration.StreamRNGs, c.Iteration.StreamRNGs)
 	rngs("random op", now.Iteration.RandomOps, c.Iteration.RandomOps)
 	rngs("random stream draw", now.Iteration.RandomStreams, c.Iteration.RandomStreams)

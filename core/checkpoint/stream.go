@@ -86,7 +86,11 @@ func (c *Checkpoint) plan() (*encodePlan, error) {
 	p.members = append(p.members, encodeMember{name: MemberConfig, data: cfg},
 		encodeMember{name: MemberParameters, size: params, npz: true, arrays: c.Parameters},
 		encodeMember{name: MemberAlgorithmState, size: alg, npz: true, arrays: c.AlgorithmState},
-		encodeMember{name: MemberIterationState, data: it}, encodeMember{name: MemberLog, data: lg})
+		encodeMember{name: MemberIterationState, data: it})
+	if len(c.ScriptObjects) > 0 {
+		p.members = append(p.members, encodeMember{name: MemberScriptObjects, data: c.ScriptObjects})
+	}
+	p.members = append(p.members, encodeMember{name: MemberLog, data: lg})
 	m := &c.Manifest
 	m.Format, m.FormatVersion = FormatName, FormatVersion
 	if m.ProjectVersion == "" {

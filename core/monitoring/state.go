@@ -24,6 +24,10 @@ func (b *AggregationBuffer) State() ([][]*nd.Array, error) {
 		case nil:
 		case *meanAggregator:
 			out[i] = []*nd.Array{cp(x.num), cp(x.den)}
+		case *quantityAggregator:
+			if !savedByOwner(x.acc) {
+				return nil, fmt.Errorf("monitoring: the state of monitored quantity %s cannot be saved (a MonitoredQuantity subclass's attributes can)", x.q.Name)
+			}
 		case *simpleAggregator:
 			s := []*nd.Array{cp(x.acc)}
 			for _, p := range x.parts {
@@ -52,6 +56,10 @@ func (b *AggregationBuffer) SetState(st [][]*nd.Array) error {
 				return fmt.Errorf("monitoring: aggregator %d (mean) saved with %d arrays", i, len(s))
 			}
 			x.num, x.den = s[0], s[1]
+		case *quantityAggregator:
+			if !savedByOwner(x.acc) {
+				return fmt.Errorf("monitoring: the state of monitored quantity %s cannot be restored", x.q.Name)
+			}
 		case *simpleAggregator:
 			if len(s) < 1 {
 				return fmt.Errorf("monitoring: aggregator %d saved with no arrays", i)
@@ -62,4 +70,17 @@ func (b *AggregationBuffer) SetState(st [][]*nd.Array) error {
 		}
 	}
 	return nil
+}
+
+// OwnedState is a QuantityAccumulator whose state its owner saves and
+// restores (a script class's instance: its attributes go into the
+// checkpoint's script objects), so the buffer's state has nothing of it.
+type OwnedState interface {
+	QuantityAccumulator
+	StateSavedByOwner()
+}
+
+func savedByOwner(acc QuantityAccumulator) bool {
+	_, ok := acc.(OwnedState)
+	return ok
 }

@@ -168,7 +168,7 @@ func newDatasetEvaluator(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "variables", &vars, "updates?", &updates); err != nil {
 		return nil, err
 	}
-	vs, err := variablesOf(thread, b.Name()+": variables", vars)
+	vs, err := monitoredVariablesOf(thread, b.Name()+": variables", vars)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func newAggregationBuffer(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "variables", &vars, "use_take_last?", &takeLast); err != nil {
 		return nil, err
 	}
-	vs, err := variablesOf(thread, b.Name()+": variables", vars)
+	vs, err := monitoredVariablesOf(thread, b.Name()+": variables", vars)
 	if err != nil {
 		return nil, err
 	}

@@ -131,7 +131,7 @@ var allExtensionTables = []*classTable{
 			classParam{Name: "prefix", Default: "None", Keyword: true, Kind: argString}, classParam{Name: "suffix", Default: "None", Keyword: true, Kind: argString}),
 		func(c *classCall) (mainloop.Extension, error) {
 			const name = "DataStreamMonitoring"
-			vs, err := variablesOf(c.thread, name+": variables", c.Value("variables"))
+			vs, err := monitoredVariablesOf(c.thread, name+": variables", c.Value("variables"))
 			if err != nil {
 				return nil, err
 			}
@@ -150,7 +150,7 @@ var allExtensionTables = []*classTable{
 	extension("blocks.extensions.monitoring", "TrainingDataMonitoring", "aggregates variables over the training batches",
 		ps(req("variables"), classParam{Name: "prefix", Default: "None", Keyword: true, Kind: argString}, classParam{Name: "suffix", Default: "None", Keyword: true, Kind: argString}),
 		func(c *classCall) (mainloop.Extension, error) {
-			vs, err := variablesOf(c.thread, "TrainingDataMonitoring: variables", c.Value("variables"))
+			vs, err := monitoredVariablesOf(c.thread, "TrainingDataMonitoring: variables", c.Value("variables"))
 			if err != nil {
 				return nil, err
 			}

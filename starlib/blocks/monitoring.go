@@ -26,6 +26,9 @@ import (
 //	    `requires`: state = initial at the start of each epoch, state = aggregate(state,
 //	    *values) per batch, readout(state) (or the state itself) is recorded. Put it among
 //	    the variables of DataStreamMonitoring or TrainingDataMonitoring.
+//	    As the base of a script class (Blocks' form, script_quantity.go):
+//	    MonitoredQuantity.__init__(self, requires=None, name=None); the subclass defines
+//	    initialize(self), aggregate(self, *values) and get_aggregated_value(self).
 func monitoringModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.monitoring.aggregation", Members: starlark.StringDict{
 		"mean":              starlib.NewBuiltin("mean", aggregationBuiltin),
@@ -34,7 +37,7 @@ func monitoringModules() (mods []*starlarkstruct.Module) {
 		"maximum":           starlib.NewBuiltin("maximum", aggregationBuiltin),
 		"concatenate":       starlib.NewBuiltin("concatenate", aggregationBuiltin),
 		"perplexity":        starlib.NewBuiltin("perplexity", aggregationBuiltin),
-		"MonitoredQuantity": starlib.NewBuiltin("MonitoredQuantity", monitoredQuantity),
+		"MonitoredQuantity": monitoredQuantityClass(),
 	}})
 	return
 }

@@ -88,6 +88,7 @@ func newCheckpointExtension(c *classCall) (mainloop.Extension, error) {
 func bindCheckpoint(thread *starlark.Thread, e *checkpoint.CheckpointExtension) {
 	e.Info = func() checkpoint.RunInfo { return starlib.RunInfo(thread) }
 	e.Bindings.RandomStreams = runStreams(thread)
+	e.Bindings.Objects = starlib.ScriptObjects(thread)
 	if ck := starlib.CheckpointRunOf(thread); ck != nil {
 		e.Resume = ck.Resume
 		e.Replay = ck.Replay

@@ -30,7 +30,7 @@ import (
 //	NdarrayInitialization (blocks.initialization)  generate(rng, shape)
 //	TrainingExtension, SimpleExtension (blocks.extensions: extensionBases)
 func scriptClassModules() []*starlarkstruct.Module {
-	stepRule := &starlib.LibClass{ClassName: "StepRule",
+	stepRule := &starlib.LibClass{State: true, ClassName: "StepRule",
 		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			s := &StepRule{name: st.Class.Name(), st: st}
 			s.R = &scriptStepRule{thread: thread, self: s}
@@ -164,7 +164,7 @@ func stepResult(fname string, res starlark.Value) (starlark.Value, []core.Update
 // after_batch(batch), after_epoch, ...).
 func extensionBases(members starlark.StringDict) {
 	isExt := func(v starlark.Value) bool { _, ok := v.(*Extension); return ok }
-	simple := &starlib.LibClass{ClassName: "SimpleExtension", IsInst: isExt,
+	simple := &starlib.LibClass{State: true, ClassName: "SimpleExtension", IsInst: isExt,
 		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			e := &Extension{st: st}
 			ext, err := extensions.NewSimpleExtension(st.Class.Name(), func(call extensions.Call) error {
@@ -210,7 +210,7 @@ func extensionBases(members starlark.StringDict) {
 		return e.E.(scriptExtension).SetConditions(tr)
 	}
 	members["SimpleExtension"] = &starlib.CallableLibClass{LibClass: simple, Fn: members["SimpleExtension"].(starlark.Callable)}
-	training := &starlib.LibClass{ClassName: "TrainingExtension", IsInst: isExt,
+	training := &starlib.LibClass{State: true, ClassName: "TrainingExtension", IsInst: isExt,
 		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			e := &Extension{st: st}
 			t := &scriptTrainingExtension{thread: thread, self: e}

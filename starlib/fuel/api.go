@@ -35,7 +35,7 @@ import (
 
 func apiModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.datasets", Members: starlark.StringDict{
-		"IterableDataset": starlib.NewBuiltin("IterableDataset", iterableDataset),
+		"IterableDataset": scriptDatasetClass("IterableDataset", starlib.NewBuiltin("IterableDataset", iterableDataset)), // also a base: script_classes.go
 	}})
 	return
 }
@@ -442,6 +442,9 @@ func (s *streamOverride) ResumeEpochIterator(state fuel.IteratorState) (fuel.Epo
 // SetField sets a stream's sources (renaming them, as Fuel) or
 // axis_labels.
 func (s *Stream) SetField(name string, v starlark.Value) error {
+	if a, ok := s.S.(*scriptAbstractStream); ok && s.st != nil && name == "produces_examples" {
+		return a.setProducesExamples(v)
+	}
 	if s.st != nil && (s.S == nil || (name != "sources" && name != "axis_labels")) {
 		_, err := starlib.ScriptSetField(s, s.st, name, v, true)
 		return err

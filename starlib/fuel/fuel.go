@@ -109,7 +109,7 @@ func fuelModules() (mods []*starlarkstruct.Module) {
 		"ShuffledExampleScheme":   starlib.NewBuiltin("ShuffledExampleScheme", schemeBuiltin),
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.streams", Members: starlark.StringDict{
-		"DataStream": &dataStreamClass{},
+		"DataStream": newDataStreamBase(), // also a base: script_streams.go
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.transformers", Members: starlark.StringDict{
 		"Flatten":       starlib.NewBuiltin("Flatten", transformerBuiltin),
@@ -344,6 +344,14 @@ func (d *Dataset) Attr(name string) (starlark.Value, error) {
 		if d.D == nil {
 			return nil, fmt.Errorf("'%s' object has no attribute '%s' yet (call super(%s, self).__init__(...) first)", d.name, name, d.name)
 		}
+		if sd, ok := d.D.(*scriptDataset); ok {
+			if v := sd.baseAttr(name); v != nil {
+				return v, nil
+			}
+			if name == "example_iteration_scheme" {
+				return nil, fmt.Errorf("AttributeError: %s: dataset does not provide an example iteration scheme", d.name)
+			}
+		}
 	}
 	switch name {
 	case "num_examples":
@@ -560,6 +568,9 @@ type Stream struct {
 	// last is the latest epoch iterator made (Cache's cache is its).
 	last *EpochIterator
 	st   *starlib.ObjectState // a script class's instance (script_classes.go)
+	// wrapped are the streams as the script gave them (Merge's): close,
+	// reset and next_epoch call theirs (a script stream's overrides).
+	wrapped []*Stream
 }
 
 var _ starlark.HasAttrs = (*Stream)(nil)
@@ -588,6 +599,9 @@ func (s *Stream) Attr(name string) (starlark.Value, error) {
 		}
 		if s.S == nil {
 			return nil, fmt.Errorf("'%s' object has no attribute '%s' yet (call super(%s, self).__init__(...) first)", s.Name, name, s.Name)
+		}
+		if v, ok, err := s.scriptBaseAttr(name); ok {
+			return v, err
 		}
 	}
 	switch name {

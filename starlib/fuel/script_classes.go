@@ -26,6 +26,8 @@ import (
 //	SourcewiseTransformer(data_stream, produces_examples, which_sources=None)
 //	    transform_source_example(self, source, source_name), transform_source_batch(self, source, source_name)
 //	AgnosticSourcewiseTransformer(...)                                    transform_any_source(self, source, source_name)
+//	Dataset(sources=None, axis_labels=None) (fuel.datasets)   provides_sources, get_data(self, state=None, request=None), open (script_streams.go)
+//	DataStream(...), AbstractDataStream(iteration_scheme=None, axis_labels=None) (fuel.streams)   see script_streams.go
 //
 // The instance is the library's own value (a Dataset, a scheme, a
 // stream), so it goes wherever a built-in one goes (DataStream(dataset,
@@ -33,7 +35,7 @@ import (
 func scriptClassModules() []*starlarkstruct.Module {
 	isScheme := func(v starlark.Value) bool { _, ok := v.(*SchemeValue); return ok }
 	scheme := func(name string) *starlib.LibClass {
-		return &starlib.LibClass{ClassName: name, IsInst: isScheme,
+		return &starlib.LibClass{State: true, ClassName: name, IsInst: isScheme,
 			New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 				s := &SchemeValue{name: st.Class.Name(), st: st}
 				s.S = &scriptIterScheme{thread: thread, self: s, examples: name == "IndexScheme"}
@@ -71,8 +73,8 @@ func scriptClassModules() []*starlarkstruct.Module {
 			}}
 	}
 	isStream := func(v starlark.Value) bool { _, ok := v.(*Stream); return ok }
-	transformer := func(name string) *starlib.LibClass {
-		return &starlib.LibClass{ClassName: name, IsInst: isStream,
+	transformer := func(name string) *transformerClass {
+		return &transformerClass{&starlib.LibClass{State: true, ClassName: name, IsInst: isStream,
 			New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 				return &Stream{Name: st.Class.Name(), st: st}, nil
 			},
@@ -83,7 +85,7 @@ func scriptClassModules() []*starlarkstruct.Module {
 				if err := starlark.UnpackArgs(name+".__init__", args, kwargs, "data_stream", &child, "produces_examples?", &produces, "which_sources?", &which); err != nil {
 					return err
 				}
-				t := &scriptTransformer{thread: thread, self: s, inner: child.S, kind: name, produces: child.S.ProducesExamples()}
+				t := &scriptTransformer{thread: thread, self: s, inner: child.S, child: child, kind: name, produces: child.S.ProducesExamples()}
 				if b, ok := produces.(starlark.Bool); ok {
 					t.produces = bool(b)
 				}
@@ -96,13 +98,25 @@ func scriptClassModules() []*starlarkstruct.Module {
 				}
 				s.S = t
 				return nil
-			}}
+			},
+			Super: func(thread *starlark.Thread, self starlark.Value, name string) (starlark.Value, error) {
+				if t, ok := self.(*Stream).S.(*scriptTransformer); ok {
+					return t.baseAttr(name), nil
+				}
+				return nil, nil
+			}}}
 	}
 	return []*starlarkstruct.Module{
 		{Name: "fuel.schemes", Members: starlark.StringDict{
 			"IterationScheme": scheme("IterationScheme"),
 			"IndexScheme":     scheme("IndexScheme"),
 			"BatchScheme":     scheme("BatchScheme"),
+		}},
+		{Name: "fuel.datasets", Members: starlark.StringDict{
+			"Dataset": datasetBase(),
+		}},
+		{Name: "fuel.streams", Members: starlark.StringDict{
+			"AbstractDataStream": abstractDataStreamBase(),
 		}},
 		{Name: "fuel.transformers", Members: starlark.StringDict{
 			"Transformer":                   transformer("Transformer"),
@@ -116,8 +130,16 @@ func scriptClassModules() []*starlarkstruct.Module {
 // scriptIndexableDataset is fuel.datasets.IndexableDataset: the
 // constructor, and the base of a script class.
 func scriptIndexableDataset(fn starlark.Callable) starlark.Value {
+	return scriptDatasetClass("IndexableDataset", fn)
+}
+
+// scriptDatasetClass is a dataset constructor (IndexableDataset,
+// IterableDataset) that is also the base of script classes whose
+// __init__ computes the data and calls super(C, self).__init__(data,
+// **kwargs).
+func scriptDatasetClass(name string, fn starlark.Callable) starlark.Value {
 	isDataset := func(v starlark.Value) bool { _, ok := v.(*Dataset); return ok }
-	return &starlib.CallableLibClass{Fn: fn, LibClass: &starlib.LibClass{ClassName: "IndexableDataset", IsInst: isDataset,
+	return &starlib.CallableLibClass{Fn: fn, LibClass: &starlib.LibClass{State: true, ClassName: name, IsInst: isDataset,
 		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 			return &Dataset{name: st.Class.Name(), st: st}, nil
 		},
@@ -184,10 +206,28 @@ func (s *scriptIterScheme) GetRequestIterator() (schemes.RequestIterator, error)
 	return s.requests(0)
 }
 
-// RestoreRequestIterator calls get_request_iterator() and skips the
-// requests already given.
+// RestoreRequestIterator continues the saved epoch's requests (an older
+// checkpoint without them: get_request_iterator() again, the requests
+// already given skipped).
 func (s *scriptIterScheme) RestoreRequestIterator(pos fuel.RequestPosition) (schemes.RequestIterator, error) {
-	return s.requests(pos.Next)
+	if pos.Requests == nil {
+		return s.requests(pos.Next)
+	}
+	if pos.Singles != nil && len(pos.Singles) != len(pos.Requests) {
+		return nil, fmt.Errorf("%s: the saved position has %d requests but %d example marks", s.self.st.Class.Name(), len(pos.Requests), len(pos.Singles))
+	}
+	reqs := make([]fuel.Request, len(pos.Requests))
+	for i, is := range pos.Requests {
+		single := pos.Singles != nil && pos.Singles[i]
+		if single && len(is) != 1 {
+			return nil, fmt.Errorf("%s: saved request %d asks for one example but holds %d indices", s.self.st.Class.Name(), i, len(is))
+		}
+		reqs[i] = fuel.Request{Indices: append([]int(nil), is...), Single: single}
+	}
+	if pos.Next < 0 || pos.Next > len(reqs) {
+		return nil, fmt.Errorf("%s: the saved position %d is outside the epoch's %d requests", s.self.st.Class.Name(), pos.Next, len(reqs))
+	}
+	return &listRequests{reqs: reqs, next: pos.Next}, nil
 }
 
 func (s *scriptIterScheme) requests(skip int) (schemes.RequestIterator, error) {
@@ -241,17 +281,33 @@ func (l *listRequests) Next() (fuel.Request, error) {
 	return l.reqs[l.next-1], nil
 }
 
-func (l *listRequests) Position() fuel.RequestPosition { return fuel.RequestPosition{Next: l.next} }
+// Position is the next request and the epoch's requests.
+func (l *listRequests) Position() fuel.RequestPosition {
+	reqs := make([][]int, len(l.reqs))
+	var singles []bool
+	for i, r := range l.reqs {
+		reqs[i] = append([]int(nil), r.Indices...)
+		if r.Single {
+			if singles == nil {
+				singles = make([]bool, len(l.reqs))
+			}
+			singles[i] = true
+		}
+	}
+	return fuel.RequestPosition{Next: l.next, Requests: reqs, Singles: singles}
+}
 
 // scriptTransformer is a script class's transformer: each item of the
 // wrapped stream goes through the class's transform methods.
 type scriptTransformer struct {
-	thread   *starlark.Thread
-	self     *Stream
-	inner    fuel.Stream
-	kind     string
-	produces bool
-	which    []string // SourcewiseTransformer's which_sources; nil: all
+	thread    *starlark.Thread
+	self      *Stream
+	inner     fuel.Stream
+	child     *Stream            // the wrapped stream as the script gave it (its close, reset, next_epoch)
+	childIter fuel.EpochIterator // get_data's epoch of the wrapped stream
+	kind      string
+	produces  bool
+	which     []string // SourcewiseTransformer's which_sources; nil: all
 }
 
 func (t *scriptTransformer) Sources() []string               { return t.inner.Sources() }
@@ -281,6 +337,34 @@ func (t *scriptTransformer) GetEpochIterator() (fuel.EpochIterator, error) {
 type scriptTransformIter struct {
 	t  *scriptTransformer
 	it fuel.EpochIterator
+}
+
+// State is the wrapped iterator's: the transform keeps no state of its
+// own between items but the instance's attributes, which checkpoints
+// save with the script objects.
+func (s *scriptTransformIter) State() (fuel.IteratorState, error) {
+	si, ok := s.it.(fuel.StatefulIterator)
+	if !ok {
+		return fuel.IteratorState{}, fmt.Errorf("%s: the stream it transforms cannot report its position", s.t.self.st.Class.Name())
+	}
+	st, err := si.State()
+	if err != nil {
+		return fuel.IteratorState{}, err
+	}
+	return fuel.IteratorState{Child: &st}, nil
+}
+
+// ResumeEpochIterator resumes the wrapped stream's epoch.
+func (t *scriptTransformer) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochIterator, error) {
+	rs, ok := t.inner.(fuel.ResumableStream)
+	if !ok || state.Child == nil {
+		return nil, fmt.Errorf("%s: the stream it transforms cannot resume an epoch", t.self.st.Class.Name())
+	}
+	it, err := rs.ResumeEpochIterator(*state.Child)
+	if err != nil {
+		return nil, err
+	}
+	return &scriptTransformIter{t: t, it: it}, nil
 }
 
 func (s *scriptTransformIter) Next() ([]*nd.Array, error) {

@@ -434,6 +434,7 @@ func mergeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		return nil, err
 	}
 	var ss []fuel.Stream
+	var given []*Stream
 	it := list.Iterate()
 	defer it.Done()
 	var v starlark.Value
@@ -443,6 +444,7 @@ func mergeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 			return nil, fmt.Errorf("Merge: data_streams must be streams, got %s", v.Type())
 		}
 		ss = append(ss, s.S)
+		given = append(given, s)
 	}
 	names, lab, err := sourcesAndLabels("Merge", sources, labels)
 	if err != nil {
@@ -452,7 +454,7 @@ func mergeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err != nil {
 		return nil, err
 	}
-	return &Stream{S: m, Name: "Merge"}, nil
+	return &Stream{S: m, Name: "Merge", wrapped: given}, nil
 }
 
 func multiProcessingBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -662,10 +664,20 @@ func (s *Stream) streamMethod(name string) starlark.Value {
 	case "reset", "next_epoch", "close":
 		// In-memory and HDF5 datasets hold no per-epoch state here: Fuel's
 		// reset/next_epoch/close have nothing to do; the next
-		// get_epoch_iterator starts a new epoch.
+		// get_epoch_iterator starts a new epoch. The streams a Merge
+		// wraps get the call (a script stream may override it).
 		return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
+			}
+			for _, w := range s.wrapped {
+				m, err := w.Attr(name)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := starlark.Call(thread, m, nil, nil); err != nil {
+					return nil, err
+				}
 			}
 			return starlark.None, nil
 		})

@@ -27,6 +27,9 @@ import (
 //	Subset.sorted_fancy_indexing(indexable, request)
 //	find_in_data_path(filename)   the first file of that name in the data path
 //	    (FUEL_DATA_PATH or ~/.fuelrc's data_path), an error when there is none
+//	do_not_pickle_attributes(*names)   a class decorator: each name becomes a property
+//	    over self._name, which checkpoints leave out; reading it unset calls the
+//	    class's load() (docs/checkpoints.md, "Script objects")
 //
 //	fuel.config_parser:
 //	extra_downloader_converter(value)   the module names of a configuration value: a
@@ -39,8 +42,9 @@ import (
 //	    environment, else ~/.fuelrc (FUEL_CONFIG); see config.go
 func utilsModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.utils", Members: starlark.StringDict{
-		"Subset":            subsetClass{},
-		"find_in_data_path": starlib.NewBuiltin("find_in_data_path", findInDataPath),
+		"Subset":                   subsetClass{},
+		"find_in_data_path":        starlib.NewBuiltin("find_in_data_path", findInDataPath),
+		"do_not_pickle_attributes": starlib.DoNotPickleAttributes(),
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.config", Members: starlark.StringDict{
 		"config": &starlib.Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value { return fuelConfig{thread} }},
