@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -36,6 +37,9 @@ type H5PYDataset struct {
 	// opened is the file's size and modification time when it was
 	// opened: reading out of core checks that they have not changed.
 	opened fileStamp
+	// rawFile is the file opened for direct reads (direct.go), nil when
+	// no source allows them.
+	rawFile *os.File
 
 	mu     sync.RWMutex // guards closed and the sources' data
 	closed bool
@@ -63,6 +67,12 @@ type source struct {
 	// width is the byte width of a fixed-length string source (numpy's
 	// S<width>, dtype nd.ByteStr), 0 for any other source.
 	width int
+	// raw is the file offset of the rows when they are read straight
+	// from the file (direct.go), -1 otherwise; rowBytes is a row's size.
+	raw      int64
+	rowBytes int64
+	// file is the dataset's file opened for those reads (nil: none).
+	file *os.File
 }
 
 // elemSize is the number of bytes of one stored element.
@@ -192,7 +202,7 @@ func (d *H5PYDataset) open() error {
 	d.numEx = d.srcs[0].rows.len()
 
 	if !d.opts.LoadInMemory {
-		return nil
+		return d.openDirect()
 	}
 	for _, s := range d.srcs {
 		if s.width > 0 {
@@ -276,7 +286,7 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &source{name: name, ds: ds}
+	s := &source{name: name, ds: ds, raw: -1}
 	defer func() {
 		if err != nil {
 			C.H5Dclose(ds)
@@ -353,7 +363,16 @@ func (s *source) readShapes(f hid) error {
 }
 
 // release closes every HDF5 object the dataset holds. Lock held.
-func (d *H5PYDataset) release() { releaseHandles(&d.file, d.srcs) }
+func (d *H5PYDataset) release() {
+	releaseHandles(&d.file, d.srcs)
+	if d.rawFile != nil {
+		d.rawFile.Close()
+		d.rawFile = nil
+	}
+	for _, s := range d.srcs {
+		s.file = nil
+	}
+}
 
 // releaseHandles closes the sources' datasets and the file, marking each
 // closed (-1); H5PYDataset and PytablesDataset share it.
@@ -603,6 +622,9 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 	}
 	if total*rowElems != out.Size() {
 		return fmt.Errorf("%d rows of %d elements do not fill an array of %d", total, rowElems, out.Size())
+	}
+	if s.raw >= 0 && s.file != nil {
+		return s.readDirect(s.file, base, reads)
 	}
 	off := 0
 	for _, runs := range reads {

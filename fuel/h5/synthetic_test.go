@@ -477,3 +477,45 @@ func TestNotFuel(t *testing.T) {
 		t.Error("Open of a directory: no error")
 	}
 }
+
+// TestDirectReads: out of core, the synthetic file's contiguous sources
+// stored in the memory layout are read straight from the file (pread,
+// direct.go) and the others through libhdf5: the chunked, compressed
+// features, the big-endian source and the bool mask; with the core driver
+// (the file in memory) none is. TestSynthetic checks every source's values
+// in every mode, so both paths give the formulas' values.
+func TestDirectReads(t *testing.T) {
+	path := synthetic(t)
+	sources := []string{"bigend", "counts", "features", "mask", "targets", "weights"}
+	for _, c := range []struct {
+		opts   Options
+		direct []string
+	}{
+		{Options{Sources: sources}, []string{"counts", "targets", "weights"}},
+		{Options{Sources: sources, Driver: "sec2"}, []string{"counts", "targets", "weights"}},
+		{Options{Sources: sources, Driver: "core"}, nil},
+		{Options{Sources: sources, LoadInMemory: true}, nil},
+	} {
+		d, err := Open(path, []string{"train"}, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var direct []string
+		for _, s := range d.srcs {
+			if s.raw >= 0 && s.file != nil {
+				direct = append(direct, s.name)
+			}
+		}
+		if !slices.Equal(direct, c.direct) {
+			t.Errorf("driver %q, in memory %v: direct reads for %v, want %v", c.opts.Driver, c.opts.LoadInMemory, direct, c.direct)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range d.srcs {
+			if s.file != nil {
+				t.Errorf("source %s keeps its file after Close", s.name)
+			}
+		}
+	}
+}
