@@ -4,7 +4,7 @@
 # (package bench, scripts' BenchmarkReverseWords); their output is kept,
 # benchstat-ready, in BENCH_OUT (default a new temporary directory).
 #  1. The table (bench/report, the benchmarks BenchmarkMLPTutorialStep ...
-#     BenchmarkLSTMBigStep and BenchmarkMLPProducts): per model, BENCH_RUNS
+#     BenchmarkLSTMBigStep and BenchmarkProducts): per model, BENCH_RUNS
 #     (default 5) interleaved rounds of one epoch's worth of training steps
 #     here, one PyTorch epoch, and the step's matrix products alone (the
 #     matrix-multiply limit); medians, ratio, allocations per step, and the
