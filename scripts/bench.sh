@@ -111,29 +111,38 @@ e2e=${BENCH_E2E_EPOCHS:-5}
 e2ex=$((e2e * 234 * 256 - 256))
 echo "== end to end by the wall clock: the tutorial model (784-100-10, batch 256, MNIST from the data path), $e2e epochs minus a 1-batch run, through blocks-repl and through a PyTorch Dataset/DataLoader; PyTorch's compute-only rate beside"
 echo "   (also --set prefetch=True: Fuel's MultiProcessing prepares the next batch on a goroutine while the step runs)"
-# wall CMD...: the wall-clock seconds CMD takes (its output dropped).
-wall() { local s e; s=$(date +%s.%N); "$@" >/dev/null || return 1; e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f", e - s}'; }
+# wall CMD...: "SECONDS PEAK_RSS_MB" of CMD (its output dropped; nothing on
+# failure), timed by a Python wrapper around it (its own start not counted).
+wall() {
+  /usr/bin/python3 -c 'import resource, subprocess, sys, time
+t = time.perf_counter()
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+s = time.perf_counter() - t
+if r.returncode == 0:
+    print("%.3f %.0f" % (s, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))' "$@"
+}
 rate() { awk -v n="$e2ex" -v a="$1" -v b="$2" 'BEGIN {if (a > b) printf "%.0f", n / (a - b)}'; }
 printf 'pkg: blocks-repl (end to end)\n' >> "$out/go.txt"
 printf 'pkg: pytorch (end to end)\n' >> "$out/torch.txt"
-ours=(); pref=(); theirs=(); comp=()
+ours=(); pref=(); theirs=(); comp=(); orss=(); trss=()
 for i in $(seq "$runs"); do
-  o1=$(FUEL_DATA_PATH="$shared/data/mnist" wall ./bin/blocks-repl run --set num_batches=1 scripts/bench_mlp_tutorial.star)
-  oN=$(FUEL_DATA_PATH="$shared/data/mnist" wall ./bin/blocks-repl run --set epochs="$e2e" scripts/bench_mlp_tutorial.star)
-  q1=$(FUEL_DATA_PATH="$shared/data/mnist" wall ./bin/blocks-repl run --set prefetch=True --set num_batches=1 scripts/bench_mlp_tutorial.star)
-  qN=$(FUEL_DATA_PATH="$shared/data/mnist" wall ./bin/blocks-repl run --set prefetch=True --set epochs="$e2e" scripts/bench_mlp_tutorial.star)
-  t1=$(OMP_WAIT_POLICY=passive wall /usr/bin/python3 bench/torch_e2e.py "$shared/data/mnist" --batches 1)
-  tN=$(OMP_WAIT_POLICY=passive wall /usr/bin/python3 bench/torch_e2e.py "$shared/data/mnist" --epochs "$e2e")
+  read -r o1 _ <<< "$(FUEL_DATA_PATH="$shared/data/mnist" wall ./bin/blocks-repl run --set num_batches=1 scripts/bench_mlp_tutorial.star)"
+  read -r oN oR <<< "$(FUEL_DATA_PATH="$shared/data/mnist" wall ./bin/blocks-repl run --set epochs="$e2e" scripts/bench_mlp_tutorial.star)"
+  read -r q1 _ <<< "$(FUEL_DATA_PATH="$shared/data/mnist" wall ./bin/blocks-repl run --set prefetch=True --set num_batches=1 scripts/bench_mlp_tutorial.star)"
+  read -r qN _ <<< "$(FUEL_DATA_PATH="$shared/data/mnist" wall ./bin/blocks-repl run --set prefetch=True --set epochs="$e2e" scripts/bench_mlp_tutorial.star)"
+  read -r t1 _ <<< "$(OMP_WAIT_POLICY=passive wall /usr/bin/python3 bench/torch_e2e.py "$shared/data/mnist" --batches 1)"
+  read -r tN tR <<< "$(OMP_WAIT_POLICY=passive wall /usr/bin/python3 bench/torch_e2e.py "$shared/data/mnist" --epochs "$e2e")"
   th=$("$shared/bench/run-torch.sh" mlp-tutorial | exps)
   ex=$(rate "$oN" "$o1"); pf=$(rate "$qN" "$q1"); te=$(rate "$tN" "$t1")
-  echo "run $i: blocks-go $ex examples/s ($oN s - $o1 s; prefetched $pf); torch DataLoader $te examples/s ($tN s - $t1 s); torch compute only $th; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "run $i: blocks-go $ex examples/s ($oN s - $o1 s; prefetched $pf; peak RSS $oR MB); torch DataLoader $te examples/s ($tN s - $t1 s; peak RSS $tR MB); torch compute only $th; load $(cut -d' ' -f1-3 /proc/loadavg)"
   benchline "$out/go.txt" mlp-tutorial-wall "$ex"; benchline "$out/go.txt" mlp-tutorial-wall-prefetch "$pf"
   benchline "$out/torch.txt" mlp-tutorial-dataloader-wall "$te"; benchline "$out/torch.txt" mlp-tutorial "$th"
-  ours+=("$ex"); pref+=("$pf"); theirs+=("$te"); comp+=("$th")
+  ours+=("$ex"); pref+=("$pf"); theirs+=("$te"); comp+=("$th"); orss+=("$oR"); trss+=("$tR")
 done
 m_ours=$(median "${ours[@]}"); m_pref=$(median "${pref[@]}"); m_theirs=$(median "${theirs[@]}"); m_comp=$(median "${comp[@]}")
 echo "median examples/s by the wall clock: blocks-go $m_ours ($m_pref prefetched), torch DataLoader $m_theirs, torch compute only $m_comp"
 echo "ratios: blocks-go / torch DataLoader $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a/b}')x, blocks-go / torch compute only $(awk -v a="$m_ours" -v b="$m_comp" 'BEGIN {printf "%.2f", a/b}')x (goal >= 1.2x)"
+echo "peak RSS of the $e2e-epoch runs (data set included on both sides), medians: blocks-go $(median "${orss[@]}") MB, torch DataLoader $(median "${trss[@]}") MB"
 echo "the main loop's profile of one $e2e-epoch run (BLOCKS_PROFILE=1; load $(cut -d' ' -f1-3 /proc/loadavg)):"
 BLOCKS_PROFILE=1 FUEL_DATA_PATH="$shared/data/mnist" ./bin/blocks-repl run --set epochs="$e2e" scripts/bench_mlp_tutorial.star | grep -v '^RESULT'
 
