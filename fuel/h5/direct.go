@@ -52,7 +52,7 @@ func (d *H5PYDataset) openDirect() error {
 		f.Close()
 		return err
 	}
-	any := false
+	some := false
 	for _, s := range d.srcs {
 		if s.vlen || s.flat || s.width > 0 || s.dtype == nd.Bool {
 			continue
@@ -70,9 +70,9 @@ func (d *H5PYDataset) openDirect() error {
 		if rowBytes > 0 && int64(s.shape[0]) > (st.Size()-off)/rowBytes {
 			continue // the rows would lie past the end of the file
 		}
-		s.raw, s.rowBytes, s.file, any = off, rowBytes, f, true
+		s.raw, s.rowBytes, s.file, some = off, rowBytes, f, true
 	}
-	if !any {
+	if !some {
 		f.Close()
 		return nil
 	}
