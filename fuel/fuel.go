@@ -64,6 +64,18 @@ type IndexableDataset interface {
 	GetData(req Request) ([]*nd.Array, error)
 }
 
+// A LendingDataset is an IndexableDataset that can put a request's
+// examples into buffers a Recycler lends. A DataStream's epoch iterator
+// whose consumer asked for lent items (Lender) reads through it, so that
+// an epoch reuses a few batch buffers instead of allocating (and the
+// kernel zeroing) one per batch; what the arrays hold is GetData's.
+type LendingDataset interface {
+	IndexableDataset
+	// GetDataLent is GetData with the batches' buffers drawn from r where
+	// it lends them (nd.Recycler.Lent).
+	GetDataLent(req Request, r *nd.Recycler) ([]*nd.Array, error)
+}
+
 // Stream is Fuel's data stream: something that gives epoch iterators over
 // batches (or examples).
 type Stream interface {

@@ -17,8 +17,9 @@ import "sync"
 // background goroutine (MultiProcessing) draws from it while the consumer
 // releases.
 type Recycler struct {
-	mu   sync.Mutex
-	free [][]float32
+	mu    sync.Mutex
+	free  [][]float32
+	free8 [][]uint8 // a dataset's uint8 batches (Lent)
 }
 
 // recyclerKeep is how many released buffers a Recycler keeps: enough for
@@ -53,6 +54,40 @@ func (r *Recycler) Float32(shape ...int) *Array {
 	return &Array{Shape: shape, Data: buf, recycler: r}
 }
 
+// Lent returns an array of dtype dt and the given shape whose contents are
+// undefined, lent when dt is float32 or uint8 (a dataset's batches, which
+// the caller fills); other dtypes, or a nil Recycler, give an ordinary new
+// array.
+func (r *Recycler) Lent(dt DType, shape ...int) *Array {
+	switch {
+	case r == nil:
+		return New(dt, shape...)
+	case dt == Float32:
+		return r.Float32(shape...)
+	case dt != Uint8:
+		return New(dt, shape...)
+	}
+	n := Prod(shape)
+	var buf []uint8
+	r.mu.Lock()
+	for i := len(r.free8) - 1; i >= 0; i-- {
+		if cap(r.free8[i]) >= n {
+			buf = r.free8[i][:n]
+			r.free8[i] = r.free8[len(r.free8)-1]
+			r.free8 = r.free8[:len(r.free8)-1]
+			break
+		}
+	}
+	r.mu.Unlock()
+	if buf == nil {
+		if err := CheckBudget(Uint8, shape); err != nil {
+			panic(err)
+		}
+		buf = make([]uint8, n)
+	}
+	return &Array{Shape: shape, Data: buf, recycler: r}
+}
+
 // Release tells the Recycler that lent a's buffer that nothing will read a
 // again: the buffer goes back to it, and a becomes an empty array (shape
 // (0,)), so that a reader that was wrongly kept sees no data rather than
@@ -64,16 +99,22 @@ func (a *Array) Release() {
 		return
 	}
 	a.recycler = nil
-	buf, ok := a.Data.([]float32)
-	if !ok {
-		return
+	switch buf := a.Data.(type) {
+	case []float32:
+		a.Shape, a.Data = []int{0}, buf[:0:0]
+		r.mu.Lock()
+		if len(r.free) < recyclerKeep {
+			r.free = append(r.free, buf[:cap(buf)])
+		}
+		r.mu.Unlock()
+	case []uint8:
+		a.Shape, a.Data = []int{0}, buf[:0:0]
+		r.mu.Lock()
+		if len(r.free8) < recyclerKeep {
+			r.free8 = append(r.free8, buf[:cap(buf)])
+		}
+		r.mu.Unlock()
 	}
-	a.Shape, a.Data = []int{0}, buf[:0:0]
-	r.mu.Lock()
-	if len(r.free) < recyclerKeep {
-		r.free = append(r.free, buf[:cap(buf)])
-	}
-	r.mu.Unlock()
 }
 
 // Keep makes a an ordinary array that Release leaves alone: what hands an
@@ -83,13 +124,25 @@ func (a *Array) Keep() { a.recycler = nil }
 // HandOver moves a's loan to b, a view of all of a's buffer that takes a's
 // place in a pipeline (a transformer reshaping each batch it passes on,
 // and dropping a): b is then released in a's stead, and a becomes an
-// ordinary array. It does nothing unless b holds exactly a's float32
-// buffer.
+// ordinary array. It does nothing unless b holds exactly a's float32 or
+// uint8 buffer.
 func (a *Array) HandOver(b *Array) {
-	x, ok := a.Data.([]float32)
-	y, ok2 := b.Data.([]float32)
-	if a.recycler == nil || !ok || !ok2 || len(x) != len(y) || len(x) == 0 || &x[0] != &y[0] {
+	if a.recycler == nil || !sameBuffer(a.Data, b.Data) {
 		return
 	}
 	b.recycler, a.recycler = a.recycler, nil
+}
+
+// sameBuffer reports whether x and y are the same non-empty float32 or
+// uint8 slice.
+func sameBuffer(x, y any) bool {
+	switch x := x.(type) {
+	case []float32:
+		y, ok := y.([]float32)
+		return ok && len(x) == len(y) && len(x) > 0 && &x[0] == &y[0]
+	case []uint8:
+		y, ok := y.([]uint8)
+		return ok && len(x) == len(y) && len(x) > 0 && &x[0] == &y[0]
+	}
+	return false
 }

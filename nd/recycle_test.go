@@ -108,3 +108,35 @@ func TestRecyclerConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Lent lends uint8 buffers as Float32 lends float32 ones (a dataset's
+// batches), HandOver moves a uint8 loan to a view, and other dtypes are
+// ordinary arrays.
+func TestRecyclerLentUint8(t *testing.T) {
+	var r Recycler
+	a := r.Lent(Uint8, 2, 3)
+	p := &a.Data.([]uint8)[0]
+	v := &Array{Shape: []int{6}, Data: a.Data}
+	a.HandOver(v)
+	a.Release() // the loan moved to v: nothing happens
+	if a.Size() != 6 {
+		t.Fatalf("released after HandOver: %v", a.Shape)
+	}
+	v.Release()
+	if v.Size() != 0 {
+		t.Fatalf("a released view is %v", v.Shape)
+	}
+	b := r.Lent(Uint8, 5)
+	if &b.Data.([]uint8)[0] != p {
+		t.Error("the released uint8 buffer was not reused")
+	}
+	c := r.Lent(Int64, 4)
+	c.Release()
+	if c.Size() != 4 || c.DType() != Int64 {
+		t.Errorf("an int64 array was lent: %v %v", c.DType(), c.Shape)
+	}
+	var nilR *Recycler
+	if d := nilR.Lent(Uint8, 3); d.recycler != nil {
+		t.Error("a nil Recycler lent")
+	}
+}

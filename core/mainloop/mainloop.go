@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
@@ -18,17 +17,6 @@ import (
 type Algorithm interface {
 	Initialize() error
 	ProcessBatch(batch map[string]*nd.Array) error
-}
-
-// Profile holds the time the main loop has spent, summed over its runs
-// (the totals of Blocks' profile that Timing reports).
-type Profile struct {
-	// Initialization is the time in Algorithm.Initialize.
-	Initialization time.Duration
-	// Train is the time in Algorithm.ProcessBatch.
-	Train time.Duration
-	// ReadData is the time spent getting batches from epoch iterators.
-	ReadData time.Duration
 }
 
 // MainLoop is Blocks' MainLoop: it feeds the batches of a data stream to
@@ -70,6 +58,10 @@ type MainLoop struct {
 	Messages io.Writer
 	// Profile accumulates timings.
 	Profile Profile
+	// ReportProfile prints the profile (Profile.Report) to Messages when
+	// Run returns, however it ended (Blocks' config.profile, which
+	// BLOCKS_PROFILE sets).
+	ReportProfile bool
 	// Agree, when set, makes the processes of a data-parallel job take
 	// the same decision at every finish check (agree.go).
 	Agree func(flags []int64) error
@@ -202,6 +194,15 @@ func (m *MainLoop) Run() error {
 			return err
 		}
 	}
+	if m.ReportProfile {
+		defer func() {
+			w := m.Messages
+			if w == nil {
+				w = os.Stderr
+			}
+			m.Profile.Report(w)
+		}()
+	}
 	m.installSignals()
 	defer m.restoreSignals()
 	m.running = true
@@ -275,6 +276,7 @@ func (m *MainLoop) waitWriters() error {
 
 func (m *MainLoop) run() (finished bool, err error) {
 	st := &m.Log.Status
+	m.Profile.reset()
 	for _, ext := range m.Extensions {
 		ext.SetMainLoop(m)
 	}
@@ -290,9 +292,9 @@ func (m *MainLoop) run() (finished bool, err error) {
 		if err := m.runExtensions(BeforeTraining, nil); err != nil {
 			return false, err
 		}
-		t := time.Now()
+		t := m.Profile.enter("initialization")
 		err := m.Algorithm.Initialize()
-		m.Profile.Initialization += time.Since(t)
+		m.Profile.Initialization += m.Profile.exit(t)
 		if err != nil {
 			return false, err
 		}
@@ -308,6 +310,8 @@ func (m *MainLoop) run() (finished bool, err error) {
 		st.EpochInterruptReceived = false
 		st.BatchInterruptReceived = false
 	}
+	tt := m.Profile.enter("training")
+	defer m.Profile.exit(tt)
 	for {
 		more, err := m.runEpoch()
 		if errors.Is(err, errTrainingFinish) {
@@ -343,15 +347,18 @@ func (m *MainLoop) runEpoch() (bool, error) {
 	if m.epochIterator == nil {
 		return false, errors.New("main loop: an epoch is in progress but there is no epoch iterator to continue it (restore it with SetEpochIterator)")
 	}
+	te := m.Profile.enter("epoch")
 	for {
 		more, err := m.runIteration()
 		if err != nil {
+			m.Profile.exit(te)
 			return false, err
 		}
 		if !more {
 			break
 		}
 	}
+	m.Profile.exit(te)
 	if err := m.epochEnded(); err != nil {
 		return false, err
 	}
@@ -372,9 +379,9 @@ func (m *MainLoop) runEpoch() (bool, error) {
 
 func (m *MainLoop) runIteration() (bool, error) {
 	st := &m.Log.Status
-	t := time.Now()
+	t := m.Profile.enter("read_data")
 	data, err := m.epochIterator.Next()
-	m.Profile.ReadData += time.Since(t)
+	m.Profile.ReadData += m.Profile.exit(t)
 	if err == io.EOF {
 		if !st.ReceivedFirstBatch {
 			return false, errors.New("epoch iterator yielded zero batches")
@@ -396,9 +403,9 @@ func (m *MainLoop) runIteration() (bool, error) {
 	if err := m.runExtensions(BeforeBatch, batch); err != nil {
 		return false, err
 	}
-	t = time.Now()
+	t = m.Profile.enter("train")
 	err = m.Algorithm.ProcessBatch(batch)
-	m.Profile.Train += time.Since(t)
+	m.Profile.Train += m.Profile.exit(t)
 	if err != nil {
 		return false, m.batchError(err)
 	}
@@ -431,8 +438,13 @@ func (m *MainLoop) RunExtensions(cb Callback, batch Batch) error {
 }
 
 func (m *MainLoop) runExtensions(cb Callback, batch Batch) error {
+	t := m.Profile.enter(string(cb))
+	defer m.Profile.exit(t)
 	for _, ext := range m.Extensions {
-		if err := Dispatch(ext, cb, batch, nil); err != nil {
+		te := m.Profile.enter(typeName(ext))
+		err := Dispatch(ext, cb, batch, nil)
+		m.Profile.exit(te)
+		if err != nil {
 			return &ExtensionError{Extension: ExtensionName(ext), Callback: cb, Err: err}
 		}
 	}

@@ -186,6 +186,13 @@ func (d *IndexableDataset) Data(source string) (*nd.Array, bool) {
 // NumExamples) (in any order, repeats allowed), as Fuel's Subset checks
 // requests. A Single request returns its example without the batch axis.
 func (d *IndexableDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
+	return d.GetDataLent(req, nil)
+}
+
+// GetDataLent is GetData with the float32 and uint8 batches of slice and
+// list requests in buffers r lends (fuel.LendingDataset); a nil r lends
+// nothing.
+func (d *IndexableDataset) GetDataLent(req fuel.Request, r *nd.Recycler) ([]*nd.Array, error) {
 	n := d.NumExamples()
 	out := make([]*nd.Array, len(d.data))
 	switch {
@@ -216,6 +223,10 @@ func (d *IndexableDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 			}
 		}
 		for k, a := range d.data {
+			if lendable(r, a) {
+				out[k] = takeInto(r.Lent(a.DType(), append([]int{len(req.Indices)}, a.Shape[1:]...)...), a, req.Indices)
+				continue
+			}
 			out[k] = copyParts(a.Take(req.Indices))
 		}
 	default:
@@ -224,10 +235,49 @@ func (d *IndexableDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 				d.name, req.Start, req.Stop, n, n)
 		}
 		for k, a := range d.data {
+			if lendable(r, a) {
+				rows := a.Slice(req.Start, req.Stop)
+				dst := r.Lent(a.DType(), rows.Shape...)
+				copyData(dst.Data, rows.Data)
+				out[k] = dst
+				continue
+			}
 			out[k] = copyParts(a.Slice(req.Start, req.Stop).Copy())
 		}
 	}
 	return out, nil
+}
+
+// lendable reports whether r lends the batches of source a: float32 or
+// uint8 data of fixed shape.
+func lendable(r *nd.Recycler, a *nd.Array) bool {
+	if r == nil || a.NDim() == 0 {
+		return false
+	}
+	switch a.Data.(type) {
+	case []float32, []uint8:
+		return true
+	}
+	return false
+}
+
+// copyData copies src into dst, two slices of one of lendable's types.
+func copyData(dst, src any) {
+	switch d := dst.(type) {
+	case []float32:
+		copy(d, src.([]float32))
+	case []uint8:
+		copy(d, src.([]uint8))
+	}
+}
+
+// takeInto copies the rows idx of a into dst, in order, and returns dst.
+func takeInto(dst, a *nd.Array, idx []int) *nd.Array {
+	rs := a.RowSize()
+	for j, i := range idx {
+		copyData(nd.SliceData(dst.Data, j*rs, (j+1)*rs), nd.SliceData(a.Data, i*rs, (i+1)*rs))
+	}
+	return dst
 }
 
 // copyParts gives an object array (a source of differently shaped

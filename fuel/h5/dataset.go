@@ -8,6 +8,7 @@ import "C"
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -36,6 +37,9 @@ type H5PYDataset struct {
 	// opened is the file's size and modification time when it was
 	// opened: reading out of core checks that they have not changed.
 	opened fileStamp
+	// rawFile is the file opened for direct reads (direct.go), nil when
+	// no source allows them.
+	rawFile *os.File
 
 	mu     sync.RWMutex // guards closed and the sources' data
 	closed bool
@@ -63,6 +67,12 @@ type source struct {
 	// width is the byte width of a fixed-length string source (numpy's
 	// S<width>, dtype nd.ByteStr), 0 for any other source.
 	width int
+	// raw is the file offset of the rows when they are read straight
+	// from the file (direct.go), -1 otherwise; rowBytes is a row's size.
+	raw      int64
+	rowBytes int64
+	// file is the dataset's file opened for those reads (nil: none).
+	file *os.File
 }
 
 // elemSize is the number of bytes of one stored element.
@@ -192,7 +202,7 @@ func (d *H5PYDataset) open() error {
 	d.numEx = d.srcs[0].rows.len()
 
 	if !d.opts.LoadInMemory {
-		return nil
+		return d.openDirect()
 	}
 	for _, s := range d.srcs {
 		if s.width > 0 {
@@ -276,7 +286,7 @@ func (d *H5PYDataset) openSource(name string) (_ *source, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &source{name: name, ds: ds}
+	s := &source{name: name, ds: ds, raw: -1}
 	defer func() {
 		if err != nil {
 			C.H5Dclose(ds)
@@ -353,7 +363,16 @@ func (s *source) readShapes(f hid) error {
 }
 
 // release closes every HDF5 object the dataset holds. Lock held.
-func (d *H5PYDataset) release() { releaseHandles(&d.file, d.srcs) }
+func (d *H5PYDataset) release() {
+	releaseHandles(&d.file, d.srcs)
+	if d.rawFile != nil {
+		d.rawFile.Close()
+		d.rawFile = nil
+	}
+	for _, s := range d.srcs {
+		s.file = nil
+	}
+}
 
 // releaseHandles closes the sources' datasets and the file, marking each
 // closed (-1); H5PYDataset and PytablesDataset share it.
@@ -434,6 +453,15 @@ func (d *H5PYDataset) Split() Split {
 // gives arrays with a leading batch axis; a Single request gives one
 // example without it. The arrays are the caller's.
 func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
+	return d.GetDataLent(req, nil)
+}
+
+var _ fuel.LendingDataset = (*H5PYDataset)(nil)
+
+// GetDataLent is GetData with the float32 and uint8 batches (not single
+// examples) in buffers rec lends (fuel.LendingDataset); a nil rec lends
+// nothing.
+func (d *H5PYDataset) GetDataLent(req fuel.Request, rec *nd.Recycler) ([]*nd.Array, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
@@ -454,8 +482,14 @@ func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 			case r.single:
 				row := data.Slice(r.list[0], r.list[0]+1).Copy()
 				out[i] = &nd.Array{Shape: row.Shape[1:], Data: row.Data}
+			case r.isList && lends(rec, s):
+				out[i] = takeRows(rec.Lent(s.dtype, append([]int{len(r.list)}, data.Shape[1:]...)...), data, r.list)
 			case r.isList:
 				out[i] = data.Take(r.list)
+			case lends(rec, s):
+				rows := data.Slice(r.start, r.stop)
+				out[i] = rec.Lent(s.dtype, rows.Shape...)
+				copyRows(out[i].Data, rows.Data)
 			default:
 				out[i] = data.Slice(r.start, r.stop).Copy()
 			}
@@ -472,7 +506,7 @@ func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 		if err != nil {
 			return nil, fmt.Errorf("h5: %s: %w", d.path, err)
 		}
-		if out[i], err = s.read(r, !d.opts.NoSortIndices); err != nil {
+		if out[i], err = s.readLent(r, !d.opts.NoSortIndices, rec); err != nil {
 			return nil, fmt.Errorf("h5: %s: source %q: %w", d.path, s.name, err)
 		}
 	}
@@ -483,13 +517,20 @@ func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 // sorted order (sorted true: one read of the distinct rows, then put in
 // request order) or in request order (one read per run of consecutive
 // rows). Lock held.
-func (s *source) read(r request, sorted bool) (*nd.Array, error) {
+func (s *source) read(r request, sorted bool) (*nd.Array, error) { return s.readLent(r, sorted, nil) }
+
+// readLent is read with a batch's array (not a single example's) lent by
+// rec when it lends the source's dtype (lends).
+func (s *source) readLent(r request, sorted bool, rec *nd.Recycler) (*nd.Array, error) {
 	if s.vlen || s.flat {
 		return s.readVlen(r)
 	}
+	if !lends(rec, s) {
+		rec = nil
+	}
 	rowShape := s.shape[1:]
 	if !r.isList {
-		out := nd.New(s.dtype, append([]int{r.rows()}, rowShape...)...)
+		out := rec.Lent(s.dtype, append([]int{r.rows()}, rowShape...)...)
 		return out, s.readInto(out, [][]run{{{r.start, r.stop}}})
 	}
 	if r.single {
@@ -501,11 +542,11 @@ func (s *source) read(r request, sorted bool) (*nd.Array, error) {
 		for _, rn := range consecutiveRuns(r.list) {
 			reads = append(reads, []run{rn})
 		}
-		out := nd.New(s.dtype, append([]int{r.rows()}, rowShape...)...)
+		out := rec.Lent(s.dtype, append([]int{r.rows()}, rowShape...)...)
 		return out, s.readInto(out, reads)
 	}
 	uniq, runs := distinctRuns(r.list)
-	buf := nd.New(s.dtype, append([]int{len(uniq)}, rowShape...)...)
+	buf := rec.Lent(s.dtype, append([]int{len(uniq)}, rowShape...)...)
 	if err := s.readInto(buf, [][]run{runs}); err != nil {
 		return nil, err
 	}
@@ -516,7 +557,37 @@ func (s *source) read(r request, sorted bool) (*nd.Array, error) {
 	for k, i := range r.list {
 		pos[k] = sort.SearchInts(uniq, i)
 	}
-	return buf.Take(pos), nil
+	if rec == nil {
+		return buf.Take(pos), nil
+	}
+	out := takeRows(rec.Lent(s.dtype, append([]int{len(r.list)}, rowShape...)...), buf, pos)
+	buf.Release()
+	return out, nil
+}
+
+// lends reports whether rec lends the batches of source s: fixed-shape
+// float32 or uint8 rows.
+func lends(rec *nd.Recycler, s *source) bool {
+	return rec != nil && !s.vlen && !s.flat && s.width == 0 && (s.dtype == nd.Float32 || s.dtype == nd.Uint8)
+}
+
+// copyRows copies src into dst, two []float32 or two []uint8.
+func copyRows(dst, src any) {
+	switch d := dst.(type) {
+	case []float32:
+		copy(d, src.([]float32))
+	case []uint8:
+		copy(d, src.([]uint8))
+	}
+}
+
+// takeRows copies the rows idx of a into dst, in order, and returns dst.
+func takeRows(dst, a *nd.Array, idx []int) *nd.Array {
+	rs := a.RowSize()
+	for j, i := range idx {
+		copyRows(nd.SliceData(dst.Data, j*rs, (j+1)*rs), nd.SliceData(a.Data, i*rs, (i+1)*rs))
+	}
+	return dst
 }
 
 // consecutiveRuns cuts a list of rows into runs of consecutive ones, in
@@ -603,6 +674,9 @@ func (s *source) readInto(out *nd.Array, reads [][]run) error {
 	}
 	if total*rowElems != out.Size() {
 		return fmt.Errorf("%d rows of %d elements do not fill an array of %d", total, rowElems, out.Size())
+	}
+	if s.raw >= 0 && s.file != nil {
+		return s.readDirect(s.file, base, reads)
 	}
 	off := 0
 	for _, runs := range reads {

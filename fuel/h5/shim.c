@@ -356,3 +356,40 @@ herr_t h5fuel_refuse_external_links(void) {
 	elinks_refused = 1;
 	return 0;
 }
+
+// h5fuel_raw_offset is the file offset of a dataset's raw data when the
+// rows can be read straight from the file: contiguous layout, data
+// allocated, stored exactly as the memory type mt lays it out (the same
+// size, byte order and class). -1 otherwise.
+long long h5fuel_raw_offset(hid_t ds, hid_t mt) {
+	hid_t dcpl = H5Dget_create_plist(ds), ft;
+	haddr_t off;
+	int ok;
+	if (dcpl < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return -1;
+	}
+	ok = H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) == 0 && H5Pget_nfilters(dcpl) == 0;
+	H5Pclose(dcpl);
+	if (!ok) {
+		H5Eclear2(H5E_DEFAULT);
+		return -1;
+	}
+	ft = H5Dget_type(ds);
+	if (ft < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return -1;
+	}
+	ok = H5Tequal(ft, mt) > 0;
+	H5Tclose(ft);
+	if (!ok) {
+		H5Eclear2(H5E_DEFAULT);
+		return -1;
+	}
+	off = H5Dget_offset(ds);
+	if (off == HADDR_UNDEF || off > (haddr_t)0x7fffffffffffffffLL) {
+		H5Eclear2(H5E_DEFAULT);
+		return -1;
+	}
+	return (long long)off;
+}

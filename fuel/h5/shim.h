@@ -92,6 +92,10 @@ int h5fuel_check_file(hid_t f, int allow_userblock, char *msg, size_t len);
 // or a virtual layout.
 int h5fuel_check_dataset(hid_t ds, char *msg, size_t len);
 
+// h5fuel_raw_offset is the file offset of a contiguous dataset's raw data
+// stored as memory type mt lays it out, or -1.
+long long h5fuel_raw_offset(hid_t ds, hid_t mt);
+
 // h5fuel_refuse_external_links replaces the library's external link
 // class, for the whole process, by one whose traversal fails.
 herr_t h5fuel_refuse_external_links(void);

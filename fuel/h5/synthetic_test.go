@@ -477,3 +477,101 @@ func TestNotFuel(t *testing.T) {
 		t.Error("Open of a directory: no error")
 	}
 }
+
+// TestDirectReads: out of core, the synthetic file's contiguous sources
+// stored in the memory layout are read straight from the file (pread,
+// direct.go) and the others through libhdf5: the chunked, compressed
+// features, the big-endian source and the bool mask; with the core driver
+// (the file in memory) none is. TestSynthetic checks every source's values
+// in every mode, so both paths give the formulas' values.
+func TestDirectReads(t *testing.T) {
+	path := synthetic(t)
+	sources := []string{"bigend", "counts", "features", "mask", "targets", "weights"}
+	for _, c := range []struct {
+		opts   Options
+		direct []string
+	}{
+		{Options{Sources: sources}, []string{"counts", "targets", "weights"}},
+		{Options{Sources: sources, Driver: "sec2"}, []string{"counts", "targets", "weights"}},
+		{Options{Sources: sources, Driver: "core"}, nil},
+		{Options{Sources: sources, LoadInMemory: true}, nil},
+	} {
+		d, err := Open(path, []string{"train"}, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var direct []string
+		for _, s := range d.srcs {
+			if s.raw >= 0 && s.file != nil {
+				direct = append(direct, s.name)
+			}
+		}
+		if !slices.Equal(direct, c.direct) {
+			t.Errorf("driver %q, in memory %v: direct reads for %v, want %v", c.opts.Driver, c.opts.LoadInMemory, direct, c.direct)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range d.srcs {
+			if s.file != nil {
+				t.Errorf("source %s keeps its file after Close", s.name)
+			}
+		}
+	}
+}
+
+// TestGetDataLent: GetDataLent gives GetData's values in every mode for
+// every kind of request, its float32 batches in buffers the Recycler
+// lends (reused once released; the other dtypes and single examples are
+// ordinary arrays), as a DataStream reads it for a consumer that
+// releases its batches (fuel.LendingDataset).
+func TestGetDataLent(t *testing.T) {
+	path := synthetic(t)
+	for _, mode := range modes {
+		o := mode.opts
+		o.Sources = []string{"features", "targets", "counts", "weights"}
+		d, err := Open(path, []string{"train"}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec nd.Recycler
+		seen := map[*float32]int{}
+		rng := rand.New(rand.NewSource(2))
+		for _, req := range randomRequests(rng, d.NumExamples()) {
+			want, err := d.GetData(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.GetDataLent(req, &rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				if !nd.Equal(got[i], want[i]) {
+					t.Fatalf("%s: %+v source %d: %v, want %v", mode.name, req, i, got[i], want[i])
+				}
+			}
+			if f := got[0].Data.([]float32); len(f) > 0 && !req.Single {
+				seen[&f[0]]++
+			}
+			for _, a := range got {
+				a.Release()
+			}
+			if !req.Single && got[0].Size() != 0 {
+				t.Fatalf("%s: %+v: the float32 batch was not lent", mode.name, req)
+			}
+			if got[1].Size() == 0 && want[1].Size() != 0 {
+				t.Fatalf("%s: an int64 batch was lent", mode.name)
+			}
+		}
+		batches := 0
+		for _, n := range seen {
+			batches += n
+		}
+		// Batches of many sizes: a buffer is reused by any batch it holds.
+		if len(seen) > batches/4 {
+			t.Errorf("%s: %d float32 buffers for %d batches, want a few reused", mode.name, len(seen), batches)
+		}
+		d.Close()
+	}
+}

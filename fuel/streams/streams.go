@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/fuel/schemes"
@@ -21,6 +22,9 @@ type DatasetStream struct {
 	axisLabels map[string][]string
 	epochs     int
 	shard      *shardState // set on a shard (see Shard)
+	// batches lends the buffers of the batches of the epoch iterators
+	// whose consumer asked for lent items (made at the first Lend).
+	batches *nd.Recycler
 }
 
 var (
@@ -123,6 +127,25 @@ func (s *DatasetStream) GetEpochIterator() (fuel.EpochIterator, error) {
 	return &epochIterator{s: s, requests: it}, nil
 }
 
+// Lend makes the iterator read through the dataset's GetDataLent when it
+// is a fuel.LendingDataset (and the stream is not a shard), its batches'
+// buffers drawn from the stream's Recycler; it reports whether it does.
+func (it *epochIterator) Lend() bool {
+	ld, ok := it.s.dataset.(fuel.LendingDataset)
+	if !ok || it.s.shard != nil {
+		return false
+	}
+	if it.lending.Load() {
+		return true
+	}
+	if it.s.batches == nil {
+		it.s.batches = new(nd.Recycler)
+	}
+	it.lent, it.batches = ld, it.s.batches
+	it.lending.Store(true) // after the fields: a producer goroutine (MultiProcessing) may be calling Next
+	return true
+}
+
 // ResumeEpochIterator continues an epoch at a saved state, whose
 // Requests is the position of the scheme's request iterator.
 func (s *DatasetStream) ResumeEpochIterator(state fuel.IteratorState) (fuel.EpochIterator, error) {
@@ -144,7 +167,14 @@ type epochIterator struct {
 	s        *DatasetStream
 	requests schemes.RequestIterator
 	served   int // requests given in the epoch, counting those before a resume
+	// lent, once the consumer asked for lent items (Lend), is the dataset
+	// read through with batches' buffers from the stream's Recycler.
+	lent    fuel.LendingDataset
+	batches *nd.Recycler
+	lending atomic.Bool
 }
+
+var _ fuel.Lender = (*epochIterator)(nil)
 
 var _ fuel.StatefulIterator = (*epochIterator)(nil)
 
@@ -157,7 +187,12 @@ func (it *epochIterator) Next() ([]*nd.Array, error) {
 		return nil, fmt.Errorf("streams: request %d of the epoch: %w", it.served, err)
 	}
 	it.served++
-	data, err := it.s.read(req)
+	var data []*nd.Array
+	if it.lending.Load() {
+		data, err = it.lent.GetDataLent(req, it.batches)
+	} else {
+		data, err = it.s.read(req)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("streams: request %d of the epoch: %w", it.served-1, err)
 	}

@@ -35,6 +35,10 @@ func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 	t.iterated = ss.input()
 	t.transform = fusedCast(ss, dt, castSel, t.sources, nil)
 	t.lentTransform = fusedCast(ss, dt, castSel, t.sources, new(nd.Recycler))
+	// Lent items are asked of the stream below too (a dataset's uint8
+	// batches, fuel.LendingDataset): the fused pass releases each one it
+	// converted, and hands the others on.
+	t.passesLoans = true
 }
 
 // fusedCast is the fused Cast's transform over ss; batches, when not nil,
@@ -61,6 +65,9 @@ func fusedCast(ss *Transformer, dt nd.DType, castSel []bool, sources []string, b
 				continue
 			}
 			out[i] = scaleShiftCast(x, a.Shape, spec, dt, batches)
+			if batches != nil {
+				a.Release() // converted: nothing reads it again
+			}
 		}
 		if len(rest) == 0 {
 			return out, nil

@@ -445,6 +445,11 @@ func newMainLoop(c *classCall) (starlark.Value, error) {
 	}
 	ml.LogBackend = logBackend
 	ml.Messages = &printWriter{thread: thread}
+	// Blocks' config.profile: BLOCKS_PROFILE set to anything but "false"
+	// (its bool_) prints the main loop's profile when run() returns.
+	if v, ok := os.LookupEnv("BLOCKS_PROFILE"); ok && v != "" && strings.ToLower(v) != "false" {
+		ml.ReportProfile = true
+	}
 	starlib.RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
 	if err := addCommandLineCheckpoint(thread, ml); err != nil {
 		return nil, fmt.Errorf("MainLoop: %w", err)
