@@ -188,8 +188,3 @@ func parseIndex(key starlark.Value, ndim int) ([]core.Index, error) {
 	}
 	return idx, nil
 }
-
-// symbolicSliceHint explains the interpreter's refusal of x[a:b] on a
-// symbolic variable, which has no length for Starlark to resolve the
-// bounds against.
-const symbolicSliceHint = `a symbolic variable has no length, so Starlark cannot slice it with x[a:b]; write x["a:b"] or x[slice(a, b)] (and x[":", 0] for x[:, 0])`

@@ -10,5 +10,7 @@ func Modules() []*starlarkstruct.Module {
 	mods = append(mods, theanoScanModules()...)
 	mods = append(mods, theanoTypesModules()...)
 	mods = append(mods, allocModules()...)
+	mods = append(mods, theanoConfigModules()...)
+	mods = append(mods, extraModules()...)
 	return mods
 }
