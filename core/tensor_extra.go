@@ -76,15 +76,23 @@ func Ceil(x *Variable) *Variable {
 	return Neg(Floor(Neg(x)))
 }
 
-// subtensorOf returns the variable x and index of sub = x[idx], a basic
-// index (Theano's set_subtensor and inc_subtensor take the subtensor).
-func subtensorOf(what string, sub *Variable) (*Variable, subtensorOp, error) {
+// subtensorOf returns the variable x of sub = x[idx], a basic index
+// (Theano's set_subtensor and inc_subtensor take the subtensor), and
+// scatter, which puts a value of sub's shape into zeros of x's shape.
+func subtensorOf(what string, sub *Variable) (x *Variable, scatter func(v *Variable) *Variable, err error) {
 	if sub.kind == KindOp {
-		if o, ok := sub.op.(subtensorOp); ok {
-			return sub.inputs[0], o, nil
+		switch o := sub.op.(type) {
+		case subtensorOp:
+			x = sub.inputs[0]
+			return x, func(v *Variable) *Variable { return apply(subtensorGradOp{o}, x, v) }, nil
+		case *subtensorShapedOp:
+			x = sub.inputs[0]
+			return x, func(v *Variable) *Variable {
+				return apply(&subtensorShapedGradOp{o}, append([]*Variable{x, v}, sub.inputs[1:]...)...)
+			}, nil
 		}
 	}
-	return nil, subtensorOp{}, fmt.Errorf("%s: the first argument must be a subtensor of a variable (x[1:3], x[:, 0]), got %s", what, sub)
+	return nil, nil, fmt.Errorf("%s: the first argument must be a subtensor of a variable (x[1:3], x[:, 0]), got %s", what, sub)
 }
 
 // IncSubtensor is Theano's inc_subtensor(x[idx], y): x with y (broadcast to
@@ -94,7 +102,7 @@ func IncSubtensor(sub, y *Variable, set bool) (*Variable, error) {
 	if set {
 		what = "set_subtensor"
 	}
-	x, o, err := subtensorOf(what, sub)
+	x, scatter, err := subtensorOf(what, sub)
 	if err != nil {
 		return nil, err
 	}
@@ -108,12 +116,12 @@ func IncSubtensor(sub, y *Variable, set bool) (*Variable, error) {
 	// y broadcast to the subtensor's shape: switch(c, y, y) is y
 	// everywhere (NaN included) with the shape of c.
 	yb := Switch(GE(sub, Const(x.dtype, 0)), y, y)
-	scattered := apply(subtensorGradOp{o}, x, yb)
+	scattered := scatter(yb)
 	if !set {
 		return Add(x, scattered), nil
 	}
 	ones := Switch(GE(sub, Const(x.dtype, 0)), Const(x.dtype, 1), Const(x.dtype, 1))
-	mask := GT(apply(subtensorGradOp{o}, x, ones), Const(x.dtype, 0))
+	mask := GT(scatter(ones), Const(x.dtype, 0))
 	return Switch(mask, scattered, x), nil
 }
 

@@ -22,9 +22,12 @@ import (
 //     elementwise).
 //   - x[a:b:c] on a symbolic variable: Starlark slices only values whose
 //     length it knows, with int bounds. The slice is rewritten into a call
-//     that indexes a variable with slice(a, b, c) (a, b, c ints or int
+//     that indexes a variable with slice(a, b, c) (a, b ints or int
 //     scalar variables computed from shapes) and slices other values as
-//     Starlark does.
+//     Starlark does. x[i, j, a:b], which Starlark parses as the slice
+//     (i, j, a):b, is the index x[i, j, slice(a, b)], as in Python (a
+//     slice elsewhere than last, x[:, 0], stays a syntax error: write
+//     x[":", 0]).
 //
 // The hidden builtins' names ($lt, ..., $slice) cannot be written in a
 // script, so a script's own names never meet them.
@@ -32,7 +35,7 @@ import (
 // hiddenOperators are the builtins the rewritten operators call, added to
 // every interpreter's predeclared names.
 func hiddenOperators() starlark.StringDict {
-	d := starlark.StringDict{"$slice": NewBuiltin("slice", sliceOperator)}
+	d := starlark.StringDict{"$slice": NewBuiltin("slice", sliceOperator), "$sliceobj": NewBuiltin("slice", sliceBuiltin)}
 	for _, op := range []syntax.Token{syntax.LT, syntax.LE, syntax.GT, syntax.GE} {
 		d[hiddenCompareName(op)] = NewBuiltin(op.String(), compareOperator(op))
 	}
@@ -109,6 +112,17 @@ func rewriteExpr(e syntax.Expr) syntax.Expr {
 				return &syntax.Ident{NamePos: e.Lbrack, Name: "None"}
 			}
 			return x
+		}
+		if t, ok := e.Lo.(*syntax.TupleExpr); ok && !t.Lparen.IsValid() && len(t.List) > 0 {
+			// x[i, a:b] parses as the slice (i, a):b: it is the index
+			// (i, slice(a, b)), as in Python.
+			n := len(t.List)
+			last := &syntax.CallExpr{
+				Fn:     &syntax.Ident{NamePos: e.Lbrack, Name: "$sliceobj"},
+				Lparen: e.Lbrack, Args: []syntax.Expr{t.List[n-1], none(e.Hi), none(e.Step)}, Rparen: e.Rbrack,
+			}
+			list := append(append([]syntax.Expr(nil), t.List[:n-1]...), last)
+			return &syntax.IndexExpr{X: e.X, Lbrack: e.Lbrack, Y: &syntax.TupleExpr{List: list}, Rbrack: e.Rbrack}
 		}
 		return &syntax.CallExpr{
 			Fn:     &syntax.Ident{NamePos: e.Lbrack, Name: "$slice"},
