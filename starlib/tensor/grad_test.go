@@ -81,6 +81,7 @@ func TestTensorGradients(t *testing.T) {
 		{"nnet.categorical_crossentropy one-hot", "T.nnet.categorical_crossentropy(T.nnet.softmax(x0), x1)", []*nd.Array{anyv(2, 3), nd.FromSlice([]float64{0, 1, 0, 1, 0, 0}, 2, 3)}},
 		{"nnet.hard_sigmoid", "T.nnet.hard_sigmoid(x0)", []*nd.Array{vals(-1, 0.5, 1.5, -4, 4)}},
 		{"nnet.ultra_fast_sigmoid", "T.nnet.ultra_fast_sigmoid(x0)", []*nd.Array{anyv(4)}},
+		{"nnet.conv2d", "T.nnet.conv2d(x0, x1, border_mode='half', subsample=(1, 1)) + T.nnet.conv2d(x0, x1, filter_flip=False, border_mode=(1, 1))", []*nd.Array{anyv(1, 2, 3, 3), anyv(2, 2, 3, 3)}},
 		{"all any feed a switch", "T.switch(T.all(x0 > -3), x0, 0) + T.switch(T.any(x0 > 3), 0, x0)", []*nd.Array{anyv(3)}},
 	}
 	for _, c := range cases {

@@ -43,9 +43,16 @@ import (
 //	                                    broadcastable flags (any size-1 axis
 //	                                    broadcasts), so there is nothing to change
 //
+//	TensorVariable                      the type of symbolic variables, for
+//	                                    isinstance(x, tensor.TensorVariable); not
+//	                                    callable (make variables with matrix(), ...)
+//
 // tensor.nnet: binary_crossentropy(output, target), hard_sigmoid(x)
 // (clip(0.2 x + 0.5, 0, 1)), ultra_fast_sigmoid(x) (Theano's fast
-// approximation of the sigmoid; the exact sigmoid here).
+// approximation of the sigmoid; the exact sigmoid here),
+// conv2d(input, filters, input_shape=None, filter_shape=None,
+// border_mode='valid', subsample=(1, 1), filter_flip=True) (the shapes are
+// hints, checked against the variables' dimensions only).
 func extraModules() (mods []*starlarkstruct.Module) {
 	members := starlark.StringDict{
 		"concatenate":      starlib.NewBuiltin("concatenate", tensorConcatenate),
@@ -67,6 +74,7 @@ func extraModules() (mods []*starlarkstruct.Module) {
 		"patternbroadcast": starlib.NewBuiltin("patternbroadcast", tensorBroadcastFlags),
 		"addbroadcast":     starlib.NewBuiltin("addbroadcast", tensorBroadcastFlags),
 		"unbroadcast":      starlib.NewBuiltin("unbroadcast", tensorBroadcastFlags),
+		"TensorVariable":   starlib.NewBuiltin("TensorVariable", tensorVariableClass),
 	}
 	extra := starlark.StringDict{
 		"cumsum": starlib.NewBuiltin("cumsum", tensorCumsum),
@@ -76,6 +84,7 @@ func extraModules() (mods []*starlarkstruct.Module) {
 		"binary_crossentropy": starlib.NewBuiltin("binary_crossentropy", nnetBinaryCrossEntropy),
 		"hard_sigmoid":        unaryBuiltin("hard_sigmoid", core.HardSigmoid),
 		"ultra_fast_sigmoid":  unaryBuiltin("ultra_fast_sigmoid", core.Sigmoid),
+		"conv2d":              starlib.NewBuiltin("conv2d", nnetConv2d),
 	}
 	for _, prefix := range []string{"tensor", "theano.tensor"} {
 		all := starlark.StringDict{}
@@ -523,4 +532,57 @@ func nnetBinaryCrossEntropy(thread *starlark.Thread, b *starlark.Builtin, args s
 		return nil, err
 	}
 	return starlib.NewVariable(thread, core.BinaryCrossEntropy(vs[0], vs[1])), nil
+}
+
+// tensorVariableClass is TensorVariable: isinstance names it (its name is
+// the variables' type); it makes nothing.
+func tensorVariableClass(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return nil, fmt.Errorf("TensorVariable cannot be called here: make a variable with tensor.matrix(name), tensor.TensorType(dtype, broadcastable)(), ... (TensorVariable serves isinstance)")
+}
+
+func nnetConv2d(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, w starlark.Value
+	var inShape, fShape, border, subsample starlark.Value = starlark.None, starlark.None, starlark.String("valid"), starlark.None
+	flip := true
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "input", &x, "filters", &w, "input_shape?", &inShape, "filter_shape?", &fShape,
+		"border_mode?", &border, "subsample?", &subsample, "filter_flip?", &flip); err != nil {
+		return nil, err
+	}
+	vs, err := starlib.Variables(thread, b.Name(), []string{"input", "filters"}, x, w)
+	if err != nil {
+		return nil, err
+	}
+	for i, hint := range []starlark.Value{inShape, fShape} {
+		if hint == starlark.None {
+			continue
+		}
+		items, ok := starlib.Elems(hint)
+		if !ok || len(items) != 4 {
+			return nil, fmt.Errorf("conv2d: %s must be a tuple of 4 (ints or None), got %s", [2]string{"input_shape", "filter_shape"}[i], hint)
+		}
+	}
+	opts := core.Conv2dOptions{NoFlip: !flip}
+	if subsample != starlark.None {
+		st, err := starlib.AsInts(subsample)
+		if err != nil || len(st) != 2 {
+			return nil, fmt.Errorf("conv2d: subsample must be two ints, got %s", subsample)
+		}
+		opts.Step = [2]int{st[0], st[1]}
+	}
+	if s, ok := starlark.AsString(border); ok {
+		opts.Border, err = core.ParseBorder(s, nil)
+	} else {
+		var pad []int
+		if pad, err = starlib.AsInts(border); err == nil {
+			opts.Border, err = core.ParseBorder("", pad)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("conv2d: %v", err)
+	}
+	r, err := core.Conv2d(vs[0], vs[1], opts)
+	if err != nil {
+		return nil, err
+	}
+	return starlib.NewVariable(thread, r), nil
 }
