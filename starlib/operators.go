@@ -55,11 +55,10 @@ func rewriteOperators(node syntax.Node) {
 	rewriteValue(reflect.ValueOf(node))
 }
 
-var exprType = reflect.TypeFor[syntax.Expr]()
-
 // rewriteValue walks the exported fields of a syntax node, replacing each
 // expression by its rewrite.
 func rewriteValue(v reflect.Value) {
+	exprType := reflect.TypeFor[syntax.Expr]()
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
