@@ -138,6 +138,24 @@ func TestGradients(t *testing.T) {
 		{"prod", func(x []*Variable) *Variable { return must(Prod(x[0], []int{1}, false)) }, []*nd.Array{pos(3, 4)}},
 		{"softmax", func(x []*Variable) *Variable { return must(Softmax(x[0])) }, []*nd.Array{any_(3, 4)}},
 		{"log_softmax", func(x []*Variable) *Variable { return must(LogSoftmax(x[0])) }, []*nd.Array{any_(3, 4)}},
+		// Theano's names research code calls (tensor_extra.go); the Starlark
+		// face's TestTensorGradients checks them as scripts write them.
+		{"stack", func(x []*Variable) *Variable { return must(Stack([]*Variable{x[0], x[1]}, 1)) }, []*nd.Array{any_(2, 3), any_(2, 3)}},
+		{"clip", func(x []*Variable) *Variable { return Clip(x[0], Const(nd.Float64, -0.5), Const(nd.Float64, 0.5)) }, []*nd.Array{nd.FromSlice([]float64{-1, -0.2, 0.3, 0.9})}},
+		{"inc_subtensor", func(x []*Variable) *Variable {
+			return must(IncSubtensor(must(Subtensor(x[0], []Index{{Slice: true, Start: new(1)}})), x[1], false))
+		}, []*nd.Array{any_(3, 2), any_(2)}},
+		{"set_subtensor", func(x []*Variable) *Variable {
+			return must(IncSubtensor(must(Subtensor(x[0], []Index{{I: 1}})), x[1], true))
+		}, []*nd.Array{any_(3, 2), any_(2)}},
+		{"symbolic slice", func(x []*Variable) *Variable {
+			return must(Subtensor(x[0], []Index{{Slice: true, StartVar: Sub(must(ShapeI(x[0], 0)), Const(nd.Int64, 2))}}))
+		}, []*nd.Array{any_(4, 2)}},
+		{"batched_dot", func(x []*Variable) *Variable { return must(BatchedDot(x[0], x[1])) }, []*nd.Array{any_(2, 3, 4), any_(2, 4, 2)}},
+		{"roll", func(x []*Variable) *Variable { return must(Roll(x[0], -1, 1)) }, []*nd.Array{any_(2, 3)}},
+		{"repeat", func(x []*Variable) *Variable { return must(Repeat(x[0], 3, 1)) }, []*nd.Array{any_(2, 3)}},
+		{"cumsum", func(x []*Variable) *Variable { axis := 0; return must(CumSum(x[0], &axis)) }, []*nd.Array{any_(3, 2)}},
+		{"binary_crossentropy", func(x []*Variable) *Variable { return BinaryCrossEntropy(Sigmoid(x[0]), x[1]) }, []*nd.Array{any_(4), randArray(r, 0.1, 0.9, 4)}},
 		{"reshape", func(x []*Variable) *Variable { return Sqr(must(Reshape(x[0], []int{2, -1}))) }, []*nd.Array{any_(3, 4)}},
 		{"flatten", func(x []*Variable) *Variable { return Sqr(must(Flatten(x[0], 2))) }, []*nd.Array{any_(2, 3, 4)}},
 		{"dimshuffle", func(x []*Variable) *Variable { return Sqr(must(Dimshuffle(x[0], []int{2, -1, 0, 1}))) }, []*nd.Array{any_(2, 3, 4)}},

@@ -177,8 +177,8 @@ func (o concatGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }
 
-// Concatenate joins variables of one dtype and number of dimensions along
-// axis (negative counts from the end).
+// Concatenate joins variables of one number of dimensions along axis
+// (negative counts from the end), cast to their common dtype.
 func Concatenate(xs []*Variable, axis int) (*Variable, error) {
 	if len(xs) == 0 {
 		return nil, fmt.Errorf("concatenate: nothing to join")
@@ -193,7 +193,21 @@ func Concatenate(xs []*Variable, axis int) (*Variable, error) {
 	if len(xs) == 1 {
 		return xs[0], nil
 	}
-	return tryApply(concatOp{axis}, xs...)
+	return tryApply(concatOp{axis}, upcastAll(xs)...)
+}
+
+// upcastAll casts variables to their common dtype (numpy's promotion), as
+// Theano's join and stack do.
+func upcastAll(xs []*Variable) []*Variable {
+	dt := xs[0].dtype
+	for _, x := range xs[1:] {
+		dt = resultType(&Variable{dtype: dt}, x)
+	}
+	out := make([]*Variable, len(xs))
+	for i, x := range xs {
+		out[i] = Cast(x, dt)
+	}
+	return out
 }
 
 // takeOp is W[indices]: rows of W picked by an integer array of any shape

@@ -253,6 +253,10 @@ type Index struct {
 	Slice             bool
 	I                 int
 	Start, Stop, Step *int
+	// StartVar and StopVar, when not nil, are a slice's symbolic bounds
+	// (Start, Stop ignored): int scalars computed from shapes
+	// (x[x.shape[0] - 2:]), known when the graph runs.
+	StartVar, StopVar *Variable
 }
 
 // subtensorOp is basic indexing x[i, a:b:c, ...].
@@ -428,10 +432,15 @@ func Subtensor(x *Variable, idx []Index) (*Variable, error) {
 	if len(idx) > x.ndim {
 		return nil, fmt.Errorf("too many indices (%d) for a %d-d variable", len(idx), x.ndim)
 	}
+	symbolic := false
 	for _, ix := range idx {
 		if ix.Slice && ix.Step != nil && *ix.Step == 0 {
 			return nil, fmt.Errorf("slice step cannot be zero")
 		}
+		symbolic = symbolic || ix.StartVar != nil || ix.StopVar != nil
+	}
+	if symbolic {
+		return subtensorShaped(x, idx) // shape_expr_subtensor.go
 	}
 	return tryApply(subtensorOp{slices.Clone(idx)}, x)
 }

@@ -248,9 +248,13 @@ func ArraysEqual(a, b *nd.Array) bool {
 // broadcasting and type promotion). Variables handle the mixed case.
 func (a *Array) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (v starlark.Value, err error) {
 	defer RecoverInternal("ndarray "+op.String(), &err)
-	f := binaryOps[op]
+	f := binaryOp(op)
 	if f == nil {
 		return nil, nil
+	}
+	if _, cmp := compareNames[op]; cmp { // numpy's comparisons give bool arrays
+		g := f
+		f = func(a, b *core.Variable) *core.Variable { return core.Cast(g(a, b), nd.Bool) }
 	}
 	var other *core.Variable
 	switch y := y.(type) {
@@ -292,6 +296,23 @@ var binaryOps = map[syntax.Token]func(a, b *core.Variable) *core.Variable{
 	syntax.MINUS:   core.Sub,
 	syntax.STAR:    core.Mul,
 	syntax.SLASH:   core.Div,
+}
+
+// binaryOp is the function of a binary operator of arrays and variables:
+// the arithmetic of binaryOps, and the ordered comparisons (which reach
+// Binary only from elementwiseCompare: operators.go).
+func binaryOp(op syntax.Token) func(a, b *core.Variable) *core.Variable {
+	switch op {
+	case syntax.LT:
+		return core.LT
+	case syntax.LE:
+		return core.LE
+	case syntax.GT:
+		return core.GT
+	case syntax.GE:
+		return core.GE
+	}
+	return binaryOps[op]
 }
 
 // Unary implements -a and +a.

@@ -44,7 +44,7 @@ var ConfigModule = &starlarkstruct.Module{
 	Name: "blocks.config",
 	Members: starlark.StringDict{
 		"get":    NewBuiltin("get", configGet),
-		"config": &Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value { return &Config{thread} }},
+		"config": &Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value { return &Config{thread: thread} }},
 	},
 }
 

@@ -24,7 +24,20 @@ type tunables struct {
 // tunables, with Blocks' settings as attributes. Each run loads its own,
 // bound to its thread: config.floatX and config.device are the run's
 // (setting config.device changes where this run compiles, no other).
-type Config struct{ thread *starlark.Thread }
+type Config struct {
+	thread *starlark.Thread
+	// ignored are Blocks' settings that have no meaning here
+	// (recursion_limit, profile), as the script set them.
+	ignored map[string]starlark.Value
+}
+
+// configIgnored are Blocks' settings a script may set with no effect here,
+// with Blocks' defaults: recursion_limit is Python's (this project's
+// graphs are not walked recursively in Python), profile Blocks' profiler
+// (the main loop always keeps its timings: Timing).
+func configIgnored() map[string]starlark.Value {
+	return map[string]starlark.Value{"recursion_limit": starlark.MakeInt(10000), "profile": starlark.False}
+}
 
 var (
 	_ starlark.Callable = (*Config)(nil)
@@ -40,7 +53,7 @@ func (*Config) Name() string          { return "config" }
 
 // AttrNames are Blocks' settings and get.
 func (*Config) AttrNames() []string {
-	return []string{"default_seed", "device", "floatX", "get", "log_backend"}
+	return []string{"default_seed", "device", "floatX", "get", "log_backend", "profile", "recursion_limit"}
 }
 
 // Attr returns a setting.
@@ -57,16 +70,33 @@ func (c *Config) Attr(name string) (starlark.Value, error) {
 	case "device":
 		return starlark.String(Device(c.thread).String()), nil
 	}
+	if v, ok := c.ignored[name]; ok {
+		return v, nil
+	}
+	if v, ok := configIgnored()[name]; ok {
+		return v, nil
+	}
 	return nil, nil
 }
 
-// SetField sets config.device, for a script that pins where its run
+// SetField sets config.recursion_limit or config.profile (accepted and
+// ignored: configIgnored), or config.device, for a script that pins where its run
 // compiles from now on (config.device = "cpu"); a device this build cannot
 // use is an error at that line. Other runs, and REPL sessions, keep their
 // own device.
 func (c *Config) SetField(name string, v starlark.Value) error {
+	if def, ok := configIgnored()[name]; ok {
+		if v.Type() != def.Type() {
+			return fmt.Errorf("config.%s: want %s, got %s", name, article(def.Type()), v.Type())
+		}
+		if c.ignored == nil {
+			c.ignored = map[string]starlark.Value{}
+		}
+		c.ignored[name] = v
+		return nil
+	}
 	if name != "device" {
-		return starlark.NoSuchAttrError(fmt.Sprintf("config.%s cannot be set (only config.device; declare tunables with config(name=default))", name))
+		return starlark.NoSuchAttrError(fmt.Sprintf("config.%s cannot be set (only config.device, and recursion_limit and profile, which are ignored; declare tunables with config(name=default))", name))
 	}
 	s, ok := starlark.AsString(v)
 	if !ok {

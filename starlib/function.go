@@ -17,6 +17,9 @@ import (
 type Function struct {
 	F      *core.Function
 	single bool // outputs was one variable, not a list
+	// downcast is Theano's allow_input_downcast: an array of a dtype that
+	// cannot feed an input without loss (float64 into float32) is cast.
+	downcast bool
 }
 
 var _ starlark.Callable = (*Function)(nil)
@@ -46,6 +49,9 @@ func (f *Function) CallInternal(thread *starlark.Thread, args starlark.Tuple, kw
 	}
 	vals := make([]*nd.Array, len(args))
 	for i, a := range args {
+		if arr, ok := a.(*Array); ok && f.downcast && !core.CanFeed(arr.A.DType(), ins[i].DType()) {
+			a = &Array{A: arr.A.Astype(ins[i].DType())}
+		}
 		if vals[i], err = InputArray(ins[i], a); err != nil {
 			return nil, fmt.Errorf("function: argument %d: %v", i+1, err)
 		}

@@ -33,9 +33,20 @@ func TheanoFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		return nil, err
 	}
 	var insV, outsV starlark.Value
-	var upV starlark.Value = starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "inputs", &insV, "outputs", &outsV, "updates?", &upV); err != nil {
+	var upV, mode, name, profile starlark.Value = starlark.None, starlark.None, starlark.None, starlark.None
+	onUnused := "raise"
+	downcast := false
+	// mode, name and profile are Theano's compilation settings, accepted
+	// and ignored (the graph is compiled one way); an input the outputs do
+	// not use is accepted whatever on_unused_input says (Theano's 'ignore').
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "inputs", &insV, "outputs", &outsV, "updates?", &upV,
+		"mode?", &mode, "name?", &name, "profile?", &profile, "on_unused_input?", &onUnused, "allow_input_downcast?", &downcast); err != nil {
 		return nil, err
+	}
+	switch onUnused {
+	case "raise", "warn", "ignore":
+	default:
+		return nil, fmt.Errorf("function: on_unused_input must be 'raise', 'warn' or 'ignore', got %q", onUnused)
 	}
 	items, ok := Elems(insV)
 	if !ok {
@@ -62,7 +73,7 @@ func TheanoFunction(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		return nil, fmt.Errorf("function: %v", err)
 	}
 	f.SetMemoryLimit(memoryLimit(thread))
-	return &Function{F: f, single: single}, nil
+	return &Function{F: f, single: single, downcast: downcast}, nil
 }
 
 // TheanoShared is the builtin shared(value, name=None) of tensor and

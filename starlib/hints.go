@@ -59,7 +59,7 @@ func syntaxHint(e syntax.Error, src []byte) string {
 	}
 	switch {
 	case strings.HasPrefix(msg, "got import,") || strings.HasPrefix(msg, "got from,"):
-		return `Starlark has no import: load("numpy", "zeros", "ones") binds names from a module; :help lists the modules`
+		return `Starlark has no import: theano and numpy are predeclared (import numpy as np: np = numpy; from theano import tensor as T: T = theano.tensor), and load("numpy", "zeros", "ones") binds names from a module; :help lists the modules`
 	case strings.HasPrefix(msg, "got '**',"):
 		return `Starlark has no **: write x * x, pow(x, y) for numbers (load("math", "pow")), or pow(x, y) and sqr(x) from load("tensor", ...) for variables`
 	case strings.HasPrefix(msg, "got ',', want primary expression") && strings.Contains(lineOf(src, e.Pos.Line), "[:"):
@@ -145,6 +145,13 @@ func undefinedHint(msg string, globals starlark.StringDict, lib *Library) string
 	if !ok || strings.Contains(name, " ") {
 		return ""
 	}
+	// Python's import aliases.
+	switch name {
+	case "np":
+		return "numpy is predeclared: np = numpy is Python's import numpy as np"
+	case "T", "TT":
+		return name + " = theano.tensor is Python's import theano.tensor as " + name
+	}
 	// The name itself may be among them (predeclared where the error was
 	// not): it is no suggestion.
 	var names []string
@@ -154,7 +161,9 @@ func undefinedHint(msg string, globals starlark.StringDict, lib *Library) string
 		}
 	}
 	for n := range globals {
-		add(n)
+		if !HiddenGlobal(n) {
+			add(n)
+		}
 	}
 	for n := range starlark.Universe {
 		add(n)

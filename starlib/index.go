@@ -26,7 +26,9 @@ import (
 // SliceValue is Python's slice object (the predeclared slice builtin),
 // used as one entry of a multi-axis index.
 type SliceValue struct {
-	Start, Stop, Step starlark.Value // Int or None
+	// Int or None; Start and Stop may also be int scalar variables
+	// computed from shapes (Theano's symbolic bounds).
+	Start, Stop, Step starlark.Value
 }
 
 var _ starlark.HasAttrs = (*SliceValue)(nil)
@@ -74,12 +76,15 @@ func sliceBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	default:
 		return nil, fmt.Errorf("slice: got %d arguments, want 1 to 3", len(args))
 	}
-	for _, v := range []starlark.Value{s.Start, s.Stop, s.Step} {
-		if v == starlark.None {
-			continue
-		}
-		if _, ok := v.(starlark.Int); !ok {
-			return nil, fmt.Errorf("slice: got %s, want int or None", v.Type())
+	for i, v := range []starlark.Value{s.Start, s.Stop, s.Step} {
+		switch v.(type) {
+		case starlark.NoneType, starlark.Int:
+		case *Variable:
+			if i == 2 {
+				return nil, fmt.Errorf("slice: the step must be an int or None, got %s", v.Type())
+			}
+		default:
+			return nil, fmt.Errorf("slice: got %s, want int, an int scalar variable or None", v.Type())
 		}
 	}
 	if s.Step != starlark.None {
@@ -146,8 +151,16 @@ func parseIndex(key starlark.Value, ndim int) ([]core.Index, error) {
 		case *SliceValue:
 			ix := core.Index{Slice: true}
 			var err error
-			if ix.Start, err = optInt(it.Start); err == nil {
-				if ix.Stop, err = optInt(it.Stop); err == nil {
+			start, stop := it.Start, it.Stop
+			// Symbolic bounds: int scalars computed from shapes.
+			if v, ok := start.(*Variable); ok {
+				ix.StartVar, start = v.V, starlark.None
+			}
+			if v, ok := stop.(*Variable); ok {
+				ix.StopVar, stop = v.V, starlark.None
+			}
+			if ix.Start, err = optInt(start); err == nil {
+				if ix.Stop, err = optInt(stop); err == nil {
 					ix.Step, err = optInt(it.Step)
 				}
 			}
@@ -188,8 +201,3 @@ func parseIndex(key starlark.Value, ndim int) ([]core.Index, error) {
 	}
 	return idx, nil
 }
-
-// symbolicSliceHint explains the interpreter's refusal of x[a:b] on a
-// symbolic variable, which has no length for Starlark to resolve the
-// bounds against.
-const symbolicSliceHint = `a symbolic variable has no length, so Starlark cannot slice it with x[a:b]; write x["a:b"] or x[slice(a, b)] (and x[":", 0] for x[:, 0])`

@@ -285,6 +285,15 @@ func Predeclared() starlark.StringDict {
 	return d
 }
 
+// ModuleGlobals names the modules every script has as global values, as a
+// Python script has them after `import theano` and `import numpy`:
+// theano.tensor.nnet.sigmoid, theano.config.floatX, numpy.zeros; `import
+// numpy as np` becomes np = numpy, `from theano import tensor as T`
+// T = theano.tensor (or load("theano", T="tensor")). Each is the module
+// load() reads (a run without a Library has none), so a child module Go
+// code registers later (theano.sandbox.rng_mrg) is an attribute at once.
+func ModuleGlobals() []string { return []string{"theano", "numpy"} }
+
 // Interp runs scripts on one thread with one loader cache: ExecFile for
 // a script, ExecREPL for the chunks of an interactive session.
 type Interp struct {
@@ -390,6 +399,17 @@ func NewInterp(opts Options) (*Interp, error) {
 	for k, v := range boundedIterableBuiltins() {
 		in.predeclared[k] = v
 	}
+	// Python's `import theano` and `import numpy as np`: the modules
+	// themselves, the values load() takes their members from (theano.tensor
+	// is load("theano.tensor")'s module, with the same builtins).
+	for _, name := range ModuleGlobals() {
+		if m, ok := in.modules.lookup(name); ok {
+			in.predeclared[name] = m
+		}
+	}
+	for k, v := range hiddenOperators() { // operators.go
+		in.predeclared[k] = v
+	}
 	for k, v := range opts.Predeclared {
 		in.predeclared[k] = v
 	}
@@ -441,6 +461,23 @@ func (in *Interp) Loaded() []string {
 	return append([]string(nil), in.state.loaded...)
 }
 
+// execFile is starlark.ExecFileOptions in FileOptions' dialect, with
+// Theano's operators (rewriteOperators).
+func execFile(thread *starlark.Thread, filename string, src any, predeclared starlark.StringDict) (starlark.StringDict, error) {
+	f, err := FileOptions.Parse(filename, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	rewriteOperators(f)
+	prog, err := starlark.FileProgram(f, predeclared.Has)
+	if err != nil {
+		return nil, err
+	}
+	g, err := prog.Init(thread, predeclared)
+	g.Freeze()
+	return g, err
+}
+
 // ExecFile runs a script with the interpreter. src may be nil to read
 // filename. See the package function ExecFile.
 func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, error) {
@@ -458,7 +495,7 @@ func (in *Interp) ExecFile(filename string, src []byte) (starlark.StringDict, er
 	}
 	in.recordScript(filename, src)
 	defer watchHeap(in.Thread)()
-	g, err := starlark.ExecFileOptions(FileOptions, in.Thread, filename, src, in.predeclared)
+	g, err := execFile(in.Thread, filename, src, in.predeclared)
 	if err != nil {
 		return g, normalizeError(Hint(err, src, nil, in.opts.Library))
 	}
@@ -488,6 +525,7 @@ func (in *Interp) ExecREPLFile(ctx context.Context, filename, src string) (starl
 	if err != nil {
 		return nil, Hint(err, []byte(src), in.Globals, in.opts.Library)
 	}
+	rewriteOperators(f)
 	if len(f.Stmts) == 1 {
 		if e, ok := f.Stmts[0].(*syntax.ExprStmt); ok {
 			v, err := starlark.EvalExprOptions(&opts, in.Thread, e.X, in.Globals)
@@ -637,7 +675,7 @@ func (in *Interp) load(thread *starlark.Thread, module string) (starlark.StringD
 	in.state.mu.Unlock()
 	// Same thread: thread locals carry over and a backtrace goes through
 	// the load statement into the loaded file.
-	g, err := starlark.ExecFileOptions(FileOptions, thread, path, src, in.predeclared)
+	g, err := execFile(thread, path, src, in.predeclared)
 	err = Hint(err, src, nil, in.opts.Library)
 	in.cache[abs] = &loadEntry{g, err}
 	return g, err
@@ -701,14 +739,9 @@ func normalizeError(err error) error {
 			deepest = d
 		}
 	}
-	msg := ev.Msg
-	if strings.Contains(msg, "invalid slice operand TensorVariable") {
-		msg += " (" + symbolicSliceHint + ")"
-	}
-	if deepest == ev && msg == ev.Msg {
+	if deepest == ev {
 		return ev
 	}
-	ev.Msg = msg
 	ev.CallStack = deepest.CallStack
 	return ev
 }

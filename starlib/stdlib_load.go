@@ -26,7 +26,7 @@ func (in *Interp) loadStdlib(thread *starlark.Thread, module string) (starlark.S
 		return nil, err
 	}
 	in.cache[key] = nil
-	g, err := starlark.ExecFileOptions(FileOptions, thread, module, src, in.predeclared)
+	g, err := execFile(thread, module, src, in.predeclared)
 	in.cache[key] = &loadEntry{g, err}
 	return g, err
 }

@@ -103,7 +103,7 @@ func (v *Variable) Has(y starlark.Value) (bool, error) {
 // Binary implements + - * / with variables, numbers, arrays and lists.
 func (v *Variable) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (r starlark.Value, err error) {
 	defer RecoverInternal("TensorVariable "+op.String(), &err)
-	f := binaryOps[op]
+	f := binaryOp(op)
 	if f == nil {
 		return nil, nil
 	}

@@ -17,9 +17,7 @@ func modVariable(x, y *core.Variable) *core.Variable {
 		dt = nd.Float64
 	}
 	q := core.Div(core.Cast(x, dt), core.Cast(y, dt))
-	t := core.Cast(core.Cast(q, nd.Int64), dt)
-	floor := core.Sub(t, core.Cast(core.LT(q, t), dt))
-	r := core.Sub(core.Cast(x, dt), core.Mul(core.Cast(y, dt), floor))
+	r := core.Sub(core.Cast(x, dt), core.Mul(core.Cast(y, dt), core.Floor(q)))
 	if !x.DType().IsFloat() && !y.DType().IsFloat() {
 		return core.Cast(r, x.DType())
 	}

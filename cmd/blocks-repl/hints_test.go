@@ -11,7 +11,9 @@ import (
 // bracket is reported where it was opened.
 func TestPythonHabitHints(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{"import numpy as np\n", `Starlark has no import: load("numpy", "zeros", "ones")`},
+		{"import numpy as np\n", `Starlark has no import: theano and numpy are predeclared (import numpy as np: np = numpy;`},
+		{"x = np.zeros(3)\n", `undefined: np (numpy is predeclared: np = numpy is Python's import numpy as np)`},
+		{"x = T.matrix()\n", `undefined: T (T = theano.tensor is Python's import theano.tensor as T)`},
 		{"from numpy import zeros\n", `Starlark has no import`},
 		{"x = 2 ** 3\n", `Starlark has no **: write x * x, pow(x, y) for numbers (load("math", "pow"))`},
 		{"a = [1]\nb = a[:, 0]\n", `write x[":", 0] for x[:, 0]`},

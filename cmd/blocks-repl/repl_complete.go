@@ -110,7 +110,9 @@ func (c *completer) globals() []string {
 		}
 	}
 	for n := range c.s.interp.Globals {
-		add(n)
+		if !starlib.HiddenGlobal(n) {
+			add(n)
+		}
 	}
 	for n := range starlark.Universe {
 		add(n)

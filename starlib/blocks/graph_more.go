@@ -23,11 +23,40 @@ import (
 //	cg.updates                 the updates the graph needs when compiled: none here, an
 //	    empty list (Blocks lists those of Theano's random streams; a random op here
 //	    advances its own generator)
+//	cg.get_theano_function(additional_updates=None, **kwargs)
+//	    theano.function(cg.inputs, cg.outputs, updates=cg.updates + additional_updates,
+//	    **kwargs): a list of outputs for a list, called with one array per input in
+//	    cg.inputs' order
 
 func graphMoreAttr(g *ComputationGraph, name string) starlark.Value {
 	switch name {
 	case "updates":
 		return starlark.NewList(nil)
+	case "get_theano_function":
+		return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var ups starlark.Value = starlark.None
+			if len(args) > 1 {
+				return nil, fmt.Errorf("get_theano_function: got %d positional arguments, want at most 1 (additional_updates)", len(args))
+			}
+			if len(args) == 1 {
+				ups = args[0]
+			}
+			var rest []starlark.Tuple
+			for _, kv := range kwargs {
+				if kv[0] == starlark.String("additional_updates") {
+					ups = kv[1]
+					continue
+				}
+				rest = append(rest, kv)
+			}
+			// Blocks' graph updates are none here (cg.updates): the
+			// function's updates are the additional ones.
+			if ups != starlark.None {
+				rest = append(rest, starlark.Tuple{starlark.String("updates"), ups})
+			}
+			fn := starlib.NewBuiltin("get_theano_function", starlib.TheanoFunction)
+			return starlark.Call(thread, fn, starlark.Tuple{variableList(nil, g.G.Inputs()), variableList(nil, g.G.Outputs)}, rest)
+		}).BindReceiver(g)
 	case "replace":
 		return starlib.NewBuiltin("replace", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var replV starlark.Value
@@ -94,7 +123,7 @@ func graphMoreAttr(g *ComputationGraph, name string) starlark.Value {
 	return nil
 }
 
-var graphMoreAttrNames = []string{"get_snapshot", "scan_variables", "scans", "updates"}
+var graphMoreAttrNames = []string{"get_snapshot", "get_theano_function", "scan_variables", "scans", "updates"}
 
 func graphSnapshot(thread *starlark.Thread, g *graph.ComputationGraph, data *starlark.Dict) (starlark.Value, error) {
 	var outs []*core.Variable

@@ -41,7 +41,8 @@ import (
 //
 //	function(inputs, outputs, updates=None)   as tensor.function
 //	shared(value, name=None)                  as tensor.shared
-//	config.floatX                             the run's floatX
+//
+// (theano.config is package tensor's, with Theano's other modules.)
 func utilsModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.utils", Members: starlark.StringDict{
 		"shared_floatx":         starlib.NewBuiltin("shared_floatx", sharedFloatX),
@@ -59,11 +60,6 @@ func utilsModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "theano", Members: starlark.StringDict{
 		"function": starlib.NewBuiltin("function", starlib.TheanoFunction),
 		"shared":   starlib.NewBuiltin("shared", starlib.TheanoShared),
-		"config": &starlib.Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value {
-			return starlarkstruct.FromStringDict(starlark.String("theano.config"), starlark.StringDict{
-				"floatX": starlark.String(starlib.FloatX(thread).String()),
-			})
-		}},
 	}})
 	return
 }

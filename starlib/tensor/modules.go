@@ -11,5 +11,7 @@ func Modules() []*starlarkstruct.Module {
 	mods = append(mods, theanoTypesModules()...)
 	mods = append(mods, allocModules()...)
 	mods = append(mods, randomStreamsModules()...)
+	mods = append(mods, theanoConfigModules()...)
+	mods = append(mods, extraModules()...)
 	return mods
 }

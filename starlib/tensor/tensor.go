@@ -93,6 +93,10 @@ func tensorModules() (mods []*starlarkstruct.Module) {
 //	    dict {shared: new_value} or a list of (shared, new_value) pairs.
 //	    The result is called with one array or list per input, in order,
 //	    and returns an array (a list of arrays for a list of outputs).
+//	    Theano's mode, name, profile and on_unused_input are accepted and
+//	    ignored (an unused input is accepted); allow_input_downcast=True
+//	    casts an array that would lose precision (float64 data for a
+//	    float32 input) instead of refusing it.
 //
 // The tensor.nnet module (also an attribute: tensor.nnet.softmax):
 //

@@ -1,0 +1,260 @@
+package starlib
+
+import (
+	"fmt"
+	"reflect"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/blocks-go/blocks/core"
+)
+
+// Theano's and numpy's operators where Starlark's interpreter has no hook:
+//
+//   - x < y, x <= y, x > y, x >= y are elementwise when x or y is a
+//     symbolic variable or an array (Theano's and numpy's __lt__ ...): a
+//     uint8 variable, a bool array. Starlark's interpreter compares any
+//     two values into a bool, so a script's ordered comparisons are
+//     rewritten, once parsed, into calls of hidden builtins that do
+//     Starlark's own comparison on other values. == and != stay Starlark's
+//     (identity on variables, as Theano's; tensor.eq and neq are
+//     elementwise).
+//   - x[a:b:c] on a symbolic variable: Starlark slices only values whose
+//     length it knows, with int bounds. The slice is rewritten into a call
+//     that indexes a variable with slice(a, b, c) (a, b ints or int
+//     scalar variables computed from shapes) and slices other values as
+//     Starlark does. x[i, j, a:b], which Starlark parses as the slice
+//     (i, j, a):b, is the index x[i, j, slice(a, b)], as in Python (a
+//     slice elsewhere than last, x[:, 0], stays a syntax error: write
+//     x[":", 0]).
+//
+// The hidden builtins' names ($lt, ..., $slice) cannot be written in a
+// script, so a script's own names never meet them.
+
+// hiddenOperators are the builtins the rewritten operators call, added to
+// every interpreter's predeclared names.
+func hiddenOperators() starlark.StringDict {
+	d := starlark.StringDict{"$slice": NewBuiltin("slice", sliceOperator), "$sliceobj": NewBuiltin("slice", sliceBuiltin)}
+	for _, op := range []syntax.Token{syntax.LT, syntax.LE, syntax.GT, syntax.GE} {
+		d[hiddenCompareName(op)] = NewBuiltin(op.String(), compareOperator(op))
+	}
+	return d
+}
+
+func hiddenCompareName(op syntax.Token) string { return "$" + compareNames[op] }
+
+// HiddenGlobal reports whether a global name is one of the hidden operators
+// (never listed to a user: completion, dir of the session).
+func HiddenGlobal(name string) bool { return len(name) > 0 && name[0] == '$' }
+
+// rewriteOperators rewrites a parsed file's (or expression's) ordered
+// comparisons and slices into calls of the hidden operators, keeping their
+// positions (an error points at the operator or the bracket).
+func rewriteOperators(node syntax.Node) {
+	rewriteValue(reflect.ValueOf(node))
+}
+
+// rewriteValue walks the exported fields of a syntax node, replacing each
+// expression by its rewrite.
+func rewriteValue(v reflect.Value) {
+	exprType := reflect.TypeFor[syntax.Expr]()
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			rewriteValue(v.Elem())
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < v.NumField(); i++ {
+			if !t.Field(i).IsExported() {
+				continue
+			}
+			f := v.Field(i)
+			if f.Type() == exprType && !f.IsNil() && f.CanSet() {
+				rewriteValue(f)
+				if r := rewriteExpr(f.Interface().(syntax.Expr)); r != nil {
+					f.Set(reflect.ValueOf(r))
+				}
+				continue
+			}
+			rewriteValue(f)
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			e := v.Index(i)
+			if e.Type() == exprType && !e.IsNil() {
+				rewriteValue(e)
+				if r := rewriteExpr(e.Interface().(syntax.Expr)); r != nil {
+					e.Set(reflect.ValueOf(r))
+				}
+				continue
+			}
+			rewriteValue(e)
+		}
+	}
+}
+
+// rewriteExpr is the call that replaces e, or nil to keep e.
+func rewriteExpr(e syntax.Expr) syntax.Expr {
+	switch e := e.(type) {
+	case *syntax.BinaryExpr:
+		if _, ok := compareNames[e.Op]; ok {
+			return &syntax.CallExpr{
+				Fn:     &syntax.Ident{NamePos: e.OpPos, Name: hiddenCompareName(e.Op)},
+				Lparen: e.OpPos, Args: []syntax.Expr{e.X, e.Y}, Rparen: e.OpPos,
+			}
+		}
+	case *syntax.SliceExpr:
+		none := func(x syntax.Expr) syntax.Expr {
+			if x == nil {
+				return &syntax.Ident{NamePos: e.Lbrack, Name: "None"}
+			}
+			return x
+		}
+		if t, ok := e.Lo.(*syntax.TupleExpr); ok && !t.Lparen.IsValid() && len(t.List) > 0 {
+			// x[i, a:b] parses as the slice (i, a):b: it is the index
+			// (i, slice(a, b)), as in Python.
+			n := len(t.List)
+			last := &syntax.CallExpr{
+				Fn:     &syntax.Ident{NamePos: e.Lbrack, Name: "$sliceobj"},
+				Lparen: e.Lbrack, Args: []syntax.Expr{t.List[n-1], none(e.Hi), none(e.Step)}, Rparen: e.Rbrack,
+			}
+			list := append(append([]syntax.Expr(nil), t.List[:n-1]...), last)
+			return &syntax.IndexExpr{X: e.X, Lbrack: e.Lbrack, Y: &syntax.TupleExpr{List: list}, Rbrack: e.Rbrack}
+		}
+		return &syntax.CallExpr{
+			Fn:     &syntax.Ident{NamePos: e.Lbrack, Name: "$slice"},
+			Lparen: e.Lbrack, Args: []syntax.Expr{e.X, none(e.Lo), none(e.Hi), none(e.Step)}, Rparen: e.Rbrack,
+		}
+	}
+	return nil
+}
+
+// elementwise reports whether x is a value whose ordered comparisons are
+// elementwise.
+func elementwise(x starlark.Value) bool {
+	switch x.(type) {
+	case *Variable, *Array:
+		return true
+	}
+	return false
+}
+
+// compareOperator is x OP y: elementwise (Variable's or Array's Binary
+// for OP) when x or y is a variable or an array, else Starlark's own.
+func compareOperator(op syntax.Token) BuiltinFunc {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		x, y := args[0], args[1]
+		if !elementwise(x) && !elementwise(y) {
+			ok, err := starlark.Compare(op, x, y)
+			if err != nil {
+				return nil, err
+			}
+			return starlark.Bool(ok), nil
+		}
+		if r, err := elementwiseCompare(thread, op, x, y); r != nil || err != nil {
+			if v, ok := r.(*Variable); ok {
+				return NewVariable(thread, v.V), nil // the run's annotations
+			}
+			return r, err
+		}
+		return nil, fmt.Errorf("%s %s %s not implemented", x.Type(), op, y.Type())
+	}
+}
+
+// sliceOperator is x[lo:hi:step].
+func sliceOperator(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	x, lo, hi, step := args[0], args[1], args[2], args[3]
+	_, isVar := x.(*Variable)
+	symbolic := false
+	for _, v := range []starlark.Value{lo, hi, step} {
+		if _, ok := v.(*Variable); ok {
+			symbolic = true
+		}
+	}
+	if isVar || symbolic {
+		s := &SliceValue{Start: lo, Stop: hi, Step: step}
+		m, ok := x.(starlark.Mapping)
+		if !ok {
+			return nil, fmt.Errorf("invalid slice operand %s (a slice with symbolic bounds indexes a symbolic variable)", x.Type())
+		}
+		if a, isArr := x.(*Array); isArr {
+			m = NewVariable(thread, core.NewConstant(a.A))
+		}
+		r, _, err := m.Get(s)
+		return r, err
+	}
+	return starlarkSlice(x, lo, hi, step)
+}
+
+// starlarkSlice is Starlark's (and Python's) x[lo:hi:step] of a value
+// whose length is known.
+func starlarkSlice(x, lo, hi, stepV starlark.Value) (starlark.Value, error) {
+	s, ok := x.(starlark.Sliceable)
+	if !ok {
+		return nil, fmt.Errorf("invalid slice operand %s", x.Type())
+	}
+	n := s.Len()
+	step := 1
+	if stepV != starlark.None {
+		var err error
+		if step, err = starlark.AsInt32(stepV); err != nil {
+			return nil, fmt.Errorf("invalid slice step: %s", err)
+		}
+		if step == 0 {
+			return nil, fmt.Errorf("zero is not a valid slice step")
+		}
+	}
+	// Python's rule: a negative bound counts from the end; bounds are then
+	// clamped to [0, n] going forwards, [-1, n-1] going backwards.
+	bound := func(v starlark.Value, what string, def int) (int, error) {
+		if v == starlark.None {
+			return def, nil
+		}
+		i, err := starlark.AsInt32(v)
+		if err != nil {
+			return 0, fmt.Errorf("invalid %s index: %s", what, err)
+		}
+		if i < 0 {
+			i += n
+		}
+		lowest, highest := 0, n
+		if step < 0 {
+			lowest, highest = -1, n-1
+		}
+		return min(max(i, lowest), highest), nil
+	}
+	startDef, endDef := 0, n
+	if step < 0 {
+		startDef, endDef = n-1, -1
+	}
+	start, err := bound(lo, "start", startDef)
+	if err != nil {
+		return nil, err
+	}
+	end, err := bound(hi, "end", endDef)
+	if err != nil {
+		return nil, err
+	}
+	if step > 0 && end < start || step < 0 && end > start {
+		end = start // empty
+	}
+	return s.Slice(start, end, step), nil
+}
+
+// elementwiseCompare is x op y with a variable or an array among them, as
+// the interpreter does arithmetic: x's Binary, else y's.
+func elementwiseCompare(thread *starlark.Thread, op syntax.Token, x, y starlark.Value) (starlark.Value, error) {
+	if b, ok := x.(starlark.HasBinary); ok {
+		if r, err := b.Binary(op, y, starlark.Left); r != nil || err != nil {
+			return r, err
+		}
+	}
+	if b, ok := y.(starlark.HasBinary); ok {
+		if r, err := b.Binary(op, x, starlark.Right); r != nil || err != nil {
+			return r, err
+		}
+	}
+	return nil, nil
+}
