@@ -243,6 +243,7 @@ func Cancelled(thread *starlark.Thread) error {
 // such as x[slice(1, 3), 0]; next(iterator[, default]), Python's next, for
 // iterators that keep their position (stream.get_epoch_iterator());
 // dict, tuple and list as Python builds them (universe_collections.go);
+// enumerate and zip lazy over iterators (universe_lazy.go);
 // Python's classes (classes.go): type(name, bases, namespace), object,
 // super, property, staticmethod, classmethod, isinstance, issubclass,
 // setattr.
@@ -255,6 +256,9 @@ func Predeclared() starlark.StringDict {
 		d[k] = v
 	}
 	for k, v := range collectionBuiltins() { // universe_collections.go
+		d[k] = v
+	}
+	for k, v := range lazyBuiltins() { // universe_lazy.go
 		d[k] = v
 	}
 	for k, v := range classBuiltins() { // classes.go
