@@ -27,7 +27,7 @@ import (
 //	a + b, a - b, a * b, a / b, -a     elementwise with numbers, arrays and
 //	                                   lists, broadcasting as numpy
 //	a == b                             same shape and values (numpy.array_equal)
-//	a.tolist(), a.item()
+//	a.tolist(), a.item(), a.transpose(*axes)
 //	a.sum(axis=None, keepdims=False), mean, max, min, prod, std(axis=None,
 //	keepdims=False, ddof=0), argmax(axis=None), argmin: numpy's results;
 //	a reduction over every axis gives a Starlark int or float
@@ -357,23 +357,24 @@ func ComputeArray(thread *starlark.Thread, build func() (*core.Variable, error))
 }
 
 var arrayMethods = map[string]BuiltinFunc{
-	"tolist":  arrayToList,
-	"item":    arrayItem,
-	"sum":     arrayReduce,
-	"mean":    arrayReduce,
-	"max":     arrayReduce,
-	"min":     arrayReduce,
-	"prod":    arrayReduce,
-	"std":     arrayReduce,
-	"var":     arrayReduce,
-	"all":     arrayAllAny,
-	"any":     arrayAllAny,
-	"argmax":  arrayArg,
-	"argmin":  arrayArg,
-	"astype":  arrayAstype,
-	"reshape": arrayReshape,
-	"flatten": arrayFlatten,
-	"copy":    arrayCopy,
+	"tolist":    arrayToList,
+	"item":      arrayItem,
+	"sum":       arrayReduce,
+	"mean":      arrayReduce,
+	"max":       arrayReduce,
+	"min":       arrayReduce,
+	"prod":      arrayReduce,
+	"std":       arrayReduce,
+	"var":       arrayReduce,
+	"all":       arrayAllAny,
+	"any":       arrayAllAny,
+	"argmax":    arrayArg,
+	"argmin":    arrayArg,
+	"astype":    arrayAstype,
+	"reshape":   arrayReshape,
+	"flatten":   arrayFlatten,
+	"copy":      arrayCopy,
+	"transpose": arrayTranspose,
 }
 
 // Attr returns the array's attributes and methods.
@@ -628,6 +629,59 @@ func arrayReshape(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		return nil, fmt.Errorf("reshape: cannot reshape an array of shape %v into shape %v", a.Shape, shape)
 	}
 	return &Array{A: r}, nil
+}
+
+// arrayTranspose is a.transpose(*axes): a.transpose(), a.transpose(2, 0, 1)
+// or a.transpose((2, 0, 1)), as numpy.
+func arrayTranspose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(kwargs) > 0 {
+		return nil, fmt.Errorf("transpose: unexpected keyword arguments")
+	}
+	var axes starlark.Value = starlark.None
+	switch {
+	case len(args) == 1:
+		axes = args[0]
+	case len(args) > 1:
+		axes = args
+	}
+	r, err := TransposeArray(b.Receiver().(*Array).A, axes)
+	if err != nil {
+		return nil, err
+	}
+	return &Array{A: r}, nil
+}
+
+// TransposeArray is numpy.transpose(a, axes): axes None reverses the
+// axes, else it is a permutation of them (negative ones count from the end).
+func TransposeArray(a *nd.Array, axes starlark.Value) (*nd.Array, error) {
+	var perm []int
+	if axes == starlark.None {
+		for i := a.NDim() - 1; i >= 0; i-- {
+			perm = append(perm, i)
+		}
+	} else {
+		p, err := AsInts(axes)
+		if err != nil || len(p) != a.NDim() {
+			return nil, fmt.Errorf("transpose: axes must be a permutation of the %d axes, got %s", a.NDim(), axes)
+		}
+		perm = p
+	}
+	seen := map[int]bool{}
+	for i, p := range perm {
+		if p < 0 {
+			p += a.NDim()
+			perm[i] = p
+		}
+		if p < 0 || p >= a.NDim() || seen[p] {
+			return nil, fmt.Errorf("transpose: axes %s is not a permutation of the %d axes", axes, a.NDim())
+		}
+		seen[p] = true
+	}
+	r, err := ComputeArray(nil, func() (*core.Variable, error) { return core.Dimshuffle(core.NewConstant(a), perm) })
+	if err != nil {
+		return nil, fmt.Errorf("transpose: %w", err)
+	}
+	return r, nil
 }
 
 func arrayFlatten(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

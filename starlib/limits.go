@@ -55,11 +55,15 @@ const valueBytes = 16
 // boundedIterableBuiltins wrap the universe's builtins that allocate the
 // length of their argument at once (list(range(1 << 40)) asks for 16 TiB
 // before the first element): they refuse an argument longer than the
-// run's memory budget allows.
-func boundedIterableBuiltins() starlark.StringDict {
+// run's memory budget allows. They wrap base's builtin of that name
+// (Predeclared's dict, tuple, list) or else the universe's.
+func boundedIterableBuiltins(base starlark.StringDict) starlark.StringDict {
 	out := starlark.StringDict{}
 	for _, name := range []string{"list", "tuple", "sorted", "reversed", "dict", "enumerate", "zip"} {
-		orig := starlark.Universe[name].(*starlark.Builtin)
+		orig, ok := base[name].(*starlark.Builtin)
+		if !ok {
+			orig = starlark.Universe[name].(*starlark.Builtin)
+		}
 		out[name] = NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			limit, what := memoryLimit(thread)
 			for _, a := range args {

@@ -268,6 +268,8 @@ func Cancelled(thread *starlark.Thread) error {
 // universe: slice(start, stop, step), Python's slice object, for indices
 // such as x[slice(1, 3), 0]; next(iterator[, default]), Python's next, for
 // iterators that keep their position (stream.get_epoch_iterator());
+// dict, tuple and list as Python builds them (universe_collections.go);
+// enumerate and zip lazy over iterators (universe_lazy.go);
 // Python's classes (classes.go): type(name, bases, namespace), object,
 // super, property, staticmethod, classmethod, isinstance, issubclass,
 // setattr.
@@ -277,6 +279,12 @@ func Predeclared() starlark.StringDict {
 		"next":  NewBuiltin("next", nextBuiltin),
 	}
 	for k, v := range numericBuiltins() {
+		d[k] = v
+	}
+	for k, v := range collectionBuiltins() { // universe_collections.go
+		d[k] = v
+	}
+	for k, v := range lazyBuiltins() { // universe_lazy.go
 		d[k] = v
 	}
 	for k, v := range classBuiltins() { // classes.go
@@ -396,7 +404,7 @@ func NewInterp(opts Options) (*Interp, error) {
 	in.setContext(ctx)
 
 	in.predeclared = Predeclared()
-	for k, v := range boundedIterableBuiltins() {
+	for k, v := range boundedIterableBuiltins(in.predeclared) {
 		in.predeclared[k] = v
 	}
 	// Python's `import theano` and `import numpy as np`: the modules

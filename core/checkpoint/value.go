@@ -18,7 +18,8 @@ import (
 // it comes back as the same type and, for numbers, the same bits.
 type Value struct {
 	// Type is none, bool, int, int64, float64, float32, string, ints,
-	// list, array or repr (a value of another type, kept as text).
+	// list, tuple, dict (its keys and values alternating in Values), array
+	// or repr (a value of another type, kept as text).
 	Type   string          `json:"t"`
 	V      json.RawMessage `json:"v,omitempty"`
 	DType  string          `json:"dtype,omitempty"`
@@ -57,16 +58,28 @@ func EncodeValue(v any) Value {
 		}
 		return Value{Type: "list", Values: items}
 	case []any:
-		items := make([]Value, len(x))
-		for i, s := range x {
-			items[i] = EncodeValue(s)
+		return Value{Type: "list", Values: encodeValues(x)}
+	case mainloop.Tuple:
+		return Value{Type: "tuple", Values: encodeValues(x)}
+	case mainloop.Dict:
+		items := make([]Value, 0, 2*len(x.Keys))
+		for i, k := range x.Keys {
+			items = append(items, EncodeValue(k), EncodeValue(x.Values[i]))
 		}
-		return Value{Type: "list", Values: items}
+		return Value{Type: "dict", Values: items}
 	case *nd.Array:
 		return Value{Type: "array", DType: x.DType().String(), Shape: append([]int{}, x.Shape...),
 			V: raw(base64.StdEncoding.EncodeToString(arrayBytes(x)))}
 	}
 	return Value{Type: "repr", V: raw(fmt.Sprint(v))}
+}
+
+func encodeValues(l []any) []Value {
+	items := make([]Value, len(l))
+	for i, s := range l {
+		items[i] = EncodeValue(s)
+	}
+	return items
 }
 
 // Decode returns the Go value v encodes.
@@ -119,7 +132,7 @@ func (v Value) Decode() (any, error) {
 			return bad(err)
 		}
 		return l, nil
-	case "list":
+	case "list", "tuple", "dict":
 		out := make([]any, len(v.Values))
 		for i, it := range v.Values {
 			x, err := it.Decode()
@@ -127,6 +140,20 @@ func (v Value) Decode() (any, error) {
 				return nil, err
 			}
 			out[i] = x
+		}
+		switch v.Type {
+		case "tuple":
+			return mainloop.Tuple(out), nil
+		case "dict":
+			if len(out)%2 != 0 {
+				return bad(fmt.Errorf("%d items, want key and value pairs", len(out)))
+			}
+			d := mainloop.Dict{}
+			for i := 0; i < len(out); i += 2 {
+				d.Keys = append(d.Keys, out[i])
+				d.Values = append(d.Values, out[i+1])
+			}
+			return d, nil
 		}
 		return out, nil
 	case "array":

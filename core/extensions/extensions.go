@@ -187,6 +187,21 @@ func FormatValue(v any) string {
 			parts[i] = pyRepr(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
+	case mainloop.Tuple:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = pyRepr(e)
+		}
+		if len(parts) == 1 {
+			return "(" + parts[0] + ",)"
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	case mainloop.Dict:
+		parts := make([]string, len(x.Keys))
+		for i, k := range x.Keys {
+			parts[i] = pyRepr(k) + ": " + pyRepr(x.Values[i])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
 	case time.Duration:
 		return pyFloat(x.Seconds(), 64)
 	case error:

@@ -152,6 +152,9 @@ func TestFormatValue(t *testing.T) {
 		{1e16, "1e+16"}, {123456789.0, "123456789.0"}, {float32(0.1), "0.1"}, {math.NaN(), "nan"},
 		{[]int{10, 20}, "[10, 20]"}, {"path.tar", "path.tar"}, {[]any{"a", 1}, "['a', 1]"},
 		{nd.Scalar(nd.Float32, 2.5), "2.5"},
+		// Blocks' log takes any value: a batch dict, tuples, as Python prints them.
+		{mainloop.Dict{Keys: []any{"data", 2}, Values: []any{3, mainloop.Tuple{"a"}}}, "{'data': 3, 2: ('a',)}"},
+		{mainloop.Tuple{1, 0.5}, "(1, 0.5)"},
 	}
 	for _, c := range cases {
 		if got := FormatValue(c.v); got != c.want {

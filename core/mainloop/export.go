@@ -19,7 +19,8 @@ import (
 // then one line per row, {"iteration": N, "records": {...}}, in
 // increasing iteration order. Numbers and one-element arrays are JSON
 // numbers (NaN and infinities the strings "nan", "inf", "-inf"), other
-// arrays nested lists, bools, strings and nil as themselves.
+// arrays nested lists, bools, strings and nil as themselves, lists and
+// tuples arrays, dicts objects (keys as text).
 //
 // CSV: a header "iteration,<record>,..." with every record name that holds
 // a number or a bool in some row (sorted), then one line per row; a cell
@@ -48,6 +49,19 @@ func JSONValue(v any) any {
 		out := make([]any, len(x))
 		for i, e := range x {
 			out[i] = JSONValue(e)
+		}
+		return out
+	case Tuple:
+		return JSONValue([]any(x))
+	case Dict:
+		// A JSON object: its keys as text (encoding/json sorts them).
+		out := make(map[string]any, len(x.Keys))
+		for i, k := range x.Keys {
+			ks, ok := k.(string)
+			if !ok {
+				ks = fmt.Sprint(JSONValue(k))
+			}
+			out[ks] = JSONValue(x.Values[i])
 		}
 		return out
 	case fmt.Stringer:

@@ -506,11 +506,29 @@ func (d *H5PYDataset) GetDataLent(req fuel.Request, rec *nd.Recycler) ([]*nd.Arr
 		if err != nil {
 			return nil, fmt.Errorf("h5: %s: %w", d.path, err)
 		}
+		if d.opts.NoSortIndices && !increasing(r) {
+			// Fuel hands the list to h5py, which refuses it.
+			return nil, fmt.Errorf("h5: %s: TypeError: Indexing elements must be in increasing order (h5py; sort_indices=True reads any list)", d.path)
+		}
 		if out[i], err = s.readLent(r, !d.opts.NoSortIndices, rec); err != nil {
 			return nil, fmt.Errorf("h5: %s: source %q: %w", d.path, s.name, err)
 		}
 	}
 	return out, nil
+}
+
+// increasing: the request is not a list, or its indices are strictly
+// increasing (what h5py's fancy indexing accepts).
+func increasing(r request) bool {
+	if !r.isList || r.single {
+		return true
+	}
+	for i := 1; i < len(r.list); i++ {
+		if r.list[i] <= r.list[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // read reads a translated request from the file. A list is read in

@@ -168,6 +168,28 @@ func expected(name string, rows []int, req fuel.Request) *nd.Array {
 	return a
 }
 
+// unsortedRefused: with sort_indices=False, out of core, a list request
+// that is not strictly increasing is refused as h5py refuses it (Fuel hands
+// h5py the list). It reports whether req is such a request, failing t
+// unless err is that refusal.
+func unsortedRefused(t *testing.T, o Options, req fuel.Request, err error) bool {
+	t.Helper()
+	if !o.NoSortIndices || o.LoadInMemory || req.Single || req.Indices == nil {
+		return false
+	}
+	sorted := true
+	for i := 1; i < len(req.Indices); i++ {
+		sorted = sorted && req.Indices[i] > req.Indices[i-1]
+	}
+	if sorted {
+		return false
+	}
+	if err == nil || !strings.Contains(err.Error(), "TypeError: Indexing elements must be in increasing order") {
+		t.Errorf("unsorted request %v with sort_indices=False: got %v, want h5py's TypeError", req.Indices, err)
+	}
+	return true
+}
+
 // randomRequests returns slice, list (unsorted, with repeats) and single
 // requests over n examples, and every single example.
 func randomRequests(rng *rand.Rand, n int) []fuel.Request {
@@ -207,6 +229,9 @@ func checkAgainstFormulas(t *testing.T, path string, whichSets []string, opts Op
 		rng := rand.New(rand.NewSource(1))
 		for _, req := range randomRequests(rng, len(rows)) {
 			out, err := d.GetData(req)
+			if unsortedRefused(t, o, req, err) {
+				continue
+			}
 			if err != nil {
 				t.Fatalf("%s: %+v: %v", mode.name, req, err)
 			}

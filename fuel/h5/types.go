@@ -108,9 +108,9 @@ type Options struct {
 	LoadInMemory bool
 	// NoSortIndices is Fuel's sort_indices=False. By default a list
 	// request is read from the file in sorted order, in one read, and put
-	// back in request order; with NoSortIndices it is read in request
-	// order, one read per run of consecutive examples. Both give the same
-	// data (Fuel's unsorted read would fail in h5py instead).
+	// back in request order; with NoSortIndices, out of core, a list must
+	// be strictly increasing (h5py's TypeError otherwise, as Fuel hands it
+	// the list) and is read one read per run of consecutive examples.
 	NoSortIndices bool
 	// Driver is h5py's file driver (Fuel's driver): "" for the default,
 	// or one of Drivers.

@@ -154,17 +154,26 @@ type Fold struct {
 // num_folds, strict=True, **kwargs): fold i validates on examples
 // [n*i//k, n*(i+1)//k) and trains on the others in order. make builds a
 // scheme of the class over the given examples (newScheme, kwargs bound). With
-// strict, num_examples must divide into num_folds equal folds.
+// strict, num_examples must divide into num_folds equal folds. The cases
+// Fuel's Python handles by its arithmetic are handled as it does: strict with
+// num_folds 0 is its ZeroDivisionError, the divisibility test is Python's %
+// (10 % -5 == 0), num_folds <= 0 gives no folds, and a negative
+// num_examples folds of no examples.
 func CrossValidation(newScheme func(Examples) (Scheme, error), numExamples, numFolds int, strict bool) ([]Fold, error) {
-	if numFolds < 1 || numExamples < 0 {
-		return nil, fmt.Errorf("schemes: cross_validation: need num_folds >= 1 and num_examples >= 0, got %d and %d", numFolds, numExamples)
+	if strict {
+		if numFolds == 0 {
+			return nil, fmt.Errorf("schemes: cross_validation: ZeroDivisionError: integer division or modulo by zero (num_folds is 0)")
+		}
+		if pyMod(numExamples, numFolds) != 0 {
+			return nil, fmt.Errorf("schemes: cross_validation: ValueError: %d examples are not divisible in %d evenly-sized folds. To allow this, have a look at the `strict` argument.", numExamples, numFolds)
+		}
 	}
-	if strict && numExamples%numFolds != 0 {
-		return nil, fmt.Errorf("schemes: cross_validation: %d examples are not divisible in %d evenly-sized folds (see strict=False)", numExamples, numFolds)
+	if numFolds <= 0 {
+		return nil, nil // Fuel's xrange(num_folds) is empty
 	}
 	folds := make([]Fold, numFolds)
 	for i := range folds {
-		begin, end := numExamples*i/numFolds, numExamples*(i+1)/numFolds
+		begin, end := pyFloorDiv(numExamples*i, numFolds), pyFloorDiv(numExamples*(i+1), numFolds)
 		var train, valid []int
 		for j := 0; j < numExamples; j++ {
 			if j >= begin && j < end {
@@ -182,17 +191,29 @@ func CrossValidation(newScheme func(Examples) (Scheme, error), numExamples, numF
 		if err != nil {
 			return nil, fmt.Errorf("schemes: cross_validation: fold %d: %w", i, err)
 		}
-		folds[i] = Fold{Train: tr, Valid: va, Size: end - begin}
+		folds[i] = Fold{Train: tr, Valid: va, Size: max(end-begin, 0)}
 	}
 	return folds, nil
 }
 
+// pyMod and pyFloorDiv are Python's % and // on ints (the sign of the
+// divisor, flooring).
+func pyMod(a, b int) int {
+	m := a % b
+	if m != 0 && (m < 0) != (b < 0) {
+		m += b
+	}
+	return m
+}
+
+func pyFloorDiv(a, b int) int { return (a - pyMod(a, b)) / b }
+
 // rangeFrom is range(begin, end): a list unless it starts at 0.
 func rangeFrom(begin, end int) Examples {
-	if begin == 0 {
+	if begin == 0 && end >= 0 {
 		return Range(end)
 	}
-	idx := make([]int, 0, end-begin)
+	idx := make([]int, 0, max(end-begin, 0))
 	for j := begin; j < end; j++ {
 		idx = append(idx, j)
 	}

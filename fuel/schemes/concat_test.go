@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/blocks-go/blocks/fuel"
@@ -70,6 +71,36 @@ func TestCrossValidation(t *testing.T) {
 	}
 	if _, err := CrossValidation(mk, 7, 3, true); err == nil {
 		t.Error("strict cross_validation of 7 examples in 3 folds gave no error")
+	}
+	// Fuel's error cases, as its Python arithmetic gives them.
+	for _, c := range []struct {
+		n, k    int
+		strict  bool
+		err     string
+		nFolds  int
+		sizeSum int
+	}{
+		{10, 3, true, "ValueError: 10 examples are not divisible in 3 evenly-sized folds. To allow this, have a look at the `strict` argument.", 0, 0},
+		{10, 0, true, "ZeroDivisionError", 0, 0},
+		{10, 0, false, "", 0, 0},
+		{10, -5, true, "", 0, 0}, // 10 % -5 == 0 in Python; xrange(-5) is empty
+		{10, -3, true, "ValueError: 10 examples are not divisible in -3", 0, 0},
+		{-4, 2, true, "", 2, 0},
+	} {
+		folds, err := CrossValidation(mk, c.n, c.k, c.strict)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("cross_validation(%d, %d, strict=%v): error %v, want %q", c.n, c.k, c.strict, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("cross_validation(%d, %d, strict=%v): %v", c.n, c.k, c.strict, err)
+		case c.err == "" && len(folds) != c.nFolds:
+			t.Errorf("cross_validation(%d, %d, strict=%v): %d folds, want %d", c.n, c.k, c.strict, len(folds), c.nFolds)
+		}
+		for _, f := range folds {
+			if f.Size != 0 {
+				t.Errorf("cross_validation(%d, %d): a fold of size %d, want 0", c.n, c.k, f.Size)
+			}
+		}
 	}
 	loose := must(CrossValidation(mk, 7, 3, false))
 	if sizes := []int{loose[0].Size, loose[1].Size, loose[2].Size}; !reflect.DeepEqual(sizes, []int{2, 2, 3}) {

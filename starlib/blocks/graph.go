@@ -200,7 +200,7 @@ func seedArg(what string, v starlark.Value) (uint32, error) {
 
 func applyDropout(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var cgv, vars, rng, seed, div starlark.Value = nil, nil, starlark.None, starlark.None, starlark.None
-	var p float64
+	var p starlib.FloatArg // an int too: apply_dropout(cg, vars, 1)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "computation_graph", &cgv, "variables", &vars, "drop_prob", &p, "rng?", &rng, "seed?", &seed, "custom_divisor?", &div); err != nil {
 		return nil, err
 	}
@@ -234,9 +234,9 @@ func applyDropout(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	}
 	var ng *graph.ComputationGraph
 	if streams != nil {
-		ng, err = graph.ApplyDropoutStreams(g, vs, p, streams, cd)
+		ng, err = graph.ApplyDropoutStreams(g, vs, float64(p), streams, cd)
 	} else {
-		ng, err = graph.ApplyDropout(g, vs, p, s, cd)
+		ng, err = graph.ApplyDropout(g, vs, float64(p), s, cd)
 	}
 	if err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func applyDropout(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 
 func applyNoise(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var cgv, vars, seed starlark.Value = nil, nil, starlark.None
-	var level float64
+	var level starlib.FloatArg // an int too: apply_noise(cg, vars, 1)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "computation_graph", &cgv, "variables", &vars, "level", &level, "seed?", &seed); err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func applyNoise(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if err != nil {
 		return nil, err
 	}
-	ng, err := graph.ApplyNoise(g, vs, level, s)
+	ng, err := graph.ApplyNoise(g, vs, float64(level), s)
 	if err != nil {
 		return nil, err
 	}

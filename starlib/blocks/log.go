@@ -73,6 +73,17 @@ func (v *statusView) SetKey(k, x starlark.Value) error {
 	if i, ok := val.(int64); ok {
 		val = int(i)
 	}
+	if l, ok := val.([]any); ok && key == mainloop.StatusEpochEnds {
+		ends := make([]int, len(l))
+		for i, e := range l {
+			if ends[i], ok = e.(int); !ok {
+				break
+			}
+		}
+		if ok {
+			val = ends
+		}
+	}
 	return v.s.Set(key, val)
 }
 func (v *statusView) Iterate() starlark.Iterator { return statusDict(v.s).Iterate() }

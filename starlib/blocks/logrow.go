@@ -66,8 +66,17 @@ func (r *LogRow) SetKey(k, v starlark.Value) error {
 	return nil
 }
 
-// logValueOf converts a Starlark value to what the log stores.
+// logValueOf converts a Starlark value to what the log stores. Blocks'
+// log takes any value and gives it back as it was written: numbers, bools,
+// strings and arrays are stored as data; lists, tuples and dicts item by
+// item (a dict of arrays, as a batch); any other value (a function, a
+// brick) as itself, kept in memory and written to a checkpoint as its
+// text.
 func logValueOf(v starlark.Value) (any, error) {
+	return logValueDepth(v, &starlib.Nesting{})
+}
+
+func logValueDepth(v starlark.Value, nest *starlib.Nesting) (any, error) {
 	switch x := v.(type) {
 	case starlark.NoneType:
 		return nil, nil
@@ -86,11 +95,48 @@ func logValueOf(v starlark.Value) (any, error) {
 	case *starlib.Array:
 		return x.A.Copy(), nil
 	}
-	a, err := starlib.ToArray(v, nil)
-	if err != nil {
-		return nil, fmt.Errorf("want a number, bool, string or array, got %s", v.Type())
+	items := func(l starlark.Indexable) ([]any, error) {
+		if err := nest.Enter(v); err != nil {
+			return nil, err
+		}
+		defer nest.Leave()
+		out := make([]any, l.Len())
+		for i := range out {
+			e, err := logValueDepth(l.Index(i), nest)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
 	}
-	return a, nil
+	switch x := v.(type) {
+	case *starlark.List:
+		return items(x)
+	case starlark.Tuple:
+		l, err := items(x)
+		return mainloop.Tuple(l), err
+	case *starlark.Dict:
+		if err := nest.Enter(v); err != nil {
+			return nil, err
+		}
+		defer nest.Leave()
+		var d mainloop.Dict
+		for _, kv := range x.Items() {
+			k, err := logValueDepth(kv[0], nest)
+			if err != nil {
+				return nil, err
+			}
+			e, err := logValueDepth(kv[1], nest)
+			if err != nil {
+				return nil, err
+			}
+			d.Keys = append(d.Keys, k)
+			d.Values = append(d.Values, e)
+		}
+		return d, nil
+	}
+	return v, nil
 }
 
 // Items are the (name, value) pairs, sorted by name.

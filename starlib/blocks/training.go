@@ -544,6 +544,29 @@ func goValue(v any) starlark.Value {
 			l[i] = starlark.MakeInt(x)
 		}
 		return starlark.NewList(l)
+	case []any:
+		l := make([]starlark.Value, len(v))
+		for i, x := range v {
+			l[i] = goValue(x)
+		}
+		return starlark.NewList(l)
+	case mainloop.Tuple:
+		l := make(starlark.Tuple, len(v))
+		for i, x := range v {
+			l[i] = goValue(x)
+		}
+		return l
+	case mainloop.Dict:
+		d := starlark.NewDict(len(v.Keys))
+		for i, k := range v.Keys {
+			if err := d.SetKey(goValue(k), goValue(v.Values[i])); err != nil {
+				// An unhashable key (a list kept as a key's text).
+				_ = d.SetKey(starlark.String(fmt.Sprint(k)), goValue(v.Values[i]))
+			}
+		}
+		return d
+	case starlark.Value:
+		return v
 	}
 	return starlark.String(fmt.Sprint(v))
 }

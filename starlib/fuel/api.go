@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -792,7 +793,7 @@ func (f *foldsValue) Iterate() starlark.Iterator { return &foldsIter{f: f} }
 // NextBatch is the next fold (io.EOF after the last).
 func (f *foldsValue) NextBatch() (starlark.Value, error) {
 	if f.err != nil {
-		return nil, fmt.Errorf("cross_validation: %w", f.err)
+		return nil, fmt.Errorf("cross_validation: %s", strings.TrimPrefix(f.err.Error(), "schemes: cross_validation: "))
 	}
 	if f.next >= len(f.folds) {
 		return nil, io.EOF

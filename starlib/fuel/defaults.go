@@ -14,8 +14,8 @@ import (
 
 // Module fuel.transformers.defaults, Fuel's default transformers:
 //
-//	ToBytes(stream, which_sources=None)   each example of the sources (a uint8 array) as the
-//	    string of its bytes (numpy's tostring); a batch as a list of strings; axis labels
+//	ToBytes(stream, which_sources=None)   each example of the sources (a uint8 array) as
+//	    its bytes (numpy's tostring, bytes on Python 3); a batch as a list of bytes; axis labels
 //	    ('bytes',), or ('batch', 'bytes') where the source had a batch axis
 //	uint8_pixels_to_floatX(which_sources)   the transformer specs Fuel's image datasets
 //	    default to: ((ScaleAndShift, [1 / 255.0, 0], {"which_sources": ...}),
@@ -64,12 +64,12 @@ func toBytesBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 			labels[w] = []string{"bytes"}
 		}
 	}
-	toBytes := func(a *nd.Array) (string, error) {
+	toBytes := func(a *nd.Array) ([]byte, error) {
 		u, ok := a.Data.([]uint8)
 		if !ok {
-			return "", fmt.Errorf("ToBytes: want uint8 examples, got %s", a.DType())
+			return nil, fmt.Errorf("ToBytes: want uint8 examples, got %s", a.DType())
 		}
-		return string(u), nil
+		return slices.Clone(u), nil
 	}
 	t, err := transformers.Mapping(st.S, func(data []*nd.Array) ([]*nd.Array, error) {
 		out := slices.Clone(data)
@@ -82,20 +82,20 @@ func toBytesBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 				if err != nil {
 					return nil, err
 				}
-				out[i] = nd.String0(s)
+				out[i] = nd.ByteStrings([][]byte{s}, []int{}...)
 				continue
 			}
 			parts, err := data[i].Parts()
 			if err != nil {
 				return nil, fmt.Errorf("ToBytes: source %q: %v", src, err)
 			}
-			strs := make([]string, len(parts))
+			strs := make([][]byte, len(parts))
 			for k, p := range parts {
 				if strs[k], err = toBytes(p); err != nil {
 					return nil, err
 				}
 			}
-			out[i] = nd.Strings(strs)
+			out[i] = nd.ByteStrings(strs)
 		}
 		return out, nil
 	}, nil)

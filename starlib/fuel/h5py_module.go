@@ -30,7 +30,7 @@ import (
 //	    f.create_dataset(name, shape=None, dtype=None, data=None),
 //	    f[name], f[name] = data, name in f, f.keys(), f.attrs[key] (= value),
 //	    f.flush(), f.close(), f.filename, f.mode
-//	a dataset: ds[key] (a row, a slice, numpy indexing), ds[rows] = value
+//	a dataset: ds[key] (a row, a slice, numpy indexing; ds[:] for h5py's ds[...]), ds[rows] = value
 //	    (rows an int or a slice(start, stop): Starlark has no ds[...] =),
 //	    ds.shape, ds.dtype, ds.name, len(ds), ds.ref, ds.dims[i].label (= ...),
 //	    ds.dims.create_scale(scale, name), ds.dims[i].attach_scale(scale)
@@ -482,6 +482,7 @@ var (
 	_ starlark.Mapping   = (*h5Data)(nil)
 	_ starlark.HasSetKey = (*h5Data)(nil)
 	_ starlark.Sequence  = (*h5Data)(nil)
+	_ starlark.Sliceable = (*h5Data)(nil)
 )
 
 func (d *h5Data) String() string {
@@ -498,6 +499,34 @@ func (d *h5Data) Iterate() starlark.Iterator {
 		vs[i], _, _ = d.Get(starlark.MakeInt(i))
 	}
 	return starlark.NewList(vs).Iterate()
+}
+
+// Index is row i (what ds[i] gives).
+func (d *h5Data) Index(i int) starlark.Value {
+	v, _, err := d.Get(starlark.MakeInt(i))
+	if err != nil {
+		return starlark.None
+	}
+	return v
+}
+
+// Slice is ds[a:b:c], ds[:] (h5py's ds[...], which Starlark cannot
+// write): the rows, as ds[slice(a, b)] gives them (a list of arrays for a
+// variable-length dataset, of bytes for a string one, else an array).
+// Like iteration, it reads what the dataset holds in memory.
+func (d *h5Data) Slice(start, end, step int) starlark.Value {
+	if !d.str && !d.vlen {
+		return (&starlib.Array{A: d.data.Copy()}).Slice(start, end, step)
+	}
+	var out []starlark.Value
+	for i := start; (step > 0 && i < end) || (step < 0 && i > end); i += step {
+		if d.str {
+			out = append(out, starlark.Bytes(d.strs[i]))
+		} else {
+			out = append(out, starlib.FromArray(flatRow(d.rows[i])))
+		}
+	}
+	return starlark.NewList(out)
 }
 
 func (d *h5Data) dtypeName() string {
@@ -544,7 +573,7 @@ func (d *h5Data) Get(k starlark.Value) (starlark.Value, bool, error) {
 	case d.vlen:
 		l := make([]starlark.Value, len(d.rows))
 		for i, r := range d.rows {
-			l[i] = starlib.FromArray(r.Copy())
+			l[i] = starlib.FromArray(flatRow(r))
 		}
 		if sl, ok := k.(*starlib.SliceValue); ok {
 			a, z, err := rowRange(sl, len(l))
@@ -556,6 +585,15 @@ func (d *h5Data) Get(k starlark.Value) (starlark.Value, bool, error) {
 		return h5IndexRows(l, k)
 	}
 	return (&starlib.Array{A: d.data.Copy()}).Get(k)
+}
+
+// flatRow is a copy of a variable-length dataset's row as h5py reads it:
+// flat (the row's shape is Fuel's, in the <name>_shapes scale, which
+// H5PYDataset applies and h5py does not).
+func flatRow(r *nd.Array) *nd.Array {
+	c := r.Copy()
+	c.Shape = []int{c.Size()}
+	return c
 }
 
 // h5IndexRows is l[k] for an int k, or l[start:stop] for a slice.

@@ -37,6 +37,9 @@ import (
 //	multiple_paths_parser(value)   a string split on ':' (a data path), anything else as is
 //	Configuration()   Fuel's configuration class (see config_class.go)
 //
+//	fuel (and fuel.config_parser, as Fuel has it):
+//	config   the Configuration below
+//
 //	fuel.config:
 //	config   Fuel's Configuration: what the script assigned, else the
 //	    environment, else ~/.fuelrc (FUEL_CONFIG); see config.go
@@ -46,10 +49,20 @@ func utilsModules() (mods []*starlarkstruct.Module) {
 		"find_in_data_path":        starlib.NewBuiltin("find_in_data_path", findInDataPath),
 		"do_not_pickle_attributes": starlib.DoNotPickleAttributes(),
 	}})
+	config := func() starlark.Value {
+		return &starlib.Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value { return fuelConfig{thread} }}
+	}
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.config", Members: starlark.StringDict{
-		"config": &starlib.Dynamic{Name: "config", Get: func(thread *starlark.Thread) starlark.Value { return fuelConfig{thread} }},
+		"config": config(),
+	}})
+	// Fuel's `fuel.config` is the Configuration itself (fuel/__init__.py
+	// imports it from fuel.config_parser): load("fuel", "config") and
+	// fuel.config.data_path = ... set it, as Fuel's tests and users do.
+	mods = append(mods, &starlarkstruct.Module{Name: "fuel", Members: starlark.StringDict{
+		"config": config(),
 	}})
 	mods = append(mods, &starlarkstruct.Module{Name: "fuel.config_parser", Members: starlark.StringDict{
+		"config":                     config(),
 		"extra_downloader_converter": starlib.NewBuiltin("extra_downloader_converter", extraDownloaderConverter),
 		"multiple_paths_parser":      starlib.NewBuiltin("multiple_paths_parser", multiplePathsParser),
 		"Configuration":              starlib.NewBuiltin("Configuration", newConfiguration),

@@ -483,28 +483,9 @@ func npTranspose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err != nil {
 		return nil, err
 	}
-	if axes == starlark.None {
-		return (&starlib.Array{A: a}).Attr("T")
-	}
-	perm, err := starlib.AsInts(axes)
-	if err != nil || len(perm) != a.NDim() {
-		return nil, fmt.Errorf("transpose: axes must be a permutation of the %d axes, got %s", a.NDim(), axes)
-	}
-	for i, p := range perm {
-		if p < 0 {
-			perm[i] = p + a.NDim()
-		}
-	}
-	seen := map[int]bool{}
-	for _, p := range perm {
-		if p < 0 || p >= a.NDim() || seen[p] {
-			return nil, fmt.Errorf("transpose: axes %s is not a permutation of the %d axes", axes, a.NDim())
-		}
-		seen[p] = true
-	}
-	r, err := starlib.ComputeArray(nil, func() (*core.Variable, error) { return core.Dimshuffle(core.NewConstant(a), perm) })
+	r, err := starlib.TransposeArray(a, axes)
 	if err != nil {
-		return nil, fmt.Errorf("transpose: %w", err)
+		return nil, err
 	}
 	return &starlib.Array{A: r}, nil
 }
