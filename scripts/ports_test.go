@@ -1,0 +1,171 @@
+package scripts
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/blocks-go/blocks/fuel/datasets"
+	"github.com/blocks-go/blocks/internal/fixtures"
+)
+
+// The ports of third-party Blocks projects (scripts/ports, docs/porting.md)
+// run here as their authors wrote them, edited only as the porting guide
+// says. A test copies a port into a temporary directory, makes its data
+// small there and shrinks the run by textual substitutions of the port's
+// own settings (each must match exactly once, so a port and its test
+// cannot drift apart), runs it from that directory, and checks that
+// training lowers the cost.
+
+// portCopy copies the .star files of scripts/ports/NAME into a new
+// temporary directory, applying the substitutions (old, new pairs) to the
+// file they name, and makes it the working directory for the test.
+func portCopy(t *testing.T, name string, subst map[string][][2]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("ports", name)
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".star") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for _, r := range subst[e.Name()] {
+			if n := strings.Count(s, r[0]); n != 1 {
+				t.Fatalf("%s/%s: %q occurs %d times, want once", src, e.Name(), r[0], n)
+			}
+			s = strings.Replace(s, r[0], r[1], 1)
+		}
+		delete(subst, e.Name())
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for f := range subst {
+		t.Fatalf("no file %s in %s", f, src)
+	}
+	t.Chdir(dir)
+	return dir
+}
+
+// printed returns the values Printing printed for a log record key, in
+// order ("\t key: value" lines).
+func printed(t *testing.T, out, key string) []float64 {
+	t.Helper()
+	var vs []float64
+	re := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(key) + `: (\S+)$`)
+	for _, m := range re.FindAllStringSubmatch(out, -1) {
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatalf("%s: %q is not a number", key, m[1])
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// charRNNText is the training text of the char-rnn port: n lines of eight
+// words drawn from a small vocabulary (a seeded generator, the same text
+// at every run), written as the input_txt.star the port loads. It returns
+// the number of distinct characters.
+func charRNNText(t *testing.T, dir string, n int) int {
+	t.Helper()
+	words := strings.Fields("the cat sat on a mat and dog ran to big red hat in sun")
+	r := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for range n {
+		for j := range 8 {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		b.WriteByte('\n')
+	}
+	src := fmt.Sprintf("text = %q\n", b.String())
+	if err := os.WriteFile(filepath.Join(dir, "input_txt.star"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chars := map[rune]bool{}
+	for _, c := range b.String() {
+		chars[c] = true
+	}
+	return len(chars)
+}
+
+// TestPortCharRNN runs johnarevalo/blocks-char-rnn (scripts/ports/char_rnn):
+// make_dataset.star writes the Fuel HDF5 file from a 300-line text (176
+// sequences of 50 characters: 167 train, 9 dev), then train.star trains
+// its two-layer GRU (hidden 32 instead of 128) for 2 epochs instead of 30.
+// The dev cost falls from ln V (V characters, uniform) by more than 0.2
+// nats (measured: 2.833 to 2.536), the parameter count is Blocks' (a
+// lookup V*H, per layer a Fork to H and 2H and a GatedRecurrent with
+// state_to_state, state_to_gates and initial_state, an output H*V+V), and
+// each of the author's checkpoints is written.
+func TestPortCharRNN(t *testing.T) {
+	dir := portCopy(t, "char_rnn", map[string][][2]string{"config.star": {
+		{"config['hidden_size'] = 128", "config['hidden_size'] = 32"},
+		{"config['nepochs'] = 30", "config['nepochs'] = 2"},
+	}})
+	v := charRNNText(t, dir, 300)
+	run(t, "make_dataset.star", nil)
+	_, out := run(t, "train.star", nil)
+	dev, tra := printed(t, out, "dev_cost"), printed(t, out, "tra_cost")
+	t.Logf("dev_cost %v", dev)
+	if len(dev) < 3 || len(tra) < 9 {
+		t.Fatalf("dev_cost printed %d times, tra_cost %d times: want 3 and 9\n%s", len(dev), len(tra), out)
+	}
+	if lnV := math.Log(float64(v)); !(math.Abs(dev[0]-lnV) < 0.05 && dev[len(dev)-1] < dev[0]-0.2) {
+		t.Errorf("dev_cost %v: want about ln %d = %.3f before training and 0.2 lower after 2 epochs", dev, v, lnV)
+	}
+	const h, layers = 32, 2
+	n := v*h + layers*((h*h+h)+(2*h*h+2*h)+(h*h+2*h*h+h)) + h*v + v
+	if want := fmt.Sprintf("number of parameters in the model: %d\n", n); !strings.Contains(out, want) {
+		t.Errorf("output lacks %q", want)
+	}
+	for _, f := range []string{"gru_last.tar", "gru_best.tar"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the run left no %s: %v", f, err)
+		}
+	}
+}
+
+// TestPortDRAWVAE runs jbornschein/draw's vae.py (scripts/ports/draw_vae)
+// on MNIST-shaped files written from the embedded subset: 1,000 training
+// images instead of 50,000, 500 validation and 500 test images, 2 epochs
+// of 10 batches instead of 200 epochs. The bound on the negative
+// log-likelihood falls from about 543 nats (784 * ln 2 less the
+// all-zero pixels' share) to below 300 on all three sets.
+func TestPortDRAWVAE(t *testing.T) {
+	t.Setenv("FUEL_DATA_PATH", fixtures.MNISTDir(t, datasets.EmbeddedMNISTFiles()))
+	portCopy(t, "draw_vae", map[string][][2]string{"vae.star": {
+		{"subset=slice(0, 50000)", "subset=slice(0, 1000)"},
+		{"subset=slice(50000, 60000)", "subset=slice(50000, 50500)"},
+		{"MNIST(('test',), sources=('features',))", "MNIST(('test',), subset=slice(0, 500), sources=('features',))"},
+		{"FinishAfter(after_n_epochs=200)", "FinishAfter(after_n_epochs=2)"},
+	}})
+	_, out := run(t, "vae.star", nil)
+	for _, set := range []string{"train", "valid", "test"} {
+		v := printed(t, out, set+"_nll_upper_bound")
+		t.Logf("%s_nll_upper_bound %v", set, v)
+		if len(v) < 3 {
+			t.Fatalf("%s_nll_upper_bound printed %d times, want 3\n%s", set, len(v), out)
+		}
+		if !(v[0] > 500 && v[len(v)-1] < 300) {
+			t.Errorf("%s_nll_upper_bound %v: want above 500 before training and below 300 after 2 epochs", set, v)
+		}
+	}
+}
