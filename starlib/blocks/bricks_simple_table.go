@@ -11,7 +11,8 @@ import (
 )
 
 // The brick classes of blocks.bricks (simple, sequences, batch
-// normalization), blocks.bricks.cost and blocks.bricks.conv as tables.
+// normalization), blocks.bricks.cost and blocks.bricks.conv as tables;
+// and NDimensionalSoftmax, Blocks' Softmax wrapped by WithExtraDims.
 func bricksSimpleTableModules() (mods []*starlarkstruct.Module) {
 	simple := registerClasses(true, simpleBrickTables()...)
 	// Blocks' class NDimensionalSoftmax(Softmax): decorators = [WithExtraDims()].
