@@ -11,9 +11,13 @@ import (
 )
 
 // The brick classes of blocks.bricks (simple, sequences, batch
-// normalization), blocks.bricks.cost and blocks.bricks.conv as tables.
+// normalization), blocks.bricks.cost and blocks.bricks.conv as tables;
+// and NDimensionalSoftmax, Blocks' Softmax wrapped by WithExtraDims.
 func bricksSimpleTableModules() (mods []*starlarkstruct.Module) {
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks", Members: registerClasses(true, simpleBrickTables()...)})
+	simple := registerClasses(true, simpleBrickTables()...)
+	// Blocks' class NDimensionalSoftmax(Softmax): decorators = [WithExtraDims()].
+	simple["NDimensionalSoftmax"] = &wrappedBrickClass{base: simple["Softmax"].(brickClassValue), class: "NDimensionalSoftmax"}
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks", Members: simple})
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks.cost", Members: registerClasses(true, costBrickTables()...)})
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.bricks.conv", Members: registerClasses(true, convBrickTables()...)})
 	return

@@ -63,7 +63,7 @@ func (m *Model) Truth() starlark.Bool { return true }
 
 // AttrNames lists the model's attributes.
 func (m *Model) AttrNames() []string {
-	names := append(m.g.AttrNames(), "get_parameter_dict", "get_parameter_values", "get_top_bricks", "set_parameter_values")
+	names := append(m.g.AttrNames(), "get_parameter_dict", "get_parameter_values", "get_top_bricks", "set_parameter_values", "top_bricks")
 	sort.Strings(names)
 	return names
 }
@@ -79,6 +79,12 @@ func (m *Model) Attr(name string) (starlark.Value, error) {
 		return starlark.UnpackArgs(name, args, kwargs)
 	}
 	switch name {
+	case "top_bricks": // Blocks' Model keeps the list it computes in __init__
+		var out []starlark.Value
+		for _, b := range m.M.TopBricks() {
+			out = append(out, &Brick{b})
+		}
+		return starlark.NewList(out), nil
 	case "get_top_bricks":
 		return method(func(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := noArgs(args, kwargs); err != nil {

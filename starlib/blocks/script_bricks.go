@@ -54,6 +54,10 @@ type scriptExtra struct {
 	// paramsSet: the script set self.parameters (it reads before
 	// allocation then, as in Blocks).
 	paramsSet bool
+	// children is the list self.children gives (scriptChildren), and
+	// childSnap the brick's children when it was last filled.
+	children  *starlark.List
+	childSnap []bricks.Brick
 }
 
 func brickExtra(b bricks.Brick) *scriptExtra {
@@ -93,7 +97,12 @@ func (c *BrickClass) ScriptNew(thread *starlark.Thread, st *starlib.ObjectState)
 func (c *BrickClass) ScriptInitDone(thread *starlark.Thread, self starlark.Value) error {
 	b := self.(*Brick)
 	if x := brickExtra(b.B); x != nil && x.pending {
-		return c.ScriptInit(thread, self, nil, nil)
+		if err := c.ScriptInit(thread, self, nil, nil); err != nil {
+			return err
+		}
+	}
+	if x := brickExtra(b.B); x != nil && x.children != nil {
+		return syncScriptChildren(b, x)
 	}
 	return nil
 }
@@ -698,6 +707,11 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 	}
 	base := b.B.BaseBrick()
 	switch name {
+	case "children":
+		if !x.pending {
+			l, err := scriptChildren(b, x)
+			return l, true, err
+		}
 	case "parameters":
 		if !base.Allocated && !base.AllocationConfigPushed && !x.paramsSet {
 			// Blocks' allocate() sets parameters: before it, there is none.
@@ -842,6 +856,52 @@ func (p *paramList) Attr(name string) (starlark.Value, error) {
 		}), nil
 	}
 	return nil, nil
+}
+
+// scriptChildren is a script brick's self.children: one Starlark list
+// per brick, so that self.children.extend([...]) and .append in a
+// subclass's __init__ add to the brick's children as Blocks' Children list
+// does (a fresh copy at each read would take them silently). What the
+// script did to the list is given to the brick when the list is read
+// again and when the class's __init__ returns (ScriptInitDone); the list
+// is then refilled from the brick's children.
+func scriptChildren(b *Brick, x *scriptExtra) (*starlark.List, error) {
+	if err := syncScriptChildren(b, x); err != nil {
+		return nil, err
+	}
+	return x.children, nil
+}
+
+// syncScriptChildren gives the brick the bricks of its children list when
+// the script changed the list, then refills the list from the brick.
+func syncScriptChildren(b *Brick, x *scriptExtra) error {
+	base := b.B.BaseBrick()
+	if x.children != nil {
+		var cur []bricks.Brick
+		for i := 0; i < x.children.Len(); i++ {
+			e, ok := x.children.Index(i).(*Brick)
+			if !ok {
+				return fmt.Errorf("%s.children[%d]: got %s, want a brick", x.st.Class.Name(), i, x.children.Index(i).Type())
+			}
+			cur = append(cur, e.B)
+		}
+		if !slices.Equal(cur, x.childSnap) {
+			base.SetChildren(cur)
+		}
+	}
+	if x.children == nil {
+		x.children = starlark.NewList(nil)
+	}
+	if err := x.children.Clear(); err != nil {
+		return fmt.Errorf("%s.children: %v", x.st.Class.Name(), err)
+	}
+	for _, c := range base.Children {
+		if err := x.children.Append(&Brick{c}); err != nil {
+			return fmt.Errorf("%s.children: %v", x.st.Class.Name(), err)
+		}
+	}
+	x.childSnap = slices.Clone(base.Children)
+	return nil
 }
 
 // scriptSuperAttr is super(C, self).name where the brick base is next: its
