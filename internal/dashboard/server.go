@@ -152,7 +152,7 @@ func New(opts Options) (*Server, error) {
 	}
 	m := http.NewServeMux()
 	m.HandleFunc("GET /{$}", s.index)
-	m.Handle("GET /static/", http.StripPrefix("/static/", noCache(http.FileServer(http.FS(static)))))
+	m.Handle("GET /static/", http.StripPrefix("/static/", noCache(http.FileServer(http.FS(staticFS{static})))))
 	m.HandleFunc("GET /api/runs", s.listRuns)
 	m.HandleFunc("GET /api/runs/{id}", s.runDetail)
 	m.HandleFunc("GET /api/runs/{id}/data", s.runData)
@@ -268,6 +268,18 @@ func (s *Server) broadcast(v uint64) {
 		default: // the client is behind: it gets the next one
 		}
 	}
+}
+
+// staticFS is the dashboard's own files, where a name that is no valid
+// path (invalid UTF-8, say) does not exist: http.FileServer answers
+// fs.ErrInvalid with a 500, a client's bad request with a server error.
+type staticFS struct{ fs.FS }
+
+func (f staticFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return f.FS.Open(name)
 }
 
 func noCache(h http.Handler) http.Handler {
