@@ -564,6 +564,11 @@ func TestGetDataLent(t *testing.T) {
 		rng := rand.New(rand.NewSource(2))
 		for _, req := range randomRequests(rng, d.NumExamples()) {
 			want, err := d.GetData(req)
+			if unsortedRefused(t, o, req, err) {
+				_, err := d.GetDataLent(req, &rec)
+				unsortedRefused(t, o, req, err)
+				continue
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
