@@ -166,10 +166,7 @@ FUZZTIME ?= 10m
 FUZZMINTIME ?= 5s
 FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX ./core/checkpoint:FuzzDecode ./core/checkpoint:FuzzDecodeMember ./core/checkpoint:FuzzDecodeNPZ ./fuel/server:FuzzDecodeArrays ./fuel/server:FuzzDecodeMessage ./fuel/h5:FuzzSplitDecoding ./fuel/h5:FuzzVlenShapes ./starlib:FuzzArrayShapes ./core/checkpoint:FuzzTarStructure ./fuel/h5:FuzzDeclaredShapes ./fuel/datasets:FuzzIDXHeader ./starlib:FuzzFuelData ./starlib:FuzzFuelMethods ./fuel/converters:FuzzParseMat ./fuel/converters:FuzzMatConverters ./fuel/h5:FuzzH5Files ./internal/dashboard:FuzzHandlers ./cmd/blocks-repl:FuzzDecodeMessage ./cmd/blocks-repl:FuzzNotebookScript
 fuzz: test-deps
-	@for t in $(FUZZ_TARGETS); do \
-	  pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
-	  BLOCKS_SHARED=$(SHARED) $(GO) test -run XXX -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg || exit 1; \
-	done
+	@BLOCKS_SHARED=$(SHARED) GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINTIME=$(FUZZMINTIME) ./scripts/fuzz.sh $(FUZZ_TARGETS)
 
 # Every fuzz target for a few seconds (.ci/run, after the tests): a change
 # that breaks a target's property shows at once. Crashers land in

@@ -959,7 +959,7 @@ func classIsSub(c, sup *Class) bool {
 // builtinTypeNames maps Starlark's conversion builtins to the Type() of
 // their values, for isinstance(x, list).
 var builtinTypeNames = map[string][]string{
-	"list": {"list"}, "dict": {"dict"}, "str": {"string"}, "int": {"int"}, "float": {"float"},
+	"list": {"list"}, "dict": {"dict", "status"}, "str": {"string"}, "int": {"int"}, "float": {"float"},
 	"tuple": {"tuple"}, "bool": {"bool"}, "set": {"set"}, "bytes": {"bytes"},
 }
 

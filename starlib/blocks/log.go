@@ -46,6 +46,10 @@ func (l *Log) Iterate() starlark.Iterator {
 }
 
 // statusView is log.status: a dict-like view whose entries can be set.
+// Its type is "status", not "dict": Starlark takes two values of the same
+// type name for the same Go type when it compares them, and a dict
+// compared with a view that called itself "dict" crashed. isinstance(v,
+// dict) is true (starlib's builtinTypeNames).
 type statusView struct{ s *mainloop.Status }
 
 var (
@@ -54,7 +58,7 @@ var (
 )
 
 func (v *statusView) String() string        { return statusDict(v.s).String() }
-func (v *statusView) Type() string          { return "dict" }
+func (v *statusView) Type() string          { return "status" }
 func (v *statusView) Freeze()               {}
 func (v *statusView) Truth() starlark.Bool  { return true }
 func (v *statusView) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: status") }
