@@ -53,6 +53,7 @@ func numpyModules() (mods []*starlarkstruct.Module) {
 //	allclose(a, b, rtol=1e-05, atol=1e-08) - whether |a - b| <= atol +
 //	    rtol*|b| everywhere (broadcasting; NaNs are never close).
 //	array_equal(a, b) - same shape and values.
+//	cast - numpy.cast: cast[dtype](x) is x as an array of dtype (cast[theano.config.floatX](lr)).
 //	pi, e, nan, inf - the constants.
 //	random - the numpy.random module.
 var Module = &starlarkstruct.Module{
@@ -97,6 +98,7 @@ var Module = &starlarkstruct.Module{
 		"concatenate": starlib.NewBuiltin("concatenate", npConcatenate),
 		"allclose":    starlib.NewBuiltin("allclose", npAllclose),
 		"array_equal": starlib.NewBuiltin("array_equal", npArrayEqual),
+		"cast":        npCastTable(),
 		"float32":     starlark.String("float32"),
 		"float64":     starlark.String("float64"),
 		"int64":       starlark.String("int64"),
@@ -153,6 +155,34 @@ func npArray(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		a = a.Copy()
 	}
 	return starlib.FromArray(a), nil
+}
+
+// npCastTable is numpy.cast: a frozen dict from each dtype name to a
+// function of one argument converting it to an array of that dtype, as
+// astype converts (a float to an int truncates).
+func npCastTable() *starlark.Dict {
+	names := []string{"float32", "float64", "int64", "int32", "uint8", "int16", "uint16", "int8", "bool"}
+	d := starlark.NewDict(len(names))
+	for _, name := range names {
+		var dt starlib.DTypeArg
+		if err := dt.Unpack(starlark.String(name)); err != nil {
+			panic(err) // a name of the list above
+		}
+		to := *dt.Get(nil)
+		_ = d.SetKey(starlark.String(name), starlib.NewBuiltin("cast["+name+"]", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var x starlark.Value
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &x); err != nil {
+				return nil, err
+			}
+			a, err := starlib.ToArray(x, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", b.Name(), err)
+			}
+			return starlib.FromArray(a.Astype(to)), nil
+		}))
+	}
+	d.Freeze()
+	return d
 }
 
 func npFill(c float64) starlib.BuiltinFunc {
