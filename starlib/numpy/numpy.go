@@ -31,6 +31,8 @@ func numpyModules() (mods []*starlarkstruct.Module) {
 //	zeros(shape, dtype="float64"), ones(shape, dtype="float64") - shape an
 //	    int or a tuple.
 //	zeros_like(a, dtype=None), ones_like(a, dtype=None).
+//	eye(N, M=None, k=0, dtype="float64") - ones on the k-th diagonal of an
+//	    N x M (N x N) array, zeros elsewhere.
 //	arange(start, stop=None, step=1, dtype=None) - evenly spaced values in
 //	    [start, stop) (arange(n) is 0..n-1); int64 unless a bound is a float.
 //	transpose(a, axes=None) - the axes reversed, or permuted as axes says.
@@ -64,6 +66,7 @@ var Module = &starlarkstruct.Module{
 		"zeros":       starlib.NewBuiltin("zeros", npFill(0)),
 		"ones":        starlib.NewBuiltin("ones", npFill(1)),
 		"zeros_like":  starlib.NewBuiltin("zeros_like", npFillLike(0)),
+		"eye":         starlib.NewBuiltin("eye", npEye),
 		"ones_like":   starlib.NewBuiltin("ones_like", npFillLike(1)),
 		"arange":      starlib.NewBuiltin("arange", npArange),
 		"linspace":    starlib.NewBuiltin("linspace", npLinspace),
@@ -215,6 +218,38 @@ func filled(thread *starlark.Thread, dt nd.DType, shape []int, c float64) (*nd.A
 		}
 	}
 	return a, nil
+}
+
+func npEye(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var n, k int
+	var mV starlark.Value = starlark.None
+	var dt starlib.DTypeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "N", &n, "M?", &mV, "k?", &k, "dtype??", &dt); err != nil {
+		return nil, err
+	}
+	m := n
+	if mV != starlark.None {
+		if err := starlark.AsInt(mV, &m); err != nil {
+			return nil, fmt.Errorf("eye: M: got %s, want an int or None", mV.Type())
+		}
+	}
+	if n < 0 || m < 0 {
+		return nil, fmt.Errorf("eye: negative dimensions are not allowed: (%d, %d)", n, m)
+	}
+	d := nd.Float64
+	if p := dt.Get(thread); p != nil {
+		d = *p
+	}
+	a, err := filled(thread, d, []int{n, m}, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < n; i++ {
+		if j := i + k; j >= 0 && j < m {
+			a.SetFlat(i*m+j, 1)
+		}
+	}
+	return starlib.FromArray(a), nil
 }
 
 func npFillLike(c float64) starlib.BuiltinFunc {
