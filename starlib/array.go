@@ -371,6 +371,7 @@ var arrayMethods = map[string]BuiltinFunc{
 	"argmax":    arrayArg,
 	"argmin":    arrayArg,
 	"astype":    arrayAstype,
+	"dot":       arrayDot,
 	"reshape":   arrayReshape,
 	"flatten":   arrayFlatten,
 	"copy":      arrayCopy,
@@ -613,6 +614,30 @@ func arrayAstype(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		return nil, fmt.Errorf("astype: dtype must not be None")
 	}
 	return &Array{A: b.Receiver().(*Array).A.Astype(*dt.Get(thread))}, nil
+}
+
+// arrayDot is ndarray.dot(b): numpy.dot(a, b), the matrix product of
+// 1-d and 2-d arrays (a number for two vectors).
+func arrayDot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var y starlark.Value
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &y); err != nil {
+		return nil, err
+	}
+	c, err := ToArray(y, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dot: %v", err)
+	}
+	a := b.Receiver().(*Array).A
+	r, err := ComputeArray(thread, func() (*core.Variable, error) {
+		return core.Dot(core.NewConstant(a), core.NewConstant(c))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.NDim() == 0 {
+		return NumberValue(r.DType(), r.Flat(0)), nil
+	}
+	return FromArray(r), nil
 }
 
 func arrayReshape(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -217,7 +217,8 @@ func ShapeArgs(fname string, args starlark.Tuple) ([]int, error) {
 // float a floatX constant, both of which take the dtype of the variable
 // they meet (Theano's autocasting); an ndarray is a constant of its
 // dtype; a (nested) list or tuple is a constant array, floatX when it
-// holds a float, int64 otherwise.
+// holds a float, int64 otherwise, or, when it holds a variable, its
+// elements stacked (Theano's as_tensor_variable).
 func ToVariable(v starlark.Value, floatX nd.DType) (*core.Variable, error) {
 	switch v := v.(type) {
 	case *Variable:
@@ -238,6 +239,9 @@ func ToVariable(v starlark.Value, floatX nd.DType) (*core.Variable, error) {
 	case *Array:
 		return core.NewConstant(v.A), nil
 	case starlark.Tuple, *starlark.List:
+		if holdsVariable(v) {
+			return stackElements(v.(starlark.Indexable), floatX)
+		}
 		a, err := ToArrayFloat(v, floatX)
 		if err != nil {
 			return nil, err
@@ -245,6 +249,38 @@ func ToVariable(v starlark.Value, floatX nd.DType) (*core.Variable, error) {
 		return core.NewConstant(a), nil
 	}
 	return nil, fmt.Errorf("got %s, want a tensor variable, a number, an array or a list", v.Type())
+}
+
+// holdsVariable reports whether a (nested) list or tuple holds a symbolic
+// variable.
+func holdsVariable(v starlark.Value) bool {
+	switch v := v.(type) {
+	case *Variable:
+		return true
+	case starlark.Tuple, *starlark.List:
+		xs := v.(starlark.Indexable)
+		for i := 0; i < xs.Len(); i++ {
+			if holdsVariable(xs.Index(i)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stackElements is Theano's as_tensor_variable of a list holding
+// variables: its elements, each converted, stacked on a new first axis
+// (tensor.sum([a.size, b.size]) sums two scalars).
+func stackElements(xs starlark.Indexable, floatX nd.DType) (*core.Variable, error) {
+	vs := make([]*core.Variable, xs.Len())
+	for i := range vs {
+		v, err := ToVariable(xs.Index(i), floatX)
+		if err != nil {
+			return nil, fmt.Errorf("element %d: %v", i, err)
+		}
+		vs[i] = v
+	}
+	return core.Stack(vs, 0)
 }
 
 // AsVariable is ToVariable with the thread's floatX.

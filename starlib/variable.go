@@ -186,6 +186,8 @@ var variableMethods = map[string]BuiltinFunc{
 	"mean":       varReduce,
 	"prod":       varReduce,
 	"max":        varReduce,
+	"std":        varReduce,
+	"var":        varReduce,
 	"min":        varReduce,
 	"argmax":     varArg,
 	"argmin":     varArg,
@@ -288,8 +290,16 @@ func ReduceBuiltin(thread *starlark.Thread, name string, x *core.Variable, args 
 	var keepdims bool
 	var dt DTypeArg
 	pairs := []any{"axis?", &axes, "keepdims?", &keepdims}
-	if name == "sum" || name == "mean" || name == "prod" {
+	var ddof int
+	var corrected bool
+	switch name {
+	case "sum", "mean", "prod":
 		pairs = append(pairs, "dtype?", &dt)
+	case "var", "std":
+		// Theano's var(input, axis=None, ddof=0, keepdims=False,
+		// corrected=False): corrected picks Theano's two-pass algorithm,
+		// the same value.
+		pairs = []any{"axis?", &axes, "ddof?", &ddof, "keepdims?", &keepdims, "corrected?", &corrected}
 	}
 	if err := starlark.UnpackArgs(name, args, kwargs, pairs...); err != nil {
 		return nil, err
@@ -310,11 +320,51 @@ func ReduceBuiltin(thread *starlark.Thread, name string, x *core.Variable, args 
 		r, err = core.Max(x, axes.Axes, keepdims)
 	case "min":
 		r, err = core.Min(x, axes.Axes, keepdims)
+	case "var", "std":
+		r, err = variance(x, axes.Axes, ddof, keepdims)
+		if err == nil && name == "std" {
+			r = core.Sqrt(r)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return NewVariable(thread, r), nil
+}
+
+// variance is Theano's tensor.var: the mean of the squared deviations
+// from the mean along axes (all when nil), their sum divided by n - ddof
+// for ddof > 0, n the number of elements reduced.
+func variance(x *core.Variable, axes []int, ddof int, keepdims bool) (*core.Variable, error) {
+	m, err := core.Mean(x, axes, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	sq := core.Sqr(core.Sub(x, m))
+	if ddof == 0 {
+		return core.Mean(sq, axes, keepdims, nil)
+	}
+	s, err := core.Sum(sq, axes, keepdims, nil)
+	if err != nil {
+		return nil, err
+	}
+	if axes == nil {
+		for a := 0; a < x.NDim(); a++ {
+			axes = append(axes, a)
+		}
+	}
+	n := core.Const(nd.Int64, 1)
+	for _, a := range axes {
+		if a < 0 {
+			a += x.NDim()
+		}
+		d, err := core.ShapeI(x, a)
+		if err != nil {
+			return nil, err
+		}
+		n = core.Mul(n, d)
+	}
+	return core.Div(s, core.Cast(core.Sub(n, core.Const(nd.Int64, float64(ddof))), s.DType())), nil
 }
 
 func varArg(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

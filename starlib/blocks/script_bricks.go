@@ -58,6 +58,10 @@ type scriptExtra struct {
 	// childSnap the brick's children when it was last filled.
 	children  *starlark.List
 	childSnap []bricks.Brick
+	// params is the list self.parameters gives (scriptParams), and
+	// paramSnap the brick's parameters when it was last filled.
+	params    *starlark.List
+	paramSnap []*core.Variable
 }
 
 func brickExtra(b bricks.Brick) *scriptExtra {
@@ -101,8 +105,13 @@ func (c *BrickClass) ScriptInitDone(thread *starlark.Thread, self starlark.Value
 			return err
 		}
 	}
-	if x := brickExtra(b.B); x != nil && x.children != nil {
-		return syncScriptChildren(b, x)
+	if x := brickExtra(b.B); x != nil {
+		if err := syncScriptParams(b, x); err != nil {
+			return err
+		}
+		if x.children != nil {
+			return syncScriptChildren(b, x)
+		}
 	}
 	return nil
 }
@@ -280,8 +289,13 @@ func attachScriptBrick(thread *starlark.Thread, b *Brick, st *starlib.ObjectStat
 			if err != nil {
 				return err
 			}
-			_, err = starlark.Call(thread, m, nil, nil)
-			return err
+			if _, err = starlark.Call(thread, m, nil, nil); err != nil {
+				return err
+			}
+			if x := brickExtra(b.B); x != nil {
+				return syncScriptParams(b, x) // self.parameters.append(W) in _allocate
+			}
+			return nil
 		}
 	}
 	base.SetHooks(&bricks.Hooks{
@@ -444,6 +458,9 @@ func (d *AppDecl) run(thread *starlark.Thread, b *Brick, params []string, call *
 		kwargs = append(kwargs, starlark.Tuple{starlark.String("application_call"), &ApplicationCall{C: call}})
 	}
 	r, err := starlark.Call(thread, d.fn, args, kwargs)
+	if x := brickExtra(b.B); err == nil && x != nil {
+		err = syncScriptParams(b, x)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -717,7 +734,8 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 			// Blocks' allocate() sets parameters: before it, there is none.
 			return nil, true, starlark.NoSuchAttrError(fmt.Sprintf("'%s' object has no attribute 'parameters' (allocate() the brick, or apply it, first)", x.st.Class.Name()))
 		}
-		return &paramList{b: base}, true, nil
+		l, err := scriptParams(b, x)
+		return l, true, err
 	case "rng":
 		return &starlib.RandomState{R: base.RNG()}, true, nil
 	case "add_auxiliary_variable":
@@ -786,7 +804,7 @@ func scriptBrickSetField(b *Brick, x *scriptExtra, name string, v starlark.Value
 			}
 			base.AddParameter(p.V)
 		}
-		return nil
+		return syncScriptParams(b, x)
 	case "name", "seed":
 		return b.nativeSetField(name, v)
 	case "theano_seed", "theano_rng":
@@ -806,56 +824,54 @@ func scriptBrickSetField(b *Brick, x *scriptExtra, name string, v starlark.Value
 	return nil
 }
 
-// paramList is a script brick's parameters: a list whose append and
-// extend add to the brick's (role PARAMETER, the brick's annotation), as
-// Blocks' Parameters list.
-type paramList struct{ b *bricks.Base }
-
-var (
-	_ starlark.Indexable = (*paramList)(nil)
-	_ starlark.Iterable  = (*paramList)(nil)
-	_ starlark.HasAttrs  = (*paramList)(nil)
-)
-
-func (p *paramList) String() string        { return variableList(nil, p.b.Parameters).String() }
-func (p *paramList) Type() string          { return "list" }
-func (p *paramList) Freeze()               {}
-func (p *paramList) Truth() starlark.Bool  { return len(p.b.Parameters) > 0 }
-func (p *paramList) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: list") }
-func (p *paramList) Len() int              { return len(p.b.Parameters) }
-func (p *paramList) Index(i int) starlark.Value {
-	return &starlib.Variable{V: p.b.Parameters[i]}
-}
-func (p *paramList) Iterate() starlark.Iterator {
-	return variableList(nil, p.b.Parameters).Iterate()
-}
-func (p *paramList) AttrNames() []string { return []string{"append", "extend"} }
-func (p *paramList) Attr(name string) (starlark.Value, error) {
-	switch name {
-	case "append", "extend":
-		return starlib.NewBuiltin(name, func(thread *starlark.Thread, fb *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var v starlark.Value
-			if err := starlark.UnpackPositionalArgs(name, args, kwargs, 1, &v); err != nil {
-				return nil, err
-			}
-			vs := []starlark.Value{v}
-			if name == "extend" {
-				var ok bool
-				if vs, ok = starlib.Elems(v); !ok {
-					return nil, fmt.Errorf("extend: got %s, want a list of variables", v.Type())
-				}
-			}
-			for _, e := range vs {
-				x, ok := e.(*starlib.Variable)
-				if !ok {
-					return nil, fmt.Errorf("parameters.%s: got %s, want a variable (shared_floatx_nans(...))", name, e.Type())
-				}
-				p.b.AddParameter(x.V)
-			}
-			return starlark.None, nil
-		}), nil
+// scriptParams is a script brick's self.parameters: one Starlark list per
+// brick, as scriptChildren is for children, so that it is a list to every
+// operation ([] == self.parameters, +, slicing) and
+// self.parameters.append(W) (in _allocate, as Blocks' bricks do) adds to
+// the brick's parameters (role PARAMETER, the brick's annotation, as
+// Blocks' Parameters list). What the script did to the list is given to
+// the brick when the list is read again and when the script's _allocate
+// (or another step, an application, __init__) returns.
+func scriptParams(b *Brick, x *scriptExtra) (*starlark.List, error) {
+	if err := syncScriptParams(b, x); err != nil {
+		return nil, err
 	}
-	return nil, nil
+	return x.params, nil
+}
+
+// syncScriptParams gives the brick the variables of its parameters list
+// when the script changed the list, then refills the list from the brick.
+func syncScriptParams(b *Brick, x *scriptExtra) error {
+	base := b.B.BaseBrick()
+	if x.params != nil {
+		var cur []*core.Variable
+		for i := 0; i < x.params.Len(); i++ {
+			e, ok := x.params.Index(i).(*starlib.Variable)
+			if !ok {
+				return fmt.Errorf("%s.parameters[%d]: got %s, want a variable (shared_floatx_nans(...))", x.st.Class.Name(), i, x.params.Index(i).Type())
+			}
+			cur = append(cur, e.V)
+		}
+		if !slices.Equal(cur, x.paramSnap) {
+			base.Parameters = nil
+			for _, p := range cur {
+				base.AddParameter(p)
+			}
+		}
+	}
+	if slices.Equal(base.Parameters, x.paramSnap) && x.params != nil {
+		return nil
+	}
+	if x.params == nil || x.params.Clear() != nil {
+		x.params = starlark.NewList(nil) // frozen with the module that made the brick
+	}
+	for _, p := range base.Parameters {
+		if err := x.params.Append(&starlib.Variable{V: p}); err != nil {
+			return fmt.Errorf("%s.parameters: %v", x.st.Class.Name(), err)
+		}
+	}
+	x.paramSnap = slices.Clone(base.Parameters)
+	return nil
 }
 
 // scriptChildren is a script brick's self.children: one Starlark list

@@ -31,6 +31,8 @@ func numpyModules() (mods []*starlarkstruct.Module) {
 //	zeros(shape, dtype="float64"), ones(shape, dtype="float64") - shape an
 //	    int or a tuple.
 //	zeros_like(a, dtype=None), ones_like(a, dtype=None).
+//	eye(N, M=None, k=0, dtype="float64") - ones on the k-th diagonal of an
+//	    N x M (N x N) array, zeros elsewhere.
 //	arange(start, stop=None, step=1, dtype=None) - evenly spaced values in
 //	    [start, stop) (arange(n) is 0..n-1); int64 unless a bound is a float.
 //	transpose(a, axes=None) - the axes reversed, or permuted as axes says.
@@ -53,6 +55,7 @@ func numpyModules() (mods []*starlarkstruct.Module) {
 //	allclose(a, b, rtol=1e-05, atol=1e-08) - whether |a - b| <= atol +
 //	    rtol*|b| everywhere (broadcasting; NaNs are never close).
 //	array_equal(a, b) - same shape and values.
+//	cast - numpy.cast: cast[dtype](x) is x as an array of dtype (cast[theano.config.floatX](lr)).
 //	pi, e, nan, inf - the constants.
 //	random - the numpy.random module.
 var Module = &starlarkstruct.Module{
@@ -63,6 +66,7 @@ var Module = &starlarkstruct.Module{
 		"zeros":       starlib.NewBuiltin("zeros", npFill(0)),
 		"ones":        starlib.NewBuiltin("ones", npFill(1)),
 		"zeros_like":  starlib.NewBuiltin("zeros_like", npFillLike(0)),
+		"eye":         starlib.NewBuiltin("eye", npEye),
 		"ones_like":   starlib.NewBuiltin("ones_like", npFillLike(1)),
 		"arange":      starlib.NewBuiltin("arange", npArange),
 		"linspace":    starlib.NewBuiltin("linspace", npLinspace),
@@ -97,6 +101,7 @@ var Module = &starlarkstruct.Module{
 		"concatenate": starlib.NewBuiltin("concatenate", npConcatenate),
 		"allclose":    starlib.NewBuiltin("allclose", npAllclose),
 		"array_equal": starlib.NewBuiltin("array_equal", npArrayEqual),
+		"cast":        npCastTable(),
 		"float32":     starlark.String("float32"),
 		"float64":     starlark.String("float64"),
 		"int64":       starlark.String("int64"),
@@ -155,6 +160,34 @@ func npArray(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	return starlib.FromArray(a), nil
 }
 
+// npCastTable is numpy.cast: a frozen dict from each dtype name to a
+// function of one argument converting it to an array of that dtype, as
+// astype converts (a float to an int truncates).
+func npCastTable() *starlark.Dict {
+	names := []string{"float32", "float64", "int64", "int32", "uint8", "int16", "uint16", "int8", "bool"}
+	d := starlark.NewDict(len(names))
+	for _, name := range names {
+		var dt starlib.DTypeArg
+		if err := dt.Unpack(starlark.String(name)); err != nil {
+			panic(err) // a name of the list above
+		}
+		to := *dt.Get(nil)
+		_ = d.SetKey(starlark.String(name), starlib.NewBuiltin("cast["+name+"]", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var x starlark.Value
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &x); err != nil {
+				return nil, err
+			}
+			a, err := starlib.ToArray(x, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", b.Name(), err)
+			}
+			return starlib.FromArray(a.Astype(to)), nil
+		}))
+	}
+	d.Freeze()
+	return d
+}
+
 func npFill(c float64) starlib.BuiltinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var shape starlib.ShapeArg
@@ -185,6 +218,38 @@ func filled(thread *starlark.Thread, dt nd.DType, shape []int, c float64) (*nd.A
 		}
 	}
 	return a, nil
+}
+
+func npEye(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var n, k int
+	var mV starlark.Value = starlark.None
+	var dt starlib.DTypeArg
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "N", &n, "M?", &mV, "k?", &k, "dtype??", &dt); err != nil {
+		return nil, err
+	}
+	m := n
+	if mV != starlark.None {
+		if err := starlark.AsInt(mV, &m); err != nil {
+			return nil, fmt.Errorf("eye: M: got %s, want an int or None", mV.Type())
+		}
+	}
+	if n < 0 || m < 0 {
+		return nil, fmt.Errorf("eye: negative dimensions are not allowed: (%d, %d)", n, m)
+	}
+	d := nd.Float64
+	if p := dt.Get(thread); p != nil {
+		d = *p
+	}
+	a, err := filled(thread, d, []int{n, m}, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < n; i++ {
+		if j := i + k; j >= 0 && j < m {
+			a.SetFlat(i*m+j, 1)
+		}
+	}
+	return starlib.FromArray(a), nil
 }
 
 func npFillLike(c float64) starlib.BuiltinFunc {

@@ -18,6 +18,8 @@ func tensorModules() (mods []*starlarkstruct.Module) {
 	// `from theano import tensor`.
 	mods = append(mods, &starlarkstruct.Module{Name: "theano.tensor", Members: Module.Members})
 	mods = append(mods, &starlarkstruct.Module{Name: "theano.tensor.nnet", Members: NnetModule.Members})
+	// theano.grad is theano.tensor.grad (Theano's theano.gradient.grad).
+	mods = append(mods, &starlarkstruct.Module{Name: "theano", Members: starlark.StringDict{"grad": Module.Members["grad"]}})
 	return
 }
 
@@ -67,6 +69,8 @@ func tensorModules() (mods []*starlarkstruct.Module) {
 //
 //	sum(x, axis=None, keepdims=False, dtype=None) - also mean and prod.
 //	max(x, axis=None, keepdims=False) - also min.
+//	var(x, axis=None, ddof=0, keepdims=False, corrected=False) - the
+//	    variance (the sum of squared deviations over n - ddof); also std.
 //	argmax(x, axis=None, keepdims=False) - int64 indices (axis: None or an
 //	    int; None flattens); also argmin.
 //
@@ -145,6 +149,8 @@ var Module = func() *starlarkstruct.Module {
 			"prod":   reduceFn("prod"),
 			"max":    reduceFn("max"),
 			"min":    reduceFn("min"),
+			"std":    reduceFn("std"),
+			"var":    reduceFn("var"),
 			"argmax": argFn("argmax"),
 			"argmin": argFn("argmin"),
 
