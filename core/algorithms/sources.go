@@ -46,6 +46,12 @@ type SourcesError struct {
 
 func (e *SourcesError) Error() string {
 	var b strings.Builder
+	if len(e.Missing) > 0 && e.Context == "monitoring" {
+		// Blocks' DatasetEvaluator.process_batch words it so.
+		fmt.Fprintf(&b, "%s: Not all data sources required for monitoring were provided. The list of required data sources: %s "+
+			"(no source for %s; the batch has the sources %s)", e.Context, quoteList(e.Inputs), quoteList(e.Missing), quoteList(e.Sources))
+		return b.String()
+	}
 	if len(e.Missing) > 0 {
 		fmt.Fprintf(&b, "%s: no data source for the input variable", e.Context)
 		if len(e.Missing) > 1 {

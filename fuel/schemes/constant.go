@@ -17,6 +17,20 @@ type BatchSizeIterator interface {
 	Position() fuel.RequestPosition
 }
 
+// BatchSizeScheme is Fuel's BatchSizeScheme: a scheme whose requests are
+// batch sizes (ConstantScheme, or a script's subclass), for transformers
+// that batch a stream of examples (Batch, Cache).
+type BatchSizeScheme interface {
+	// RequestsExamples is false.
+	RequestsExamples() bool
+	// GetBatchSizeIterator starts an epoch.
+	GetBatchSizeIterator() (BatchSizeIterator, error)
+	// RestoreBatchSizeIterator continues an epoch from a saved position.
+	RestoreBatchSizeIterator(pos fuel.RequestPosition) (BatchSizeIterator, error)
+}
+
+var _ BatchSizeScheme = (*Constant)(nil)
+
 // Constant is Fuel's ConstantScheme, a BatchSizeScheme: its requests are
 // batch sizes, for transformers that batch a stream of examples.
 type Constant struct {

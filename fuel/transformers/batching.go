@@ -47,11 +47,11 @@ func needExamples(name string, stream fuel.Stream, want bool) error {
 // object array when the examples' shapes differ, as numpy.asarray makes
 // of a list of ragged sequences). At the end of the epoch a partial
 // batch is returned (strictness 0), dropped (1), or an error (2).
-func Batch(stream fuel.Stream, scheme *schemes.Constant, strictness int) (*Transformer, error) {
+func Batch(stream fuel.Stream, scheme schemes.BatchSizeScheme, strictness int) (*Transformer, error) {
 	if err := needExamples("Batch", stream, true); err != nil {
 		return nil, err
 	}
-	if scheme == nil {
+	if scheme == nil || nilScheme(scheme) {
 		return nil, errors.New("transformers: Batch: needs an iteration scheme (a ConstantScheme)")
 	}
 	if strictness < 0 || strictness > 2 {
@@ -384,11 +384,11 @@ func (it *filterIter) State() (fuel.IteratorState, error) { return it.t.wrapStat
 // fewer examples); the epoch ends when the wrapped stream ends with an
 // empty cache, or when the scheme ends. The cache is emptied at the start
 // of every epoch and is part of the iterator's state.
-func Cache(stream fuel.Stream, scheme *schemes.Constant) (*Transformer, error) {
+func Cache(stream fuel.Stream, scheme schemes.BatchSizeScheme) (*Transformer, error) {
 	if err := needExamples("Cache", stream, false); err != nil {
 		return nil, err
 	}
-	if scheme == nil {
+	if scheme == nil || nilScheme(scheme) {
 		return nil, errors.New("transformers: Cache: needs an iteration scheme (a ConstantScheme)")
 	}
 	sources := stream.Sources()
@@ -547,4 +547,11 @@ func SortMapping(key func(example []*nd.Array) (any, error), cmp func(a, b any) 
 		}
 		return out, nil
 	}
+}
+
+// nilScheme reports whether scheme is a nil *schemes.Constant inside the
+// interface (a caller's unset ConstantScheme).
+func nilScheme(scheme schemes.BatchSizeScheme) bool {
+	c, ok := scheme.(*schemes.Constant)
+	return ok && c == nil
 }

@@ -1027,7 +1027,11 @@ func schemeInitialize(s *Scheme) starlark.Value {
 // the prototype's script class (MLP(prototype=MyLinear()), a subclass of
 // Linear), as Blocks' deep copies of the prototype: each gets the class,
 // a copy of the prototype's script attributes, its overrides and
-// applications, and the name {prototype name}_{i}.
+// applications, and Blocks' name {class name in lower case}_{i} (the
+// prototype's own name is not used). Lists, dicts, sets and tuples among
+// the attributes are copied, at every depth, so a layer that appends to
+// its list leaves the others' and the prototype's alone; other values
+// (numbers, strings, bricks, variables, script objects) are shared.
 func copyScriptPrototype(thread *starlark.Thread, m *bricks.MLP, proto *bricks.Linear) error {
 	if proto == nil {
 		return nil
@@ -1040,15 +1044,75 @@ func copyScriptPrototype(thread *starlark.Thread, m *bricks.MLP, proto *bricks.L
 		st := starlib.NewObjectState(x.st.Class)
 		for _, n := range x.st.Names() {
 			v, _ := x.st.Get(n)
-			st.Set(n, v)
+			c, err := copyContainers(v, 0)
+			if err != nil {
+				return fmt.Errorf("MLP: copying the prototype's attribute %s: %v", n, err)
+			}
+			st.Set(n, c)
 		}
 		base := l.BaseBrick()
 		base.SetSubclasses(scriptClassNames(x.st.Class))
-		base.Name = fmt.Sprintf("%s_%d", proto.BaseBrick().Name, i)
+		base.Name = fmt.Sprintf("%s_%d", strings.ToLower(x.st.Class.Name()), i)
 		base.SetExtra(&scriptExtra{st: st, thread: thread})
 		attachScriptBrick(thread, &Brick{B: l}, st)
 	}
 	return nil
+}
+
+// copyContainers returns a copy of v in which every list, dict, set and
+// tuple is new (Python's copy.deepcopy for the containers a script
+// builds); other values are v's own. A structure deeper than 100 levels
+// (a list holding itself) is an error.
+func copyContainers(v starlark.Value, depth int) (starlark.Value, error) {
+	if depth > 100 {
+		return nil, fmt.Errorf("nested more than 100 levels deep (a container that holds itself?)")
+	}
+	switch x := v.(type) {
+	case *starlark.List:
+		out := make([]starlark.Value, x.Len())
+		for i := range out {
+			c, err := copyContainers(x.Index(i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return starlark.NewList(out), nil
+	case starlark.Tuple:
+		out := make(starlark.Tuple, len(x))
+		for i, e := range x {
+			c, err := copyContainers(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case *starlark.Dict:
+		out := starlark.NewDict(x.Len())
+		for _, kv := range x.Items() {
+			c, err := copyContainers(kv[1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if err := out.SetKey(kv[0], c); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case *starlark.Set:
+		out := starlark.NewSet(x.Len())
+		iter := x.Iterate()
+		defer iter.Done()
+		var e starlark.Value
+		for iter.Next(&e) {
+			if err := out.Insert(e); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return v, nil
 }
 
 // callSuperApplication is a call of super(C, self).apply where the

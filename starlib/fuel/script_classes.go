@@ -21,6 +21,8 @@ import (
 //	IterationScheme, IndexScheme(examples), BatchScheme(examples, batch_size) (fuel.schemes)
 //	    get_request_iterator(self) returns a list (or any iterable) of requests: an index, or a list of indices;
 //	    self.indices and self.batch_size are set by the base's __init__
+//	BatchSizeScheme() (fuel.schemes)
+//	    get_request_iterator(self) returns a list (or any iterable) of batch sizes, for Batch and Cache
 //	Transformer(data_stream, produces_examples=None) (fuel.transformers)  transform_example(self, example), transform_batch(self, batch)
 //	AgnosticTransformer(...)                                              transform_any(self, data)
 //	SourcewiseTransformer(data_stream, produces_examples, which_sources=None)
@@ -38,13 +40,18 @@ func scriptClassModules() []*starlarkstruct.Module {
 		return &starlib.LibClass{State: true, ClassName: name, IsInst: isScheme,
 			New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
 				s := &SchemeValue{name: st.Class.Name(), st: st}
-				s.S = &scriptIterScheme{thread: thread, self: s, examples: name == "IndexScheme"}
+				is := &scriptIterScheme{thread: thread, self: s, examples: name == "IndexScheme"}
+				if name == "BatchSizeScheme" {
+					s.S = &scriptSizeScheme{is}
+				} else {
+					s.S = is
+				}
 				return s, nil
 			},
 			Init: func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
 				s := self.(*SchemeValue)
 				switch name {
-				case "IterationScheme":
+				case "IterationScheme", "BatchSizeScheme":
 					return starlark.UnpackArgs(name+".__init__", args, kwargs)
 				case "IndexScheme":
 					var examples starlark.Value
@@ -111,6 +118,7 @@ func scriptClassModules() []*starlarkstruct.Module {
 			"IterationScheme": scheme("IterationScheme"),
 			"IndexScheme":     scheme("IndexScheme"),
 			"BatchScheme":     scheme("BatchScheme"),
+			"BatchSizeScheme": scheme("BatchSizeScheme"),
 		}},
 		{Name: "fuel.datasets", Members: starlark.StringDict{
 			"Dataset": datasetBase(),
@@ -266,6 +274,102 @@ func (s *scriptIterScheme) requests(skip int) (schemes.RequestIterator, error) {
 	}
 	return &listRequests{reqs: reqs, next: min(skip, len(reqs))}, nil
 }
+
+// scriptSizeScheme is a script subclass of Fuel's BatchSizeScheme: its
+// get_request_iterator gives batch sizes (ints), which Batch and Cache
+// read; a DataStream, which wants indices, refuses it.
+type scriptSizeScheme struct{ *scriptIterScheme }
+
+var _ schemes.BatchSizeScheme = scriptSizeScheme{}
+
+// RequestsExamples is false unless the class says otherwise (Fuel's
+// BatchSizeScheme.requests_examples).
+func (s scriptSizeScheme) RequestsExamples() bool { return s.scriptIterScheme.RequestsExamples() }
+
+func (s scriptSizeScheme) refuse() error {
+	return fmt.Errorf("%s is a BatchSizeScheme: its requests are batch sizes, for Batch(data_stream, iteration_scheme) or Cache, not indices for a DataStream", s.self.st.Class.Name())
+}
+
+// GetRequestIterator is refused: the requests are batch sizes.
+func (s scriptSizeScheme) GetRequestIterator() (schemes.RequestIterator, error) {
+	return nil, s.refuse()
+}
+
+// RestoreRequestIterator is refused: the requests are batch sizes.
+func (s scriptSizeScheme) RestoreRequestIterator(fuel.RequestPosition) (schemes.RequestIterator, error) {
+	return nil, s.refuse()
+}
+
+// GetBatchSizeIterator calls get_request_iterator(), whose items must be
+// positive ints.
+func (s scriptSizeScheme) GetBatchSizeIterator() (schemes.BatchSizeIterator, error) {
+	name := s.self.st.Class.Name()
+	m, found, err := starlib.ScriptAttr(s.self, s.self.st, "get_request_iterator")
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: a BatchSizeScheme subclass defines get_request_iterator(self)", name)
+	}
+	v, err := starlark.Call(callThread(s.thread, name+".get_request_iterator"), m, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	it, ok := v.(starlark.Iterable)
+	if !ok {
+		return nil, fmt.Errorf("%s.get_request_iterator must return an iterable of batch sizes, got %s", name, v.Type())
+	}
+	var reqs []fuel.Request
+	iter := it.Iterate()
+	defer iter.Done()
+	var x starlark.Value
+	for i := 0; iter.Next(&x); i++ {
+		var n int
+		if _, isBool := x.(starlark.Bool); isBool || starlark.AsInt(x, &n) != nil || n <= 0 {
+			return nil, fmt.Errorf("%s.get_request_iterator: request %d: want a positive batch size (an int), got %s", name, i, x.String())
+		}
+		reqs = append(reqs, fuel.Request{Indices: []int{n}})
+	}
+	return sizeRequests{&listRequests{reqs: reqs}}, nil
+}
+
+// RestoreBatchSizeIterator continues the saved epoch's batch sizes.
+func (s scriptSizeScheme) RestoreBatchSizeIterator(pos fuel.RequestPosition) (schemes.BatchSizeIterator, error) {
+	if pos.Requests == nil {
+		it, err := s.GetBatchSizeIterator()
+		if err != nil {
+			return nil, err
+		}
+		l := it.(sizeRequests).l
+		l.next = min(max(pos.Next, 0), len(l.reqs))
+		return it, nil
+	}
+	it, err := s.scriptIterScheme.RestoreRequestIterator(pos)
+	if err != nil {
+		return nil, err
+	}
+	l := it.(*listRequests)
+	for i, r := range l.reqs {
+		if len(r.Indices) != 1 || r.Indices[0] <= 0 {
+			return nil, fmt.Errorf("%s: saved request %d is not a batch size", s.self.st.Class.Name(), i)
+		}
+	}
+	return sizeRequests{l}, nil
+}
+
+// sizeRequests walks a list of batch sizes, each held as a request of
+// one index (so that the position saves as a request scheme's does).
+type sizeRequests struct{ l *listRequests }
+
+func (s sizeRequests) Next() (int, error) {
+	r, err := s.l.Next()
+	if err != nil {
+		return 0, err
+	}
+	return r.Indices[0], nil
+}
+
+func (s sizeRequests) Position() fuel.RequestPosition { return s.l.Position() }
 
 // listRequests walks a list of requests.
 type listRequests struct {

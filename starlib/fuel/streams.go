@@ -371,14 +371,23 @@ func batchBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if b.Name() == "Cache" && st.S.ProducesExamples() {
 		return nil, fmt.Errorf("Cache: the stream must produce batches, not examples")
 	}
-	scheme, ok := schemeV.(*ConstantSchemeValue)
-	if !ok {
-		return nil, fmt.Errorf("%s: iteration_scheme must be a batch-size scheme (ConstantScheme), got %s", b.Name(), schemeV.Type())
+	var scheme schemes.BatchSizeScheme
+	switch sv := schemeV.(type) {
+	case *ConstantSchemeValue:
+		scheme = sv.S
+	case *SchemeValue:
+		scheme, _ = sv.S.(schemes.BatchSizeScheme) // a script BatchSizeScheme subclass
+	}
+	if scheme == nil {
+		return nil, fmt.Errorf("%s: iteration_scheme must be a batch-size scheme (ConstantScheme, or a BatchSizeScheme subclass), got %s", b.Name(), schemeV.Type())
+	}
+	if scheme.RequestsExamples() {
+		return nil, fmt.Errorf("%s: the iteration scheme must request batches, not examples (%s.requests_examples is True)", b.Name(), schemeV.Type())
 	}
 	if b.Name() == "Batch" {
-		t, err = transformers.Batch(st.S, scheme.S, strictness)
+		t, err = transformers.Batch(st.S, scheme, strictness)
 	} else {
-		t, err = transformers.Cache(st.S, scheme.S)
+		t, err = transformers.Cache(st.S, scheme)
 	}
 	if err != nil {
 		return nil, err
