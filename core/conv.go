@@ -258,11 +258,11 @@ func (o conv2dGradInputOp) Shape(in [][]int) ([]int, error) {
 	return o.imageShape(in), nil
 }
 func (o conv2dGradInputOp) Run(out *nd.Array, in []*nd.Array) {
-	shapes := [][]int{in[0].Shape, in[1].Shape}
-	if len(in) > 2 {
-		shapes = append(shapes, in[2].Shape)
+	var shapes [3][]int // no allocation per call
+	for i, a := range in[:min(len(in), 3)] {
+		shapes[i] = a.Shape
 	}
-	g, _ := o.geomOf(shapes)
+	g, _ := o.geomOf(shapes[:len(in)])
 	switch gx := out.Data.(type) {
 	case []float32:
 		convBackwardInput(o.ws, g, gx, in[0].F32(), in[1].F32())

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -13,10 +12,10 @@ import (
 // by the shapes alone (enough images for a matrix product of at least
 // groupColumns columns). For each group, im2col writes the columns of its
 // images side by side (k rows of m·p columns) and one OpenBLAS product
-// computes the whole group; the groups run in parallel on GOMAXPROCS
-// goroutines, each with its own buffers, and OpenBLAS itself runs
+// computes the whole group; the groups run in parallel (a region, below),
+// each part with its own buffers, and OpenBLAS itself runs
 // single-threaded (the default, core/exec/cpu/kernels/blas_cgo.go; with OPENBLAS_NUM_THREADS set
-// its threads compete with the groups' goroutines). The filters' gradient is
+// its threads compete with the parts). The filters' gradient is
 // summed per group and the groups' sums are added in order, so the result
 // is the same on every run and for any number of cores.
 
@@ -32,12 +31,13 @@ func groupSize(n, k, p int) int {
 	return max(1, min(m, n))
 }
 
-// workspace holds an op's scratch buffers, kept from call to call so that
-// a step allocates nothing proportional to the batch. The lock serialises
-// two functions that share the op.
+// workspace holds an op's scratch buffers and the job of its parallel
+// region, kept from call to call so that a step allocates nothing. The
+// lock serialises two functions that share the op.
 type workspace struct {
 	mu   sync.Mutex
 	bufs []any
+	job  any
 }
 
 func newWorkspace() *workspace { return &workspace{} }
@@ -55,39 +55,64 @@ func scratch[T float](ws *workspace, slot, n int) []T {
 	return b
 }
 
+// wsJob is the workspace's job of type J, made at the first call.
+func wsJob[J any](ws *workspace) *J {
+	if j, ok := ws.job.(*J); ok {
+		return j
+	}
+	j := new(J)
+	ws.job = j
+	return j
+}
+
 // chunkBounds is the range of images of chunk c of nc over n images.
 func chunkBounds(n, nc, c int) (int, int) { return c * n / nc, (c + 1) * n / nc }
 
-// parallel runs f(chunk, worker) for every chunk in [0, nc) on up to
-// GOMAXPROCS goroutines; worker is in [0, workers) and owns its scratch.
-func parallel(nc int, f func(chunk, worker int)) int {
-	workers := min(runtime.GOMAXPROCS(0), nc)
-	if workers <= 1 {
-		for c := 0; c < nc; c++ {
-			f(c, 0)
-		}
-		return 1
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(workers)
-	for w := 0; w < workers; w++ {
-		go func(w int) {
-			defer wg.Done()
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= nc {
-					return
-				}
-				f(c, w)
-			}
-		}(w)
-	}
-	wg.Wait()
-	return workers
+// Parallel regions. A convolution or a pooling cuts its work into chunks
+// (groups of images, ranges of planes) that write disjoint outputs, and
+// hands them out in turn to the parts of a split on the worker pool of
+// core/exec/cpu/kernels (kernels.RunLocked; part 0 runs on the caller),
+// each part owning its scratch. Which part computes a chunk never changes
+// a bit of the result; while another split runs (or with one worker), part
+// 0 computes every chunk here. A region's job is a struct kept in the op's
+// workspace (wsJob) and refilled at each call, so that a region allocates
+// nothing: no closure, goroutine or wait group per call.
+
+// chunks hands out the chunks [0, n) of a region, each to the first part
+// that asks.
+type chunks struct {
+	n    int
+	next atomic.Int64
 }
 
-func maxWorkers(nc int) int { return max(1, min(runtime.GOMAXPROCS(0), nc)) }
+// each runs f(chunk, part) for the chunks part takes, until none is left.
+func (c *chunks) each(part int, f func(chunk, part int)) {
+	for {
+		i := int(c.next.Add(1) - 1)
+		if i >= c.n {
+			return
+		}
+		f(i, part)
+	}
+}
+
+// regionParts is how many parts a region of nc chunks runs in: one per
+// worker of the pool (kernels.Settings.Workers), at most one per chunk.
+func regionParts(nc int) int { return max(1, min(kernels.Current().Workers, nc)) }
+
+// runRegion runs job, whose chunks c are [0, nc), in parts parts
+// (regionParts): in parallel when it takes the split lock, else part 0
+// computes every chunk here.
+func runRegion(job kernels.PartJob, c *chunks, nc, parts int) {
+	c.n = nc
+	c.next.Store(0)
+	if !kernels.LockParts(parts) {
+		job.RunPart(0, parts)
+		return
+	}
+	defer kernels.UnlockParts()
+	kernels.RunLocked(job, parts)
+}
 
 // gemm is C = A·B + beta·C on OpenBLAS (row-major, optional transposes).
 func gemm[T float](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
@@ -239,10 +264,74 @@ func col2im[T float](g convGeom, gx, col []T, ld int) {
 	}
 }
 
-// groupWork is one goroutine's buffers: the group's columns and its
-// (f, m·p) products.
+// groupWork is one part's buffers: the group's columns and its (f, m·p)
+// products.
 func groupWork[T float](ws *workspace, worker, k, f, cols int) (col, tmp []T) {
 	return scratch[T](ws, 2*worker, k*cols), scratch[T](ws, 2*worker+1, f*cols)
+}
+
+// convJob is the state of a convolution's region, common to its three
+// kernels: the geometry, m images a group, and each part's buffers.
+type convJob[T float] struct {
+	chunks
+	g    convGeom
+	m    int
+	bufs [][2][]T
+}
+
+// start fills the job for a call in groups groups on parts parts, with
+// each part's buffers (groupWork) in bufs, reusing its array.
+func (j *convJob[T]) start(ws *workspace, g convGeom) (groups, parts int) {
+	k, p := g.k(), g.p()
+	j.g, j.m = g, groupSize(g.n, k, p)
+	groups = (g.n + j.m - 1) / j.m
+	parts = regionParts(groups)
+	j.bufs = j.bufs[:0]
+	for i := range parts {
+		col, tmp := groupWork[T](ws, i, k, g.f, j.m*p)
+		j.bufs = append(j.bufs, [2][]T{col, tmp})
+	}
+	return groups, parts
+}
+
+// group is the first image of group gi, its number of images and the
+// row stride of its columns.
+func (j *convJob[T]) group(gi int) (n0, mm, ld int) {
+	n0 = gi * j.m
+	mm = min(j.m, j.g.n-n0)
+	return n0, mm, mm * j.g.p()
+}
+
+// convFwdJob is convForward's region.
+type convFwdJob[T float] struct {
+	convJob[T]
+	y, x, w, b []T
+}
+
+func (j *convFwdJob[T]) RunPart(i, _ int) { j.each(i, j.run) }
+
+func (j *convFwdJob[T]) run(gi, wk int) {
+	g, y, x, w, b := j.g, j.y, j.x, j.w, j.b
+	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	col, tmp := j.bufs[wk][0], j.bufs[wk][1]
+	n0, mm, ld := j.group(gi)
+	for i := 0; i < mm; i++ {
+		im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
+	}
+	gemm(false, false, g.f, ld, k, w, k, col, ld, 0, tmp, ld)
+	for i := 0; i < mm; i++ {
+		yi := y[(n0+i)*g.f*p : (n0+i+1)*g.f*p]
+		for f := 0; f < g.f; f++ {
+			if b == nil {
+				copy(yi[f*p:(f+1)*p], tmp[f*ld+i*p:])
+				continue
+			}
+			bf, src := b[f], tmp[f*ld+i*p:f*ld+(i+1)*p]
+			for e, v := range src {
+				yi[f*p+e] = v + bf
+			}
+		}
+	}
 }
 
 // convForward: for each group, Y (f, m·p) = W (f, k) · COL (k, m·p), then
@@ -250,36 +339,11 @@ func groupWork[T float](ws *workspace, worker, k, f, cols int) (col, tmp []T) {
 func convForward[T float](ws *workspace, g convGeom, y, x, w, b []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
-	m := groupSize(g.n, k, p)
-	groups := (g.n + m - 1) / m
-	bufs := make([][2][]T, maxWorkers(groups))
-	for i := range bufs {
-		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
-	}
-	parallel(groups, func(gi, wk int) {
-		col, tmp := bufs[wk][0], bufs[wk][1]
-		n0 := gi * m
-		mm := min(m, g.n-n0)
-		ld := mm * p
-		for i := 0; i < mm; i++ {
-			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
-		}
-		gemm(false, false, g.f, ld, k, w, k, col, ld, 0, tmp, ld)
-		for i := 0; i < mm; i++ {
-			yi := y[(n0+i)*g.f*p : (n0+i+1)*g.f*p]
-			for f := 0; f < g.f; f++ {
-				if b == nil {
-					copy(yi[f*p:(f+1)*p], tmp[f*ld+i*p:])
-					continue
-				}
-				bf, src := b[f], tmp[f*ld+i*p:f*ld+(i+1)*p]
-				for j, v := range src {
-					yi[f*p+j] = v + bf
-				}
-			}
-		}
-	})
+	j := wsJob[convFwdJob[T]](ws)
+	groups, parts := j.start(ws, g)
+	j.y, j.x, j.w, j.b = y, x, w, b
+	runRegion(j, &j.chunks, groups, parts)
+	j.y, j.x, j.w, j.b = nil, nil, nil, nil
 }
 
 // gatherGroup copies the (f, p) blocks of images n0.. into dst (f, mm·p).
@@ -294,31 +358,82 @@ func gatherGroup[T float](g convGeom, dst, gz []T, n0, mm int) {
 	}
 }
 
+// convBwdInputJob is convBackwardInput's region.
+type convBwdInputJob[T float] struct {
+	convJob[T]
+	gx, gz, w []T
+}
+
+func (j *convBwdInputJob[T]) RunPart(i, _ int) { j.each(i, j.run) }
+
+func (j *convBwdInputJob[T]) run(gi, wk int) {
+	g, gx, gz, w := j.g, j.gx, j.gz, j.w
+	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	col, tmp := j.bufs[wk][0], j.bufs[wk][1]
+	n0, mm, ld := j.group(gi)
+	gatherGroup(g, tmp, gz, n0, mm)
+	gemm(true, false, k, ld, g.f, w, k, tmp, ld, 0, col, ld)
+	for i := 0; i < mm; i++ {
+		img := gx[(n0+i)*chw : (n0+i+1)*chw]
+		clear(img)
+		col2im(g, img, col[i*p:], ld)
+	}
+}
+
 // convBackwardInput: for each group, GCOL (k, m·p) = Wᵀ · GZ (f, m·p),
 // added back into each image by col2im.
 func convBackwardInput[T float](ws *workspace, g convGeom, gx, gz, w []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
-	m := groupSize(g.n, k, p)
-	groups := (g.n + m - 1) / m
-	bufs := make([][2][]T, maxWorkers(groups))
-	for i := range bufs {
-		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
+	j := wsJob[convBwdInputJob[T]](ws)
+	groups, parts := j.start(ws, g)
+	j.gx, j.gz, j.w = gx, gz, w
+	runRegion(j, &j.chunks, groups, parts)
+	j.gx, j.gz, j.w = nil, nil, nil
+}
+
+// convBwdWeightsJob is convBackwardWeights' region.
+type convBwdWeightsJob[T float] struct {
+	convJob[T]
+	ws            *workspace
+	parts, groups int
+	transposed    bool
+	gw, x, gz     []T
+}
+
+func (j *convBwdWeightsJob[T]) RunPart(i, _ int) { j.each(i, j.run) }
+
+// part is group i's partial sum: gW itself for the first group, else
+// buffer slot 2·parts+i.
+func (j *convBwdWeightsJob[T]) part(i int) []T {
+	if i == 0 {
+		return j.gw
 	}
-	parallel(groups, func(gi, wk int) {
-		col, tmp := bufs[wk][0], bufs[wk][1]
-		n0 := gi * m
-		mm := min(m, g.n-n0)
-		ld := mm * p
-		gatherGroup(g, tmp, gz, n0, mm)
-		gemm(true, false, k, ld, g.f, w, k, tmp, ld, 0, col, ld)
-		for i := 0; i < mm; i++ {
-			img := gx[(n0+i)*chw : (n0+i+1)*chw]
-			clear(img)
-			col2im(g, img, col[i*p:], ld)
+	return j.ws.bufs[2*j.parts+i].([]T)[:j.g.f*j.g.k()]
+}
+
+func (j *convBwdWeightsJob[T]) run(gi, wk int) {
+	g, x, gz := j.g, j.x, j.gz
+	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	col, tmp := j.bufs[wk][0], j.bufs[wk][1]
+	n0, mm, ld := j.group(gi)
+	for i := 0; i < mm; i++ {
+		im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
+	}
+	gatherGroup(g, tmp, gz, n0, mm)
+	if !j.transposed {
+		gemm(false, true, g.f, k, ld, tmp, ld, col, ld, 0, j.part(gi), k)
+		return
+	}
+	t := j.ws.bufs[2*j.parts+j.groups+wk].([]T)[:k*g.f]
+	gemm(false, true, k, g.f, ld, col, ld, tmp, ld, 0, t, g.f)
+	dst := j.part(gi)
+	for f := range g.f {
+		row := dst[f*k : (f+1)*k]
+		for e := range row {
+			row[e] = t[e*g.f+f]
 		}
-	})
+	}
 }
 
 // convBackwardWeights: gW (f, k) = Σ over groups of GZ (f, m·p) · COLᵀ;
@@ -327,65 +442,35 @@ func convBackwardInput[T float](ws *workspace, g convGeom, gx, gz, w []T) {
 func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
 	if g.n == 0 {
 		clear(gw)
 		return
 	}
-	m := groupSize(g.n, k, p)
-	groups := (g.n + m - 1) / m
-	nw := maxWorkers(groups)
-	bufs := make([][2][]T, nw)
-	for i := range bufs {
-		bufs[i][0], bufs[i][1] = groupWork[T](ws, i, k, g.f, m*p)
-	}
-	// The groups' partial sums: buffer slots 2·nw+i, made before the
-	// goroutines start (no slice of them is built, so a step allocates
+	k := g.k()
+	j := wsJob[convBwdWeightsJob[T]](ws)
+	groups, parts := j.start(ws, g)
+	j.ws, j.parts, j.groups = ws, parts, groups
+	// The groups' partial sums: buffer slots 2·parts+i, made before the
+	// region starts (no slice of them is built, so a step allocates
 	// nothing that grows with the batch).
 	for i := 1; i < groups; i++ {
-		scratch[T](ws, 2*nw+i, g.f*k)
-	}
-	part := func(i int) []T {
-		if i == 0 {
-			return gw
-		}
-		return ws.bufs[2*nw+i].([]T)[:g.f*k]
+		scratch[T](ws, 2*parts+i, g.f*k)
 	}
 	// With more rows in a column than filters, OpenBLAS computes the
 	// transposed product, COL · GZᵀ (k, f), faster (LeNet's second layer:
 	// 584 µs against 795 µs a group); it is transposed into place.
-	transposed := k > g.f
-	if transposed {
-		for i := range nw {
-			scratch[T](ws, 2*nw+groups+i, k*g.f)
+	j.transposed = k > g.f
+	if j.transposed {
+		for i := range parts {
+			scratch[T](ws, 2*parts+groups+i, k*g.f)
 		}
 	}
-	parallel(groups, func(gi, wk int) {
-		col, tmp := bufs[wk][0], bufs[wk][1]
-		n0 := gi * m
-		mm := min(m, g.n-n0)
-		ld := mm * p
-		for i := 0; i < mm; i++ {
-			im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
-		}
-		gatherGroup(g, tmp, gz, n0, mm)
-		if !transposed {
-			gemm(false, true, g.f, k, ld, tmp, ld, col, ld, 0, part(gi), k)
-			return
-		}
-		t := ws.bufs[2*nw+groups+wk].([]T)[:k*g.f]
-		gemm(false, true, k, g.f, ld, col, ld, tmp, ld, 0, t, g.f)
-		dst := part(gi)
-		for f := range g.f {
-			row := dst[f*k : (f+1)*k]
-			for j := range row {
-				row[j] = t[j*g.f+f]
-			}
-		}
-	})
+	j.gw, j.x, j.gz = gw, x, gz
+	runRegion(j, &j.chunks, groups, parts)
 	for i := 1; i < groups; i++ {
-		for j, v := range part(i) {
-			gw[j] += v
+		for e, v := range j.part(i) {
+			gw[e] += v
 		}
 	}
+	j.gw, j.x, j.gz = nil, nil, nil
 }

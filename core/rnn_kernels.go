@@ -16,8 +16,9 @@ import (
 // sigmoid in float64) and every forward expression is evaluated in the
 // order the unfused step graph evaluates it, so the fused forward pass
 // gives the same bits as the generic scan of the bricks' step
-// (TestFusedLSTMMatchesScan). The kernels are plain Go: the only version,
-// the same on every architecture.
+// (TestFusedLSTMMatchesScan). The LSTM forward row and the GRU gradient's
+// unmasked float32 rows run internal/vec's AVX2 kernels (the loops' bits);
+// the rest is plain Go, the same on every architecture.
 
 // sigmoidInPlace applies the logistic function to s.
 func sigmoidInPlace[T float32 | float64](s []T) {
@@ -211,6 +212,11 @@ func gruStepGradN[T float32 | float64](dan, dg, dh, g, n, hp, m, dhp []T, rows, 
 		dgr := dg[b*2*d : b*2*d+d]
 		dhr, nr, hpr := dh[b*d:(b+1)*d], n[b*d:(b+1)*d], hp[b*d:(b+1)*d]
 		danr, dhpr := dan[b*d:(b+1)*d], dhp[b*d:(b+1)*d]
+		if d32, ok := any(danr).([]float32); ok && m == nil {
+			vec.GRUGradN32(d32, any(dgr).([]float32), any(dhpr).([]float32), any(dhr).([]float32),
+				any(u).([]float32), any(nr).([]float32), any(hpr).([]float32))
+			continue
+		}
 		var mb T = 1
 		if m != nil {
 			mb = m[b]
@@ -238,6 +244,10 @@ func gruStepGradR[T float32 | float64](dg, dhr, g, hp, dhp []T, rows, d int) {
 		r := g[b*2*d+d : (b+1)*2*d]
 		dgr := dg[b*2*d+d : (b+1)*2*d]
 		dr, hpr, dhpr := dhr[b*d:(b+1)*d], hp[b*d:(b+1)*d], dhp[b*d:(b+1)*d]
+		if d32, ok := any(dgr).([]float32); ok {
+			vec.GRUGradR32(d32, any(dhpr).([]float32), any(dr).([]float32), any(hpr).([]float32), any(r).([]float32))
+			continue
+		}
 		for j := range d {
 			rj := r[j]
 			dhpr[j] += dr[j] * rj

@@ -73,3 +73,9 @@ func mul32AVX2(out, a, b *float32, n int)
 
 //go:noescape
 func mulAdd32AVX2(acc, a, b *float32, n int)
+
+//go:noescape
+func gruGradN32AVX2(dan, dg, dhp, dh, u, n, hp *float32, cnt int)
+
+//go:noescape
+func gruGradR32AVX2(dg, dhp, dr, hp, r *float32, cnt int)

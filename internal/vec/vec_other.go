@@ -30,3 +30,6 @@ func gemm1x16AVX2(k int, a *float32, b *float32, ldb int, c *float32)           
 
 func mul32AVX2(out, a, b *float32, n int)    {}
 func mulAdd32AVX2(acc, a, b *float32, n int) {}
+
+func gruGradN32AVX2(dan, dg, dhp, dh, u, n, hp *float32, cnt int) {}
+func gruGradR32AVX2(dg, dhp, dr, hp, r *float32, cnt int)         {}

@@ -1,0 +1,56 @@
+package core
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGRUStepGradVectorized: the GRU gradient's float32 rows through
+// internal/vec's kernels (unmasked) give the bits of the generic loop (the
+// same rows under a mask of ones, which takes it), and the reset half the
+// bits of its formula.
+func TestGRUStepGradVectorized(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	rows, d := 3, 21
+	rnd := func(n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(r.NormFloat64())
+		}
+		return s
+	}
+	g, dh, n, hp, dhr := rnd(rows*2*d), rnd(rows*d), rnd(rows*d), rnd(rows*d), rnd(rows*d)
+	ones := []float32{1, 1, 1}
+	run := func(m []float32) (dan, dg, dhp []float32) {
+		dan, dg, dhp = make([]float32, rows*d), make([]float32, rows*2*d), make([]float32, rows*d)
+		gruStepGradN(dan, dg, dh, g, n, hp, m, dhp, rows, d)
+		return
+	}
+	dan, dg, dhp := run(nil)
+	wdan, wdg, wdhp := run(ones)
+	for _, c := range []struct {
+		name      string
+		got, want []float32
+	}{{"dan", dan, wdan}, {"dg", dg, wdg}, {"dhp", dhp, wdhp}} {
+		for i := range c.want {
+			if math.Float32bits(c.got[i]) != math.Float32bits(c.want[i]) {
+				t.Fatalf("gruStepGradN %s[%d] = %v, want %v", c.name, i, c.got[i], c.want[i])
+			}
+		}
+	}
+	wantDhp := append([]float32(nil), dhp...)
+	gruStepGradR(dg, dhr, g, hp, dhp, rows, d)
+	for b := range rows {
+		for j := range d {
+			rj, dr := g[b*2*d+d+j], dhr[b*d+j]
+			wantDhp[b*d+j] += dr * rj
+			if got, want := dg[b*2*d+d+j], dr*hp[b*d+j]*rj*(1-rj); got != want {
+				t.Fatalf("gruStepGradR dg row %d, %d = %v, want %v", b, j, got, want)
+			}
+			if got, want := dhp[b*d+j], wantDhp[b*d+j]; got != want {
+				t.Fatalf("gruStepGradR dhp row %d, %d = %v, want %v", b, j, got, want)
+			}
+		}
+	}
+}
