@@ -237,6 +237,8 @@ func ToVariable(v starlark.Value, floatX nd.DType) (*core.Variable, error) {
 		return core.Const(floatX, float64(v)), nil
 	case *Array:
 		return core.NewConstant(v.A), nil
+	case *Scalar:
+		return core.NewConstant(v.A), nil
 	case starlark.Tuple, *starlark.List:
 		a, err := ToArrayFloat(v, floatX)
 		if err != nil {
