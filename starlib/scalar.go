@@ -319,7 +319,7 @@ func (s *Scalar) Attr(name string) (starlark.Value, error) {
 func (s *Scalar) AttrNames() []string { return scalarAttrs }
 
 // Equal is a script's x == y: Starlark's equality, except that a numpy
-// scalar equals the equal number, in lists and tuples too
+// scalar equals the equal number, in lists, tuples and dict values too
 // ([numpy.float32(1)] == [1.0], as in Python).
 func Equal(x, y starlark.Value) (bool, error) { return equalDepth(x, y, 64) }
 
@@ -343,6 +343,18 @@ func equalDepth(x, y starlark.Value, depth int) (bool, error) {
 			return starlark.Equal(x, y)
 		}
 		xs, ys = x, t
+	case *starlark.Dict:
+		d, ok := y.(*starlark.Dict)
+		if !ok || x.Len() != d.Len() {
+			return starlark.Equal(x, y)
+		}
+		for _, kv := range x.Items() {
+			v, found, err := d.Get(kv[0])
+			if err != nil || !found {
+				return false, err
+			}
+			xs, ys = append(xs, kv[1]), append(ys, v)
+		}
 	default:
 		return starlark.Equal(x, y)
 	}
