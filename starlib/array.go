@@ -749,6 +749,9 @@ type leaf struct {
 }
 
 func toArray(v starlark.Value, dtype *nd.DType, defFloat nd.DType) (*nd.Array, error) {
+	if s, ok := v.(*Scalar); ok {
+		v = &Array{A: s.A}
+	}
 	if a, ok := v.(*Array); ok {
 		if dtype != nil && *dtype != a.A.DType() {
 			return castArray(a.A, *dtype)
@@ -889,7 +892,7 @@ func inferShapeIn(v starlark.Value, n *Nesting) ([]int, error) {
 	switch x := v.(type) {
 	case *Array:
 		return slices.Clone(x.A.Shape), nil
-	case starlark.Int, starlark.Float, starlark.Bool:
+	case starlark.Int, starlark.Float, starlark.Bool, *Scalar:
 		return []int{}, nil
 	}
 	items, ok := Elems(v)
@@ -911,6 +914,9 @@ func inferShapeIn(v starlark.Value, n *Nesting) ([]int, error) {
 }
 
 func collectLeaves(v starlark.Value, shape []int, depth int, leaves *[]leaf, kind, arrayDT *int) error {
+	if s, ok := v.(*Scalar); ok {
+		v = &Array{A: s.A}
+	}
 	switch x := v.(type) {
 	case *Array:
 		if !nd.SameShape(x.A.Shape, shape[depth:]) {

@@ -238,6 +238,8 @@ func ToVariable(v starlark.Value, floatX nd.DType) (*core.Variable, error) {
 		return core.Const(floatX, float64(v)), nil
 	case *Array:
 		return core.NewConstant(v.A), nil
+	case *Scalar:
+		return core.NewConstant(v.A), nil
 	case starlark.Tuple, *starlark.List:
 		if holdsVariable(v) {
 			return stackElements(v.(starlark.Indexable), floatX)

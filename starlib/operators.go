@@ -17,9 +17,11 @@ import (
 //     uint8 variable, a bool array. Starlark's interpreter compares any
 //     two values into a bool, so a script's ordered comparisons are
 //     rewritten, once parsed, into calls of hidden builtins that do
-//     Starlark's own comparison on other values. == and != stay Starlark's
-//     (identity on variables, as Theano's; tensor.eq and neq are
-//     elementwise).
+//     Starlark's own comparison on other values.
+//   - x == y and x != y are rewritten too, only so that a numpy scalar
+//     (scalar.go) equals the equal number (numpy.float32(1) == 1.0); on
+//     everything else they are Starlark's (identity on variables, as
+//     Theano's; tensor.eq and neq are elementwise).
 //   - x[a:b:c] on a symbolic variable: Starlark slices only values whose
 //     length it knows, with int bounds. The slice is rewritten into a call
 //     that indexes a variable with slice(a, b, c) (a, b ints or int
@@ -36,13 +38,20 @@ import (
 // every interpreter's predeclared names.
 func hiddenOperators() starlark.StringDict {
 	d := starlark.StringDict{"$slice": NewBuiltin("slice", sliceOperator), "$sliceobj": NewBuiltin("slice", sliceBuiltin)}
-	for _, op := range []syntax.Token{syntax.LT, syntax.LE, syntax.GT, syntax.GE} {
+	for _, op := range []syntax.Token{syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.EQL, syntax.NEQ} {
 		d[hiddenCompareName(op)] = NewBuiltin(op.String(), compareOperator(op))
 	}
 	return d
 }
 
-func hiddenCompareName(op syntax.Token) string { return "$" + compareNames[op] }
+func hiddenCompareName(op syntax.Token) string { return "$" + rewrittenCompares[op] }
+
+// rewrittenCompares are the comparison operators rewritten into calls:
+// the ordered ones (elementwise on variables and arrays), == and != (a
+// numpy scalar equals the equal number: scalar.go).
+var rewrittenCompares = map[syntax.Token]string{
+	syntax.LT: "lt", syntax.LE: "le", syntax.GT: "gt", syntax.GE: "ge", syntax.EQL: "eq", syntax.NEQ: "ne",
+}
 
 // HiddenGlobal reports whether a global name is one of the hidden operators
 // (never listed to a user: completion, dir of the session).
@@ -99,7 +108,7 @@ func rewriteValue(v reflect.Value) {
 func rewriteExpr(e syntax.Expr) syntax.Expr {
 	switch e := e.(type) {
 	case *syntax.BinaryExpr:
-		if _, ok := compareNames[e.Op]; ok {
+		if _, ok := rewrittenCompares[e.Op]; ok {
 			return &syntax.CallExpr{
 				Fn:     &syntax.Ident{NamePos: e.OpPos, Name: hiddenCompareName(e.Op)},
 				Lparen: e.OpPos, Args: []syntax.Expr{e.X, e.Y}, Rparen: e.OpPos,
@@ -137,6 +146,8 @@ func elementwise(x starlark.Value) bool {
 	switch x.(type) {
 	case *Variable, *Array:
 		return true
+	case *Scalar: // with an array or a variable, the 0-d array's
+		return true
 	}
 	return false
 }
@@ -146,6 +157,13 @@ func elementwise(x starlark.Value) bool {
 func compareOperator(op syntax.Token) BuiltinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		x, y := args[0], args[1]
+		if op == syntax.EQL || op == syntax.NEQ {
+			eq, err := Equal(x, y)
+			return starlark.Bool(eq == (op == syntax.EQL)), err
+		}
+		if r, ok := scalarCompare(op, x, y); ok {
+			return starlark.Bool(r), nil
+		}
 		if !elementwise(x) && !elementwise(y) {
 			ok, err := starlark.Compare(op, x, y)
 			if err != nil {

@@ -257,7 +257,7 @@ func assertEq(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &x, &y); err != nil {
 		return nil, err
 	}
-	eq, err := starlark.Equal(x, y)
+	eq, err := starlib.Equal(x, y) // a script's ==
 	if err != nil {
 		return nil, err
 	}
@@ -450,6 +450,12 @@ func assertArrayEqual(thread *starlark.Thread, b *starlark.Builtin, args starlar
 // valuesDiffer says where x and y differ ("" when they are equal in
 // numpy.testing.assert_equal's sense); path locates the difference.
 func valuesDiffer(x, y starlark.Value, path string) string {
+	if s, ok := x.(*starlib.Scalar); ok {
+		x = s.Number()
+	}
+	if s, ok := y.(*starlib.Scalar); ok {
+		y = s.Number()
+	}
 	if a, ok := x.(*starlib.Array); ok {
 		x = starlib.ToList(a.A, 0, 0)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 
 	"github.com/blocks-go/blocks/core"
 )
@@ -26,6 +27,9 @@ func numericBuiltins() starlark.StringDict {
 		})
 	}
 	scalar := func(name string, x starlark.Value) (float64, bool, error) {
+		if s, ok := x.(*Scalar); ok {
+			return s.value(), true, nil
+		}
 		a, ok := x.(*Array)
 		if !ok {
 			return 0, false, nil
@@ -51,6 +55,12 @@ func numericBuiltins() starlark.StringDict {
 			switch x := x.(type) {
 			case *Variable:
 				return NewVariable(thread, core.Abs(x.V)), true, nil
+			case *Scalar:
+				if x.value() < 0 {
+					r, err := x.Unary(syntax.MINUS)
+					return r, true, err
+				}
+				return x, true, nil
 			case *Array:
 				a, err := ComputeArray(thread, func() (*core.Variable, error) { return core.Abs(core.NewConstant(x.A)), nil })
 				if err != nil {

@@ -139,7 +139,7 @@ func stableHashNested(thread *starlark.Thread, strHash *starlark.Builtin, x star
 		}
 		h, _ := starlark.AsInt32(v)
 		return int64(h), nil
-	case starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType:
+	case starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType, *Scalar:
 		h, err := x.Hash()
 		return int64(int32(h)), err
 	case starlark.Tuple:

@@ -17,10 +17,13 @@ import (
 // array of numpy's str dtype (and a list of strings as a 1-D one); a list
 // of differently shaped examples as an object array (a ragged batch).
 //
-// Out of it (dataValue): a 0-d array as the Starlark number, bool or
-// string it holds, as numpy scalars behave like Python's (so that
-// `d[0] % 2 == 1` in a Filter predicate and the comparisons of Fuel's
-// tests work); an object array as a list of its examples; strings as
+// Out of it (dataValue): a 0-d float array as the numpy scalar Fuel gives
+// (starlib.Scalar: numpy.float32 with dtype, shape, item(), arithmetic
+// keeping the dtype, == and < with numbers); a 0-d integer, bool or string
+// array as the Starlark int, bool or string it holds, because Starlark
+// has no __index__: a numpy int scalar could not index a list, bound a
+// range or be the same dict key as the equal int, which labels do
+// (docs/fuel-streams.md); an object array as a list of its examples; strings as
 // nested lists of strings; byte strings (numpy's S<n>) as bytes or
 // nested lists of bytes; any other array as an ndarray.
 
@@ -46,6 +49,9 @@ func dataValue(a *nd.Array) starlark.Value {
 		return bytesValue(d, a.Shape)
 	}
 	if len(a.Shape) == 0 {
+		if a.DType().IsFloat() {
+			return starlib.ScalarValue(a) // numpy.float32, numpy.float64
+		}
 		return starlib.NumberValue(a.DType(), a.Flat(0))
 	}
 	return starlib.FromArray(a)
