@@ -95,7 +95,20 @@ func TestRecurrentKillResumeBitIdentical(t *testing.T) {
 
 	dir := t.TempDir()
 	write(dir)
-	r := rand.New(rand.NewSource(4))
+	// Each checkpoint write pauses 15 ms (60 a run), so that a kill at a
+	// random moment lands in the middle of the training.
+	killAndResume(t, bin, dir, 4, refDur/4, 600*time.Millisecond)
+	got, _, _ := finishedCheckpoint(t, dir)
+	compareRuns(t, want, got)
+}
+
+// killAndResume runs exp.star in dir to its end: three times it starts
+// the run (or resumes run.tar) and SIGKILLs it after minDelay plus a
+// random part of jitter (from seed), checkpoint writes slowed by 15 ms
+// each, then it lets the run finish. It fails t when no kill landed.
+func killAndResume(t *testing.T, bin, dir string, seed int64, minDelay, jitter time.Duration) {
+	t.Helper()
+	r := rand.New(rand.NewSource(seed))
 	kills, midEpoch := 0, 0
 	for k := 0; ; k++ {
 		c, exists, done := finishedCheckpoint(t, dir)
@@ -113,17 +126,13 @@ func TestRecurrentKillResumeBitIdentical(t *testing.T) {
 			runToEnd(t, bin, dir, args...)
 			continue
 		}
-		// Each checkpoint write pauses 15 ms (60 a run), so that a kill
-		// at a random moment lands in the middle of the training.
-		d := refDur/4 + time.Duration(r.Int63n(int64(600*time.Millisecond)))
+		d := minDelay + time.Duration(r.Int63n(int64(jitter)))
 		killed := killAfter(t, bin, dir, []string{"BLOCKS_CHECKPOINT_WRITE_DELAY=15ms"}, d, args...)
 		t.Logf("%v after %v: killed %v", args, d, killed)
 		if killed {
 			kills++
 		}
 	}
-	got, _, _ := finishedCheckpoint(t, dir)
-	compareRuns(t, want, got)
 	t.Logf("%d kills, %d resumes from a mid-epoch checkpoint", kills, midEpoch)
 	if kills == 0 {
 		t.Error("no kill landed before the run ended")
