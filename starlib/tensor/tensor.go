@@ -154,7 +154,7 @@ var Module = func() *starlarkstruct.Module {
 			"argmax": argFn("argmax"),
 			"argmin": argFn("argmin"),
 
-			"dot":        starlib.NewBuiltin("dot", tensorDot),
+			"dot":        starlib.NewBuiltin("dot", productOf(core.Dot)),
 			"flatten":    starlib.NewBuiltin("flatten", tensorFlatten),
 			"reshape":    starlib.NewBuiltin("reshape", tensorReshape),
 			"dimshuffle": starlib.NewBuiltin("dimshuffle", tensorDimshuffle),
@@ -339,20 +339,24 @@ func firstArg(thread *starlark.Thread, fname string, args starlark.Tuple, kwargs
 	return v, args, nil
 }
 
-func tensorDot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var x, y starlark.Value
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y); err != nil {
-		return nil, err
+// productOf is the builtin of a product of two variables a and b (dot,
+// batched_dot).
+func productOf(product func(a, b *core.Variable) (*core.Variable, error)) func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var x, y starlark.Value
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y); err != nil {
+			return nil, err
+		}
+		vs, err := starlib.Variables(thread, b.Name(), []string{"a", "b"}, x, y)
+		if err != nil {
+			return nil, err
+		}
+		r, err := product(vs[0], vs[1])
+		if err != nil {
+			return nil, err
+		}
+		return starlib.NewVariable(thread, r), nil
 	}
-	vs, err := starlib.Variables(thread, b.Name(), []string{"a", "b"}, x, y)
-	if err != nil {
-		return nil, err
-	}
-	r, err := core.Dot(vs[0], vs[1])
-	if err != nil {
-		return nil, err
-	}
-	return starlib.NewVariable(thread, r), nil
 }
 
 func tensorFlatten(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -63,7 +63,7 @@ func extraModules() (mods []*starlarkstruct.Module) {
 		"arange":           starlib.NewBuiltin("arange", tensorArange),
 		"set_subtensor":    starlib.NewBuiltin("set_subtensor", incSubtensor(true)),
 		"inc_subtensor":    starlib.NewBuiltin("inc_subtensor", incSubtensor(false)),
-		"batched_dot":      starlib.NewBuiltin("batched_dot", tensorBatchedDot),
+		"batched_dot":      starlib.NewBuiltin("batched_dot", productOf(core.BatchedDot)),
 		"roll":             starlib.NewBuiltin("roll", tensorRoll),
 		"tile":             starlib.NewBuiltin("tile", tensorTile),
 		"eye":              starlib.NewBuiltin("eye", tensorEye),
@@ -261,22 +261,6 @@ func incSubtensor(set bool) starlib.BuiltinFunc {
 		}
 		return starlib.NewVariable(thread, r), nil
 	}
-}
-
-func tensorBatchedDot(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var x, y starlark.Value
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y); err != nil {
-		return nil, err
-	}
-	vs, err := starlib.Variables(thread, b.Name(), []string{"a", "b"}, x, y)
-	if err != nil {
-		return nil, err
-	}
-	r, err := core.BatchedDot(vs[0], vs[1])
-	if err != nil {
-		return nil, err
-	}
-	return starlib.NewVariable(thread, r), nil
 }
 
 // flatAxis is x itself and its axis, or x flattened and axis 0 for axis None.
