@@ -23,6 +23,8 @@ import (
 //	ext.do(which_callback=None, *args)   runs the extension's work at once, whatever
 //	                         its conditions (SimpleExtension-based extensions); other
 //	                         extensions run their callback which_callback
+//	ext.dispatch(callback_name)  calls the callback as the main loop does: its
+//	                         conditions decide, a composite's children follow
 //	ext.add_condition(callbacks_names, predicate=None, arguments=None)  returns ext
 //	ext._conditions          [(callback_name, arguments), ...]
 //
@@ -52,7 +54,7 @@ type conditionLister interface {
 }
 
 func extensionAttrNamesMore(e *Extension) []string {
-	names := []string{"main_loop", "do"}
+	names := []string{"main_loop", "do", "dispatch"}
 	if _, ok := e.E.(conditionLister); ok {
 		names = append(names, "_conditions")
 	}
@@ -116,6 +118,31 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 			if !cb.Valid() {
 				return nil, fmt.Errorf("do: %s runs its callbacks only: which_callback must be one of %v, got %q", mainloop.ExtensionName(e.E), mainloop.Callbacks, string(cb))
 			}
+			if err := mainloop.Dispatch(e.E, cb, batch, nil); err != nil {
+				return nil, err
+			}
+			return starlark.None, nil
+		}).BindReceiver(e), true, nil
+	case "dispatch":
+		// Blocks' TrainingExtension.dispatch(callback_name, *args): the
+		// callback as the main loop calls it, conditions and children
+		// included.
+		return starlib.NewBuiltin("dispatch", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if len(kwargs) > 0 {
+				return nil, fmt.Errorf("dispatch: unexpected keyword arguments")
+			}
+			if len(args) == 0 {
+				return nil, fmt.Errorf("dispatch: missing argument callback_name")
+			}
+			s, ok := starlark.AsString(args[0])
+			if !ok {
+				return nil, fmt.Errorf("dispatch: callback_name must be a callback name, got %s", args[0].Type())
+			}
+			cb := mainloop.Callback(s)
+			if !cb.Valid() {
+				return nil, fmt.Errorf("dispatch: callback_name must be one of %v, got %q", mainloop.Callbacks, s)
+			}
+			var batch mainloop.Batch
 			if err := mainloop.Dispatch(e.E, cb, batch, nil); err != nil {
 				return nil, err
 			}

@@ -481,7 +481,9 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 	case "log":
 		return &Log{L: m.M.Log}, nil
 	case "status":
-		return statusDict(&m.M.Log.Status), nil
+		// Blocks' MainLoop.status is log.status, the same object:
+		// main_loop.status["iterations_done"] += 1 sets it.
+		return &statusView{s: &m.M.Log.Status}, nil
 	case "extensions":
 		return extensionList(m.M), nil
 	case "run":
