@@ -311,6 +311,12 @@ func ReduceBuiltin(thread *starlark.Thread, name string, x *core.Variable, args 
 		r, err = core.Sum(x, axes.Axes, keepdims, dt.Get(thread))
 	case "mean":
 		r, err = core.Mean(x, axes.Axes, keepdims, dt.Get(thread))
+		if err == nil && r != x {
+			// Theano's tensor.mean names its result (Blocks'
+			// create_your_own_brick.rst prints the auxiliary x.mean()
+			// as [mean]).
+			r.Name = "mean"
+		}
 	case "prod":
 		r, err = core.Prod(x, axes.Axes, keepdims)
 		if err == nil && dt.IsSet() {

@@ -188,7 +188,7 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 	if !ok {
 		return starlark.NoSuchAttrError(fmt.Sprintf("%s has no attribute %s", b.AnnotationName(), name))
 	}
-	if v == starlark.None || v == NoneAllocation {
+	if isLazyNone(v) {
 		return b.SetAttr(name, nil)
 	}
 	bad := func(want string) error {

@@ -269,7 +269,7 @@ func (t *classTable) bind(thread *starlark.Thread, args starlark.Tuple, kwargs [
 			}
 			continue
 		}
-		if (v == starlark.None || v == NoneAllocation) && (p.Lazy || p.Default == "None") {
+		if isLazyNone(v) && (p.Lazy || p.Default == "None") {
 			continue
 		}
 		if !p.Kind.accepts(v) {
@@ -330,7 +330,7 @@ func (c *classCall) Take(name string) starlark.Value {
 // IsNone reports whether the parameter is None (or unset).
 func (c *classCall) IsNone(name string) bool {
 	v := c.Value(name)
-	return v == nil || v == starlark.None || v == NoneAllocation
+	return v == nil || isLazyNone(v)
 }
 
 // Float is a number parameter (checked by bind). Float, Int, String

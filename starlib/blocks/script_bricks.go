@@ -29,7 +29,7 @@ import (
 // script, named, tagged and annotated as a built-in brick's.
 //
 //	application(fn) or application(inputs=None, outputs=None)(fn)
-//	lazy(allocation=[...], initialization=[...])(fn)  arguments left out read NoneAllocation / None
+//	lazy(allocation=[...], initialization=[...])(fn)  arguments left out read NoneAllocation / NoneInitialization
 
 // abstractBrickClasses are Blocks' classes a subclass derives from
 // without a concrete Go brick: the instance is a bricks.ScriptBrick.
@@ -639,7 +639,7 @@ func newAppDecl(f *starlark.Function, ins, outs []string) (*AppDecl, error) {
 
 // lazyBuiltin is Blocks' lazy(allocation=[...], initialization=[...]):
 // the arguments it names may be left out of a call, reading
-// NoneAllocation (allocation) or None (initialization).
+// NoneAllocation (allocation) or NoneInitialization (initialization).
 func lazyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var allocV, initV starlark.Value = starlark.None, starlark.None
 	if err := starlark.UnpackArgs("lazy", args, kwargs, "allocation?", &allocV, "initialization?", &initV); err != nil {
@@ -690,7 +690,7 @@ func lazyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 				}
 			}
 			fill(alloc, NoneAllocation)
-			fill(inits, starlark.None)
+			fill(inits, NoneInitialization)
 			if len(args) > 0 {
 				if b, ok := args[0].(*Brick); ok {
 					if x := brickExtra(b.B); x != nil {
