@@ -26,6 +26,9 @@ type Timestamp struct {
 	LogRecord, Separator string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Get, when set, gives the timestamp written in place of
+	// GetTimestamp's (a subclass's get_timestamp).
+	Get func() (any, error)
 }
 
 // TimestampDefaults are Timestamp's default triggers.
@@ -51,13 +54,28 @@ func NewTimestamp(logRecord, separator string, triggers Triggers) (*Timestamp, e
 }
 
 func (ts *Timestamp) do(c Call) error {
+	var stamp any
+	if ts.Get == nil {
+		stamp = ts.GetTimestamp()
+	} else {
+		var err error
+		if stamp, err = ts.Get(); err != nil {
+			return err
+		}
+	}
+	c.MainLoop.Log.CurrentRow()[ts.LogRecord] = stamp
+	return nil
+}
+
+// GetTimestamp is the time of now in Python's datetime.isoformat
+// (microseconds, no zone), Separator between date and time (Blocks'
+// get_timestamp).
+func (ts *Timestamp) GetTimestamp() string {
 	now := time.Now
 	if ts.Now != nil {
 		now = ts.Now
 	}
-	// Python's datetime.isoformat: microseconds, no zone.
-	c.MainLoop.Log.CurrentRow()[ts.LogRecord] = now().Format("2006-01-02" + ts.Separator + "15:04:05.000000")
-	return nil
+	return now().Format("2006-01-02" + ts.Separator + "15:04:05.000000")
 }
 
 // CompositeExtension manages sub-extensions: each callback runs its own

@@ -23,11 +23,12 @@ import (
 //	ext.do(which_callback=None, *args)   runs the extension's work at once, whatever
 //	                         its conditions (SimpleExtension-based extensions); other
 //	                         extensions run their callback which_callback
-//	ext.dispatch(callback_name)  calls the callback as the main loop does: its
-//	                         conditions decide, a composite's children follow
+//	ext.dispatch(callback_name)  runs the extension as the main loop does at that
+//	                         callback (its conditions decide; no batch is given)
 //	ext.add_condition(callbacks_names, predicate=None, arguments=None)  returns ext
 //	ext._conditions          [(callback_name, arguments), ...]
 //
+// CompositeExtension: sub_extensions.
 // ProgressBar: get_iter_per_epoch() (None when the stream cannot tell).
 // TrackTheBest: record_name, notification_name, best_name.
 // Checkpoint, Load: path.
@@ -59,6 +60,8 @@ func extensionAttrNamesMore(e *Extension) []string {
 		names = append(names, "_conditions")
 	}
 	switch e.E.(type) {
+	case *extensions.CompositeExtension:
+		names = append(names, "sub_extensions")
 	case *extensions.ProgressBar:
 		names = append(names, "get_iter_per_epoch")
 	case *extensions.TrackTheBest:
@@ -124,26 +127,16 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 			return starlark.None, nil
 		}).BindReceiver(e), true, nil
 	case "dispatch":
-		// Blocks' TrainingExtension.dispatch(callback_name, *args): the
-		// callback as the main loop calls it, conditions and children
-		// included.
 		return starlib.NewBuiltin("dispatch", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			if len(kwargs) > 0 {
-				return nil, fmt.Errorf("dispatch: unexpected keyword arguments")
+			var name string
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "callback_invoked", &name); err != nil {
+				return nil, fmt.Errorf("%w (the main loop's arguments, a batch or an error, are not taken)", err)
 			}
-			if len(args) == 0 {
-				return nil, fmt.Errorf("dispatch: missing argument callback_name")
-			}
-			s, ok := starlark.AsString(args[0])
-			if !ok {
-				return nil, fmt.Errorf("dispatch: callback_name must be a callback name, got %s", args[0].Type())
-			}
-			cb := mainloop.Callback(s)
+			cb := mainloop.Callback(name)
 			if !cb.Valid() {
-				return nil, fmt.Errorf("dispatch: callback_name must be one of %v, got %q", mainloop.Callbacks, s)
+				return nil, fmt.Errorf("dispatch: callback_invoked must be one of %v, got %q", mainloop.Callbacks, name)
 			}
-			var batch mainloop.Batch
-			if err := mainloop.Dispatch(e.E, cb, batch, nil); err != nil {
+			if err := mainloop.Dispatch(e.E, cb, nil, nil); err != nil {
 				return nil, err
 			}
 			return starlark.None, nil
@@ -172,6 +165,16 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 		return starlark.NewList(out), true, nil
 	}
 	switch x := e.E.(type) {
+	case *extensions.CompositeExtension:
+		if name == "sub_extensions" {
+			subs := e.subs
+			if subs == nil {
+				for _, s := range x.SubExtensions {
+					subs = append(subs, &Extension{E: s})
+				}
+			}
+			return starlark.NewList(append([]starlark.Value(nil), subs...)), true, nil
+		}
 	case *extensions.ProgressBar:
 		if name == "get_iter_per_epoch" {
 			return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -20,7 +20,7 @@ import (
 // through **kwargs; the table's parameters are its own.
 func extensionsTableModules() (mods []*starlarkstruct.Module) {
 	ext := registerClasses(false, extensionTables("blocks.extensions")...)
-	extensionBases(ext) // SimpleExtension and TrainingExtension as bases of script classes: script_classes.go
+	extensionBases(ext) // SimpleExtension, TrainingExtension and CompositeExtension as bases of script classes: script_classes.go
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions", Members: ext})
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.monitoring", Members: registerClasses(false, extensionTables("blocks.extensions.monitoring")...)})
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.training", Members: registerClasses(false, extensionTables("blocks.extensions.training")...)})
@@ -106,14 +106,9 @@ var allExtensionTables = []*classTable{
 	extension("blocks.extensions", "CompositeExtension", "runs sub-extensions under its own conditions",
 		ps(typed("sub_extensions", "", argList), typed("run_before_children", "True", argBool)),
 		func(c *classCall) (mainloop.Extension, error) {
-			items, _ := starlib.Elems(c.Value("sub_extensions"))
-			var es []mainloop.Extension
-			for i, it := range items {
-				e, ok := it.(*Extension)
-				if !ok {
-					return nil, fmt.Errorf("CompositeExtension: sub_extensions[%d] is %s, want an extension", i, it.Type())
-				}
-				es = append(es, e.E)
+			es, _, err := compositeSubs("CompositeExtension", c.Value("sub_extensions"))
+			if err != nil {
+				return nil, err
 			}
 			return extensions.NewCompositeExtension("CompositeExtension", es, c.Bool("run_before_children"), nil, c.Triggers)
 		}),

@@ -158,10 +158,11 @@ func stepResult(fname string, res starlark.Value) (starlark.Value, []core.Update
 	return t[0], ups, nil
 }
 
-// extensionBases are SimpleExtension and TrainingExtension as bases of
-// script classes: do(self, which_callback, *args) under the triggers
-// given to __init__, or the callbacks as methods (before_training,
-// after_batch(batch), after_epoch, ...).
+// extensionBases are SimpleExtension, TrainingExtension,
+// CompositeExtension and Timestamp as bases of script classes:
+// do(self, which_callback, *args) under the triggers given to __init__,
+// the callbacks as methods (before_training, after_batch(batch),
+// after_epoch, ...), or Timestamp's get_timestamp(self).
 func extensionBases(members starlark.StringDict) {
 	isExt := func(v starlark.Value) bool { _, ok := v.(*Extension); return ok }
 	simple := &starlib.LibClass{State: true, ClassName: "SimpleExtension", IsInst: isExt,
@@ -230,6 +231,136 @@ func extensionBases(members starlark.StringDict) {
 		return nil
 	}
 	members["TrainingExtension"] = training
+	composite := &starlib.LibClass{State: true, ClassName: "CompositeExtension", IsInst: isExt,
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			e := &Extension{st: st}
+			ext, err := extensions.NewCompositeExtension(st.Class.Name(), nil, true, func(call extensions.Call) error {
+				m, _, err := starlib.ScriptAttr(e, st, "do")
+				if err != nil || m == nil {
+					return err // Blocks' CompositeExtension.do does nothing
+				}
+				a := append(starlark.Tuple{starlark.String(call.Callback)}, callArgs(call)...)
+				if _, err := starlark.Call(thread, m, a, nil); err != nil {
+					return scriptError(err)
+				}
+				return nil
+			}, nil)
+			if err != nil {
+				return nil, err
+			}
+			e.E = ext
+			return e, nil
+		}}
+	composite.Init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+		e := self.(*Extension)
+		cls := e.st.Class.Name()
+		tr, rest, err := splitTriggers(cls, kwargs)
+		if err != nil {
+			return err
+		}
+		var subsV starlark.Value
+		runBefore := true
+		var name starlark.Value = starlark.None
+		if err := starlark.UnpackArgs(cls+".__init__", args, rest, "sub_extensions", &subsV, "run_before_children?", &runBefore, "name?", &name); err != nil {
+			return err
+		}
+		es, items, err := compositeSubs(cls, subsV)
+		if err != nil {
+			return err
+		}
+		c := e.E.(*extensions.CompositeExtension)
+		c.SubExtensions, c.RunBeforeChildren, e.subs = es, runBefore, items
+		if s, ok := starlark.AsString(name); ok {
+			c.SetName(s)
+		}
+		return c.SetConditions(tr)
+	}
+	members["CompositeExtension"] = &starlib.CallableLibClass{LibClass: composite, Fn: members["CompositeExtension"].(starlark.Callable)}
+	timestamp := &starlib.LibClass{State: true, ClassName: "Timestamp", IsInst: isExt,
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			e := &Extension{st: st}
+			ts, err := extensions.NewTimestamp("", "", nil)
+			if err != nil {
+				return nil, err
+			}
+			ts.SetName(st.Class.Name())
+			ts.Get = func() (any, error) {
+				m, _, err := starlib.ScriptAttr(e, st, "get_timestamp")
+				if err != nil {
+					return nil, err
+				}
+				if m == nil {
+					return ts.GetTimestamp(), nil
+				}
+				v, err := starlark.Call(thread, m, nil, nil)
+				if err != nil {
+					return nil, scriptError(err)
+				}
+				if s, ok := starlark.AsString(v); ok {
+					return s, nil
+				}
+				return v, nil
+			}
+			e.E = ts
+			return e, nil
+		},
+		Super: func(thread *starlark.Thread, self starlark.Value, name string) (starlark.Value, error) {
+			if name != "get_timestamp" {
+				return nil, nil
+			}
+			ts := self.(*Extension).E.(*extensions.Timestamp)
+			return starlib.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+					return nil, err
+				}
+				return starlark.String(ts.GetTimestamp()), nil
+			}), nil
+		}}
+	timestamp.Init = func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+		e := self.(*Extension)
+		cls := e.st.Class.Name()
+		tr, rest, err := splitTriggers(cls, kwargs)
+		if err != nil {
+			return err
+		}
+		logRecord, separator := "timestamp", " "
+		var name starlark.Value = starlark.None
+		if err := starlark.UnpackArgs(cls+".__init__", args, rest, "log_record?", &logRecord, "separator?", &separator, "name?", &name); err != nil {
+			return err
+		}
+		ts := e.E.(*extensions.Timestamp)
+		ts.LogRecord, ts.Separator = logRecord, separator
+		if s, ok := starlark.AsString(name); ok {
+			ts.SetName(s)
+		}
+		all := extensions.Triggers{}
+		for k, v := range extensions.TimestampDefaults {
+			all[k] = v
+		}
+		for k, v := range tr {
+			all[k] = v
+		}
+		return ts.SetConditions(all)
+	}
+	members["Timestamp"] = &starlib.CallableLibClass{LibClass: timestamp, Fn: members["Timestamp"].(starlark.Callable)}
+}
+
+// compositeSubs reads a CompositeExtension's sub_extensions, a list or
+// tuple of extensions.
+func compositeSubs(cls string, v starlark.Value) ([]mainloop.Extension, []starlark.Value, error) {
+	items, ok := starlib.Elems(v)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: sub_extensions must be a list of extensions, got %s", cls, v.Type())
+	}
+	var es []mainloop.Extension
+	for i, it := range items {
+		e, ok := it.(*Extension)
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: sub_extensions[%d] is %s, want an extension", cls, i, it.Type())
+		}
+		es = append(es, e.E)
+	}
+	return es, items, nil
 }
 
 // ScriptState is a script extension's state; nil for a built-in one.
@@ -257,7 +388,12 @@ func (t *scriptTrainingExtension) call(name string, args ...starlark.Value) erro
 	return nil
 }
 
+// batchValue is the batch as a dict; None when there is none (a
+// callback dispatched by the script: ext.dispatch("after_batch")).
 func batchValue(b mainloop.Batch) starlark.Value {
+	if b == nil {
+		return starlark.None
+	}
 	return callArgs(extensions.Call{Batch: b})[0]
 }
 
@@ -274,6 +410,9 @@ func (t *scriptTrainingExtension) AfterTraining() error { return t.call("after_t
 func (t *scriptTrainingExtension) OnResumption() error  { return t.call("on_resumption") }
 func (t *scriptTrainingExtension) OnInterrupt() error   { return t.call("on_interrupt") }
 func (t *scriptTrainingExtension) OnError(err error) error {
+	if err == nil { // ext.dispatch("on_error") from the script
+		return t.call("on_error", starlark.None)
+	}
 	return t.call("on_error", starlark.String(err.Error()))
 }
 

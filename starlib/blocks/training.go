@@ -367,6 +367,8 @@ func splitTriggers(name string, kwargs []starlark.Tuple) (extensions.Triggers, [
 type Extension struct {
 	E  mainloop.Extension
 	st *starlib.ObjectState // a script class's instance (script_classes.go)
+	// subs are a CompositeExtension's sub_extensions as the script gave them
+	subs []starlark.Value
 }
 
 func (e *Extension) String() string       { return "<" + mainloop.ExtensionName(e.E) + ">" }
