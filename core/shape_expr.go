@@ -238,17 +238,22 @@ func AllocShaped(value float64, dtype nd.DType, dims []*Variable) (*Variable, er
 		return nil, err
 	}
 	op := &allocShapedOp{value: value, dtype: dtype, shape: sh}
-	if len(sh.leaves) == 0 {
-		// Constant dimensions: a constant array.
-		s, err := op.Shape(nil)
-		if err != nil {
-			return nil, err
-		}
-		a := nd.New(dtype, s...)
-		op.Run(a, nil)
-		return NewConstant(a), nil
+	return foldOrApply(op, dtype, sh.leaves)
+}
+
+// foldOrApply is op applied to leaves, the variables whose shapes it reads;
+// with none, the constant array of dtype it computes.
+func foldOrApply(op Op, dtype nd.DType, leaves []*Variable) (*Variable, error) {
+	if len(leaves) > 0 {
+		return tryApply(op, leaves...)
 	}
-	return tryApply(op, sh.leaves...)
+	s, err := op.Shape(nil)
+	if err != nil {
+		return nil, err
+	}
+	a := nd.New(dtype, s...)
+	op.Run(a, nil)
+	return NewConstant(a), nil
 }
 
 // allocShapedOp fills an array whose shape its exprs compute from the

@@ -424,15 +424,8 @@ func Arange(start, stop, step *Variable, dtype nd.DType) (*Variable, error) {
 		if op.consts[2] == 0 {
 			return nil, fmt.Errorf("arange: step must not be zero")
 		}
-		s, err := op.Shape(nil)
-		if err != nil {
-			return nil, err
-		}
-		a := nd.New(dtype, s...)
-		op.Run(a, nil)
-		return NewConstant(a), nil
 	}
-	return tryApply(op, op.leaves...)
+	return foldOrApply(op, dtype, op.leaves)
 }
 
 // arangeOp computes its bounds from the shapes of its inputs (the leaves).
