@@ -24,6 +24,9 @@ type Config struct {
 	// RandomSeedRNG is Blocks' Random.seed_rng, a generator of its own:
 	// the theano_seed of the other Random bricks.
 	RandomSeedRNG *numpyrand.RandomState
+	// NewID, when set, numbers each brick made (Python's id(), which
+	// Blocks' repr shows): the front end's per-run counter.
+	NewID func() int64
 }
 
 // NewConfig returns a Config whose seed generators start from defaultSeed
@@ -136,6 +139,8 @@ type Base struct {
 	theanoSeed *int64
 	theanoRNG  *core.RandomStreams
 
+	id int64 // cfg.NewID's number for the brick; 0 without one
+
 	hooks    *Hooks                  // a subclass's lifecycle overrides (script.go)
 	replaced map[string]*Application // the type's applications a subclass replaced (script.go)
 	extra    any                     // what a subclass's face keeps with the brick (script.go)
@@ -148,6 +153,9 @@ var callIDs atomic.Int64
 // in lower case, as in Blocks.
 func (b *Base) initBase(self Brick, cfg *Config, name string, classes []string, specs []AttrSpec) {
 	b.self, b.cfg, b.classes = self, cfg, classes
+	if cfg != nil && cfg.NewID != nil && b.id == 0 {
+		b.id = cfg.NewID()
+	}
 	if name == "" {
 		name = strings.ToLower(classes[0])
 	}
@@ -155,6 +163,10 @@ func (b *Base) initBase(self Brick, cfg *Config, name string, classes []string, 
 	b.attrs = map[string]any{}
 	b.specs = append(b.specs, specs...)
 }
+
+// ID is the brick's number from Config.NewID (Python's id()); 0 when
+// its Config has no NewID.
+func (b *Base) ID() int64 { return b.id }
 
 // BaseBrick returns b itself (so a type embedding *Base is a Brick).
 func (b *Base) BaseBrick() *Base { return b }

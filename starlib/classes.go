@@ -345,6 +345,10 @@ var (
 	_ ScriptObject         = (*Instance)(nil)
 )
 
+// NewInstance is an instance of a class whose library base makes plain
+// instances (LibClass.New).
+func NewInstance(st *ObjectState) *Instance { return &Instance{st: st} }
+
 // ScriptState is the instance's class and attributes.
 func (o *Instance) ScriptState() *ObjectState { return o.st }
 
@@ -356,6 +360,16 @@ func (o *Instance) String() string {
 		return s
 	}
 	return fmt.Sprintf("<%s object>", o.st.Class.name)
+}
+
+// ScriptRepr is what the script class of self gives as its text: its
+// __str__, else its __repr__ (as an Instance prints); ok is false when
+// it defines neither.
+func ScriptRepr(self starlark.Value, st *ObjectState) (string, bool) {
+	if s, ok := reprOf(self, st.Class, "__str__"); ok {
+		return s, true
+	}
+	return reprOf(self, st.Class, "__repr__")
 }
 
 // reprOf calls the class's __repr__ or __str__ on its thread.
@@ -444,6 +458,11 @@ func ScriptAttr(self starlark.Value, st *ObjectState, name string) (v starlark.V
 		return v, true, nil
 	}
 	if cv == nil {
+		if lc, ok := st.Class.native.(interface{ ClassAttrs() starlark.StringDict }); ok {
+			if v, ok := lc.ClassAttrs()[name]; ok {
+				return v, true, nil // a library base's class constant
+			}
+		}
 		return nil, false, nil
 	}
 	return bindMethod(cv, self, owner.name+"."+name), true, nil
@@ -984,6 +1003,8 @@ func IsInstance(x, cls starlark.Value) (bool, error) {
 		return false, nil
 	case NativeBase:
 		return cls.IsInstanceOf(x), nil
+	case *ClassBuiltin:
+		return x.Type() == cls.Name(), nil
 	case *starlark.Builtin:
 		if names, ok := builtinTypeNames[cls.Name()]; ok {
 			if x.Type() == "bool" && cls.Name() == "int" {

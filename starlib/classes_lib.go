@@ -20,7 +20,23 @@ type LibClass struct {
 	// State says the instances are training state, whose attributes
 	// checkpoints save (script_objects.go).
 	State bool
+	// Attrs are the class's own attributes (Blocks' class-level constants,
+	// Timestamp.DEFAULT_LOG_RECORD), read on the class and, through
+	// attribute lookup, on a script subclass and its instances.
+	Attrs starlark.StringDict
 }
+
+var _ starlark.HasAttrs = (*LibClass)(nil)
+
+// Attr is a class attribute.
+func (c *LibClass) Attr(name string) (starlark.Value, error) { return c.Attrs[name], nil }
+
+// AttrNames are the class attributes' names.
+func (c *LibClass) AttrNames() []string { return c.Attrs.Keys() }
+
+// ClassAttrs are the class attributes, which its script subclasses'
+// instances read.
+func (c *LibClass) ClassAttrs() starlark.StringDict { return c.Attrs }
 
 // SavesState reports whether the instances are training state.
 func (c *LibClass) SavesState() bool { return c.State }
@@ -74,6 +90,23 @@ func (c *LibClass) IsSubclassOf(other starlark.Value) bool {
 func (c *LibClass) Combine(other NativeBase) (NativeBase, error) {
 	return nil, fmt.Errorf("%s and %s cannot both be bases", c.ClassName, other.Name())
 }
+
+// ClassBuiltin is a library class whose constructor is a builtin and
+// which has class attributes (Blocks' MonitoringExtension.SEPARATOR):
+// calling it calls the builtin; isinstance(x, C) holds for the values
+// whose type is its name, as for the builtin.
+type ClassBuiltin struct {
+	*starlark.Builtin
+	Attrs starlark.StringDict
+}
+
+var _ starlark.HasAttrs = (*ClassBuiltin)(nil)
+
+// Attr is a class attribute.
+func (c *ClassBuiltin) Attr(name string) (starlark.Value, error) { return c.Attrs[name], nil }
+
+// AttrNames are the class attributes' names.
+func (c *ClassBuiltin) AttrNames() []string { return c.Attrs.Keys() }
 
 // CallableLibClass is a library class that is also called directly
 // (SimpleExtension(do, **triggers), the script form without a class).

@@ -160,6 +160,8 @@ type runState struct {
 	// streams are the random streams the run made (random_streams.go),
 	// in order: checkpoints save their draws' generators.
 	streams []*core.RandomStreams
+	// ids are the run's id() numbers (ids.go).
+	ids ObjectIDs
 }
 
 func state(thread *starlark.Thread) *runState {
@@ -272,7 +274,7 @@ func Cancelled(thread *starlark.Thread) error {
 // enumerate and zip lazy over iterators (universe_lazy.go);
 // Python's classes (classes.go): type(name, bases, namespace), object,
 // super, property, staticmethod, classmethod, isinstance, issubclass,
-// setattr.
+// setattr; id and hex (ids.go).
 func Predeclared() starlark.StringDict {
 	d := starlark.StringDict{
 		"slice": NewBuiltin("slice", sliceBuiltin),
@@ -288,6 +290,9 @@ func Predeclared() starlark.StringDict {
 		d[k] = v
 	}
 	for k, v := range classBuiltins() { // classes.go
+		d[k] = v
+	}
+	for k, v := range idBuiltins() { // ids.go
 		d[k] = v
 	}
 	return d

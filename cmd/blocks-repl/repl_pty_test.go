@@ -202,7 +202,8 @@ func TestTerminalEditingCompletionHelpErrors(t *testing.T) {
 	tm.send("my_m\t")
 	tm.send(".chil\t")
 	tm.send("\r")
-	tm.expect("<Linear object with name 'linear_0'>")
+	tm.expect("blocks.bricks.simple.Linear object at 0x")
+	tm.expect(": name=linear_0>")
 
 	// :help from the reference documentation.
 	tm.line(":help MLP")

@@ -71,6 +71,11 @@ type MainLoop struct {
 	// SQLite database); an error from it stops training.
 	LogBackend LogBackend
 
+	// Front is what a front end shows for this loop when that is not the
+	// loop's own face (a script's object standing for it, a subclass's
+	// instance); the loop does not use it.
+	Front any
+
 	epochIterator fuel.EpochIterator
 
 	sigs        <-chan os.Signal

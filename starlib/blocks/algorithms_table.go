@@ -1,7 +1,10 @@
 package blocks
 
 import (
+	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/blocks-go/blocks/starlib"
 )
 
 // The training algorithms and the main loop as tables (classtable.go):
@@ -15,7 +18,10 @@ import (
 // Blocks' default None only: the project compiles no Theano function.
 func algorithmsModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.algorithms", Members: registerClasses(false, algorithmTables()...)})
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.main_loop", Members: registerClasses(false, mainLoopTable())})
+	ml := mainLoopTable()
+	loop := registerClasses(false, ml)
+	loop["MainLoop"] = &starlib.CallableLibClass{LibClass: mainLoopBase(ml), Fn: loop["MainLoop"].(starlark.Callable)}
+	mods = append(mods, &starlarkstruct.Module{Name: "blocks.main_loop", Members: loop})
 	return
 }
 

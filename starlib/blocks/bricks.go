@@ -66,6 +66,7 @@ func BrickConfig(thread *starlark.Thread) *bricks.Config {
 		return c
 	}
 	c := bricks.NewConfig(starlib.FloatX(thread), 1)
+	c.NewID = starlib.IDs(thread).Next
 	thread.SetLocal(brickConfigKey, c)
 	return c
 }
@@ -270,7 +271,7 @@ var (
 	_ starlark.HasSetField = (*Brick)(nil)
 )
 
-func (b *Brick) String() string        { return b.B.BaseBrick().String() }
+func (b *Brick) String() string        { return b.repr() }
 func (b *Brick) Type() string          { return b.B.BaseBrick().Class() }
 func (b *Brick) Freeze()               {}
 func (b *Brick) Truth() starlark.Bool  { return true }
@@ -679,4 +680,46 @@ func (a *BoundApplication) CallInternal(thread *starlark.Thread, args starlark.T
 		t[i] = starlib.NewVariable(thread, o)
 	}
 	return t, nil
+}
+
+// repr is Blocks' repr of a brick (repr_attrs(brick, 'name')):
+// <module.Class object at 0x...: name=NAME>, the number being id(brick)
+// (starlib/ids.go); the module of a script class is __main__. str is the
+// same.
+func (b *Brick) repr() string {
+	if st := b.ScriptState(); st != nil {
+		if s, ok := starlib.ScriptRepr(b, st); ok {
+			return s
+		}
+	}
+	base := b.B.BaseBrick()
+	return fmt.Sprintf("<%s.%s object at %#x: name=%s>", b.module(), base.Class(), base.ID(), base.Name)
+}
+
+// ObjectID is id(brick).
+func (b *Brick) ObjectID() int64 { return b.B.BaseBrick().ID() }
+
+// module is the module that defines the brick's class, as Python's
+// __class__.__module__: __main__ for a script class, else the Blocks
+// module of blocksSubmodules or of the class's table.
+func (b *Brick) module() string {
+	if b.ScriptState() != nil {
+		return "__main__"
+	}
+	class := b.B.BaseBrick().Class()
+	for _, m := range blocksSubmodules {
+		if slices.Contains(m.names, class) {
+			return m.name
+		}
+	}
+	module := ""
+	for _, t := range classTables { // the first module in order, where several export the class
+		if t.brick && t.Name == class && (module == "" || t.Module < module) {
+			module = t.Module
+		}
+	}
+	if module == "" {
+		return "blocks.bricks"
+	}
+	return module
 }

@@ -203,6 +203,9 @@ func (e *Extension) Attr(name string) (starlark.Value, error) {
 	if v, ok, err := extensionAttrMore(e, name); ok {
 		return v, err
 	}
+	if v, ok := extensionClassAttrs(mainloop.ExtensionClass(e.E))[name]; ok && e.st == nil {
+		return v, nil // a class constant (a script subclass's come through ScriptAttr)
+	}
 	switch name {
 	case "name":
 		return starlark.String(mainloop.ExtensionName(e.E)), nil

@@ -93,7 +93,7 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 		if err != nil {
 			return nil, true, err
 		}
-		return &MainLoop{M: m}, true, nil
+		return mainLoopFace(m), true, nil
 	case "do":
 		return starlib.NewBuiltin("do", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if len(kwargs) > 0 {
@@ -113,7 +113,7 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 				rest = append(rest, a)
 			}
 			if d, ok := e.E.(doNower); ok {
-				if err := d.DoNow(cb, batch, rest...); err != nil {
+				if err := e.withDuck(func() error { return d.DoNow(cb, batch, rest...) }); err != nil {
 					return nil, err
 				}
 				return starlark.None, nil
@@ -121,7 +121,7 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 			if !cb.Valid() {
 				return nil, fmt.Errorf("do: %s runs its callbacks only: which_callback must be one of %v, got %q", mainloop.ExtensionName(e.E), mainloop.Callbacks, string(cb))
 			}
-			if err := mainloop.Dispatch(e.E, cb, batch, nil); err != nil {
+			if err := e.withDuck(func() error { return mainloop.Dispatch(e.E, cb, batch, nil) }); err != nil {
 				return nil, err
 			}
 			return starlark.None, nil
@@ -136,7 +136,7 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 			if !cb.Valid() {
 				return nil, fmt.Errorf("dispatch: callback_invoked must be one of %v, got %q", mainloop.Callbacks, name)
 			}
-			if err := mainloop.Dispatch(e.E, cb, nil, nil); err != nil {
+			if err := e.withDuck(func() error { return mainloop.Dispatch(e.E, cb, nil, nil) }); err != nil {
 				return nil, err
 			}
 			return starlark.None, nil
@@ -170,7 +170,7 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 			subs := e.subs
 			if subs == nil {
 				for _, s := range x.SubExtensions {
-					subs = append(subs, &Extension{E: s})
+					subs = append(subs, extensionValue(s))
 				}
 			}
 			return starlark.NewList(append([]starlark.Value(nil), subs...)), true, nil
@@ -249,12 +249,7 @@ func (e *Extension) SetField(name string, v starlark.Value) error {
 	if name != "main_loop" {
 		return starlark.NoSuchAttrError(fmt.Sprintf("%s has no settable attribute %s", mainloop.ExtensionName(e.E), name))
 	}
-	m, ok := v.(*MainLoop)
-	if !ok {
-		return fmt.Errorf("main_loop must be a MainLoop, got %s", v.Type())
-	}
-	e.E.SetMainLoop(m.M)
-	return nil
+	return e.setMainLoop(v)
 }
 
 // mainLoopParts reads MainLoop's algorithm and data_stream, either of
@@ -267,7 +262,9 @@ func mainLoopParts(algV, streamV starlark.Value) (*Algorithm, *starfuel.Stream, 
 	case *Algorithm:
 		alg = a
 	default:
-		return nil, nil, fmt.Errorf("MainLoop: for parameter algorithm: got %s, want an algorithm (GradientDescent, UpdatesAlgorithm) or None", algV.Type())
+		if !isDuckAlgorithm(algV) { // else a script object: extensions_duck.go
+			return nil, nil, fmt.Errorf("MainLoop: for parameter algorithm: got %s, want an algorithm (GradientDescent, UpdatesAlgorithm, an object with initialize() and process_batch(batch)) or None", algV.Type())
+		}
 	}
 	switch s := streamV.(type) {
 	case starlark.NoneType:
@@ -294,6 +291,8 @@ func mainLoopAttrMore(m *MainLoop, name string) (starlark.Value, bool, error) {
 			return &Algorithm{GD: a}, true, nil
 		case *algorithms.UpdatesAlgorithm:
 			return &Algorithm{UA: a}, true, nil
+		case *scriptAlgorithm:
+			return a.obj, true, nil
 		case nil:
 			return starlark.None, true, nil
 		}
@@ -313,7 +312,7 @@ func mainLoopAttrMore(m *MainLoop, name string) (starlark.Value, bool, error) {
 			if err != nil {
 				return nil, fmt.Errorf("find_extension: %w", err)
 			}
-			return &Extension{E: e}, nil
+			return extensionValue(e), nil
 		}).BindReceiver(m), true, nil
 	case "iteration_state":
 		it := m.M.EpochIterator()

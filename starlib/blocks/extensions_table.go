@@ -21,12 +21,14 @@ import (
 func extensionsTableModules() (mods []*starlarkstruct.Module) {
 	ext := registerClasses(false, extensionTables("blocks.extensions")...)
 	extensionBases(ext) // SimpleExtension, TrainingExtension and CompositeExtension as bases of script classes: script_classes.go
+	withClassAttrs(ext)
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions", Members: ext})
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.monitoring", Members: registerClasses(false, extensionTables("blocks.extensions.monitoring")...)})
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.training", Members: registerClasses(false, extensionTables("blocks.extensions.training")...)})
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.stopping", Members: registerClasses(false, extensionTables("blocks.extensions.stopping")...)})
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.saveload", Members: registerClasses(false, extensionTables("blocks.extensions.saveload")...)})
-	mods = append(mods, &starlarkstruct.Module{Name: "blocks.extensions.predicates", Members: registerClasses(false, extensionTables("blocks.extensions.predicates")...)})
+	for _, m := range []string{"blocks.extensions.monitoring", "blocks.extensions.training", "blocks.extensions.stopping",
+		"blocks.extensions.saveload", "blocks.extensions.predicates"} {
+		members := registerClasses(false, extensionTables(m)...)
+		withClassAttrs(members)
+		mods = append(mods, &starlarkstruct.Module{Name: m, Members: members})
+	}
 	return
 }
 
@@ -64,7 +66,7 @@ var allExtensionTables = []*classTable{
 		New: func(c *classCall) (starlark.Value, error) {
 			thread, do := c.thread, c.Value("do").(starlark.Callable)
 			ext, err := extensions.NewSimpleExtension(c.String("name"), func(call extensions.Call) error {
-				a := append(starlark.Tuple{&MainLoop{M: call.MainLoop}, starlark.String(call.Callback)}, callArgs(call)...)
+				a := append(starlark.Tuple{mainLoopFace(call.MainLoop), starlark.String(call.Callback)}, callArgs(call)...)
 				if _, err := starlark.Call(thread, do, a, nil); err != nil {
 					return scriptError(err)
 				}
@@ -103,15 +105,19 @@ var allExtensionTables = []*classTable{
 		func(c *classCall) (mainloop.Extension, error) {
 			return extensions.NewTimestamp(c.String("log_record"), c.String("separator"), c.Triggers)
 		}),
-	extension("blocks.extensions", "CompositeExtension", "runs sub-extensions under its own conditions",
-		ps(typed("sub_extensions", "", argList), typed("run_before_children", "True", argBool)),
-		func(c *classCall) (mainloop.Extension, error) {
-			es, _, err := compositeSubs("CompositeExtension", c.Value("sub_extensions"))
+	{Module: "blocks.extensions", Name: "CompositeExtension", Doc: "runs sub-extensions under its own conditions",
+		Params: ps(typed("sub_extensions", "", argList), typed("run_before_children", "True", argBool)), Triggers: true,
+		New: func(c *classCall) (starlark.Value, error) {
+			es, items, err := compositeSubs(c.thread, "CompositeExtension", c.Value("sub_extensions"))
 			if err != nil {
 				return nil, err
 			}
-			return extensions.NewCompositeExtension("CompositeExtension", es, c.Bool("run_before_children"), nil, c.Triggers)
-		}),
+			ext, err := extensions.NewCompositeExtension("CompositeExtension", es, c.Bool("run_before_children"), nil, c.Triggers)
+			if err != nil {
+				return nil, err
+			}
+			return &Extension{E: ext, subs: items}, nil
+		}},
 	extension("blocks.extensions.monitoring", "MonitoringExtension", "a base for monitoring: a prefix and a suffix for its record names",
 		ps(typed("prefix", "None", argString), typed("suffix", "None", argString)),
 		func(c *classCall) (mainloop.Extension, error) {
@@ -248,4 +254,65 @@ func patience(c *classCall, name string) (iterations, epochs int, err error) {
 	}
 	epochs, err = trnPositiveInt(name+": epochs", c.Value("epochs"))
 	return iterations, epochs, err
+}
+
+// Blocks' class-level constants of its extension classes (the
+// reference's class_constants): every SimpleExtension subclass has
+// BOOLEAN_TRIGGERS and INTEGER_TRIGGERS (frozensets: frozen sets here),
+// Timestamp DEFAULT_LOG_RECORD, MonitoringExtension and its subclasses
+// SEPARATOR. They are read on the classes, on their instances, and on
+// script subclasses, whose own class attribute of the same name overrides
+// them (the library's constructors keep Blocks' values).
+
+// extensionClassAttrs are the class constants of the extension class
+// named class; nil when it has none.
+func extensionClassAttrs(class string) starlark.StringDict {
+	simple := class == "SimpleExtension"
+	for _, t := range allExtensionTables {
+		if t.Name == class && t.Triggers {
+			simple = true
+		}
+	}
+	if !simple {
+		return nil
+	}
+	frozenSet := func(names []string) *starlark.Set {
+		s := starlark.NewSet(len(names))
+		for _, n := range names {
+			_ = s.Insert(starlark.String(n))
+		}
+		s.Freeze()
+		return s
+	}
+	booleans := []string{"before_training", "before_first_epoch", "before_epoch", "before_batch",
+		"on_resumption", "on_interrupt", "on_error", "after_epoch", "after_batch", "after_training"}
+	integers := []string{"after_n_epochs", "after_n_batches", "every_n_epochs", "every_n_batches"}
+	out := starlark.StringDict{"BOOLEAN_TRIGGERS": frozenSet(booleans), "INTEGER_TRIGGERS": frozenSet(integers)}
+	switch class {
+	case "Timestamp":
+		out["DEFAULT_LOG_RECORD"] = defaultEnv["DEFAULT_LOG_RECORD"]
+	case "MonitoringExtension", "DataStreamMonitoring", "TrainingDataMonitoring":
+		out["SEPARATOR"] = starlark.String(extensions.Separator)
+	}
+	return out
+}
+
+// withClassAttrs gives each extension class among members its class
+// constants: a library base (LibClass) takes them as Attrs, a builtin
+// constructor becomes a ClassBuiltin.
+func withClassAttrs(members starlark.StringDict) {
+	for name, v := range members {
+		attrs := extensionClassAttrs(name)
+		if attrs == nil {
+			continue
+		}
+		switch c := v.(type) {
+		case *starlib.LibClass:
+			c.Attrs = attrs
+		case *starlib.CallableLibClass:
+			c.Attrs = attrs
+		case *starlark.Builtin:
+			members[name] = &starlib.ClassBuiltin{Builtin: c, Attrs: attrs}
+		}
+	}
 }

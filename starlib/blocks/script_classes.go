@@ -38,8 +38,19 @@ func scriptClassModules() []*starlarkstruct.Module {
 		},
 		IsInst: func(v starlark.Value) bool { _, ok := v.(*StepRule); return ok },
 	}
+	// TrainingAlgorithm's subclasses define initialize() and
+	// process_batch(batch): the instance is a plain object that a MainLoop
+	// takes as its algorithm (extensions_duck.go).
+	trainingAlgorithm := &starlib.LibClass{ClassName: "TrainingAlgorithm",
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			return starlib.NewInstance(st), nil
+		}}
+	trainingAlgorithm.IsInst = func(v starlark.Value) bool {
+		so, ok := v.(starlib.ScriptObject)
+		return ok && so.ScriptState() != nil && so.ScriptState().Class.Native() == starlib.NativeBase(trainingAlgorithm)
+	}
 	return []*starlarkstruct.Module{
-		{Name: "blocks.algorithms", Members: starlark.StringDict{"StepRule": stepRule}},
+		{Name: "blocks.algorithms", Members: starlark.StringDict{"StepRule": stepRule, "TrainingAlgorithm": trainingAlgorithm}},
 		{Name: "blocks.initialization", Members: starlark.StringDict{"NdarrayInitialization": ndarrayInitializationBase()}},
 	}
 }
@@ -264,7 +275,7 @@ func extensionBases(members starlark.StringDict) {
 		if err := starlark.UnpackArgs(cls+".__init__", args, rest, "sub_extensions", &subsV, "run_before_children?", &runBefore, "name?", &name); err != nil {
 			return err
 		}
-		es, items, err := compositeSubs(cls, subsV)
+		es, items, err := compositeSubs(thread, cls, subsV)
 		if err != nil {
 			return err
 		}
@@ -346,19 +357,20 @@ func extensionBases(members starlark.StringDict) {
 }
 
 // compositeSubs reads a CompositeExtension's sub_extensions, a list or
-// tuple of extensions.
-func compositeSubs(cls string, v starlark.Value) ([]mainloop.Extension, []starlark.Value, error) {
+// tuple of extensions (or script objects with a dispatch method:
+// extensions_duck.go).
+func compositeSubs(thread *starlark.Thread, cls string, v starlark.Value) ([]mainloop.Extension, []starlark.Value, error) {
 	items, ok := starlib.Elems(v)
 	if !ok {
 		return nil, nil, fmt.Errorf("%s: sub_extensions must be a list of extensions, got %s", cls, v.Type())
 	}
 	var es []mainloop.Extension
 	for i, it := range items {
-		e, ok := it.(*Extension)
+		e, ok := extensionOf(thread, it)
 		if !ok {
-			return nil, nil, fmt.Errorf("%s: sub_extensions[%d] is %s, want an extension", cls, i, it.Type())
+			return nil, nil, fmt.Errorf("%s: sub_extensions[%d] is %s, want an extension (or an object with a dispatch method)", cls, i, it.Type())
 		}
-		es = append(es, e.E)
+		es = append(es, e)
 	}
 	return es, items, nil
 }

@@ -388,6 +388,12 @@ func newMainLoop(c *classCall) (starlark.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	var algorithm mainloop.Algorithm
+	if alg != nil {
+		algorithm = alg.Algorithm()
+	} else if algV != starlark.None {
+		algorithm = &scriptAlgorithm{thread: thread, obj: algV}
+	}
 	trainingLog := mainloop.NewTrainingLog()
 	switch l := log.(type) {
 	case starlark.NoneType:
@@ -418,16 +424,12 @@ func newMainLoop(c *classCall) (starlark.Value, error) {
 		defer iter.Done()
 		var x starlark.Value
 		for i := 0; iter.Next(&x); i++ {
-			e, ok := x.(*Extension)
+			e, ok := extensionOf(thread, x)
 			if !ok {
-				return nil, fmt.Errorf("MainLoop: extensions[%d] is %s, want an extension", i, x.Type())
+				return nil, fmt.Errorf("MainLoop: extensions[%d] is %s, want an extension (or an object with a dispatch method)", i, x.Type())
 			}
-			es = append(es, e.E)
+			es = append(es, e)
 		}
-	}
-	var algorithm mainloop.Algorithm
-	if alg != nil {
-		algorithm = alg.Algorithm()
 	}
 	var ds fuel.Stream
 	if stream != nil {
@@ -466,16 +468,32 @@ func newMainLoop(c *classCall) (starlark.Value, error) {
 }
 
 // MainLoop is Blocks' MainLoop as a Starlark value.
-type MainLoop struct{ M *mainloop.MainLoop }
+type MainLoop struct {
+	M  *mainloop.MainLoop
+	st *starlib.ObjectState // a script subclass's instance (Blocks' MockMainLoop): mainLoopBase
+}
 
-func (m *MainLoop) String() string       { return "<MainLoop>" }
-func (m *MainLoop) Type() string         { return "MainLoop" }
+func (m *MainLoop) String() string { return "<" + m.Type() + ">" }
+func (m *MainLoop) Type() string {
+	if m.st != nil {
+		return m.st.Class.Name()
+	}
+	return "MainLoop"
+}
 func (m *MainLoop) Freeze()              {}
 func (m *MainLoop) Truth() starlark.Bool { return true }
 func (m *MainLoop) AttrNames() []string {
 	return append([]string{"algorithm", "data_stream", "extensions", "log", "run", "status"}, mainLoopAttrNamesMore...)
 }
 func (m *MainLoop) Attr(name string) (starlark.Value, error) {
+	if m.st != nil {
+		if v, found, err := starlib.ScriptAttr(m, m.st, name); found || err != nil {
+			return v, err
+		}
+	}
+	if m.M == nil {
+		return nil, fmt.Errorf("%s.%s: the MainLoop is not made yet (its __init__ calls super(%s, self).__init__(...))", m.Type(), name, m.Type())
+	}
 	if v, ok, err := mainLoopAttrMore(m, name); ok {
 		return v, err
 	}
@@ -654,4 +672,38 @@ func sqliteDatabase() string {
 		return "blocks_log.sqlite"
 	}
 	return filepath.Join(home, "blocks_log.sqlite")
+}
+
+// ScriptState is a script subclass's state; nil for a MainLoop.
+func (m *MainLoop) ScriptState() *starlib.ObjectState { return m.st }
+
+// SetField sets an attribute of a script subclass's instance.
+func (m *MainLoop) SetField(name string, v starlark.Value) error {
+	if m.st == nil {
+		return starlark.NoSuchAttrError(fmt.Sprintf("MainLoop has no settable attribute %s", name))
+	}
+	_, err := starlib.ScriptSetField(m, m.st, name, v, true)
+	return err
+}
+
+// mainLoopBase is MainLoop as the base of a script class (Blocks'
+// MockMainLoop): super(C, self).__init__(**kwargs) takes MainLoop's
+// arguments and makes the loop; the instance goes wherever a MainLoop
+// goes.
+func mainLoopBase(t *classTable) *starlib.LibClass {
+	return &starlib.LibClass{ClassName: "MainLoop",
+		IsInst: func(v starlark.Value) bool { _, ok := v.(*MainLoop); return ok },
+		New: func(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
+			return &MainLoop{st: st}, nil
+		},
+		Init: func(thread *starlark.Thread, self starlark.Value, args starlark.Tuple, kwargs []starlark.Tuple) error {
+			v, err := t.call(thread, args, kwargs)
+			if err != nil {
+				return err
+			}
+			m := self.(*MainLoop)
+			m.M = v.(*MainLoop).M
+			m.M.Front = m // ext.main_loop, main_loop.extensions[i].main_loop: this instance
+			return nil
+		}}
 }

@@ -38,7 +38,7 @@ func nothingToTrain(thread *starlark.Thread, m *mainloop.MainLoop, err error) er
 func extensionList(m *mainloop.MainLoop) *starlark.List {
 	l := make([]starlark.Value, len(m.Extensions))
 	for i, e := range m.Extensions {
-		l[i] = &Extension{E: e}
+		l[i] = extensionValue(e)
 	}
 	return starlark.NewList(l)
 }
