@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"errors"
 	"fmt"
 
 	"go.starlark.net/starlark"
@@ -23,8 +24,10 @@ import (
 //	ext.do(which_callback=None, *args)   runs the extension's work at once, whatever
 //	                         its conditions (SimpleExtension-based extensions); other
 //	                         extensions run their callback which_callback
-//	ext.dispatch(callback_name)  runs the extension as the main loop does at that
-//	                         callback (its conditions decide; no batch is given)
+//	ext.dispatch(callback_name, *from_main_loop)  runs the extension as the main loop
+//	                         does at that callback (its conditions decide): the batch
+//	                         of before_batch/after_batch (a dict of arrays), the error
+//	                         message of on_error, none by default
 //	ext.add_condition(callbacks_names, predicate=None, arguments=None)  returns ext
 //	ext._conditions          [(callback_name, arguments), ...]
 //
@@ -129,14 +132,19 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 	case "dispatch":
 		return starlib.NewBuiltin("dispatch", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			var name string
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "callback_invoked", &name); err != nil {
-				return nil, fmt.Errorf("%w (the main loop's arguments, a batch or an error, are not taken)", err)
+			var from starlark.Value = starlark.None
+			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name, &from); err != nil {
+				return nil, fmt.Errorf("%w (dispatch(callback_invoked, *from_main_loop): the batch of before_batch and after_batch, the error of on_error)", err)
 			}
 			cb := mainloop.Callback(name)
 			if !cb.Valid() {
 				return nil, fmt.Errorf("dispatch: callback_invoked must be one of %v, got %q", mainloop.Callbacks, name)
 			}
-			if err := e.withDuck(func() error { return mainloop.Dispatch(e.E, cb, nil, nil) }); err != nil {
+			batch, cause, err := fromMainLoop(cb, from, len(args) > 1)
+			if err != nil {
+				return nil, err
+			}
+			if err := e.withDuck(func() error { return mainloop.Dispatch(e.E, cb, batch, cause) }); err != nil {
 				return nil, err
 			}
 			return starlark.None, nil
@@ -336,4 +344,40 @@ func mainLoopAttrMore(m *MainLoop, name string) (starlark.Value, bool, error) {
 		}).BindReceiver(m), true, nil
 	}
 	return nil, false, nil
+}
+
+// fromMainLoop reads what the main loop gives a callback, as the script
+// passes it to dispatch: the batch of before_batch and after_batch (a dict
+// of arrays, or None), the error of on_error (its message, or None);
+// the other callbacks take nothing.
+func fromMainLoop(cb mainloop.Callback, v starlark.Value, given bool) (mainloop.Batch, error, error) {
+	switch {
+	case !given || v == starlark.None:
+		return nil, nil, nil
+	case cb == mainloop.BeforeBatch || cb == mainloop.AfterBatch:
+		d, ok := v.(starlark.IterableMapping)
+		if !ok {
+			return nil, nil, fmt.Errorf("dispatch: the batch of %s is a dict of arrays (a source's name to its array), got %s", cb, v.Type())
+		}
+		batch := mainloop.Batch{}
+		for _, kv := range d.Items() {
+			k, ok := starlark.AsString(kv[0])
+			if !ok {
+				return nil, nil, fmt.Errorf("dispatch: the batch's keys are source names, got %s", kv[0].Type())
+			}
+			a, err := starlib.ToArray(kv[1], nil)
+			if err != nil {
+				return nil, nil, fmt.Errorf("dispatch: the batch's %q: %w", k, err)
+			}
+			batch[k] = a
+		}
+		return batch, nil, nil
+	case cb == mainloop.OnError:
+		s, ok := starlark.AsString(v)
+		if !ok {
+			s = v.String()
+		}
+		return nil, errors.New(s), nil
+	}
+	return nil, nil, fmt.Errorf("dispatch: the main loop gives %s nothing, got %s", cb, v.Type())
 }
