@@ -153,7 +153,7 @@ var callIDs atomic.Int64
 // in lower case, as in Blocks.
 func (b *Base) initBase(self Brick, cfg *Config, name string, classes []string, specs []AttrSpec) {
 	b.self, b.cfg, b.classes = self, cfg, classes
-	if cfg != nil && cfg.NewID != nil && b.id == 0 {
+	if cfg != nil && cfg.NewID != nil {
 		b.id = cfg.NewID()
 	}
 	if name == "" {

@@ -82,5 +82,8 @@ func (l *Log) Describe() string {
 
 // Describe shows the main loop's status and the log's current row.
 func (m *MainLoop) Describe() string {
-	return "MainLoop\n" + (&Log{L: m.M.Log}).Describe()
+	if m.M == nil {
+		return m.Type() + " (its __init__ has not made the loop)"
+	}
+	return m.Type() + "\n" + (&Log{L: m.M.Log}).Describe()
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+	"go.starlark.net/syntax"
 
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
@@ -55,13 +56,43 @@ func extensionsModules() (mods []*starlarkstruct.Module) {
 	return
 }
 
-// Predicate is a Go predicate on the log as a Starlark callable.
+// Predicate is a Go predicate on the log as a Starlark callable. An
+// OnLogRecord's has its record_name, and two are equal when they check the
+// same record (Blocks' OnLogRecord.__eq__).
 type Predicate struct {
-	name string
-	P    extensions.Predicate
+	name   string
+	record string // OnLogRecord's record_name
+	P      extensions.Predicate
 }
 
-var _ starlark.Callable = (*Predicate)(nil)
+var (
+	_ starlark.Callable   = (*Predicate)(nil)
+	_ starlark.HasAttrs   = (*Predicate)(nil)
+	_ starlark.Comparable = (*Predicate)(nil)
+)
+
+// CompareSameType: OnLogRecords of one record are equal; another
+// predicate only to itself.
+func (p *Predicate) CompareSameType(op syntax.Token, y starlark.Value, depth int) (bool, error) {
+	q := y.(*Predicate)
+	return compareIdentity(op, p == q || (p.record != "" && p.record == q.record))
+}
+
+// Attr is record_name (OnLogRecord's).
+func (p *Predicate) Attr(name string) (starlark.Value, error) {
+	if name == "record_name" && p.record != "" {
+		return starlark.String(p.record), nil
+	}
+	return nil, nil
+}
+
+// AttrNames lists record_name for an OnLogRecord.
+func (p *Predicate) AttrNames() []string {
+	if p.record != "" {
+		return []string{"record_name"}
+	}
+	return nil
+}
 
 func (p *Predicate) String() string        { return p.name }
 func (p *Predicate) Type() string          { return "predicate" }

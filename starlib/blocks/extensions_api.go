@@ -63,7 +63,7 @@ func extensionAttrNamesMore(e *Extension) []string {
 		names = append(names, "_conditions")
 	}
 	switch e.E.(type) {
-	case *extensions.CompositeExtension:
+	case *extensions.CompositeExtension, *extensions.EarlyStopping:
 		names = append(names, "sub_extensions")
 	case *extensions.ProgressBar:
 		names = append(names, "get_iter_per_epoch")
@@ -116,7 +116,7 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 				rest = append(rest, a)
 			}
 			if d, ok := e.E.(doNower); ok {
-				if err := e.withDuck(func() error { return d.DoNow(cb, batch, rest...) }); err != nil {
+				if err := e.withDuck(thread, func() error { return d.DoNow(cb, batch, rest...) }); err != nil {
 					return nil, err
 				}
 				return starlark.None, nil
@@ -124,7 +124,7 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 			if !cb.Valid() {
 				return nil, fmt.Errorf("do: %s runs its callbacks only: which_callback must be one of %v, got %q", mainloop.ExtensionName(e.E), mainloop.Callbacks, string(cb))
 			}
-			if err := e.withDuck(func() error { return mainloop.Dispatch(e.E, cb, batch, nil) }); err != nil {
+			if err := e.withDuck(thread, func() error { return mainloop.Dispatch(e.E, cb, batch, nil) }); err != nil {
 				return nil, err
 			}
 			return starlark.None, nil
@@ -144,7 +144,7 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 			if err != nil {
 				return nil, err
 			}
-			if err := e.withDuck(func() error { return mainloop.Dispatch(e.E, cb, batch, cause) }); err != nil {
+			if err := e.withDuck(thread, func() error { return mainloop.Dispatch(e.E, cb, batch, cause) }); err != nil {
 				return nil, err
 			}
 			return starlark.None, nil
@@ -173,6 +173,14 @@ func extensionAttrMore(e *Extension, name string) (starlark.Value, bool, error) 
 		return starlark.NewList(out), true, nil
 	}
 	switch x := e.E.(type) {
+	case *extensions.EarlyStopping:
+		if name == "sub_extensions" { // Blocks' EarlyStopping is a CompositeExtension
+			var subs []starlark.Value
+			for _, s := range x.SubExtensions {
+				subs = append(subs, extensionValue(s))
+			}
+			return starlark.NewList(subs), true, nil
+		}
 	case *extensions.CompositeExtension:
 		if name == "sub_extensions" {
 			subs := e.subs

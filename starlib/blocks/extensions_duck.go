@@ -6,6 +6,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
@@ -99,12 +100,12 @@ func (e *Extension) duckOf() *duckLoop {
 // withDuck runs fn, the script's ext.do or ext.dispatch; with a duck
 // main loop, its log is copied into the shadow's first and the changes
 // copied back after.
-func (e *Extension) withDuck(fn func() error) error {
+func (e *Extension) withDuck(thread *starlark.Thread, fn func() error) error {
 	d := e.duckOf()
 	if d == nil {
 		return fn()
 	}
-	snap, err := d.syncIn()
+	snap, err := d.syncIn(thread)
 	if err != nil {
 		return err
 	}
@@ -157,7 +158,7 @@ func duckMapping(v starlark.Value, what string) (starlark.IterableMapping, error
 // syncIn copies the duck's status and current row into the shadow's log,
 // and its algorithm, data stream and extensions when they are the
 // library's.
-func (d *duckLoop) syncIn() (*duckSnapshot, error) {
+func (d *duckLoop) syncIn(thread *starlark.Thread) (*duckSnapshot, error) {
 	logV, err := optAttr(d.obj, "log")
 	if err != nil {
 		return nil, fmt.Errorf("main_loop.log: %w", err)
@@ -223,8 +224,8 @@ func (d *duckLoop) syncIn() (*duckSnapshot, error) {
 	if l, err := optAttr(d.obj, "extensions"); err == nil && l != nil {
 		if items, ok := starlib.Elems(l); ok {
 			for _, x := range items {
-				if x, ok := x.(*Extension); ok {
-					d.shadow.Extensions = append(d.shadow.Extensions, x.E)
+				if e, ok := extensionOf(thread, x); ok {
+					d.shadow.Extensions = append(d.shadow.Extensions, e)
 				}
 			}
 		}
@@ -314,11 +315,45 @@ func isDuckAlgorithm(v starlark.Value) bool {
 }
 
 // scriptSubExtension is a script object as an extension: each callback
-// calls its dispatch(callback_name, *args).
+// calls its dispatch(callback_name, *args); conditions given to it go to
+// its add_condition (EarlyStopping's checkpoint_extension).
 type scriptSubExtension struct {
 	thread *starlark.Thread
 	obj    starlark.Value
 	name   string
+	// pred is the predicate value add_condition is given (the library
+	// hands its Go predicate over; EarlyStopping's is OnLogRecord of its
+	// notification).
+	pred starlark.Value
+}
+
+// AddCondition calls obj.add_condition(callbacks_names, predicate,
+// arguments), as Blocks' EarlyStopping calls its checkpoint's.
+func (s *scriptSubExtension) AddCondition(callbacks []mainloop.Callback, predicate extensions.Predicate, arguments ...any) error {
+	m, err := duckAttr(s.obj, "checkpoint_extension", "add_condition")
+	if err != nil {
+		return err
+	}
+	names := make([]starlark.Value, len(callbacks))
+	for i, c := range callbacks {
+		names[i] = starlark.String(c)
+	}
+	pred := s.pred
+	if pred == nil {
+		pred = &Predicate{name: "predicate", P: predicate}
+	}
+	args := make(starlark.Tuple, len(arguments))
+	for i, a := range arguments {
+		if v, ok := a.(starlark.Value); ok {
+			args[i] = v
+		} else {
+			args[i] = goValue(a)
+		}
+	}
+	if _, err := starlark.Call(s.thread, m, starlark.Tuple{starlark.NewList(names), pred, args}, nil); err != nil {
+		return scriptError(err)
+	}
+	return nil
 }
 
 // Name is the object's name attribute, else its class name.
@@ -360,7 +395,9 @@ func (s *scriptSubExtension) OnError(err error) error {
 }
 
 // extensionOf is v as a Go extension: a library or script-class
-// extension, or a script object with a dispatch method.
+// extension, or a script object with a dispatch method (one adapter per
+// object in a run, so that the library tells it among a loop's
+// extensions).
 func extensionOf(thread *starlark.Thread, v starlark.Value) (mainloop.Extension, bool) {
 	if e, ok := v.(*Extension); ok {
 		return e.E, true
@@ -368,13 +405,35 @@ func extensionOf(thread *starlark.Thread, v starlark.Value) (mainloop.Extension,
 	if m, err := optAttr(v, "dispatch"); err != nil || m == nil {
 		return nil, false
 	}
+	return scriptExtensionOf(thread, v), true
+}
+
+const duckExtensionsKey = "blocks.duckExtensions"
+
+// scriptExtensionOf is the run's adapter of the script object v.
+func scriptExtensionOf(thread *starlark.Thread, v starlark.Value) *scriptSubExtension {
+	cache, _ := thread.Local(duckExtensionsKey).(map[starlark.Value]*scriptSubExtension)
+	if cache == nil {
+		cache = map[starlark.Value]*scriptSubExtension{}
+		thread.SetLocal(duckExtensionsKey, cache)
+	}
+	hashable := reflect.TypeOf(v).Comparable()
+	if hashable {
+		if s, ok := cache[v]; ok {
+			return s
+		}
+	}
 	name := v.Type()
 	if n, err := optAttr(v, "name"); err == nil && n != nil {
 		if s, ok := starlark.AsString(n); ok {
 			name = s
 		}
 	}
-	return &scriptSubExtension{thread: thread, obj: v, name: name}, true
+	s := &scriptSubExtension{thread: thread, obj: v, name: name}
+	if hashable {
+		cache[v] = s
+	}
+	return s
 }
 
 // extensionValue is a Go extension as the script sees it: the script

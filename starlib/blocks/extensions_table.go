@@ -207,7 +207,7 @@ var allExtensionTables = []*classTable{
 			return extensions.NewFinishIfNoImprovementAfter(c.String("notification_name"), ni, ne, c.String("patience_log_record"), c.Triggers)
 		}),
 	extension("blocks.extensions.stopping", "EarlyStopping", "TrackTheBest and FinishIfNoImprovementAfter, with an optional checkpoint of the best",
-		ps(typed("record_name", "", argString), typed("checkpoint_extension", "None", argExtension), typed("checkpoint_filename", "None", argString),
+		ps(typed("record_name", "", argString), opt("checkpoint_extension", "None"), typed("checkpoint_filename", "None", argString),
 			typed("notification_name", "None", argString), opt("choose_best", "min"), opt("iterations", "None"), opt("epochs", "None")),
 		func(c *classCall) (mainloop.Extension, error) {
 			const name = "EarlyStopping"
@@ -220,8 +220,23 @@ var allExtensionTables = []*classTable{
 				return nil, fmt.Errorf("%s: %v", name, err)
 			}
 			var ck mainloop.Extension
-			if e, ok := c.Value("checkpoint_extension").(*Extension); ok {
+			switch e := c.Value("checkpoint_extension").(type) {
+			case starlark.NoneType:
+			case *Extension:
 				ck = e.E
+			default:
+				// a script object with add_condition (and dispatch, to run
+				// as a child): Blocks' Mock checkpoint
+				if m, err := optAttr(e, "add_condition"); err != nil || m == nil {
+					return nil, fmt.Errorf("%s: for parameter checkpoint_extension: got %s, want an extension (or an object with add_condition and dispatch)", name, e.Type())
+				}
+				s := scriptExtensionOf(c.thread, e)
+				notification := c.String("notification_name")
+				if c.IsNone("notification_name") {
+					notification = c.String("record_name") + "_best_so_far"
+				}
+				s.pred = &Predicate{name: fmt.Sprintf("OnLogRecord(%q)", notification), record: notification, P: extensions.OnLogRecord(notification)}
+				ck = s
 			}
 			return extensions.NewEarlyStopping(c.String("record_name"), ck, c.String("checkpoint_filename"), c.String("notification_name"), cb, ni, ne, c.Triggers)
 		}),
@@ -243,7 +258,7 @@ var allExtensionTables = []*classTable{
 		Params: ps(typed("record_name", "", argString)),
 		New: func(c *classCall) (starlark.Value, error) {
 			name := c.String("record_name")
-			return &Predicate{name: fmt.Sprintf("OnLogRecord(%q)", name), P: extensions.OnLogRecord(name)}, nil
+			return &Predicate{name: fmt.Sprintf("OnLogRecord(%q)", name), record: name, P: extensions.OnLogRecord(name)}, nil
 		}},
 }
 
