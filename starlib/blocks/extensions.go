@@ -221,7 +221,11 @@ func trnPositiveInt(what string, v starlark.Value) (int, error) {
 // Extension attributes: name, add_condition, and those of
 // extensionAttrMore.
 func (e *Extension) AttrNames() []string {
-	return append([]string{"add_condition", "name"}, extensionAttrNamesMore(e)...)
+	names := append([]string{"add_condition", "name"}, extensionAttrNamesMore(e)...)
+	if e.st == nil {
+		names = append(names, extensionClassAttrs(mainloop.ExtensionClass(e.E)).Keys()...)
+	}
+	return names
 }
 
 // Attr returns an attribute.

@@ -72,7 +72,7 @@ func extensionAttrNamesMore(e *Extension) []string {
 	case *checkpoint.CheckpointExtension, *checkpoint.LoadExtension:
 		names = append(names, "path")
 	case *monitoringExtension:
-		names = append(names, "SEPARATOR", "prefix", "suffix", "_record_name")
+		names = append(names, "prefix", "suffix", "_record_name") // SEPARATOR: a class constant (extensionClassAttrs)
 	}
 	return names
 }
