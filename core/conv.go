@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -164,7 +163,7 @@ func (o conv2dOp) Run(out *nd.Array, in []*nd.Array) {
 		}
 		convForward(o.ws, g, y, in[0].F64(), in[1].F64(), b)
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 func (o conv2dOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
@@ -199,7 +198,7 @@ func (mapSumOp) Run(out *nd.Array, in []*nd.Array) {
 					acc += v
 				}
 			default:
-				panic(cpu.Unsupported(mapSumOp{}, out.DType()))
+				panic(Unsupported(mapSumOp{}, out.DType()))
 			}
 		}
 		out.SetFlat(f, acc)
@@ -269,7 +268,7 @@ func (o conv2dGradInputOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		convBackwardInput(o.ws, g, gx, in[0].F64(), in[1].F64())
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 
@@ -325,7 +324,7 @@ func (o conv2dGradWeightsOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		convBackwardWeights(o.ws, g, gw, in[0].F64(), in[1].F64())
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 

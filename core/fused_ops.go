@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -41,7 +40,7 @@ func (biasReluOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		kernels.BiasRelu(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size(), n)
 	default:
-		panic(cpu.Unsupported(biasReluOp{}, out.DType()))
+		panic(Unsupported(biasReluOp{}, out.DType()))
 	}
 }
 func (biasReluOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
@@ -71,7 +70,7 @@ func (reluGradOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		kernels.ReluGrad(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size())
 	default:
-		panic(cpu.Unsupported(reluGradOp{}, out.DType()))
+		panic(Unsupported(reluGradOp{}, out.DType()))
 	}
 }
 func (reluGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
@@ -94,7 +93,7 @@ func (scaledSubOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		kernels.ScaledSub(o, in[0].Data.([]float64), in[1].F64()[0], in[2].Data.([]float64), out.Size())
 	default:
-		panic(cpu.Unsupported(scaledSubOp{}, out.DType()))
+		panic(Unsupported(scaledSubOp{}, out.DType()))
 	}
 }
 func (scaledSubOp) Grad(in []*Variable, out, gz *Variable) []*Variable {

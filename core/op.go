@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -13,11 +12,11 @@ import (
 //
 // Run is the op's CPU kernel, which the CPU backend's executor
 // (core/exec/cpu) runs; other backends run their own kernels for the ops
-// Spec describes. An op may also have the optional methods the CPU
-// executor looks for: IsView (cpu.ViewOp: the output shares its first
+// Spec describes. An op may also have the optional methods an executor
+// looks for (lowered.go): IsView (ViewOp: the output shares its first
 // input's data for these shapes, and the plan allocates nothing for it),
-// Check (cpu.Checker: validate input values first) and RunErr
-// (cpu.ErrRunner: a run that can fail, a loop's).
+// Check (Checker: validate input values first) and RunErr (ErrRunner: a
+// run that can fail, a loop's).
 type Op interface {
 	fmt.Stringer
 	// Type is the output's dtype and number of dimensions for these inputs.
@@ -31,11 +30,11 @@ type Op interface {
 	Grad(in []*Variable, out, gz *Variable) []*Variable
 }
 
-// The optional methods the CPU executor looks for, checked here.
+// The optional methods an executor looks for, checked here.
 var (
-	_ cpu.ViewOp    = copyOp{}
-	_ cpu.ErrRunner = (*scanOp)(nil)
-	_ cpu.Checker   = pickOp{}
+	_ ViewOp    = copyOp{}
+	_ ErrRunner = (*scanOp)(nil)
+	_ Checker   = pickOp{}
 )
 
 // apply makes the variable op(inputs...). It panics when the op refuses the

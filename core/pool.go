@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -129,7 +128,7 @@ func (op pool2dOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		runPool(op.ws, poolFwd, g, y, in[0].F64(), nil, nil)
 	default:
-		panic(cpu.Unsupported(op, out.DType()))
+		panic(Unsupported(op, out.DType()))
 	}
 }
 
@@ -281,7 +280,7 @@ func (op poolGradOp) Run(out *nd.Array, in []*nd.Array) {
 			runPool(op.ws, poolAvgGrad, g, gx, nil, nil, in[1].F64())
 		}
 	default:
-		panic(cpu.Unsupported(op, out.DType()))
+		panic(Unsupported(op, out.DType()))
 	}
 }
 

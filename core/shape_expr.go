@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -105,7 +104,7 @@ func (e *shapeExpr) eval(shapes [][]int) (*nd.Array, error) {
 				if err != nil {
 					return nil, err
 				}
-				if c, ok := x.op.(cpu.Checker); ok {
+				if c, ok := x.op.(Checker); ok {
 					if err := c.Check(ins); err != nil {
 						return nil, err
 					}

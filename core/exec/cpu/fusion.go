@@ -8,9 +8,9 @@ import (
 // Fusions made when a graph is planned (fusePlan):
 //
 //   - relu(x + b), b a row vector broadcast over the rows of x (a Linear
-//     brick's bias followed by a Rectifier): one pass, Graph.BiasRelu;
+//     brick's bias followed by a Rectifier): one pass, core.Lowered.BiasRelu;
 //   - p − s·g with s a scalar (SGD's Scale step and its update): one pass,
-//     Graph.ScaledSub, written straight into the parameter when the update
+//     core.Lowered.ScaledSub, written straight into the parameter when the update
 //     allows it (nothing later reads the old value).
 
 // fusePlan rewrites a fresh plan's steps: bias + ReLU and p − s·g fused
@@ -180,7 +180,7 @@ func (e *Executor) updateInPlace(p *plan, shapes [][]int, root []int) {
 	}
 }
 
-// The graph's fused ops (Graph.BiasRelu, Graph.ScaledSub) compute bit for
+// The graph's fused ops (core.Lowered.BiasRelu, core.Lowered.ScaledSub) compute bit for
 // bit what the ops they replace computed (same float operations in the
 // same order, every intermediate rounded to the dtype), so fusion never
 // changes a result.
