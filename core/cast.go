@@ -65,7 +65,7 @@ func (sumToOp) Run(out *nd.Array, in []*nd.Array) {
 
 func sumToKernel[T float](out []T, oshape []int, g []T, gshape []int) {
 	if len(gshape) == 2 && len(out) == gshape[1] && oshape[len(oshape)-1] == gshape[1] &&
-		colSumSplit(out, g, gshape[0], gshape[1]) {
+		kernels.ColSumSplit(out, g, gshape[0], gshape[1]) {
 		return
 	}
 	clear(out)
