@@ -3,7 +3,10 @@ package core
 // What core's external tests (package core_test, which link the CPU
 // backend: core itself imports no backend) reach of core's internals.
 
-import "github.com/blocks-go/blocks/nd"
+import (
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
+	"github.com/blocks-go/blocks/nd"
+)
 
 // MaxFastDims is the most dimensions broadcasting handles without
 // allocating.
@@ -30,7 +33,7 @@ func Conv2dGradWeights(x, gz, wl *Variable, opts Conv2dOptions) *Variable {
 	if err != nil {
 		panic(err)
 	}
-	return apply(conv2dGradWeightsOp{convParams: p, ws: newWorkspace()}, x, gz, wl)
+	return apply(conv2dGradWeightsOp{convParams: p, ws: kernels.NewWorkspace()}, x, gz, wl)
 }
 
 // UncheckedSoftmax is softmax of x built without its type check, with

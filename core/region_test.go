@@ -15,7 +15,7 @@ import (
 
 // regionFunction compiles a convolution with biases, ReLU and a pooling
 // (o) and the gradients of a squared sum with respect to the images, the
-// filters and the biases: every parallel region of conv_kernels.go and
+// filters and the biases: every parallel region of core/exec/cpu/kernels/conv.go and
 // pool.go runs in a call.
 func regionFunction(t *testing.T, dt nd.DType, o PoolOptions) *Function {
 	t.Helper()
