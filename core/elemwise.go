@@ -612,7 +612,7 @@ func (o elemOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	case eAbs:
 		g = []*Variable{Mul(gz, Sgn(in[0]))}
 	case eRelu:
-		g = []*Variable{apply(reluGradOp{}, out, gz)} // switch(x > 0, gz, 0), fused (relu_grad.go)
+		g = []*Variable{apply(ReluGradOp{}, out, gz)} // switch(x > 0, gz, 0), fused (relu_grad.go)
 	case eSign:
 		g = []*Variable{nil}
 	case eLog1p:

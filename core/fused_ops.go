@@ -44,37 +44,28 @@ func (biasReluOp) Run(out *nd.Array, in []*nd.Array) {
 	}
 }
 func (biasReluOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	g := apply(reluGradOp{}, out, gz)
+	g := apply(ReluGradOp{}, out, gz)
 	return []*Variable{g, sumTo(g, in[1])}
 }
 
-// reluGradOp is the ReLU's backward: gz where the ReLU's output y is
+// ReluGradOp is the ReLU's backward: gz where the ReLU's output y is
 // positive, else 0 (Theano's switch(x > 0, gz, 0): y > 0 exactly when
-// x > 0, NaN included), without branches.
-type reluGradOp struct{}
+// x > 0, NaN included), without branches. Inputs: the ReLU's output y and
+// gz. Its CPU kernel is the CPU backend's (core/exec/cpu).
+type ReluGradOp struct{}
 
-func (reluGradOp) String() string { return "ReluGrad" }
-func (reluGradOp) Type(in []*Variable) (nd.DType, int, error) {
+func (ReluGradOp) String() string { return "ReluGrad" }
+func (ReluGradOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[1].dtype, in[1].ndim, nil
 }
-func (reluGradOp) Shape(in [][]int) ([]int, error) {
+func (ReluGradOp) Shape(in [][]int) ([]int, error) {
 	if !nd.SameShape(in[0], in[1]) {
 		return nil, fmt.Errorf("relu grad: output %s and gradient %s differ", nd.ShapeString(in[0]), nd.ShapeString(in[1]))
 	}
 	return in[0], nil
 }
-func (reluGradOp) Run(out *nd.Array, in []*nd.Array) {
-	switch o := out.Data.(type) {
-	case []float32:
-		kernels.ReluGrad(o, in[0].Data.([]float32), in[1].Data.([]float32), out.Size())
-	case []float64:
-		kernels.ReluGrad(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size())
-	default:
-		panic(Unsupported(reluGradOp{}, out.DType()))
-	}
-}
-func (reluGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{nil, apply(reluGradOp{}, in[0], gz)}
+func (ReluGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{nil, apply(ReluGradOp{}, in[0], gz)}
 }
 
 // scaledSubOp is p − s·g for a 0-d s (p, g the same shape): Theano's

@@ -13,6 +13,15 @@ import (
 // of the graph's own, its shape inference and its error wrapping. A
 // backend imports core and consumes this view; core imports no backend.
 
+// Runner is an op's own host kernel, kept beside its definition: Run
+// computes out, allocated with Shape's result, from in. The CPU backend
+// runs it for an op whose type it registers no kernel of its own for (the
+// ops whose kernels have not moved into core/exec/cpu yet), and core runs
+// it to fold constants.
+type Runner interface {
+	Run(out *nd.Array, in []*nd.Array)
+}
+
 // ViewOp is an op whose output can share its first input's data for some
 // shapes (reshape, copy, flatten, ...): an executor allocates nothing for
 // it.

@@ -110,7 +110,11 @@ func (e *shapeExpr) eval(shapes [][]int) (*nd.Array, error) {
 					}
 				}
 				out = nd.New(x.dtype, s...)
-				x.op.Run(out, ins)
+				r, ok := x.op.(Runner)
+				if !ok {
+					return nil, fmt.Errorf("%s has no host kernel to fold it with", x.op)
+				}
+				r.Run(out, ins)
 			}
 		}
 		memo[x] = out
@@ -251,7 +255,11 @@ func foldOrApply(op Op, dtype nd.DType, leaves []*Variable) (*Variable, error) {
 		return nil, err
 	}
 	a := nd.New(dtype, s...)
-	op.Run(a, nil)
+	r, ok := op.(Runner)
+	if !ok {
+		return nil, fmt.Errorf("%s has no host kernel to fold it with", op)
+	}
+	r.Run(a, nil)
 	return NewConstant(a), nil
 }
 

@@ -17,9 +17,18 @@ func init() { core.RegisterBackend(device.CPU, Backend{}) }
 // Name is "cpu".
 func (Backend) Name() string { return string(device.CPU) }
 
-// Executor lowers f and returns its executor.
+// Executor lowers f and returns its executor, refusing an op without a
+// CPU kernel.
 func (Backend) Executor(f *core.Function) (core.Executor, error) {
-	return New(f.Lower()), nil
+	g := f.Lower()
+	for i, n := range g.Nodes {
+		if n.Kind == core.NodeComputed {
+			if _, err := kernelOf(n.Op); err != nil {
+				return nil, g.NodeError(i, err)
+			}
+		}
+	}
+	return New(g), nil
 }
 
 // kernel is what a plan's step runs: an op's CPU kernel, or one of the

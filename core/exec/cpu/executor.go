@@ -20,7 +20,10 @@ type Executor struct {
 	shared []int // stored nodes whose shape is part of the signature
 	plans  map[string]*plan
 	outs   []*nd.Array // Run's result without copies, reused
-	key    []byte
+	// biasRelu and scaledSub are the kernels of the graph's fused ops
+	// (core.Lowered's BiasRelu and ScaledSub; nil: no such fusion).
+	biasRelu, scaledSub kernel
+	key                 []byte
 }
 
 type step struct {
@@ -51,6 +54,12 @@ type plan struct {
 // New returns an executor of g.
 func New(g core.Lowered) *Executor {
 	e := &Executor{g: g, plans: map[string]*plan{}}
+	if g.BiasRelu != nil {
+		e.biasRelu, _ = kernelOf(g.BiasRelu)
+	}
+	if g.ScaledSub != nil {
+		e.scaledSub, _ = kernelOf(g.ScaledSub)
+	}
 	for i, n := range g.Nodes {
 		switch n.Kind {
 		case core.NodeInput:
@@ -227,7 +236,11 @@ func (e *Executor) makePlan(args []*nd.Array) (*plan, error) {
 				inShapes[k] = shapes[j]
 			}
 			s := shapes[i]
-			st := step{node: i, op: v.Op, in: slices.Clone(v.Inputs), into: -1, elem: v.Elem, identity: v.Identity}
+			k, err := kernelOf(v.Op)
+			if err != nil {
+				return nil, e.g.NodeError(i, err)
+			}
+			st := step{node: i, op: k, in: slices.Clone(v.Inputs), into: -1, elem: v.Elem, identity: v.Identity}
 			if vo, ok := v.Op.(core.ViewOp); ok && vo.IsView(inShapes, s) {
 				st.view = true
 				root[i] = root[v.Inputs[0]]
