@@ -134,8 +134,8 @@ func (f *Function) Lower() Lowered {
 		Nodes:       make([]LoweredNode, len(f.nodes)),
 		InferShapes: f.inferShapes,
 		NodeError:   f.nodeError,
-		BiasRelu:    biasReluOp{},
-		ScaledSub:   scaledSubOp{},
+		BiasRelu:    BiasReluOp{},
+		ScaledSub:   ScaledSubOp{},
 	}
 	for i, v := range f.nodes {
 		n := LoweredNode{DType: v.dtype, Arg: f.argOf[i], ShapeOnly: -1}

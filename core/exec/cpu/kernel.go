@@ -19,7 +19,9 @@ type Kernel func(op core.Op, out *nd.Array, in []*nd.Array)
 // op's kernel moves here, its Run beside its definition: core.Runner).
 // TestEveryOpHasAKernel checks that every op of core has one or the other.
 var opKernels = map[reflect.Type]Kernel{
-	reflect.TypeFor[core.ReluGradOp](): reluGrad,
+	reflect.TypeFor[core.ReluGradOp]():  reluGrad,
+	reflect.TypeFor[core.BiasReluOp]():  biasRelu,
+	reflect.TypeFor[core.ScaledSubOp](): scaledSub,
 }
 
 // opKernel is a registered kernel bound to its op, as a plan's step runs it.
@@ -81,6 +83,39 @@ func reluGrad(op core.Op, out *nd.Array, in []*nd.Array) {
 		kernels.ReluGrad(o, in[0].Data.([]float32), in[1].Data.([]float32), out.Size())
 	case []float64:
 		kernels.ReluGrad(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size())
+	default:
+		panic(core.Unsupported(op, out.DType()))
+	}
+}
+
+// biasRelu is core.BiasReluOp's kernel: out = relu(x + b), b broadcast
+// along the rows of x (kernels.BiasRelu). Inputs x, b.
+func biasRelu(op core.Op, out *nd.Array, in []*nd.Array) {
+	n := 1
+	if len(out.Shape) > 0 {
+		n = out.Shape[len(out.Shape)-1]
+	}
+	if len(in[1].Shape) > 0 && nd.SameShape(in[1].Shape, out.Shape) {
+		n = out.Size() // b as large as x: one "row"
+	}
+	switch o := out.Data.(type) {
+	case []float32:
+		kernels.BiasRelu(o, in[0].Data.([]float32), in[1].Data.([]float32), out.Size(), n)
+	case []float64:
+		kernels.BiasRelu(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size(), n)
+	default:
+		panic(core.Unsupported(op, out.DType()))
+	}
+}
+
+// scaledSub is core.ScaledSubOp's kernel: out = p − s·g, the product
+// rounded to the dtype first (kernels.ScaledSub). Inputs p, s (0-d), g.
+func scaledSub(op core.Op, out *nd.Array, in []*nd.Array) {
+	switch o := out.Data.(type) {
+	case []float32:
+		kernels.ScaledSub(o, in[0].Data.([]float32), in[1].F32()[0], in[2].Data.([]float32), out.Size())
+	case []float64:
+		kernels.ScaledSub(o, in[0].Data.([]float64), in[1].F64()[0], in[2].Data.([]float64), out.Size())
 	default:
 		panic(core.Unsupported(op, out.DType()))
 	}
