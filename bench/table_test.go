@@ -26,7 +26,7 @@ type product struct {
 	// groups, when above 1, is how many independent products of this
 	// shape the step runs side by side, half on each core, each with a
 	// single-threaded OpenBLAS call (the convolutions' groups of images,
-	// core/conv_kernels.go).
+	// core/exec/cpu/kernels/conv.go).
 	groups int
 }
 

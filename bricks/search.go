@@ -8,6 +8,7 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/device"
+	_ "github.com/blocks-go/blocks/core/exec/cpu" // the CPU backend, which core.Compile runs on
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
 )

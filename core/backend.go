@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -13,10 +14,14 @@ import (
 // roles, shape inference, Grad, and a Function's contract (its inputs
 // checked, outputs returned, updates stored). Running a Function is a
 // Backend's business: planning per input-shape signature, buffers,
-// kernels, fusion. The CPU backend (CPUBackend, backend_cpu.go: the
-// executor of core/exec/cpu over the kernels of core/exec/cpu/kernels) is
-// the reference; core/exec/cuda (build tag cuda) registers the CUDA
-// backend.
+// kernels, fusion. A backend imports core, consumes the function's
+// lowered graph (Function.Lower, lowered.go) and registers itself from its
+// package's init (RegisterBackend); core imports no backend. The CPU
+// backend (core/exec/cpu) is the reference, and the one loops' step
+// functions run on; core/exec/cuda (build tag cuda) registers the CUDA
+// backend. A program links the CPU backend by importing core/exec/cpu
+// (the packages that compile functions, such as core/graph, bricks and
+// core/algorithms, do).
 
 // Backend runs compiled functions.
 type Backend interface {
@@ -74,7 +79,8 @@ var backends struct {
 }
 
 // RegisterBackend makes b the backend of devices of kind k (a backend
-// package's init does it: core/exec/cuda for device.CUDA).
+// package's init does it: core/exec/cpu for device.CPU, core/exec/cuda for
+// device.CUDA).
 func RegisterBackend(k device.Kind, b Backend) {
 	backends.mu.Lock()
 	defer backends.mu.Unlock()
@@ -84,20 +90,26 @@ func RegisterBackend(k device.Kind, b Backend) {
 	backends.m[k] = b
 }
 
-// BackendFor returns the backend of device d's kind (CPUBackend for the
+// BackendFor returns the backend of device d's kind (the CPU's for the
 // zero Device).
 func BackendFor(d device.Device) (Backend, error) {
+	k := d.Kind
 	if d.IsCPU() {
-		return CPUBackend, nil
+		k = device.CPU
 	}
 	backends.mu.Lock()
 	defer backends.mu.Unlock()
-	if b, ok := backends.m[d.Kind]; ok {
+	if b, ok := backends.m[k]; ok {
 		return b, nil
+	}
+	if k == device.CPU {
+		return nil, errors.New("no CPU backend linked into this program: import github.com/blocks-go/blocks/core/exec/cpu")
 	}
 	var have []string
 	for k := range backends.m {
-		have = append(have, string(k))
+		if k != device.CPU {
+			have = append(have, string(k))
+		}
 	}
 	slices.Sort(have)
 	return nil, fmt.Errorf("no %s backend in this build (%s); it has the CPU backend%s", d.Kind, device.Build, andList(have))

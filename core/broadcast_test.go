@@ -1,15 +1,18 @@
-package core
+package core_test
 
 import (
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // Broadcasting gives numpy's result for tensors of many dimensions, on the
-// allocation-free path (up to maxFastDims) and beyond it.
+// allocation-free path (up to MaxFastDims) and beyond it.
 func TestBroadcastAddManyDimensions(t *testing.T) {
-	for _, ndim := range []int{2, 3, maxFastDims, maxFastDims + 1} {
+	for _, ndim := range []int{2, 3, MaxFastDims, MaxFastDims + 1} {
 		shape := make([]int, ndim)
 		for i := range shape {
 			shape[i] = 1

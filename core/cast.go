@@ -1,7 +1,6 @@
 package core
 
 import (
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -60,13 +59,13 @@ func (sumToOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		sumToKernel(o, out.Shape, g.Data.([]float64), g.Shape)
 	default:
-		panic(cpu.Unsupported(sumToOp{}, out.DType()))
+		panic(Unsupported(sumToOp{}, out.DType()))
 	}
 }
 
 func sumToKernel[T float](out []T, oshape []int, g []T, gshape []int) {
 	if len(gshape) == 2 && len(out) == gshape[1] && oshape[len(oshape)-1] == gshape[1] &&
-		colSumSplit(out, g, gshape[0], gshape[1]) {
+		kernels.ColSumSplit(out, g, gshape[0], gshape[1]) {
 		return
 	}
 	clear(out)
@@ -113,7 +112,7 @@ func (broadcastLikeOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		broadcastKernel(o, out.Shape, in[0].Data.([]float64), in[0].Shape)
 	default:
-		panic(cpu.Unsupported(broadcastLikeOp{}, out.DType()))
+		panic(Unsupported(broadcastLikeOp{}, out.DType()))
 	}
 }
 

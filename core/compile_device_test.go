@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"strings"
@@ -6,6 +6,9 @@ import (
 
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	cpuexec "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // Compile runs on the CPU; CompileFor compiles for the device it is given
@@ -19,7 +22,7 @@ func TestCompileForDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Device() != cpu || f.Backend() != CPUBackend {
+	if f.Device() != cpu || f.Backend() != Backend(cpuexec.Backend{}) {
 		t.Errorf("Compile: device %v, backend %s; want the CPU", f.Device(), f.Backend().Name())
 	}
 	for _, d := range []device.Device{{}, cpu} {
@@ -27,7 +30,7 @@ func TestCompileForDevice(t *testing.T) {
 		if err != nil {
 			t.Fatalf("CompileFor(%#v): %v", d, err)
 		}
-		if f.Device() != cpu || f.Backend() != CPUBackend {
+		if f.Device() != cpu || f.Backend() != Backend(cpuexec.Backend{}) {
 			t.Errorf("CompileFor(%#v): device %v, backend %s; want the CPU", d, f.Device(), f.Backend().Name())
 		}
 		out, err := f.Call([]*nd.Array{nd.FromSlice([]float32{1, 2}, 2)})

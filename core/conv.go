@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -78,37 +78,25 @@ func (p convParams) String() string {
 	return strings.Join(s, ", ")
 }
 
-// convGeom is one convolution's sizes: images (n, c, h, w), filters
-// (f, c, kh, kw), output (n, f, oh, ow).
-type convGeom struct {
-	n, c, h, w     int
-	f, kh, kw      int
-	sh, sw, ph, pw int
-	oh, ow         int
-	flip           bool
-}
+// convGeom is one convolution's sizes (the CPU backend's kernels.ConvGeom).
+type convGeom = kernels.ConvGeom
 
 func (p convParams) geom(xs, ws []int) (convGeom, error) {
 	if len(xs) != 4 || len(ws) != 4 {
 		return convGeom{}, fmt.Errorf("conv2d needs 4-d images and filters, got shapes %s and %s", nd.ShapeString(xs), nd.ShapeString(ws))
 	}
-	g := convGeom{n: xs[0], c: xs[1], h: xs[2], w: xs[3], f: ws[0], kh: ws[2], kw: ws[3], sh: p.step[0], sw: p.step[1], flip: p.flip}
+	g := convGeom{N: xs[0], C: xs[1], H: xs[2], W: xs[3], F: ws[0], KH: ws[2], KW: ws[3], SH: p.step[0], SW: p.step[1], Flip: p.flip}
 	if ws[1] != xs[1] {
 		return g, fmt.Errorf("conv2d: the images have %d channels (shape %s) but the filters expect %d (shape %s)", xs[1], nd.ShapeString(xs), ws[1], nd.ShapeString(ws))
 	}
-	g.ph, g.pw = p.border.Pads(g.kh, g.kw)
-	g.oh = ConvOutputSize(g.h, g.kh, g.sh, g.ph)
-	g.ow = ConvOutputSize(g.w, g.kw, g.sw, g.pw)
-	if g.kh < 1 || g.kw < 1 || g.oh < 1 || g.ow < 1 || g.h+2*g.ph < g.kh || g.w+2*g.pw < g.kw {
-		return g, fmt.Errorf("conv2d: %dx%d filters do not fit %dx%d images with padding (%d, %d)", g.kh, g.kw, g.h, g.w, g.ph, g.pw)
+	g.PH, g.PW = p.border.Pads(g.KH, g.KW)
+	g.OH = ConvOutputSize(g.H, g.KH, g.SH, g.PH)
+	g.OW = ConvOutputSize(g.W, g.KW, g.SW, g.PW)
+	if g.KH < 1 || g.KW < 1 || g.OH < 1 || g.OW < 1 || g.H+2*g.PH < g.KH || g.W+2*g.PW < g.KW {
+		return g, fmt.Errorf("conv2d: %dx%d filters do not fit %dx%d images with padding (%d, %d)", g.KH, g.KW, g.H, g.W, g.PH, g.PW)
 	}
 	return g, nil
 }
-
-// k is the length of an im2col column (c·kh·kw), p the number of output
-// positions per image (oh·ow).
-func (g convGeom) k() int { return g.c * g.kh * g.kw }
-func (g convGeom) p() int { return g.oh * g.ow }
 
 func checkConvTypes(name string, a, b *Variable) (nd.DType, error) {
 	if a.ndim != 4 || b.ndim != 4 {
@@ -127,7 +115,7 @@ func checkConvTypes(name string, a, b *Variable) (nd.DType, error) {
 // pass).
 type conv2dOp struct {
 	convParams
-	ws *workspace
+	ws *kernels.Workspace
 }
 
 func (o conv2dOp) String() string { return "Conv2d{" + o.convParams.String() + "}" }
@@ -143,10 +131,10 @@ func (o conv2dOp) Shape(in [][]int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(in) > 2 && in[2][0] != g.f {
-		return nil, fmt.Errorf("conv2d: %d biases for %d filters", in[2][0], g.f)
+	if len(in) > 2 && in[2][0] != g.F {
+		return nil, fmt.Errorf("conv2d: %d biases for %d filters", in[2][0], g.F)
 	}
-	return []int{g.n, g.f, g.oh, g.ow}, nil
+	return []int{g.N, g.F, g.OH, g.OW}, nil
 }
 func (o conv2dOp) Run(out *nd.Array, in []*nd.Array) {
 	g, _ := o.geom(in[0].Shape, in[1].Shape)
@@ -156,20 +144,20 @@ func (o conv2dOp) Run(out *nd.Array, in []*nd.Array) {
 		if len(in) > 2 {
 			b = in[2].F32()
 		}
-		convForward(o.ws, g, y, in[0].F32(), in[1].F32(), b)
+		kernels.ConvForward(o.ws, g, y, in[0].F32(), in[1].F32(), b)
 	case []float64:
 		var b []float64
 		if len(in) > 2 {
 			b = in[2].F64()
 		}
-		convForward(o.ws, g, y, in[0].F64(), in[1].F64(), b)
+		kernels.ConvForward(o.ws, g, y, in[0].F64(), in[1].F64(), b)
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 func (o conv2dOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	gx := apply(conv2dGradInputOp{convParams: o.convParams, ws: newWorkspace()}, gz, in[1], in[0])
-	gw := apply(conv2dGradWeightsOp{convParams: o.convParams, ws: newWorkspace()}, in[0], gz, in[1])
+	gx := apply(conv2dGradInputOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, gz, in[1], in[0])
+	gw := apply(conv2dGradWeightsOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, in[0], gz, in[1])
 	if len(in) > 2 {
 		return []*Variable{gx, gw, apply(mapSumOp{}, gz)}
 	}
@@ -199,7 +187,7 @@ func (mapSumOp) Run(out *nd.Array, in []*nd.Array) {
 					acc += v
 				}
 			default:
-				panic(cpu.Unsupported(mapSumOp{}, out.DType()))
+				panic(Unsupported(mapSumOp{}, out.DType()))
 			}
 		}
 		out.SetFlat(f, acc)
@@ -224,7 +212,7 @@ func must1(v *Variable, err error) *Variable {
 type conv2dGradInputOp struct {
 	convParams
 	size [2]int
-	ws   *workspace
+	ws   *kernels.Workspace
 }
 
 func (o conv2dGradInputOp) String() string {
@@ -246,8 +234,8 @@ func (o conv2dGradInputOp) geomOf(in [][]int) (convGeom, error) {
 	if err != nil {
 		return g, err
 	}
-	if in[0][0] != g.n || in[0][1] != g.f || in[0][2] != g.oh || in[0][3] != g.ow {
-		return g, fmt.Errorf("conv2d_grad_inputs: %s images and %s filters give outputs %s, got %s", nd.ShapeString(xs), nd.ShapeString(in[1]), nd.ShapeString([]int{g.n, g.f, g.oh, g.ow}), nd.ShapeString(in[0]))
+	if in[0][0] != g.N || in[0][1] != g.F || in[0][2] != g.OH || in[0][3] != g.OW {
+		return g, fmt.Errorf("conv2d_grad_inputs: %s images and %s filters give outputs %s, got %s", nd.ShapeString(xs), nd.ShapeString(in[1]), nd.ShapeString([]int{g.N, g.F, g.OH, g.OW}), nd.ShapeString(in[0]))
 	}
 	return g, nil
 }
@@ -265,11 +253,11 @@ func (o conv2dGradInputOp) Run(out *nd.Array, in []*nd.Array) {
 	g, _ := o.geomOf(shapes[:len(in)])
 	switch gx := out.Data.(type) {
 	case []float32:
-		convBackwardInput(o.ws, g, gx, in[0].F32(), in[1].F32())
+		kernels.ConvBackwardInput(o.ws, g, gx, in[0].F32(), in[1].F32())
 	case []float64:
-		convBackwardInput(o.ws, g, gx, in[0].F64(), in[1].F64())
+		kernels.ConvBackwardInput(o.ws, g, gx, in[0].F64(), in[1].F64())
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 
@@ -277,8 +265,8 @@ func (o conv2dGradInputOp) Run(out *nd.Array, in []*nd.Array) {
 // and G the gradient of the cost with respect to y, ⟨conv(G, W), z⟩ =
 // ⟨G, y⟩ gives dz = conv(G, W) and dW = gradWeights(G, z).
 func (o conv2dGradInputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	dz := apply(conv2dOp{convParams: o.convParams, ws: newWorkspace()}, gz, in[1])
-	dw := apply(conv2dGradWeightsOp{convParams: o.convParams, ws: newWorkspace()}, gz, in[0], in[1])
+	dz := apply(conv2dOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, gz, in[1])
+	dw := apply(conv2dGradWeightsOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, gz, in[0], in[1])
 	res := []*Variable{dz, dw}
 	if len(in) > 2 {
 		res = append(res, nil)
@@ -291,7 +279,7 @@ func (o conv2dGradInputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 // variable shaped like the filters (f, c, kh, kw).
 type conv2dGradWeightsOp struct {
 	convParams
-	ws *workspace
+	ws *kernels.Workspace
 }
 
 func (o conv2dGradWeightsOp) String() string {
@@ -306,8 +294,8 @@ func (o conv2dGradWeightsOp) geomOf(in [][]int) (convGeom, error) {
 	if err != nil {
 		return g, err
 	}
-	if in[1][0] != g.n || in[1][1] != g.f || in[1][2] != g.oh || in[1][3] != g.ow {
-		return g, fmt.Errorf("conv2d_grad_weights: %s images and %s filters give outputs %s, got %s", nd.ShapeString(in[0]), nd.ShapeString(in[2]), nd.ShapeString([]int{g.n, g.f, g.oh, g.ow}), nd.ShapeString(in[1]))
+	if in[1][0] != g.N || in[1][1] != g.F || in[1][2] != g.OH || in[1][3] != g.OW {
+		return g, fmt.Errorf("conv2d_grad_weights: %s images and %s filters give outputs %s, got %s", nd.ShapeString(in[0]), nd.ShapeString(in[2]), nd.ShapeString([]int{g.N, g.F, g.OH, g.OW}), nd.ShapeString(in[1]))
 	}
 	return g, nil
 }
@@ -321,19 +309,19 @@ func (o conv2dGradWeightsOp) Run(out *nd.Array, in []*nd.Array) {
 	g, _ := o.geomOf([][]int{in[0].Shape, in[1].Shape, in[2].Shape})
 	switch gw := out.Data.(type) {
 	case []float32:
-		convBackwardWeights(o.ws, g, gw, in[0].F32(), in[1].F32())
+		kernels.ConvBackwardWeights(o.ws, g, gw, in[0].F32(), in[1].F32())
 	case []float64:
-		convBackwardWeights(o.ws, g, gw, in[0].F64(), in[1].F64())
+		kernels.ConvBackwardWeights(o.ws, g, gw, in[0].F64(), in[1].F64())
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 
 // Grad: the op is bilinear, ⟨gradWeights(x, z), G⟩ = ⟨conv(x, G), z⟩, so
 // dx = gradInput(z, G) and dz = conv(x, G).
 func (o conv2dGradWeightsOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	dx := apply(conv2dGradInputOp{convParams: o.convParams, ws: newWorkspace()}, in[1], gz, in[0])
-	dz := apply(conv2dOp{convParams: o.convParams, ws: newWorkspace()}, in[0], gz)
+	dx := apply(conv2dGradInputOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, in[1], gz, in[0])
+	dz := apply(conv2dOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, in[0], gz)
 	return []*Variable{dx, dz, nil}
 }
 
@@ -371,7 +359,7 @@ func Conv2d(x, w *Variable, opts Conv2dOptions) (*Variable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tryApply(conv2dOp{convParams: p, ws: newWorkspace()}, x, w)
+	return tryApply(conv2dOp{convParams: p, ws: kernels.NewWorkspace()}, x, w)
 }
 
 // Conv2dBias is Conv2d(x, w) + b.dimshuffle('x', 0, 'x', 'x') in one op:
@@ -381,7 +369,7 @@ func Conv2dBias(x, w, b *Variable, opts Conv2dOptions) (*Variable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tryApply(conv2dOp{convParams: p, ws: newWorkspace()}, x, w, b)
+	return tryApply(conv2dOp{convParams: p, ws: kernels.NewWorkspace()}, x, w, b)
 }
 
 // Conv2dGradInputs is the gradient of conv2d with respect to its images:
@@ -396,5 +384,5 @@ func Conv2dGradInputs(gz, w *Variable, imageSize [2]int, opts Conv2dOptions) (*V
 	if imageSize[0] < 1 || imageSize[1] < 1 {
 		return nil, fmt.Errorf("conv2d_grad_inputs: the image size must be positive, got %v", imageSize)
 	}
-	return tryApply(conv2dGradInputOp{convParams: p, size: imageSize, ws: newWorkspace()}, gz, w)
+	return tryApply(conv2dGradInputOp{convParams: p, size: imageSize, ws: kernels.NewWorkspace()}, gz, w)
 }

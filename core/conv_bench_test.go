@@ -1,10 +1,13 @@
-package core
+package core_test
 
 import (
 	"math/rand/v2"
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // benchConvStep times the forward pass and both gradients of one
@@ -13,7 +16,7 @@ func benchConvStep(b *testing.B, xs, ws []int, border string) {
 	r := rand.New(rand.NewPCG(1, 2))
 	x := NewShared(randArray(r, -1, 1, xs...).Astype(nd.Float32), "x")
 	w := NewShared(randArray(r, -1, 1, ws...).Astype(nd.Float32), "w")
-	y := must(Conv2d(x, w, Conv2dOptions{Border: Border{Mode: border}}))
+	y := mustVar(Conv2d(x, w, Conv2dOptions{Border: Border{Mode: border}}))
 	cost := SumAll(Sqr(y))
 	g, err := Grad(cost, []*Variable{x, w}, GradOptions{})
 	if err != nil {

@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // refConv is the direct definition of Theano's conv2d, in nested loops:
@@ -188,7 +191,7 @@ func TestConv2dGradients(t *testing.T) {
 	for k, c := range convCases[:7] {
 		opts := Conv2dOptions{Step: c.step, Border: c.border, NoFlip: !c.flip}
 		checkGradConv(t, fmt.Sprintf("conv2d case %d", k), func(v []*Variable) *Variable {
-			return must(Conv2d(v[0], v[1], opts))
+			return mustVar(Conv2d(v[0], v[1], opts))
 		}, randArray(r, -1, 1, c.xs...), randArray(r, -1, 1, c.ws...))
 	}
 }
@@ -205,7 +208,7 @@ func TestConv2dTranspose(t *testing.T) {
 		y := refConv(x64, w64, c.step[0], c.step[1], ph, pw, c.flip)
 		z64 := randArray(r, -1, 1, y.Shape...)
 		zv, wv := NewInput("z", nd.Float64, 4), NewInput("w", nd.Float64, 4)
-		xt := must(Conv2dGradInputs(zv, wv, [2]int{c.xs[2], c.xs[3]}, opts))
+		xt := mustVar(Conv2dGradInputs(zv, wv, [2]int{c.xs[2], c.xs[3]}, opts))
 		xtv := eval(t, xt, []*Variable{zv, wv}, []*nd.Array{z64, w64})
 		lhs, rhs := 0.0, 0.0
 		for i := 0; i < y.Size(); i++ {
@@ -219,21 +222,14 @@ func TestConv2dTranspose(t *testing.T) {
 		}
 		size := [2]int{c.xs[2], c.xs[3]}
 		checkGradConv(t, fmt.Sprintf("conv2d transpose case %d", k), func(v []*Variable) *Variable {
-			return must(Conv2dGradInputs(v[0], v[1], size, opts))
+			return mustVar(Conv2dGradInputs(v[0], v[1], size, opts))
 		}, z64, w64)
 		// The filters' gradient op, differentiated itself.
 		checkGradConv(t, fmt.Sprintf("conv2d grad weights case %d", k), func(v []*Variable) *Variable {
 			wl := NewConstant(w64)
-			return apply(conv2dGradWeightsOp{convParams: must2(opts.params()), ws: newWorkspace()}, v[0], v[1], wl)
+			return Conv2dGradWeights(v[0], v[1], wl, opts)
 		}, x64, z64)
 	}
-}
-
-func must2(p convParams, err error) convParams {
-	if err != nil {
-		panic(err)
-	}
-	return p
 }
 
 var poolCases = []PoolOptions{
@@ -255,7 +251,7 @@ func TestPoolMatchesDirect(t *testing.T) {
 		for _, dt := range []nd.DType{nd.Float64, nd.Float32} {
 			x64 := randArray(r, -1, 1, 2, 3, 7, 5)
 			x := NewInput("x", dt, 4)
-			y := must(Pool2d(x, o))
+			y := mustVar(Pool2d(x, o))
 			got := eval(t, y, []*Variable{x}, []*nd.Array{x64.Astype(dt)})
 			oo := o
 			if oo.Step == [2]int{} {
@@ -272,7 +268,7 @@ func TestPoolMatchesDirect(t *testing.T) {
 	// Any number of leading axes.
 	x64 := randArray(r, -1, 1, 4, 6)
 	x := NewInput("x", nd.Float64, 2)
-	got := eval(t, must(Pool2d(x, poolCases[1])), []*Variable{x}, []*nd.Array{x64})
+	got := eval(t, mustVar(Pool2d(x, poolCases[1])), []*Variable{x}, []*nd.Array{x64})
 	compareArrays(t, "2-d pooling", got, refPool(x64, PoolOptions{Size: [2]int{2, 2}, Step: [2]int{2, 2}, Mode: PoolMax}), 0)
 }
 
@@ -280,7 +276,7 @@ func TestPoolGradients(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for k, o := range poolCases {
 		checkGradConv(t, fmt.Sprintf("pool case %d", k), func(v []*Variable) *Variable {
-			return must(Pool2d(v[0], o))
+			return mustVar(Pool2d(v[0], o))
 		}, randArray(r, -1, 1, 2, 2, 7, 5))
 	}
 }
@@ -294,7 +290,7 @@ func TestPoolErrors(t *testing.T) {
 		t.Error("padding as large as the window was accepted")
 	}
 	w := NewInput("w", nd.Float32, 4)
-	y := must(Conv2d(x, w, Conv2dOptions{}))
+	y := mustVar(Conv2d(x, w, Conv2dOptions{}))
 	f, _ := Compile([]*Variable{x, w}, []*Variable{y}, nil)
 	if _, err := f.Call([]*nd.Array{nd.New(nd.Float32, 1, 2, 5, 5), nd.New(nd.Float32, 3, 1, 3, 3)}); err == nil {
 		t.Error("channel mismatch was accepted")
@@ -307,7 +303,7 @@ func TestConvDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	x64, w64 := randArray(r, -1, 1, 37, 3, 9, 9), randArray(r, -1, 1, 5, 3, 3, 3)
 	x, w := NewShared(x64.Astype(nd.Float32), "x"), NewShared(w64.Astype(nd.Float32), "w")
-	cost := SumAll(Sqr(must(Conv2d(x, w, Conv2dOptions{Border: Border{Mode: "full"}}))))
+	cost := SumAll(Sqr(mustVar(Conv2d(x, w, Conv2dOptions{Border: Border{Mode: "full"}}))))
 	g, err := Grad(cost, []*Variable{w}, GradOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +325,7 @@ func TestConv2dBias(t *testing.T) {
 	opts := Conv2dOptions{Step: c.step, Border: c.border}
 	x64, w64, b64 := randArray(r, -1, 1, c.xs...), randArray(r, -1, 1, c.ws...), randArray(r, -1, 1, c.ws[0])
 	x, w, b := NewInput("x", nd.Float32, 4), NewInput("w", nd.Float32, 4), NewInput("b", nd.Float32, 1)
-	got := eval(t, must(Conv2dBias(x, w, b, opts)), []*Variable{x, w, b}, []*nd.Array{x64.Astype(nd.Float32), w64.Astype(nd.Float32), b64.Astype(nd.Float32)})
+	got := eval(t, mustVar(Conv2dBias(x, w, b, opts)), []*Variable{x, w, b}, []*nd.Array{x64.Astype(nd.Float32), w64.Astype(nd.Float32), b64.Astype(nd.Float32)})
 	ph, pw := c.border.Pads(c.ws[2], c.ws[3])
 	want := refConv(x64, w64, 1, 1, ph, pw, true)
 	per := want.Size() / (want.Shape[0] * want.Shape[1])
@@ -338,7 +334,7 @@ func TestConv2dBias(t *testing.T) {
 	}
 	compareArrays(t, "conv2d with biases", got, want, 1e-5)
 	checkGradConv(t, "conv2d with biases", func(v []*Variable) *Variable {
-		return must(Conv2dBias(v[0], v[1], v[2], opts))
+		return mustVar(Conv2dBias(v[0], v[1], v[2], opts))
 	}, x64, w64, b64)
 }
 
@@ -366,7 +362,7 @@ print(json.dumps({"full": numpy.convolve(x, w, "full").tolist(), "valid": numpy.
 	for _, mode := range []string{"full", "valid"} {
 		x := NewConstant(row4(xs))
 		w := NewConstant(row4(ws))
-		got := eval(t, must(Conv2d(x, w, Conv2dOptions{Border: Border{Mode: mode}})), nil, nil)
+		got := eval(t, mustVar(Conv2d(x, w, Conv2dOptions{Border: Border{Mode: mode}})), nil, nil)
 		want := row4(ref[mode])
 		compareArrays(t, "numpy.convolve "+mode, got, want, 1e-12)
 	}
@@ -393,7 +389,7 @@ func TestConv2dGradientsFloat32(t *testing.T) {
 		var grads [2][]*nd.Array
 		for d, dt := range []nd.DType{nd.Float64, nd.Float32} {
 			x, w := NewInput("x", dt, 4), NewInput("w", dt, 4)
-			y := must(Conv2d(x, w, opts))
+			y := mustVar(Conv2d(x, w, opts))
 			ph, pw := c.border.Pads(c.ws[2], c.ws[3])
 			z := NewShared(randArray(rand.New(rand.NewPCG(uint64(k), 1)), -1, 1, refConv(x64, w64, c.step[0], c.step[1], ph, pw, c.flip).Shape...).Astype(dt), "z")
 			g, err := Grad(SumAll(Mul(y, z)), []*Variable{x, w}, GradOptions{})

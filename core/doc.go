@@ -16,11 +16,13 @@
 // number (a Constant made by Const) takes the dtype of the variable it meets,
 // as Theano's autocasting does.
 //
-// Running a Function is a backend's business (backend.go): the CPU
-// backend hands the graph to the executor of core/exec/cpu, whose numeric
-// kernels (BLAS, the split products, the worker pool) live in
-// core/exec/cpu/kernels; each op's Run is its CPU kernel
-// (docs/backends.md).
+// Running a Function is a backend's business (backend.go): a backend
+// imports core, consumes the function's lowered graph (Function.Lower,
+// lowered.go) and registers itself; core imports no backend's executor.
+// The CPU backend is core/exec/cpu, linked by importing it; each op's Run
+// is still its CPU kernel, computing through the backend's numeric
+// kernels (core/exec/cpu/kernels: BLAS, the split products,
+// convolutions, the worker pool) (docs/backends.md).
 //
 // Nothing here knows about Starlark; bricks and the training loop build on
 // this package.

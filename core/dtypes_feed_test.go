@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"os/exec"
@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // Data fed to a compiled function is cast as Theano casts it, for every
@@ -61,7 +64,7 @@ print(" ".join("".join("1" if numpy.can_cast(f, t, "safe") else "0" for t in ds)
 // an int8 input by building the node without its type check.
 func TestKernelRefusesUnsupportedDType(t *testing.T) {
 	x := NewInput("x", nd.Int8, 2)
-	y := newVar(KindOp, softmaxOp{}, []*Variable{x}, nd.Int8, 2)
+	y := UncheckedSoftmax(x, nd.Int8)
 	f, err := Compile([]*Variable{x}, []*Variable{y}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -166,7 +165,7 @@ func (o elemOp) Run(out *nd.Array, in []*nd.Array) {
 		case []uint8:
 			unaryInt(o.kind, out.Data.([]uint8), x)
 		default:
-			panic(cpu.Unsupported(o, in[0].DType()))
+			panic(Unsupported(o, in[0].DType()))
 		}
 	case 2:
 		switch in[0].Data.(type) {
@@ -181,7 +180,7 @@ func (o elemOp) Run(out *nd.Array, in []*nd.Array) {
 		case []uint8:
 			runBinary[uint8](o.kind, out, in[0], in[1])
 		default:
-			panic(cpu.Unsupported(o, in[0].DType()))
+			panic(Unsupported(o, in[0].DType()))
 		}
 	case 3:
 		switch out.Data.(type) {
@@ -196,7 +195,7 @@ func (o elemOp) Run(out *nd.Array, in []*nd.Array) {
 		case []uint8:
 			runSwitch[uint8](out, in)
 		default:
-			panic(cpu.Unsupported(o, out.DType()))
+			panic(Unsupported(o, out.DType()))
 		}
 	}
 }
@@ -613,7 +612,7 @@ func (o elemOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	case eAbs:
 		g = []*Variable{Mul(gz, Sgn(in[0]))}
 	case eRelu:
-		g = []*Variable{apply(reluGradOp{}, out, gz)} // switch(x > 0, gz, 0), fused (relu_grad.go)
+		g = []*Variable{apply(ReluGradOp{}, out, gz)} // switch(x > 0, gz, 0), fused (relu_grad.go)
 	case eSign:
 		g = []*Variable{nil}
 	case eLog1p:

@@ -1,10 +1,13 @@
-package core
+package core_test
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // Elementwise ops on bool, int16 and uint16 data (which the kernels do not

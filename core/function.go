@@ -61,7 +61,7 @@ func (f *Function) SetMemoryLimit(bytes uint64, what string) {
 // updates, to run on the CPU (CompileFor names another device). Every data
 // input the outputs and updates depend on must be listed in inputs.
 func Compile(inputs, outputs []*Variable, updates []Update) (*Function, error) {
-	return CompileOn(CPUBackend, inputs, outputs, updates)
+	return CompileFor(device.Device{}, inputs, outputs, updates)
 }
 
 // CompileFor is Compile for device d, on the backend of d's kind
@@ -97,10 +97,10 @@ func compileOn(b Backend, d device.Device, inputs, outputs []*Variable, updates 
 	return f, nil
 }
 
-// compileCPU is CompileOn(CPUBackend, ...): the step functions of loops,
-// which the CPU executor runs itself (scan.go).
+// compileCPU is Compile: the step functions of loops, which the CPU
+// executor runs itself (scan.go).
 func compileCPU(inputs, outputs []*Variable, updates []Update) (*Function, error) {
-	return CompileOn(CPUBackend, inputs, outputs, updates)
+	return Compile(inputs, outputs, updates)
 }
 
 // compileGraph checks the request and orders its graph.

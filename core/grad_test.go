@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // randArray fills a float64 array with values in [lo, hi), kept away from
@@ -88,7 +91,7 @@ func checkGradWith(t *testing.T, name string, h, floor float64, f func(xs []*Var
 	}
 }
 
-func must(v *Variable, err error) *Variable {
+func mustVar(v *Variable, err error) *Variable {
 	if err != nil {
 		panic(err)
 	}
@@ -124,49 +127,49 @@ func TestGradients(t *testing.T) {
 		{"log1p", func(x []*Variable) *Variable { return Log1p(x[0]) }, []*nd.Array{pos(4)}},
 		{"inv", func(x []*Variable) *Variable { return Inv(x[0]) }, []*nd.Array{pos(4)}},
 		{"switch", func(x []*Variable) *Variable { return Switch(GT(x[0], Const(nd.Float64, 0)), x[1], x[2]) }, []*nd.Array{nd.FromSlice([]float64{-1, 1, 2, -2}), any_(4), any_(4)}},
-		{"dot mm", func(x []*Variable) *Variable { return must(Dot(x[0], x[1])) }, []*nd.Array{any_(3, 4), any_(4, 2)}},
-		{"dot vm", func(x []*Variable) *Variable { return must(Dot(x[0], x[1])) }, []*nd.Array{any_(4), any_(4, 2)}},
-		{"dot mv", func(x []*Variable) *Variable { return must(Dot(x[0], x[1])) }, []*nd.Array{any_(3, 4), any_(4)}},
-		{"dot vv", func(x []*Variable) *Variable { return must(Dot(x[0], x[1])) }, []*nd.Array{any_(4), any_(4)}},
-		{"dot transposed", func(x []*Variable) *Variable { return must(Dot(Transpose(x[0]), Transpose(x[1]))) }, []*nd.Array{any_(4, 3), any_(2, 4)}},
-		{"sum axis", func(x []*Variable) *Variable { return must(Sum(x[0], []int{1}, false, nil)) }, []*nd.Array{any_(3, 4, 2)}},
-		{"sum axes keepdims", func(x []*Variable) *Variable { return must(Sum(x[0], []int{0, 2}, true, nil)) }, []*nd.Array{any_(3, 4, 2)}},
-		{"mean", func(x []*Variable) *Variable { return must(Mean(x[0], []int{0}, false, nil)) }, []*nd.Array{any_(3, 4)}},
+		{"dot mm", func(x []*Variable) *Variable { return mustVar(Dot(x[0], x[1])) }, []*nd.Array{any_(3, 4), any_(4, 2)}},
+		{"dot vm", func(x []*Variable) *Variable { return mustVar(Dot(x[0], x[1])) }, []*nd.Array{any_(4), any_(4, 2)}},
+		{"dot mv", func(x []*Variable) *Variable { return mustVar(Dot(x[0], x[1])) }, []*nd.Array{any_(3, 4), any_(4)}},
+		{"dot vv", func(x []*Variable) *Variable { return mustVar(Dot(x[0], x[1])) }, []*nd.Array{any_(4), any_(4)}},
+		{"dot transposed", func(x []*Variable) *Variable { return mustVar(Dot(Transpose(x[0]), Transpose(x[1]))) }, []*nd.Array{any_(4, 3), any_(2, 4)}},
+		{"sum axis", func(x []*Variable) *Variable { return mustVar(Sum(x[0], []int{1}, false, nil)) }, []*nd.Array{any_(3, 4, 2)}},
+		{"sum axes keepdims", func(x []*Variable) *Variable { return mustVar(Sum(x[0], []int{0, 2}, true, nil)) }, []*nd.Array{any_(3, 4, 2)}},
+		{"mean", func(x []*Variable) *Variable { return mustVar(Mean(x[0], []int{0}, false, nil)) }, []*nd.Array{any_(3, 4)}},
 		{"mean all", func(x []*Variable) *Variable { return MeanAll(x[0]) }, []*nd.Array{any_(3, 4)}},
-		{"max", func(x []*Variable) *Variable { return must(Max(x[0], []int{1}, false)) }, []*nd.Array{any_(3, 4)}},
-		{"min", func(x []*Variable) *Variable { return must(Min(x[0], nil, false)) }, []*nd.Array{any_(3, 4)}},
-		{"prod", func(x []*Variable) *Variable { return must(Prod(x[0], []int{1}, false)) }, []*nd.Array{pos(3, 4)}},
-		{"softmax", func(x []*Variable) *Variable { return must(Softmax(x[0])) }, []*nd.Array{any_(3, 4)}},
-		{"log_softmax", func(x []*Variable) *Variable { return must(LogSoftmax(x[0])) }, []*nd.Array{any_(3, 4)}},
+		{"max", func(x []*Variable) *Variable { return mustVar(Max(x[0], []int{1}, false)) }, []*nd.Array{any_(3, 4)}},
+		{"min", func(x []*Variable) *Variable { return mustVar(Min(x[0], nil, false)) }, []*nd.Array{any_(3, 4)}},
+		{"prod", func(x []*Variable) *Variable { return mustVar(Prod(x[0], []int{1}, false)) }, []*nd.Array{pos(3, 4)}},
+		{"softmax", func(x []*Variable) *Variable { return mustVar(Softmax(x[0])) }, []*nd.Array{any_(3, 4)}},
+		{"log_softmax", func(x []*Variable) *Variable { return mustVar(LogSoftmax(x[0])) }, []*nd.Array{any_(3, 4)}},
 		// Theano's names research code calls (tensor_extra.go); the Starlark
 		// face's TestTensorGradients checks them as scripts write them.
-		{"stack", func(x []*Variable) *Variable { return must(Stack([]*Variable{x[0], x[1]}, 1)) }, []*nd.Array{any_(2, 3), any_(2, 3)}},
+		{"stack", func(x []*Variable) *Variable { return mustVar(Stack([]*Variable{x[0], x[1]}, 1)) }, []*nd.Array{any_(2, 3), any_(2, 3)}},
 		{"clip", func(x []*Variable) *Variable { return Clip(x[0], Const(nd.Float64, -0.5), Const(nd.Float64, 0.5)) }, []*nd.Array{nd.FromSlice([]float64{-1, -0.2, 0.3, 0.9})}},
 		{"inc_subtensor", func(x []*Variable) *Variable {
-			return must(IncSubtensor(must(Subtensor(x[0], []Index{{Slice: true, Start: new(1)}})), x[1], false))
+			return mustVar(IncSubtensor(mustVar(Subtensor(x[0], []Index{{Slice: true, Start: new(1)}})), x[1], false))
 		}, []*nd.Array{any_(3, 2), any_(2)}},
 		{"set_subtensor", func(x []*Variable) *Variable {
-			return must(IncSubtensor(must(Subtensor(x[0], []Index{{I: 1}})), x[1], true))
+			return mustVar(IncSubtensor(mustVar(Subtensor(x[0], []Index{{I: 1}})), x[1], true))
 		}, []*nd.Array{any_(3, 2), any_(2)}},
 		{"symbolic slice", func(x []*Variable) *Variable {
-			return must(Subtensor(x[0], []Index{{Slice: true, StartVar: Sub(must(ShapeI(x[0], 0)), Const(nd.Int64, 2))}}))
+			return mustVar(Subtensor(x[0], []Index{{Slice: true, StartVar: Sub(mustVar(ShapeI(x[0], 0)), Const(nd.Int64, 2))}}))
 		}, []*nd.Array{any_(4, 2)}},
-		{"batched_dot", func(x []*Variable) *Variable { return must(BatchedDot(x[0], x[1])) }, []*nd.Array{any_(2, 3, 4), any_(2, 4, 2)}},
-		{"roll", func(x []*Variable) *Variable { return must(Roll(x[0], -1, 1)) }, []*nd.Array{any_(2, 3)}},
-		{"repeat", func(x []*Variable) *Variable { return must(Repeat(x[0], 3, 1)) }, []*nd.Array{any_(2, 3)}},
-		{"cumsum", func(x []*Variable) *Variable { axis := 0; return must(CumSum(x[0], &axis)) }, []*nd.Array{any_(3, 2)}},
+		{"batched_dot", func(x []*Variable) *Variable { return mustVar(BatchedDot(x[0], x[1])) }, []*nd.Array{any_(2, 3, 4), any_(2, 4, 2)}},
+		{"roll", func(x []*Variable) *Variable { return mustVar(Roll(x[0], -1, 1)) }, []*nd.Array{any_(2, 3)}},
+		{"repeat", func(x []*Variable) *Variable { return mustVar(Repeat(x[0], 3, 1)) }, []*nd.Array{any_(2, 3)}},
+		{"cumsum", func(x []*Variable) *Variable { axis := 0; return mustVar(CumSum(x[0], &axis)) }, []*nd.Array{any_(3, 2)}},
 		{"binary_crossentropy", func(x []*Variable) *Variable { return BinaryCrossEntropy(Sigmoid(x[0]), x[1]) }, []*nd.Array{any_(4), randArray(r, 0.1, 0.9, 4)}},
-		{"reshape", func(x []*Variable) *Variable { return Sqr(must(Reshape(x[0], []int{2, -1}))) }, []*nd.Array{any_(3, 4)}},
-		{"flatten", func(x []*Variable) *Variable { return Sqr(must(Flatten(x[0], 2))) }, []*nd.Array{any_(2, 3, 4)}},
-		{"dimshuffle", func(x []*Variable) *Variable { return Sqr(must(Dimshuffle(x[0], []int{2, -1, 0, 1}))) }, []*nd.Array{any_(2, 3, 4)}},
-		{"dimshuffle drop", func(x []*Variable) *Variable { return Sqr(must(Dimshuffle(x[0], []int{1}))) }, []*nd.Array{any_(1, 4)}},
+		{"reshape", func(x []*Variable) *Variable { return Sqr(mustVar(Reshape(x[0], []int{2, -1}))) }, []*nd.Array{any_(3, 4)}},
+		{"flatten", func(x []*Variable) *Variable { return Sqr(mustVar(Flatten(x[0], 2))) }, []*nd.Array{any_(2, 3, 4)}},
+		{"dimshuffle", func(x []*Variable) *Variable { return Sqr(mustVar(Dimshuffle(x[0], []int{2, -1, 0, 1}))) }, []*nd.Array{any_(2, 3, 4)}},
+		{"dimshuffle drop", func(x []*Variable) *Variable { return Sqr(mustVar(Dimshuffle(x[0], []int{1}))) }, []*nd.Array{any_(1, 4)}},
 		{"subtensor", func(x []*Variable) *Variable {
 			one, three, m1 := 1, 3, -1
-			return Sqr(must(Subtensor(x[0], []Index{{Slice: true, Start: &one, Stop: &three}, {I: -1}, {Slice: true, Step: &m1}})))
+			return Sqr(mustVar(Subtensor(x[0], []Index{{Slice: true, Start: &one, Stop: &three}, {I: -1}, {Slice: true, Step: &m1}})))
 		}, []*nd.Array{any_(4, 3, 5)}},
 		{"composite mlp", func(x []*Variable) *Variable {
-			h := Relu(Add(must(Dot(x[0], x[1])), x[2]))
-			return must(LogSoftmax(must(Dot(h, x[3]))))
+			h := Relu(Add(mustVar(Dot(x[0], x[1])), x[2]))
+			return mustVar(LogSoftmax(mustVar(Dot(h, x[3]))))
 		}, []*nd.Array{any_(5, 4), any_(4, 3), nd.FromSlice([]float64{3, 3, 3}), any_(3, 2)}},
 	}
 	for _, c := range cases {
@@ -178,10 +181,10 @@ func TestGradCrossEntropy(t *testing.T) {
 	y := NewConstant(nd.FromSlice([]int64{2, 0, 1}))
 	r := rand.New(rand.NewPCG(5, 6))
 	checkGrad(t, "categorical cross-entropy of softmax", func(x []*Variable) *Variable {
-		return must(CategoricalCrossEntropy(must(Softmax(x[0])).Copy(), y))
+		return mustVar(CategoricalCrossEntropy(mustVar(Softmax(x[0])).Copy(), y))
 	}, randArray(r, -3, 3, 3, 4))
 	checkGrad(t, "categorical cross-entropy of probabilities", func(x []*Variable) *Variable {
-		return must(CategoricalCrossEntropy(x[0], y))
+		return mustVar(CategoricalCrossEntropy(x[0], y))
 	}, randArray(r, 0.1, 1, 3, 4))
 }
 

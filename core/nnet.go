@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -34,7 +33,7 @@ func (o softmaxOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		softmaxKernel(o.log, out.Data.([]float64), x, n)
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 
@@ -105,7 +104,7 @@ func (o softmaxGradOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		softmaxGradKernel(o.log, out.Data.([]float64), s, in[1].Data.([]float64), n)
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 

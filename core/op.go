@@ -3,39 +3,37 @@ package core
 import (
 	"fmt"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
 // Op is an operation of the symbolic graph. Ops are values without state
-// besides their parameters; the executor calls Shape once per input-shape
-// signature and Run once per call.
+// besides their parameters; an executor calls Shape once per input-shape
+// signature and the op's kernel once per call.
 //
-// Run is the op's CPU kernel, which the CPU backend's executor
-// (core/exec/cpu) runs; other backends run their own kernels for the ops
-// Spec describes. An op may also have the optional methods the CPU
-// executor looks for: IsView (cpu.ViewOp: the output shares its first
-// input's data for these shapes, and the plan allocates nothing for it),
-// Check (cpu.Checker: validate input values first) and RunErr
-// (cpu.ErrRunner: a run that can fail, a loop's).
+// An op's kernels are its backends': the CPU backend (core/exec/cpu)
+// registers a kernel per op type, and runs the op's own Run (Runner) for
+// the ops whose kernel has not moved there yet; other backends run their
+// own kernels for the ops Spec describes. An op may also have the optional
+// methods an executor looks for (lowered.go): IsView (ViewOp: the output
+// shares its first input's data for these shapes, and the plan allocates
+// nothing for it), Check (Checker: validate input values first) and RunErr
+// (ErrRunner: a run that can fail, a loop's).
 type Op interface {
 	fmt.Stringer
 	// Type is the output's dtype and number of dimensions for these inputs.
 	Type(in []*Variable) (nd.DType, int, error)
 	// Shape is the output shape for these input shapes.
 	Shape(in [][]int) ([]int, error)
-	// Run computes out, allocated with Shape's result, from in.
-	Run(out *nd.Array, in []*nd.Array)
 	// Grad returns one gradient per input (nil where there is none) given
 	// the op's output and the gradient gz of the cost with respect to it.
 	Grad(in []*Variable, out, gz *Variable) []*Variable
 }
 
-// The optional methods the CPU executor looks for, checked here.
+// The optional methods an executor looks for, checked here.
 var (
-	_ cpu.ViewOp    = copyOp{}
-	_ cpu.ErrRunner = (*scanOp)(nil)
-	_ cpu.Checker   = pickOp{}
+	_ ViewOp    = copyOp{}
+	_ ErrRunner = (*scanOp)(nil)
+	_ Checker   = pickOp{}
 )
 
 // apply makes the variable op(inputs...). It panics when the op refuses the

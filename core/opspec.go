@@ -5,7 +5,7 @@ import "github.com/blocks-go/blocks/nd"
 // OpSpec describes an op to a backend that runs it with kernels of its
 // own (core/exec/cuda): what the op computes, with its parameters. Kind
 // is "" for an op without a description; such a backend runs that op's
-// CPU kernel (its Run) on host copies of its inputs, or refuses it.
+// CPU kernel (cpu.RunOp) on host copies of its inputs, or refuses it.
 type OpSpec struct {
 	// Kind is one of: "elemwise" (Func, an elementwise function by
 	// name, with numpy broadcasting), "cast" (to DType), "dot" (TransA,
@@ -54,7 +54,7 @@ func Spec(op Op) OpSpec {
 		return OpSpec{Kind: "sum_to"}
 	case broadcastLikeOp:
 		return OpSpec{Kind: "broadcast_to"}
-	case reluGradOp:
+	case ReluGradOp:
 		return OpSpec{Kind: "relu_grad"}
 	case dimshuffleOp:
 		return OpSpec{Kind: "dimshuffle", Pattern: o.pattern}

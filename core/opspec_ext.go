@@ -230,9 +230,9 @@ func specExt(op Op) OpSpec {
 		kind, e.Pieces = "maxout_grad", o.k
 	case argOp:
 		kind, e.ArgMax, e.Axis, e.Flat = "arg", o.max, o.axis, o.flat
-	case biasReluOp:
+	case BiasReluOp:
 		kind = "bias_relu"
-	case scaledSubOp:
+	case ScaledSubOp:
 		kind = "scaled_sub"
 	case rollOp, repeatNOp, repeatNGradOp, cumSumOp, *arangeOp, *subtensorShapedOp, *subtensorShapedGradOp:
 		// Theano's roll, repeat, cumsum, arange and slices with symbolic

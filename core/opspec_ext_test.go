@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// Every op type of package core (a type with the Op interface's Run
+// Every op type of package core (a type with the Op interface's Grad
 // method) has a case in Spec, so that a backend with kernels of its own
 // either runs it or names it in its list of ops run on the CPU; and every
 // kind Spec returns is in SpecKinds.
@@ -39,7 +39,8 @@ func TestSpecCoversEveryOp(t *testing.T) {
 		ast.Inspect(file, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.FuncDecl:
-				if n.Recv == nil || n.Name.Name != "Run" || len(n.Type.Params.List) != 2 {
+				// An op is a type with Op's Grad(in, out, gz).
+				if n.Recv == nil || n.Name.Name != "Grad" || len(n.Type.Params.List) != 2 {
 					break
 				}
 				rt := n.Recv.List[0].Type

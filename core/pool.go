@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -31,10 +31,10 @@ type PoolOptions struct {
 }
 
 // pool2dOp is Theano's pool_2d; ws keeps its parallel region's job
-// (conv_kernels.go) from call to call.
+// (core/exec/cpu/kernels/conv.go) from call to call.
 type pool2dOp struct {
 	o  PoolOptions
-	ws *workspace
+	ws *kernels.Workspace
 }
 
 func (op pool2dOp) String() string {
@@ -74,7 +74,7 @@ func (op pool2dOp) outShape(s []int) []int {
 func (op pool2dOp) Shape(in [][]int) ([]int, error) { return op.outShape(in[0]), nil }
 
 // newPoolOp is a pooling op with its own workspace.
-func newPoolOp(o PoolOptions) pool2dOp { return pool2dOp{o: o, ws: newWorkspace()} }
+func newPoolOp(o PoolOptions) pool2dOp { return pool2dOp{o: o, ws: kernels.NewWorkspace()} }
 
 // poolGeom is a pooling's sizes: planes of h×w pooled to oh×ow.
 type poolGeom struct {
@@ -129,7 +129,7 @@ func (op pool2dOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		runPool(op.ws, poolFwd, g, y, in[0].F64(), nil, nil)
 	default:
-		panic(cpu.Unsupported(op, out.DType()))
+		panic(Unsupported(op, out.DType()))
 	}
 }
 
@@ -151,10 +151,10 @@ const (
 	poolAvgGrad        // out = gx of a sum or average pooling, from gz
 )
 
-// poolJob is a pooling's parallel region (conv_kernels.go): a chunk is a
+// poolJob is a pooling's parallel region (core/exec/cpu/kernels/conv.go): a chunk is a
 // range of planes (planeChunks).
 type poolJob[T float] struct {
-	chunks
+	kernels.Chunks
 	kind          int
 	g             poolGeom
 	out, x, y, gz []T
@@ -170,10 +170,10 @@ type poolJob[T float] struct {
 
 // runPool runs kind's kernel on the planes of g in parallel, with the job
 // kept in ws.
-func runPool[T float](ws *workspace, kind int, g poolGeom, out, x, y, gz []T) {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	j := wsJob[poolJob[T]](ws)
+func runPool[T float](ws *kernels.Workspace, kind int, g poolGeom, out, x, y, gz []T) {
+	ws.Lock()
+	defer ws.Unlock()
+	j := kernels.WSJob[poolJob[T]](ws)
 	j.kind, j.g, j.out, j.x, j.y, j.gz = kind, g, out, x, y, gz
 	_, is32 := any(out).([]float32)
 	j.fast = is32 && kind != poolAvgGrad && g.max2x2()
@@ -183,14 +183,14 @@ func runPool[T float](ws *workspace, kind int, g poolGeom, out, x, y, gz []T) {
 		j.spansOf, j.spansOK = g, true
 	}
 	nc := planeChunks(g)
-	runRegion(j, &j.chunks, nc, regionParts(nc))
+	kernels.RunRegion(j, &j.Chunks, nc, kernels.RegionParts(nc))
 	j.out, j.x, j.y, j.gz = nil, nil, nil, nil
 }
 
-func (j *poolJob[T]) RunPart(i, _ int) { j.each(i, j.run) }
+func (j *poolJob[T]) RunPart(i, _ int) { j.Each(i, j.run) }
 
 func (j *poolJob[T]) run(c, _ int) {
-	p0, p1 := chunkBounds(j.g.planes, j.n, c)
+	p0, p1 := kernels.ChunkBounds(j.g.planes, j.N, c)
 	switch j.kind {
 	case poolFwd:
 		j.forward(p0, p1)
@@ -281,7 +281,7 @@ func (op poolGradOp) Run(out *nd.Array, in []*nd.Array) {
 			runPool(op.ws, poolAvgGrad, g, gx, nil, nil, in[1].F64())
 		}
 	default:
-		panic(cpu.Unsupported(op, out.DType()))
+		panic(Unsupported(op, out.DType()))
 	}
 }
 

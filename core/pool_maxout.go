@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -35,7 +34,7 @@ func (o maxoutOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		maxoutKernel(o.k, y, in[0].F64())
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 
@@ -71,7 +70,7 @@ func (o maxoutGradOp) Run(out *nd.Array, in []*nd.Array) {
 	case []float64:
 		maxoutGradKernel(o.k, gx, in[0].F64(), in[1].F64(), in[2].F64())
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 

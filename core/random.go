@@ -210,7 +210,7 @@ func multinomialRow(rng *numpyrand.RandomState, n int64, p []float64, counts []i
 	}
 }
 
-// Check refuses pvals that are not distributions (cpu.Checker): entries
+// Check refuses pvals that are not distributions (Checker): entries
 // outside [0, 1] or NaN, or rows summing to more than 1 + 1e-5 (numpy
 // allows 1e-12 over 1 on the first k-1 entries; a float32 softmax's rows
 // can be a few ulps over, which Theano's multinomial_helper tolerates up

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -106,7 +105,7 @@ func (o reduceOp) Run(out *nd.Array, in []*nd.Array) {
 	case []int8:
 		reduceKernel(o.kind, d, kept, x.Data.([]int8), x.Shape, count)
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 

@@ -1,9 +1,12 @@
-package core
+package core_test
 
 import (
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // TestReduceSmallIntegers: max, min and prod of int16 and uint16 arrays

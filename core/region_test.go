@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"fmt"
@@ -8,11 +8,14 @@ import (
 
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // regionFunction compiles a convolution with biases, ReLU and a pooling
 // (o) and the gradients of a squared sum with respect to the images, the
-// filters and the biases: every parallel region of conv_kernels.go and
+// filters and the biases: every parallel region of core/exec/cpu/kernels/conv.go and
 // pool.go runs in a call.
 func regionFunction(t *testing.T, dt nd.DType, o PoolOptions) *Function {
 	t.Helper()
@@ -20,7 +23,7 @@ func regionFunction(t *testing.T, dt nd.DType, o PoolOptions) *Function {
 	x := NewShared(randArray(r, -1, 1, 37, 3, 12, 11).Astype(dt), "x")
 	w := NewShared(randArray(r, -1, 1, 6, 3, 3, 3).Astype(dt), "w")
 	b := NewShared(randArray(r, -1, 1, 6).Astype(dt), "b")
-	y := must(Pool2d(Relu(must(Conv2dBias(x, w, b, Conv2dOptions{}))), o))
+	y := mustVar(Pool2d(Relu(mustVar(Conv2dBias(x, w, b, Conv2dOptions{}))), o))
 	g, err := Grad(SumAll(Sqr(y)), []*Variable{x, w, b}, GradOptions{})
 	if err != nil {
 		t.Fatal(err)

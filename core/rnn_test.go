@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"fmt"
@@ -14,6 +14,9 @@ import (
 
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // The fused LSTM and GRU sequences (rnn.go) against the Scan of the
@@ -30,7 +33,7 @@ func masked(m, next, prev *Variable) *Variable {
 		return next
 	}
 	md := maskVar(m)
-	return Add(Mul(md, next), Mul(Sub(Const(md.dtype, 1), md), prev))
+	return Add(Mul(md, next), Mul(Sub(Const(md.DType(), 1), md), prev))
 }
 
 // lstmScan is Blocks' LSTM step as a graph iterated by Scan.
@@ -90,7 +93,7 @@ func gruScan(t testing.TB, x, xg, h0, u, wg, mask *Variable, d int, reverse bool
 				return nil, nil, err
 			}
 			n := Tanh(Add(hr, s[0]))
-			next := Add(Mul(n, upd), Mul(h, Sub(Const(upd.dtype, 1), upd)))
+			next := Add(Mul(n, upd), Mul(h, Sub(Const(upd.DType(), 1), upd)))
 			var m *Variable
 			if len(s) > 2 {
 				m = s[2]
@@ -176,7 +179,7 @@ func weightedCost(t testing.TB, outs []*Variable, seed uint64, T, B, d int) *Var
 	r := rand.New(rand.NewPCG(seed, 7))
 	var cost *Variable
 	for _, o := range outs {
-		w := NewShared(rnnRand(r, o.dtype, 1, T, B, d), "R")
+		w := NewShared(rnnRand(r, o.DType(), 1, T, B, d), "R")
 		s, err := Sum(Mul(o, w), nil, false, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -198,9 +201,7 @@ var rnnSizes = []struct{ T, B, d int }{{5, 3, 4}, {4, 19, 3}, {2, 32, 256}}
 // splitSmallRNNs makes every fused sequence of 16 rows or more split by
 // rows, for the rest of the test.
 func splitSmallRNNs(t *testing.T) {
-	work, w := rnnMinSplitWork, rnnMaxSplitWeights
-	rnnMinSplitWork, rnnMaxSplitWeights = 0, 1<<30
-	t.Cleanup(func() { rnnMinSplitWork, rnnMaxSplitWeights = work, w })
+	t.Cleanup(SplitSmallRNNs())
 }
 
 // TestFusedRNNMatchesScan: the fused forward pass and its gradients agree
@@ -223,7 +224,7 @@ func TestFusedRNNMatchesScan(t *testing.T) {
 	for _, sz := range rnnSizes {
 		T, B, d := sz.T, sz.B, sz.d
 		// With OPENBLAS_NUM_THREADS set, OpenBLAS threads and nothing splits.
-		if kernels.SplitsProducts() && B >= rnnMinSplitRows && rnnRowParts(T, B, d*d) != 2 {
+		if kernels.SplitsProducts() && B >= RNNMinSplitRows && RNNRowParts(T, B, d*d) != 2 {
 			t.Fatalf("%d rows do not split", B)
 		}
 		for _, c := range rnnCases {

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -242,7 +243,7 @@ func (takeOp) Check(in []*nd.Array) error {
 func (takeOp) Run(out *nd.Array, in []*nd.Array) {
 	w, idx := in[0], in[1]
 	row := nd.Prod(w.Shape[1:])
-	if takeRowsFast(out, w, idx, row, false) {
+	if kernels.TakeRows(out, w, idx, row, false) {
 		return
 	}
 	for i, m := 0, idx.Size(); i < m; i++ {
@@ -269,7 +270,7 @@ func (takeGradOp) Run(out *nd.Array, in []*nd.Array) {
 	idx, gz := in[1], in[2]
 	zero(out)
 	row := nd.Prod(out.Shape[1:])
-	if takeRowsFast(gz, out, idx, row, true) {
+	if kernels.TakeRows(gz, out, idx, row, true) {
 		return
 	}
 	for i, m := 0, idx.Size(); i < m; i++ {
@@ -302,7 +303,7 @@ func (o repeatOp) Shape(in [][]int) ([]int, error) {
 }
 func (o repeatOp) Run(out *nd.Array, in []*nd.Array) {
 	n := in[0].Size()
-	if repeatFast(out, in[0]) {
+	if kernels.RepeatRows(out, in[0]) {
 		return
 	}
 	for b := 0; b < out.Shape[0]; b++ {

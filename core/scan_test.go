@@ -1,4 +1,4 @@
-package core
+package core_test
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/nd"
+
+	. "github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // rnnStep is h' = tanh(x W + h U), o = h' * 2 + c (c a context).
@@ -32,9 +35,9 @@ func rnnScan(t *testing.T, x, h0, W, U, c, mask *Variable, reverse bool) (states
 				if err != nil {
 					return nil, nil, err
 				}
-				h = Add(Mul(m, h), Mul(Sub(Const(m.dtype, 1), m), st[0]))
+				h = Add(Mul(m, h), Mul(Sub(Const(m.DType(), 1), m), st[0]))
 			}
-			return []*Variable{h}, []*Variable{Add(Mul(h, Const(h.dtype, 2)), ctx[0])}, nil
+			return []*Variable{h}, []*Variable{Add(Mul(h, Const(h.DType(), 2)), ctx[0])}, nil
 		})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +152,7 @@ func TestScanForwardMatchesLoop(t *testing.T) {
 				}
 			}
 		}
-		if n := states[0].Inputs()[0].Op().(*scanOp).info.step.exec.(cpuExecutor).Plans(); n != 1 {
+		if n := ScanStepPlans(states[0].Inputs()[0]); n != 1 {
 			t.Errorf("the step was planned %d times for one batch shape, want 1", n)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -177,7 +176,7 @@ func (o dimshuffleOp) Run(out *nd.Array, in []*nd.Array) {
 	case []bool:
 		permute(d, out.Shape, x.Data.([]bool), st)
 	default:
-		panic(cpu.Unsupported(o, out.DType()))
+		panic(Unsupported(o, out.DType()))
 	}
 }
 

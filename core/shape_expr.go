@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -105,13 +104,17 @@ func (e *shapeExpr) eval(shapes [][]int) (*nd.Array, error) {
 				if err != nil {
 					return nil, err
 				}
-				if c, ok := x.op.(cpu.Checker); ok {
+				if c, ok := x.op.(Checker); ok {
 					if err := c.Check(ins); err != nil {
 						return nil, err
 					}
 				}
 				out = nd.New(x.dtype, s...)
-				x.op.Run(out, ins)
+				r, ok := x.op.(Runner)
+				if !ok {
+					return nil, fmt.Errorf("%s has no host kernel to fold it with", x.op)
+				}
+				r.Run(out, ins)
 			}
 		}
 		memo[x] = out
@@ -252,7 +255,11 @@ func foldOrApply(op Op, dtype nd.DType, leaves []*Variable) (*Variable, error) {
 		return nil, err
 	}
 	a := nd.New(dtype, s...)
-	op.Run(a, nil)
+	r, ok := op.(Runner)
+	if !ok {
+		return nil, fmt.Errorf("%s has no host kernel to fold it with", op)
+	}
+	r.Run(a, nil)
 	return NewConstant(a), nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu" // the CPU backend, which core.Compile runs on
 	"github.com/blocks-go/blocks/nd"
 )
 

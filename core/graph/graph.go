@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/blocks-go/blocks/core"
+	_ "github.com/blocks-go/blocks/core/exec/cpu" // the CPU backend, which core.Compile runs on
 )
 
 // ComputationGraph is the graph of everything its outputs depend on, with

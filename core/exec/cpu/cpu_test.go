@@ -14,7 +14,7 @@ import (
 func TestBackendRunsFunction(t *testing.T) {
 	x := core.NewInput("x", nd.Float32, 1)
 	y := core.Mul(x, core.Const(nd.Float32, 3))
-	f, err := core.CompileOn(core.CPUBackend, []*core.Variable{x}, []*core.Variable{y}, nil)
+	f, err := core.CompileOn(cpu.Backend{}, []*core.Variable{x}, []*core.Variable{y}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestNoFuseSetting(t *testing.T) {
 		if err := kernels.Configure(s); err != nil {
 			t.Fatal(err)
 		}
-		f, err := core.CompileOn(core.CPUBackend, []*core.Variable{x}, []*core.Variable{y}, nil)
+		f, err := core.CompileOn(cpu.Backend{}, []*core.Variable{x}, []*core.Variable{y}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestUpdateOfUnreadVariable(t *testing.T) {
 			updates = append(updates, core.Update{Shared: c, Value: core.Mul(p, core.Const(nd.Float32, 2))})
 			want[c] = []float64{2, 4, 6}
 		}
-		f, err := core.CompileOn(core.CPUBackend, []*core.Variable{g}, nil, updates)
+		f, err := core.CompileOn(cpu.Backend{}, []*core.Variable{g}, nil, updates)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
-// Package cpu is the CPU executor: the backend every build has and every
-// other backend is checked against (core.CPUBackend runs a function's
-// graph here).
+// Package cpu is the CPU backend: the one every build has and every other
+// backend is checked against. Importing it registers Backend as the
+// backend of device.CPU (core.Compile runs there).
 //
 // The executor plans a graph once per input-shape signature (shapes from
 // the graph's own inference, every buffer allocated once, views aliasing
@@ -12,7 +12,7 @@
 // partition that depends on sizes only, so that results are the same bits
 // on any machine and under any load).
 //
-// It knows nothing of core's variables: core describes a function to it
-// as a Graph of numbered nodes, each op with its kernel. Its settings
+// It sees a function only as core's lowered graph (core.Lowered: numbered
+// nodes, each op with its kernel), never core's variables. Its settings
 // (Settings, ConfigureFromEnv) are the process's, given by the program.
 package cpu

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
@@ -13,27 +14,30 @@ import (
 // plans cached. Not safe for concurrent use (core.Function serialises its
 // calls).
 type Executor struct {
-	g      Graph
+	g      core.Lowered
 	inputs []int // input nodes
 	stored []int // stored nodes
 	shared []int // stored nodes whose shape is part of the signature
 	plans  map[string]*plan
 	outs   []*nd.Array // Run's result without copies, reused
-	key    []byte
+	// biasRelu and scaledSub are the kernels of the graph's fused ops
+	// (core.Lowered's BiasRelu and ScaledSub; nil: no such fusion).
+	biasRelu, scaledSub kernel
+	key                 []byte
 }
 
 type step struct {
 	node  int
-	op    Op
+	op    kernel
 	in    []int
 	view  bool
-	check Checker
+	check core.Checker
 	// into, when ≥ 0, is the shared variable's node whose storage the
 	// step writes its result into (an update made in place, fusion.go).
 	into int
 	// elem and identity are the node's Elem and Identity while the step
 	// still runs the node's own op; scaledSub marks a step fused into
-	// Graph.ScaledSub (fusion.go).
+	// core.Lowered.ScaledSub (fusion.go).
 	elem      string
 	identity  bool
 	scaledSub bool
@@ -48,13 +52,19 @@ type plan struct {
 }
 
 // New returns an executor of g.
-func New(g Graph) *Executor {
+func New(g core.Lowered) *Executor {
 	e := &Executor{g: g, plans: map[string]*plan{}}
+	if g.BiasRelu != nil {
+		e.biasRelu, _ = kernelOf(g.BiasRelu)
+	}
+	if g.ScaledSub != nil {
+		e.scaledSub, _ = kernelOf(g.ScaledSub)
+	}
 	for i, n := range g.Nodes {
 		switch n.Kind {
-		case Input:
+		case core.NodeInput:
 			e.inputs = append(e.inputs, i)
-		case Stored:
+		case core.NodeStored:
 			e.stored = append(e.stored, i)
 			if n.Shared {
 				e.shared = append(e.shared, i)
@@ -123,7 +133,7 @@ func (e *Executor) runSteps(p *plan) (err error) {
 	cur := -1
 	defer func() {
 		if r := recover(); r != nil {
-			e.g.recoverDType(r, cur, &err)
+			recoverDType(&e.g, r, cur, &err)
 		}
 	}()
 	for _, s := range p.steps {
@@ -141,7 +151,7 @@ func (e *Executor) runSteps(p *plan) (err error) {
 		if s.into >= 0 {
 			out.Data = p.vals[s.into].Data
 		}
-		if r, ok := s.op.(ErrRunner); ok { // loops (core/scan.go)
+		if r, ok := s.op.(core.ErrRunner); ok { // loops (core/scan.go)
 			if err := r.RunErr(out, ins); err != nil {
 				return e.g.NodeError(s.node, err)
 			}
@@ -216,25 +226,29 @@ func (e *Executor) makePlan(args []*nd.Array) (*plan, error) {
 	for i, v := range nodes {
 		root[i] = i
 		switch v.Kind {
-		case Input:
+		case core.NodeInput:
 			if a := args[v.Arg]; a.DType() != v.DType {
 				p.inCast[v.Arg] = nd.New(v.DType, a.Shape...)
 			}
-		case Computed:
+		case core.NodeComputed:
 			inShapes := make([][]int, len(v.Inputs))
 			for k, j := range v.Inputs {
 				inShapes[k] = shapes[j]
 			}
 			s := shapes[i]
-			st := step{node: i, op: v.Op, in: slices.Clone(v.Inputs), into: -1, elem: v.Elem, identity: v.Identity}
-			if vo, ok := v.Op.(ViewOp); ok && vo.IsView(inShapes, s) {
+			k, err := kernelOf(v.Op)
+			if err != nil {
+				return nil, e.g.NodeError(i, err)
+			}
+			st := step{node: i, op: k, in: slices.Clone(v.Inputs), into: -1, elem: v.Elem, identity: v.Identity}
+			if vo, ok := v.Op.(core.ViewOp); ok && vo.IsView(inShapes, s) {
 				st.view = true
 				root[i] = root[v.Inputs[0]]
 				p.vals[i] = &nd.Array{Shape: s}
 			} else {
 				p.vals[i] = nd.New(v.DType, s...)
 			}
-			if c, ok := v.Op.(Checker); ok {
+			if c, ok := v.Op.(core.Checker); ok {
 				st.check = c
 			}
 			p.steps = append(p.steps, st)
@@ -252,7 +266,7 @@ func (e *Executor) makePlan(args []*nd.Array) (*plan, error) {
 	for k, u := range e.g.Updates {
 		j := u.Value
 		r := root[j]
-		if updated[r] && r != u.Shared || nodes[r].Kind == Input {
+		if updated[r] && r != u.Shared || nodes[r].Kind == core.NodeInput {
 			p.staging[k] = nd.New(u.DType, shapes[j]...)
 		}
 	}

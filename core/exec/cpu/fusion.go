@@ -8,9 +8,9 @@ import (
 // Fusions made when a graph is planned (fusePlan):
 //
 //   - relu(x + b), b a row vector broadcast over the rows of x (a Linear
-//     brick's bias followed by a Rectifier): one pass, Graph.BiasRelu;
+//     brick's bias followed by a Rectifier): one pass, core.Lowered.BiasRelu;
 //   - p − s·g with s a scalar (SGD's Scale step and its update): one pass,
-//     Graph.ScaledSub, written straight into the parameter when the update
+//     core.Lowered.ScaledSub, written straight into the parameter when the update
 //     allows it (nothing later reads the old value).
 
 // fusePlan rewrites a fresh plan's steps: bias + ReLU and p − s·g fused
@@ -55,7 +55,7 @@ func (e *Executor) fusePlan(p *plan, shapes [][]int, root []int) {
 	for k := range p.steps {
 		st := &p.steps[k]
 		switch {
-		case isElem(k, "relu") && e.g.BiasRelu != nil:
+		case isElem(k, "relu") && e.biasRelu != nil:
 			// relu(copy(...(x + b))): the add becomes BiasRelu, the relu a view.
 			j := st.in[0]
 			for stepOf[j] >= 0 && p.steps[stepOf[j]].view && users[j] == 1 {
@@ -77,11 +77,11 @@ func (e *Executor) fusePlan(p *plan, shapes [][]int, root []int) {
 			if !nd.SameShape(shapes[x], out) || !rowVector(shapes[b], out) || root[b] == root[add.node] {
 				continue
 			}
-			add.op, add.in, add.elem = e.g.BiasRelu, []int{x, b}, ""
+			add.op, add.in, add.elem = e.biasRelu, []int{x, b}, ""
 			st.op, st.view, st.elem, st.identity = copyOp{}, true, "", true
 			p.vals[st.node] = &nd.Array{Shape: shapes[st.node]}
 			root[st.node] = root[add.node]
-		case isElem(k, "sub") && e.g.ScaledSub != nil:
+		case isElem(k, "sub") && e.scaledSub != nil:
 			// p − s·g: the mul step goes, the sub becomes ScaledSub.
 			pv, m := st.in[0], st.in[1]
 			ms := stepOf[m]
@@ -98,7 +98,7 @@ func (e *Executor) fusePlan(p *plan, shapes [][]int, root []int) {
 				!nd.SameShape(shapes[pv], out) || !nd.SameShape(shapes[g], out) {
 				continue
 			}
-			st.op, st.in, st.elem, st.scaledSub = e.g.ScaledSub, []int{pv, sc, g}, "", true
+			st.op, st.in, st.elem, st.scaledSub = e.scaledSub, []int{pv, sc, g}, "", true
 			removed[ms] = true
 			p.vals[m] = nil
 			users[m] = 0
@@ -180,7 +180,7 @@ func (e *Executor) updateInPlace(p *plan, shapes [][]int, root []int) {
 	}
 }
 
-// The graph's fused ops (Graph.BiasRelu, Graph.ScaledSub) compute bit for
+// The graph's fused ops (core.Lowered.BiasRelu, core.Lowered.ScaledSub) compute bit for
 // bit what the ops they replace computed (same float operations in the
 // same order, every intermediate rounded to the dtype), so fusion never
 // changes a result.

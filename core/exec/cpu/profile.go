@@ -5,22 +5,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/nd"
 )
-
-// OpTime is the time a function spent in one kind of op (ops of the same
-// name and output shape summed), for performance work.
-type OpTime struct {
-	Op    string // the op and its output shape
-	Calls int    // steps of this kind per call
-	Time  time.Duration
-}
 
 // Profile runs the plan for args reps times (its updates not applied, its
 // outputs not copied) timing every step, and returns the time per call of
 // each kind of op, largest first. A loop (Scan) counts as one op: its
 // steps run inside it. Run it once first (planning, warming up).
-func (e *Executor) Profile(args []*nd.Array, reps int) (_ []OpTime, err error) {
+func (e *Executor) Profile(args []*nd.Array, reps int) (_ []core.OpTime, err error) {
 	p, err := e.plan(args)
 	if err != nil {
 		return nil, err
@@ -28,7 +21,7 @@ func (e *Executor) Profile(args []*nd.Array, reps int) (_ []OpTime, err error) {
 	cur := -1
 	defer func() {
 		if r := recover(); r != nil {
-			e.g.recoverDType(r, cur, &err)
+			recoverDType(&e.g, r, cur, &err)
 		}
 	}()
 	e.bind(p, args)
@@ -46,7 +39,7 @@ func (e *Executor) Profile(args []*nd.Array, reps int) (_ []OpTime, err error) {
 				out.Data = nd.New(out.DType(), out.Shape...).Data
 			}
 			t0 := time.Now()
-			if r, ok := s.op.(ErrRunner); ok {
+			if r, ok := s.op.(core.ErrRunner); ok {
 				if err := r.RunErr(out, ins); err != nil {
 					return nil, e.g.NodeError(s.node, err)
 				}
@@ -56,21 +49,21 @@ func (e *Executor) Profile(args []*nd.Array, reps int) (_ []OpTime, err error) {
 			times[k] += time.Since(t0)
 		}
 	}
-	byName := map[string]*OpTime{}
-	var res []*OpTime
+	byName := map[string]*core.OpTime{}
+	var res []*core.OpTime
 	for k, s := range p.steps {
 		name := fmt.Sprintf("%s %s", s.op, nd.ShapeString(p.vals[s.node].Shape))
 		o := byName[name]
 		if o == nil {
-			o = &OpTime{Op: name}
+			o = &core.OpTime{Op: name}
 			byName[name] = o
 			res = append(res, o)
 		}
 		o.Calls++
 		o.Time += times[k] / time.Duration(reps)
 	}
-	slices.SortStableFunc(res, func(a, b *OpTime) int { return int(b.Time - a.Time) })
-	out := make([]OpTime, len(res))
+	slices.SortStableFunc(res, func(a, b *core.OpTime) int { return int(b.Time - a.Time) })
+	out := make([]core.OpTime, len(res))
 	for i, o := range res {
 		out[i] = *o
 	}

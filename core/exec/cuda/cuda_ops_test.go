@@ -13,6 +13,7 @@ import (
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/device"
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
@@ -104,7 +105,7 @@ func checkCase(t *testing.T, gpu core.Backend, c opCase) {
 	}
 	outs := append([]*core.Variable{out}, grads...)
 	args := []*nd.Array{xa, ya}
-	want, _ := run(t, core.CPUBackend, []*core.Variable{x, y}, outs, args)
+	want, _ := run(t, cpu.Backend{}, []*core.Variable{x, y}, outs, args)
 	got, prog := run(t, gpu, []*core.Variable{x, y}, outs, args)
 	for k, what := range []string{"value", "gradient wrt x", "gradient wrt y"} {
 		near(t, c.name+" "+what, got[k], want[k], 1e-5)
@@ -139,7 +140,7 @@ func TestTakeMatchesCPU(t *testing.T) {
 		ia.SetFlat(i, float64(rng.Randint(0, 63)))
 	}
 	args := []*nd.Array{wa, ia}
-	want, _ := run(t, core.CPUBackend, []*core.Variable{w, idx}, []*core.Variable{y, g[0]}, args)
+	want, _ := run(t, cpu.Backend{}, []*core.Variable{w, idx}, []*core.Variable{y, g[0]}, args)
 	got, prog := run(t, gpu, []*core.Variable{w, idx}, []*core.Variable{y, g[0]}, args)
 	near(t, "take", got[0], want[0], 1e-7)
 	near(t, "take's gradient", got[1], want[1], 1e-5)
@@ -174,7 +175,7 @@ func TestMisclassificationMatchesCPU(t *testing.T) {
 	}
 	args := []*nd.Array{ya, ta}
 	outs := []*core.Variable{rate[0], am}
-	want, _ := run(t, core.CPUBackend, []*core.Variable{yHat, y}, outs, args)
+	want, _ := run(t, cpu.Backend{}, []*core.Variable{yHat, y}, outs, args)
 	got, prog := run(t, gpu, []*core.Variable{yHat, y}, outs, args)
 	near(t, "misclassification rate", got[0], want[0], 1e-6)
 	near(t, "argmin", got[1], want[1], 1e-7)

@@ -13,6 +13,7 @@ import (
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/device"
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
@@ -190,7 +191,7 @@ func TestOpsMatchCPU(t *testing.T) {
 			}
 			outs := append([]*core.Variable{out}, grads...)
 			args := []*nd.Array{xa, ya}
-			want, _ := run(t, core.CPUBackend, []*core.Variable{x, y}, outs, args)
+			want, _ := run(t, cpu.Backend{}, []*core.Variable{x, y}, outs, args)
 			got, prog := run(t, gpu, []*core.Variable{x, y}, outs, args)
 			for k, what := range []string{"value", "gradient wrt x", "gradient wrt y"} {
 				near(t, c.name+" "+what, got[k], want[k], 1e-5)

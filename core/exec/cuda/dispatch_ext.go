@@ -9,6 +9,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -423,14 +424,16 @@ func (e *executor) makeStepExt(p *plan, st step, v *core.Variable, spec core.OpS
 		})
 	case "shape_value":
 		// The value depends on the shapes only: computed now, on the
-		// host, by the op's own Run (which reads no data), and uploaded
+		// host, by its CPU kernel (which reads no data), and uploaded
 		// once for this plan.
 		in := make([]*nd.Array, len(ins))
 		for k, j := range ins {
 			in[k] = &nd.Array{Shape: p.shapes[j]}
 		}
 		h := nd.New(v.DType(), out...)
-		v.Op().Run(h, in)
+		if err := cpu.RunOp(v.Op(), h, in); err != nil {
+			return st, false, err
+		}
 		if err := e.g.upload(buf(i), h); err != nil {
 			return st, false, err
 		}

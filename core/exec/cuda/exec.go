@@ -11,6 +11,7 @@ import (
 	"gorgonia.org/cu"
 
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -469,14 +470,8 @@ func (e *executor) runOnCPU(p *plan, s step) error {
 		}
 	}
 	out := nd.New(v.DType(), p.shapes[s.node]...)
-	if r, ok := s.op.(interface {
-		RunErr(*nd.Array, []*nd.Array) error
-	}); ok {
-		if err := r.RunErr(out, ins); err != nil {
-			return err
-		}
-	} else {
-		s.op.Run(out, ins)
+	if err := cpu.RunOp(s.op, out, ins); err != nil {
+		return err
 	}
 	return e.g.upload(p.bufs[s.node], out)
 }

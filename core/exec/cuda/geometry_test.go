@@ -8,6 +8,7 @@ import (
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/algorithms"
+	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
 )
@@ -26,7 +27,7 @@ func randF32(rng *numpyrand.RandomState, shape ...int) *nd.Array {
 // cpuRun compiles outs on the CPU and calls it.
 func cpuRun(t *testing.T, ins, outs []*core.Variable, args []*nd.Array) []*nd.Array {
 	t.Helper()
-	f, err := core.CompileOn(core.CPUBackend, ins, outs, nil)
+	f, err := core.CompileOn(cpu.Backend{}, ins, outs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestFusedRulesMatchCPU(t *testing.T) {
 			outs = append(outs, fused.Inputs()...)
 			upd := make([]core.Update, len(updates))
 			copy(upd, updates)
-			f, err := core.CompileOn(core.CPUBackend, []*core.Variable{g}, outs, upd)
+			f, err := core.CompileOn(cpu.Backend{}, []*core.Variable{g}, outs, upd)
 			if err != nil {
 				t.Fatal(err)
 			}

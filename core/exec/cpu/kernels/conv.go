@@ -1,14 +1,13 @@
-package core
+package kernels
 
 import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/internal/vec"
 )
 
-// The convolution kernels. A batch is cut into groups of m images, m fixed
+// The convolution  A batch is cut into groups of m images, m fixed
 // by the shapes alone (enough images for a matrix product of at least
 // groupColumns columns). For each group, im2col writes the columns of its
 // images side by side (k rows of m·p columns) and one OpenBLAS product
@@ -31,19 +30,43 @@ func groupSize(n, k, p int) int {
 	return max(1, min(m, n))
 }
 
-// workspace holds an op's scratch buffers and the job of its parallel
-// region, kept from call to call so that a step allocates nothing. The
-// lock serialises two functions that share the op.
-type workspace struct {
+// ConvGeom is one convolution's sizes: images (N, C, H, W), filters
+// (F, C, KH, KW), output (N, F, OH, OW), steps (SH, SW), padding (PH, PW),
+// and whether the filters are flipped (Theano's convolution proper).
+type ConvGeom struct {
+	N, C, H, W     int
+	F, KH, KW      int
+	SH, SW, PH, PW int
+	OH, OW         int
+	Flip           bool
+}
+
+// K is the length of an im2col column (C·KH·KW).
+func (g ConvGeom) K() int { return g.C * g.KH * g.KW }
+
+// P is the number of output positions per image (OH·OW).
+func (g ConvGeom) P() int { return g.OH * g.OW }
+
+// Workspace holds an op's scratch buffers and the job of its parallel
+// region, kept from call to call so that a step allocates nothing. Its
+// lock (Lock, Unlock) serialises two functions that share the op.
+type Workspace struct {
 	mu   sync.Mutex
 	bufs []any
 	job  any
 }
 
-func newWorkspace() *workspace { return &workspace{} }
+// NewWorkspace returns an empty workspace.
+func NewWorkspace() *Workspace { return &Workspace{} }
 
-// scratch returns buffer slot of at least n elements (contents undefined).
-func scratch[T float](ws *workspace, slot, n int) []T {
+// Lock takes the workspace's lock.
+func (ws *Workspace) Lock() { ws.mu.Lock() }
+
+// Unlock releases it.
+func (ws *Workspace) Unlock() { ws.mu.Unlock() }
+
+// Scratch returns buffer slot of at least n elements (contents undefined).
+func Scratch[T Float](ws *Workspace, slot, n int) []T {
 	for len(ws.bufs) <= slot {
 		ws.bufs = append(ws.bufs, nil)
 	}
@@ -55,8 +78,8 @@ func scratch[T float](ws *workspace, slot, n int) []T {
 	return b
 }
 
-// wsJob is the workspace's job of type J, made at the first call.
-func wsJob[J any](ws *workspace) *J {
+// WSJob is the workspace's job of type J, made at the first call.
+func WSJob[J any](ws *Workspace) *J {
 	if j, ok := ws.job.(*J); ok {
 		return j
 	}
@@ -65,58 +88,58 @@ func wsJob[J any](ws *workspace) *J {
 	return j
 }
 
-// chunkBounds is the range of images of chunk c of nc over n images.
-func chunkBounds(n, nc, c int) (int, int) { return c * n / nc, (c + 1) * n / nc }
+// ChunkBounds is the range of items of chunk c of nc over n items.
+func ChunkBounds(n, nc, c int) (int, int) { return c * n / nc, (c + 1) * n / nc }
 
 // Parallel regions. A convolution or a pooling cuts its work into chunks
 // (groups of images, ranges of planes) that write disjoint outputs, and
 // hands them out in turn to the parts of a split on the worker pool of
-// core/exec/cpu/kernels (kernels.RunLocked; part 0 runs on the caller),
+// core/exec/cpu/kernels (RunLocked; part 0 runs on the caller),
 // each part owning its scratch. Which part computes a chunk never changes
 // a bit of the result; while another split runs (or with one worker), part
 // 0 computes every chunk here. A region's job is a struct kept in the op's
 // workspace (wsJob) and refilled at each call, so that a region allocates
 // nothing: no closure, goroutine or wait group per call.
 
-// chunks hands out the chunks [0, n) of a region, each to the first part
-// that asks.
-type chunks struct {
-	n    int
+// Chunks hands out the chunks [0, N) of a region, each to the first part
+// that asks (RunRegion sets N).
+type Chunks struct {
+	N    int
 	next atomic.Int64
 }
 
-// each runs f(chunk, part) for the chunks part takes, until none is left.
-func (c *chunks) each(part int, f func(chunk, part int)) {
+// Each runs f(chunk, part) for the chunks part takes, until none is left.
+func (c *Chunks) Each(part int, f func(chunk, part int)) {
 	for {
 		i := int(c.next.Add(1) - 1)
-		if i >= c.n {
+		if i >= c.N {
 			return
 		}
 		f(i, part)
 	}
 }
 
-// regionParts is how many parts a region of nc chunks runs in: one per
-// worker of the pool (kernels.Settings.Workers), at most one per chunk.
-func regionParts(nc int) int { return max(1, min(kernels.Current().Workers, nc)) }
+// RegionParts is how many parts a region of nc chunks runs in: one per
+// worker of the pool (Settings.Workers), at most one per chunk.
+func RegionParts(nc int) int { return max(1, min(Current().Workers, nc)) }
 
-// runRegion runs job, whose chunks c are [0, nc), in parts parts
-// (regionParts): in parallel when it takes the split lock, else part 0
+// RunRegion runs job, whose chunks c are [0, nc), in parts parts
+// (RegionParts): in parallel when it takes the split lock, else part 0
 // computes every chunk here.
-func runRegion(job kernels.PartJob, c *chunks, nc, parts int) {
-	c.n = nc
+func RunRegion(job PartJob, c *Chunks, nc, parts int) {
+	c.N = nc
 	c.next.Store(0)
-	if !kernels.LockParts(parts) {
+	if !LockParts(parts) {
 		job.RunPart(0, parts)
 		return
 	}
-	defer kernels.UnlockParts()
-	kernels.RunLocked(job, parts)
+	defer UnlockParts()
+	RunLocked(job, parts)
 }
 
 // gemm is C = A·B + beta·C on OpenBLAS (row-major, optional transposes).
-func gemm[T float](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	kernels.Gemm(tA, tB, m, n, k, a, lda, b, ldb, beta, c, ldc)
+func gemm[T Float](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	Gemm(tA, tB, m, n, k, a, lda, b, ldb, beta, c, ldc)
 }
 
 // im2col writes the columns of one image x (c, h, w) into col (k rows of
@@ -124,20 +147,20 @@ func gemm[T float](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, bet
 // col[(ci, a, b), (i, j)] is the pixel filter entry (a, b) of channel ci
 // meets at output (i, j) — with flipped filters, entry (a, b) sits at
 // offset (kh-1-a, kw-1-b) of the window. Padding reads as zeros.
-func im2col[T float](g convGeom, col []T, ld int, x []T) {
-	p := g.p()
-	for ci := 0; ci < g.c; ci++ {
-		xc := x[ci*g.h*g.w : (ci+1)*g.h*g.w]
-		for a := 0; a < g.kh; a++ {
-			for b := 0; b < g.kw; b++ {
+func im2col[T Float](g ConvGeom, col []T, ld int, x []T) {
+	p := g.P()
+	for ci := 0; ci < g.C; ci++ {
+		xc := x[ci*g.H*g.W : (ci+1)*g.H*g.W]
+		for a := 0; a < g.KH; a++ {
+			for b := 0; b < g.KW; b++ {
 				r, s := g.tap(a, b)
-				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
-				x0 := s - g.pw
-				j0, j1 := 0, g.ow // output columns whose pixel is inside the image
-				if g.sw == 1 {
-					j0, j1 = max(0, -x0), min(g.ow, g.w-x0)
+				row := col[((ci*g.KH+a)*g.KW+b)*ld:][:p]
+				x0 := s - g.PW
+				j0, j1 := 0, g.OW // output columns whose pixel is inside the image
+				if g.SW == 1 {
+					j0, j1 = max(0, -x0), min(g.OW, g.W-x0)
 				}
-				if c32, ok := any(row).([]float32); ok && g.sw == 1 {
+				if c32, ok := any(row).([]float32); ok && g.SW == 1 {
 					// Output rows i0..i1 read image rows i·sh + r − ph,
 					// columns j0..j1 pixels j + x0: one vectorized copy;
 					// rows and columns in the padding are zeros.
@@ -145,27 +168,27 @@ func im2col[T float](g convGeom, col []T, ld int, x []T) {
 					if j1 <= j0 {
 						i1 = i0
 					}
-					clear(c32[:i0*g.ow])
-					clear(c32[i1*g.ow:])
+					clear(c32[:i0*g.OW])
+					clear(c32[i1*g.OW:])
 					if i1 > i0 {
-						blk := c32[i0*g.ow : i1*g.ow]
-						if j0 > 0 || j1 < g.ow {
+						blk := c32[i0*g.OW : i1*g.OW]
+						if j0 > 0 || j1 < g.OW {
 							clear(blk)
 						}
-						y0 := i0*g.sh + r - g.ph
-						vec.CopyRows32(blk[j0:], g.ow, any(xc).([]float32)[y0*g.w+j0+x0:], g.sh*g.w, i1-i0, j1-j0)
+						y0 := i0*g.SH + r - g.PH
+						vec.CopyRows32(blk[j0:], g.OW, any(xc).([]float32)[y0*g.W+j0+x0:], g.SH*g.W, i1-i0, j1-j0)
 					}
 					continue
 				}
-				for i := 0; i < g.oh; i++ {
-					dst := row[i*g.ow : (i+1)*g.ow]
-					y := i*g.sh + r - g.ph
-					if y < 0 || y >= g.h {
+				for i := 0; i < g.OH; i++ {
+					dst := row[i*g.OW : (i+1)*g.OW]
+					y := i*g.SH + r - g.PH
+					if y < 0 || y >= g.H {
 						clear(dst)
 						continue
 					}
-					xr := xc[y*g.w : (y+1)*g.w]
-					if g.sw == 1 {
+					xr := xc[y*g.W : (y+1)*g.W]
+					if g.SW == 1 {
 						if j1 <= j0 {
 							clear(dst)
 							continue
@@ -176,8 +199,8 @@ func im2col[T float](g convGeom, col []T, ld int, x []T) {
 						continue
 					}
 					for j := range dst {
-						xx := j*g.sw + x0
-						if xx >= 0 && xx < g.w {
+						xx := j*g.SW + x0
+						if xx >= 0 && xx < g.W {
 							dst[j] = xr[xx]
 						} else {
 							dst[j] = 0
@@ -191,60 +214,60 @@ func im2col[T float](g convGeom, col []T, ld int, x []T) {
 
 // tap is the offset (r, s) in the window of filter entry (a, b): the
 // entry itself, or with flipped filters (kh-1-a, kw-1-b).
-func (g convGeom) tap(a, b int) (r, s int) {
-	if g.flip {
-		return g.kh - 1 - a, g.kw - 1 - b
+func (g ConvGeom) tap(a, b int) (r, s int) {
+	if g.Flip {
+		return g.KH - 1 - a, g.KW - 1 - b
 	}
 	return a, b
 }
 
 // rowRange is the range [i0, i1) of output rows whose image row
 // i·sh + r − ph, for filter row offset r, lies inside the image.
-func rowRange(g convGeom, r int) (i0, i1 int) {
+func rowRange(g ConvGeom, r int) (i0, i1 int) {
 	// i·sh ≥ ph − r and i·sh ≤ h − 1 + ph − r.
-	lo := g.ph - r
+	lo := g.PH - r
 	i0 = 0
 	if lo > 0 {
-		i0 = (lo + g.sh - 1) / g.sh
+		i0 = (lo + g.SH - 1) / g.SH
 	}
-	hi := g.h - 1 + g.ph - r
+	hi := g.H - 1 + g.PH - r
 	if hi < 0 {
 		return i0, i0
 	}
-	i1 = min(g.oh, hi/g.sh+1)
+	i1 = min(g.OH, hi/g.SH+1)
 	return i0, max(i0, i1)
 }
 
 // col2im adds the columns col (k rows of p entries, ld apart) back into
 // the image gx (c, h, w), which the caller has zeroed: the adjoint of
 // im2col.
-func col2im[T float](g convGeom, gx, col []T, ld int) {
-	p := g.p()
-	for ci := 0; ci < g.c; ci++ {
-		xc := gx[ci*g.h*g.w : (ci+1)*g.h*g.w]
-		for a := 0; a < g.kh; a++ {
-			for b := 0; b < g.kw; b++ {
+func col2im[T Float](g ConvGeom, gx, col []T, ld int) {
+	p := g.P()
+	for ci := 0; ci < g.C; ci++ {
+		xc := gx[ci*g.H*g.W : (ci+1)*g.H*g.W]
+		for a := 0; a < g.KH; a++ {
+			for b := 0; b < g.KW; b++ {
 				r, s := g.tap(a, b)
-				row := col[((ci*g.kh+a)*g.kw+b)*ld:][:p]
-				x0 := s - g.pw
-				if c32, ok := any(row).([]float32); ok && g.sw == 1 {
-					j0, j1 := max(0, -x0), min(g.ow, g.w-x0)
+				row := col[((ci*g.KH+a)*g.KW+b)*ld:][:p]
+				x0 := s - g.PW
+				if c32, ok := any(row).([]float32); ok && g.SW == 1 {
+					j0, j1 := max(0, -x0), min(g.OW, g.W-x0)
 					i0, i1 := rowRange(g, r)
 					if i1 > i0 && j1 > j0 {
-						y0 := i0*g.sh + r - g.ph
-						vec.AddRows32(any(xc).([]float32)[y0*g.w+j0+x0:], g.sh*g.w, c32[i0*g.ow+j0:], g.ow, i1-i0, j1-j0)
+						y0 := i0*g.SH + r - g.PH
+						vec.AddRows32(any(xc).([]float32)[y0*g.W+j0+x0:], g.SH*g.W, c32[i0*g.OW+j0:], g.OW, i1-i0, j1-j0)
 					}
 					continue
 				}
-				for i := 0; i < g.oh; i++ {
-					y := i*g.sh + r - g.ph
-					if y < 0 || y >= g.h {
+				for i := 0; i < g.OH; i++ {
+					y := i*g.SH + r - g.PH
+					if y < 0 || y >= g.H {
 						continue
 					}
-					src := row[i*g.ow : (i+1)*g.ow]
-					xr := xc[y*g.w : (y+1)*g.w]
-					if g.sw == 1 {
-						j0, j1 := max(0, -x0), min(g.ow, g.w-x0)
+					src := row[i*g.OW : (i+1)*g.OW]
+					xr := xc[y*g.W : (y+1)*g.W]
+					if g.SW == 1 {
+						j0, j1 := max(0, -x0), min(g.OW, g.W-x0)
 						if j1 > j0 {
 							d := xr[j0+x0 : j1+x0]
 							for j, v := range src[j0:j1] {
@@ -254,7 +277,7 @@ func col2im[T float](g convGeom, gx, col []T, ld int) {
 						continue
 					}
 					for j, v := range src {
-						if xx := j*g.sw + x0; xx >= 0 && xx < g.w {
+						if xx := j*g.SW + x0; xx >= 0 && xx < g.W {
 							xr[xx] += v
 						}
 					}
@@ -266,29 +289,29 @@ func col2im[T float](g convGeom, gx, col []T, ld int) {
 
 // groupWork is one part's buffers: the group's columns and its (f, m·p)
 // products.
-func groupWork[T float](ws *workspace, worker, k, f, cols int) (col, tmp []T) {
-	return scratch[T](ws, 2*worker, k*cols), scratch[T](ws, 2*worker+1, f*cols)
+func groupWork[T Float](ws *Workspace, worker, k, f, cols int) (col, tmp []T) {
+	return Scratch[T](ws, 2*worker, k*cols), Scratch[T](ws, 2*worker+1, f*cols)
 }
 
 // convJob is the state of a convolution's region, common to its three
 // kernels: the geometry, m images a group, and each part's buffers.
-type convJob[T float] struct {
-	chunks
-	g    convGeom
+type convJob[T Float] struct {
+	Chunks
+	g    ConvGeom
 	m    int
 	bufs [][2][]T
 }
 
 // start fills the job for a call in groups groups on parts parts, with
 // each part's buffers (groupWork) in bufs, reusing its array.
-func (j *convJob[T]) start(ws *workspace, g convGeom) (groups, parts int) {
-	k, p := g.k(), g.p()
-	j.g, j.m = g, groupSize(g.n, k, p)
-	groups = (g.n + j.m - 1) / j.m
-	parts = regionParts(groups)
+func (j *convJob[T]) start(ws *Workspace, g ConvGeom) (groups, parts int) {
+	k, p := g.K(), g.P()
+	j.g, j.m = g, groupSize(g.N, k, p)
+	groups = (g.N + j.m - 1) / j.m
+	parts = RegionParts(groups)
 	j.bufs = j.bufs[:0]
 	for i := range parts {
-		col, tmp := groupWork[T](ws, i, k, g.f, j.m*p)
+		col, tmp := groupWork[T](ws, i, k, g.F, j.m*p)
 		j.bufs = append(j.bufs, [2][]T{col, tmp})
 	}
 	return groups, parts
@@ -298,30 +321,30 @@ func (j *convJob[T]) start(ws *workspace, g convGeom) (groups, parts int) {
 // row stride of its columns.
 func (j *convJob[T]) group(gi int) (n0, mm, ld int) {
 	n0 = gi * j.m
-	mm = min(j.m, j.g.n-n0)
-	return n0, mm, mm * j.g.p()
+	mm = min(j.m, j.g.N-n0)
+	return n0, mm, mm * j.g.P()
 }
 
-// convFwdJob is convForward's region.
-type convFwdJob[T float] struct {
+// convFwdJob is ConvForward's region.
+type convFwdJob[T Float] struct {
 	convJob[T]
 	y, x, w, b []T
 }
 
-func (j *convFwdJob[T]) RunPart(i, _ int) { j.each(i, j.run) }
+func (j *convFwdJob[T]) RunPart(i, _ int) { j.Each(i, j.run) }
 
 func (j *convFwdJob[T]) run(gi, wk int) {
 	g, y, x, w, b := j.g, j.y, j.x, j.w, j.b
-	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	k, p, chw := g.K(), g.P(), g.C*g.H*g.W
 	col, tmp := j.bufs[wk][0], j.bufs[wk][1]
 	n0, mm, ld := j.group(gi)
 	for i := 0; i < mm; i++ {
 		im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
 	}
-	gemm(false, false, g.f, ld, k, w, k, col, ld, 0, tmp, ld)
+	gemm(false, false, g.F, ld, k, w, k, col, ld, 0, tmp, ld)
 	for i := 0; i < mm; i++ {
-		yi := y[(n0+i)*g.f*p : (n0+i+1)*g.f*p]
-		for f := 0; f < g.f; f++ {
+		yi := y[(n0+i)*g.F*p : (n0+i+1)*g.F*p]
+		for f := 0; f < g.F; f++ {
 			if b == nil {
 				copy(yi[f*p:(f+1)*p], tmp[f*ld+i*p:])
 				continue
@@ -334,45 +357,45 @@ func (j *convFwdJob[T]) run(gi, wk int) {
 	}
 }
 
-// convForward: for each group, Y (f, m·p) = W (f, k) · COL (k, m·p), then
+// ConvForward: for each group, Y (f, m·p) = W (f, k) · COL (k, m·p), then
 // each image's (f, p) block is copied into the NCHW output.
-func convForward[T float](ws *workspace, g convGeom, y, x, w, b []T) {
+func ConvForward[T Float](ws *Workspace, g ConvGeom, y, x, w, b []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	j := wsJob[convFwdJob[T]](ws)
+	j := WSJob[convFwdJob[T]](ws)
 	groups, parts := j.start(ws, g)
 	j.y, j.x, j.w, j.b = y, x, w, b
-	runRegion(j, &j.chunks, groups, parts)
+	RunRegion(j, &j.Chunks, groups, parts)
 	j.y, j.x, j.w, j.b = nil, nil, nil, nil
 }
 
 // gatherGroup copies the (f, p) blocks of images n0.. into dst (f, mm·p).
-func gatherGroup[T float](g convGeom, dst, gz []T, n0, mm int) {
-	p := g.p()
+func gatherGroup[T Float](g ConvGeom, dst, gz []T, n0, mm int) {
+	p := g.P()
 	ld := mm * p
 	for i := 0; i < mm; i++ {
-		gi := gz[(n0+i)*g.f*p : (n0+i+1)*g.f*p]
-		for f := 0; f < g.f; f++ {
+		gi := gz[(n0+i)*g.F*p : (n0+i+1)*g.F*p]
+		for f := 0; f < g.F; f++ {
 			copy(dst[f*ld+i*p:f*ld+(i+1)*p], gi[f*p:(f+1)*p])
 		}
 	}
 }
 
-// convBwdInputJob is convBackwardInput's region.
-type convBwdInputJob[T float] struct {
+// convBwdInputJob is ConvBackwardInput's region.
+type convBwdInputJob[T Float] struct {
 	convJob[T]
 	gx, gz, w []T
 }
 
-func (j *convBwdInputJob[T]) RunPart(i, _ int) { j.each(i, j.run) }
+func (j *convBwdInputJob[T]) RunPart(i, _ int) { j.Each(i, j.run) }
 
 func (j *convBwdInputJob[T]) run(gi, wk int) {
 	g, gx, gz, w := j.g, j.gx, j.gz, j.w
-	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	k, p, chw := g.K(), g.P(), g.C*g.H*g.W
 	col, tmp := j.bufs[wk][0], j.bufs[wk][1]
 	n0, mm, ld := j.group(gi)
 	gatherGroup(g, tmp, gz, n0, mm)
-	gemm(true, false, k, ld, g.f, w, k, tmp, ld, 0, col, ld)
+	gemm(true, false, k, ld, g.F, w, k, tmp, ld, 0, col, ld)
 	for i := 0; i < mm; i++ {
 		img := gx[(n0+i)*chw : (n0+i+1)*chw]
 		clear(img)
@@ -380,28 +403,28 @@ func (j *convBwdInputJob[T]) run(gi, wk int) {
 	}
 }
 
-// convBackwardInput: for each group, GCOL (k, m·p) = Wᵀ · GZ (f, m·p),
+// ConvBackwardInput: for each group, GCOL (k, m·p) = Wᵀ · GZ (f, m·p),
 // added back into each image by col2im.
-func convBackwardInput[T float](ws *workspace, g convGeom, gx, gz, w []T) {
+func ConvBackwardInput[T Float](ws *Workspace, g ConvGeom, gx, gz, w []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	j := wsJob[convBwdInputJob[T]](ws)
+	j := WSJob[convBwdInputJob[T]](ws)
 	groups, parts := j.start(ws, g)
 	j.gx, j.gz, j.w = gx, gz, w
-	runRegion(j, &j.chunks, groups, parts)
+	RunRegion(j, &j.Chunks, groups, parts)
 	j.gx, j.gz, j.w = nil, nil, nil
 }
 
-// convBwdWeightsJob is convBackwardWeights' region.
-type convBwdWeightsJob[T float] struct {
+// convBwdWeightsJob is ConvBackwardWeights' region.
+type convBwdWeightsJob[T Float] struct {
 	convJob[T]
-	ws            *workspace
+	ws            *Workspace
 	parts, groups int
 	transposed    bool
 	gw, x, gz     []T
 }
 
-func (j *convBwdWeightsJob[T]) RunPart(i, _ int) { j.each(i, j.run) }
+func (j *convBwdWeightsJob[T]) RunPart(i, _ int) { j.Each(i, j.run) }
 
 // part is group i's partial sum: gW itself for the first group, else
 // buffer slot 2·parts+i.
@@ -409,12 +432,12 @@ func (j *convBwdWeightsJob[T]) part(i int) []T {
 	if i == 0 {
 		return j.gw
 	}
-	return j.ws.bufs[2*j.parts+i].([]T)[:j.g.f*j.g.k()]
+	return j.ws.bufs[2*j.parts+i].([]T)[:j.g.F*j.g.K()]
 }
 
 func (j *convBwdWeightsJob[T]) run(gi, wk int) {
 	g, x, gz := j.g, j.x, j.gz
-	k, p, chw := g.k(), g.p(), g.c*g.h*g.w
+	k, p, chw := g.K(), g.P(), g.C*g.H*g.W
 	col, tmp := j.bufs[wk][0], j.bufs[wk][1]
 	n0, mm, ld := j.group(gi)
 	for i := 0; i < mm; i++ {
@@ -422,51 +445,51 @@ func (j *convBwdWeightsJob[T]) run(gi, wk int) {
 	}
 	gatherGroup(g, tmp, gz, n0, mm)
 	if !j.transposed {
-		gemm(false, true, g.f, k, ld, tmp, ld, col, ld, 0, j.part(gi), k)
+		gemm(false, true, g.F, k, ld, tmp, ld, col, ld, 0, j.part(gi), k)
 		return
 	}
-	t := j.ws.bufs[2*j.parts+j.groups+wk].([]T)[:k*g.f]
-	gemm(false, true, k, g.f, ld, col, ld, tmp, ld, 0, t, g.f)
+	t := j.ws.bufs[2*j.parts+j.groups+wk].([]T)[:k*g.F]
+	gemm(false, true, k, g.F, ld, col, ld, tmp, ld, 0, t, g.F)
 	dst := j.part(gi)
-	for f := range g.f {
+	for f := range g.F {
 		row := dst[f*k : (f+1)*k]
 		for e := range row {
-			row[e] = t[e*g.f+f]
+			row[e] = t[e*g.F+f]
 		}
 	}
 }
 
-// convBackwardWeights: gW (f, k) = Σ over groups of GZ (f, m·p) · COLᵀ;
+// ConvBackwardWeights: gW (f, k) = Σ over groups of GZ (f, m·p) · COLᵀ;
 // each group's product goes to its own buffer (the first group's straight
 // into gW) and the buffers are added in order.
-func convBackwardWeights[T float](ws *workspace, g convGeom, gw, x, gz []T) {
+func ConvBackwardWeights[T Float](ws *Workspace, g ConvGeom, gw, x, gz []T) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	if g.n == 0 {
+	if g.N == 0 {
 		clear(gw)
 		return
 	}
-	k := g.k()
-	j := wsJob[convBwdWeightsJob[T]](ws)
+	k := g.K()
+	j := WSJob[convBwdWeightsJob[T]](ws)
 	groups, parts := j.start(ws, g)
 	j.ws, j.parts, j.groups = ws, parts, groups
 	// The groups' partial sums: buffer slots 2·parts+i, made before the
 	// region starts (no slice of them is built, so a step allocates
 	// nothing that grows with the batch).
 	for i := 1; i < groups; i++ {
-		scratch[T](ws, 2*parts+i, g.f*k)
+		Scratch[T](ws, 2*parts+i, g.F*k)
 	}
 	// With more rows in a column than filters, OpenBLAS computes the
 	// transposed product, COL · GZᵀ (k, f), faster (LeNet's second layer:
 	// 584 µs against 795 µs a group); it is transposed into place.
-	j.transposed = k > g.f
+	j.transposed = k > g.F
 	if j.transposed {
 		for i := range parts {
-			scratch[T](ws, 2*parts+groups+i, k*g.f)
+			Scratch[T](ws, 2*parts+groups+i, k*g.F)
 		}
 	}
 	j.gw, j.x, j.gz = gw, x, gz
-	runRegion(j, &j.chunks, groups, parts)
+	RunRegion(j, &j.Chunks, groups, parts)
 	for i := 1; i < groups; i++ {
 		for e, v := range j.part(i) {
 			gw[e] += v

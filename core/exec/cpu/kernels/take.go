@@ -1,17 +1,17 @@
-package core
+package kernels
 
 import "github.com/blocks-go/blocks/nd"
 
-// Row copies of the lookup-table ops (takeOp, takeGradOp) and RepeatLike
-// on float data, without a view per row: a language model's step looks
-// up T·B rows, and a view each allocated twice per row.
+// Row copies of the lookup-table ops (core's take and its gradient) and
+// RepeatLike on float data, without a view per row: a language model's
+// step looks up T·B rows, and a view each allocated twice per row.
 
-// takeRowsFast copies table rows picked by idx into rows of dense (scatter
+// TakeRows copies table rows picked by idx into rows of dense (scatter
 // false: dense[i] = table[idx[i]]), or adds rows of dense into the table
 // rows (scatter true: table[idx[i]] += dense[i], in index order). It
 // reports false, doing nothing, for data it does not handle (the callers'
-// generic loops do) and leaves index checks to takeOp.Check.
-func takeRowsFast(dense, table, idx *nd.Array, row int, scatter bool) bool {
+// generic loops do) and leaves index checks to the op's Check.
+func TakeRows(dense, table, idx *nd.Array, row int, scatter bool) bool {
 	switch d := dense.Data.(type) {
 	case []float32:
 		t, ok := table.Data.([]float32)
@@ -55,8 +55,9 @@ func takeRowsIdx[T float32 | float64, I int32 | int64](dense, table []T, idx []I
 	return true
 }
 
-// repeatFast stacks copies of x into out (float data).
-func repeatFast(out, x *nd.Array) bool {
+// RepeatRows stacks copies of x into out (float data); false, doing
+// nothing, for other data.
+func RepeatRows(out, x *nd.Array) bool {
 	switch o := out.Data.(type) {
 	case []float32:
 		s, ok := x.Data.([]float32)

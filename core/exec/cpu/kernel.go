@@ -1,0 +1,122 @@
+package cpu
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
+	"github.com/blocks-go/blocks/nd"
+)
+
+// A Kernel computes op's output out, allocated with the planned shape, from
+// in. It panics with a core.DTypeError (core.Unsupported) for a dtype it
+// has no loop for.
+type Kernel func(op core.Op, out *nd.Array, in []*nd.Array)
+
+// opKernels are the backend's own kernels, by op type: adding an op to
+// core means its definition there and its kernel here (or, until the
+// op's kernel moves here, its Run beside its definition: core.Runner).
+// TestEveryOpHasAKernel checks that every op of core has one or the other.
+var opKernels = map[reflect.Type]Kernel{
+	reflect.TypeFor[core.ReluGradOp]():  reluGrad,
+	reflect.TypeFor[core.BiasReluOp]():  biasRelu,
+	reflect.TypeFor[core.ScaledSubOp](): scaledSub,
+}
+
+// opKernel is a registered kernel bound to its op, as a plan's step runs it.
+type opKernel struct {
+	op core.Op
+	k  Kernel
+}
+
+func (k opKernel) String() string                    { return k.op.String() }
+func (k opKernel) Run(out *nd.Array, in []*nd.Array) { k.k(k.op, out, in) }
+
+// kernelOf is op's CPU kernel: the backend's own, else the op's Run.
+func kernelOf(op core.Op) (kernel, error) {
+	if k, ok := opKernels[reflect.TypeOf(op)]; ok {
+		return opKernel{op, k}, nil
+	}
+	if r, ok := op.(kernel); ok {
+		return r, nil
+	}
+	if r, ok := op.(core.ErrRunner); ok {
+		return loopKernel{op, r}, nil
+	}
+	return nil, fmt.Errorf("the CPU backend has no kernel for %s (%T)", op, op)
+}
+
+// loopKernel is an op that runs only through RunErr (a loop's), which the
+// executor calls instead of Run.
+type loopKernel struct {
+	op core.Op
+	r  core.ErrRunner
+}
+
+func (k loopKernel) String() string                             { return k.op.String() }
+func (k loopKernel) RunErr(out *nd.Array, in []*nd.Array) error { return k.r.RunErr(out, in) }
+func (k loopKernel) Run(out *nd.Array, in []*nd.Array) {
+	panic("cpu: " + k.op.String() + " runs through RunErr")
+}
+
+// RunOp runs op's CPU kernel on host arrays: another backend's fallback
+// for an op it has no kernel of its own for. It panics with a
+// core.DTypeError for a dtype the kernel has no loop for.
+func RunOp(op core.Op, out *nd.Array, in []*nd.Array) error {
+	k, err := kernelOf(op)
+	if err != nil {
+		return err
+	}
+	if r, ok := op.(core.ErrRunner); ok {
+		return r.RunErr(out, in)
+	}
+	k.Run(out, in)
+	return nil
+}
+
+// reluGrad is core.ReluGradOp's kernel: out = gz where y > 0, else +0, by
+// a bit mask (kernels.ReluGrad). Inputs y, gz.
+func reluGrad(op core.Op, out *nd.Array, in []*nd.Array) {
+	switch o := out.Data.(type) {
+	case []float32:
+		kernels.ReluGrad(o, in[0].Data.([]float32), in[1].Data.([]float32), out.Size())
+	case []float64:
+		kernels.ReluGrad(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size())
+	default:
+		panic(core.Unsupported(op, out.DType()))
+	}
+}
+
+// biasRelu is core.BiasReluOp's kernel: out = relu(x + b), b broadcast
+// along the rows of x (kernels.BiasRelu). Inputs x, b.
+func biasRelu(op core.Op, out *nd.Array, in []*nd.Array) {
+	n := 1
+	if len(out.Shape) > 0 {
+		n = out.Shape[len(out.Shape)-1]
+	}
+	if len(in[1].Shape) > 0 && nd.SameShape(in[1].Shape, out.Shape) {
+		n = out.Size() // b as large as x: one "row"
+	}
+	switch o := out.Data.(type) {
+	case []float32:
+		kernels.BiasRelu(o, in[0].Data.([]float32), in[1].Data.([]float32), out.Size(), n)
+	case []float64:
+		kernels.BiasRelu(o, in[0].Data.([]float64), in[1].Data.([]float64), out.Size(), n)
+	default:
+		panic(core.Unsupported(op, out.DType()))
+	}
+}
+
+// scaledSub is core.ScaledSubOp's kernel: out = p − s·g, the product
+// rounded to the dtype first (kernels.ScaledSub). Inputs p, s (0-d), g.
+func scaledSub(op core.Op, out *nd.Array, in []*nd.Array) {
+	switch o := out.Data.(type) {
+	case []float32:
+		kernels.ScaledSub(o, in[0].Data.([]float32), in[1].F32()[0], in[2].Data.([]float32), out.Size())
+	case []float64:
+		kernels.ScaledSub(o, in[0].Data.([]float64), in[1].F64()[0], in[2].Data.([]float64), out.Size())
+	default:
+		panic(core.Unsupported(op, out.DType()))
+	}
+}

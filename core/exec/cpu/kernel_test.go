@@ -1,0 +1,82 @@
+package cpu
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/blocks-go/blocks/core"
+)
+
+// TestEveryOpHasAKernel: every op type of package core (a type with the Op
+// interface's Grad method) has exactly one CPU kernel: the backend's own,
+// registered in opKernels, or, until it moves here, its Run beside its
+// definition (core.Runner, the declared fallback). A registered op keeps
+// no Run of its own.
+func TestEveryOpHasAKernel(t *testing.T) {
+	files, err := filepath.Glob("../../*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	ops, runs := map[string]bool{}, map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || len(fd.Type.Params.List) != 2 {
+				continue
+			}
+			rt := fd.Recv.List[0].Type
+			if s, ok := rt.(*ast.StarExpr); ok {
+				rt = s.X
+			}
+			id, ok := rt.(*ast.Ident)
+			if !ok {
+				continue
+			}
+			switch fd.Name.Name {
+			case "Grad":
+				ops[id.Name] = true
+			case "Run", "RunErr":
+				runs[id.Name] = true
+			}
+		}
+	}
+	if len(ops) < 40 {
+		t.Fatalf("found %d op types in core", len(ops))
+	}
+	registered := map[string]bool{}
+	for typ := range opKernels {
+		if typ.PkgPath() != reflect.TypeFor[core.Op]().PkgPath() {
+			t.Errorf("kernel registered for %s, not an op of core", typ)
+		}
+		registered[typ.Name()] = true
+		if _, ok := reflect.Zero(typ).Interface().(core.Runner); ok {
+			t.Errorf("%s has a registered kernel and a Run of its own: one kernel per backend", typ.Name())
+		}
+	}
+	for op := range ops {
+		switch {
+		case registered[op] && runs[op]:
+			// reported above
+		case !registered[op] && !runs[op]:
+			t.Errorf("op %s has no CPU kernel: register one in opKernels", op)
+		}
+	}
+	for name := range registered {
+		if !ops[name] {
+			t.Errorf("kernel registered for %s, which is not an op type of core", name)
+		}
+	}
+}
