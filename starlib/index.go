@@ -76,6 +76,7 @@ func sliceBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	default:
 		return nil, fmt.Errorf("slice: got %d arguments, want 1 to 3", len(args))
 	}
+	s.Start, s.Stop, s.Step = IndexValue(s.Start), IndexValue(s.Stop), IndexValue(s.Step)
 	for i, v := range []starlark.Value{s.Start, s.Stop, s.Step} {
 		switch v.(type) {
 		case starlark.NoneType, starlark.Int:
@@ -101,7 +102,7 @@ func optInt(v starlark.Value) (*int, error) {
 		return nil, nil
 	}
 	var i int
-	if err := starlark.AsInt(v, &i); err != nil {
+	if err := starlark.AsInt(IndexValue(v), &i); err != nil {
 		return nil, err
 	}
 	return &i, nil
@@ -141,7 +142,7 @@ func parseIndex(key starlark.Value, ndim int) ([]core.Index, error) {
 	ellipsis := -1
 	var idx []core.Index
 	for k, it := range items {
-		switch it := it.(type) {
+		switch it := IndexValue(it).(type) {
 		case starlark.Int:
 			var i int
 			if err := starlark.AsInt(it, &i); err != nil {
