@@ -134,7 +134,7 @@ func (a *Array) Get(key starlark.Value) (v starlark.Value, found bool, err error
 	defer RecoverInternal("ndarray index", &err)
 	if k, ok := key.(starlark.Int); ok && a.A.NDim() > 0 {
 		var i int
-		if err := starlark.AsInt(k, &i); err != nil {
+		if err := starlark.AsInt(IndexValue(k), &i); err != nil {
 			return nil, false, err
 		}
 		n := a.A.Shape[0]

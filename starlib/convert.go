@@ -128,7 +128,7 @@ func (a *Axes) Unpack(v starlark.Value) error {
 	}
 	if _, ok := v.(starlark.Int); ok {
 		var i int
-		if err := starlark.AsInt(v, &i); err != nil {
+		if err := starlark.AsInt(IndexValue(v), &i); err != nil {
 			return err
 		}
 		a.Axes = []int{i}
@@ -393,7 +393,7 @@ func (s *ShapeArg) Unpack(v starlark.Value) error {
 	v = IndexValue(v)
 	if _, ok := v.(starlark.Int); ok {
 		var n int
-		if err := starlark.AsInt(v, &n); err != nil {
+		if err := starlark.AsInt(IndexValue(v), &n); err != nil {
 			return err
 		}
 		s.Shape = []int{n}

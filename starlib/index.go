@@ -90,7 +90,7 @@ func sliceBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	}
 	if s.Step != starlark.None {
 		var st int
-		if err := starlark.AsInt(s.Step, &st); err != nil || st == 0 {
+		if err := starlark.AsInt(IndexValue(s.Step), &st); err != nil || st == 0 {
 			return nil, fmt.Errorf("slice: step cannot be zero")
 		}
 	}
@@ -145,7 +145,7 @@ func parseIndex(key starlark.Value, ndim int) ([]core.Index, error) {
 		switch it := IndexValue(it).(type) {
 		case starlark.Int:
 			var i int
-			if err := starlark.AsInt(it, &i); err != nil {
+			if err := starlark.AsInt(IndexValue(it), &i); err != nil {
 				return nil, fmt.Errorf("index %v: %v", it, err)
 			}
 			idx = append(idx, core.Index{I: i})

@@ -367,7 +367,7 @@ func starlarkSlice(x, lo, hi, stepV starlark.Value) (starlark.Value, error) {
 	lo, hi, stepV = IndexValue(lo), IndexValue(hi), IndexValue(stepV)
 	if stepV != starlark.None {
 		var err error
-		if step, err = starlark.AsInt32(stepV); err != nil {
+		if step, err = starlark.AsInt32(IndexValue(stepV)); err != nil {
 			return nil, fmt.Errorf("invalid slice step: %s", err)
 		}
 		if step == 0 {
@@ -380,7 +380,7 @@ func starlarkSlice(x, lo, hi, stepV starlark.Value) (starlark.Value, error) {
 		if v == starlark.None {
 			return def, nil
 		}
-		i, err := starlark.AsInt32(v)
+		i, err := starlark.AsInt32(IndexValue(v))
 		if err != nil {
 			return 0, fmt.Errorf("invalid %s index: %s", what, err)
 		}
