@@ -97,10 +97,11 @@ func (a *Array) Len() int {
 	return a.A.Shape[0]
 }
 
-// Index returns row i (an element as a number for a 1-d array).
+// Index returns row i (an element as a numpy scalar for a 1-d array, as
+// numpy gives it).
 func (a *Array) Index(i int) starlark.Value {
 	if a.A.NDim() == 1 {
-		return NumberValue(a.A.DType(), a.A.Flat(i))
+		return ElementValue(a.A.DType(), a.A.Flat(i))
 	}
 	r := a.A.Slice(i, i+1)
 	r.Shape = r.Shape[1:]
@@ -133,7 +134,7 @@ func (a *Array) Get(key starlark.Value) (v starlark.Value, found bool, err error
 	defer RecoverInternal("ndarray index", &err)
 	if k, ok := key.(starlark.Int); ok && a.A.NDim() > 0 {
 		var i int
-		if err := starlark.AsInt(k, &i); err != nil {
+		if err := starlark.AsInt(IndexValue(k), &i); err != nil {
 			return nil, false, err
 		}
 		n := a.A.Shape[0]
@@ -163,7 +164,7 @@ func (a *Array) Get(key starlark.Value) (v starlark.Value, found bool, err error
 		if err != nil {
 			return nil, false, fmt.Errorf("index %s: %v", key, err)
 		}
-		return NumberValue(a.A.DType(), a.A.Flat(off)), true, nil
+		return ElementValue(a.A.DType(), a.A.Flat(off)), true, nil
 	}
 	r, err := ComputeArray(nil, func() (*core.Variable, error) {
 		s, err := core.Subtensor(core.NewConstant(a.A), idx)

@@ -175,6 +175,8 @@ func starlarkToGo(v starlark.Value, n *Nesting) (any, error) {
 		return x.String(), nil
 	case starlark.Float:
 		return float64(x), nil
+	case *Scalar:
+		return starlarkToGo(x.Number(), n)
 	case starlark.String:
 		return string(x), nil
 	case starlark.Indexable:

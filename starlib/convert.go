@@ -1,6 +1,7 @@
 package starlib
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -20,11 +21,56 @@ type BuiltinFunc = func(thread *starlark.Thread, b *starlark.Builtin, args starl
 // reports with the script's backtrace instead of crashing the program.
 // (Module members are wrapped by the loader anyway; use NewBuiltin for
 // the methods of your value types.)
+//
+// A builtin that refuses a numpy scalar argument where it unpacks a number
+// (go.starlark.net's "got numpy.int64, want int") is called once more
+// with its numpy scalar arguments replaced by their numbers, as Python
+// takes a numpy scalar wherever it takes an int (__index__) or a float
+// (scalar.go).
 func NewBuiltin(name string, fn BuiltinFunc) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
 		defer RecoverInternal(b.Name(), &err)
-		return fn(thread, b, args, kwargs)
+		v, err = fn(thread, b, args, kwargs)
+		if err != nil && refusedScalar(err) {
+			if nargs, nkwargs, ok := scalarNumberArgs(args, kwargs); ok {
+				return fn(thread, b, nargs, nkwargs)
+			}
+		}
+		return v, err
 	})
+}
+
+// refusedScalar reports whether err is an argument's unpacking refusing a
+// numpy scalar (not an error of script code the builtin called).
+func refusedScalar(err error) bool {
+	var ee *starlark.EvalError
+	if errors.As(err, &ee) {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "got numpy.") && (strings.Contains(msg, "want int") || strings.Contains(msg, "want float") || strings.Contains(msg, "want a number"))
+}
+
+// scalarNumberArgs are args and kwargs with every numpy scalar replaced by
+// its number; ok is false when there is none.
+func scalarNumberArgs(args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Tuple, []starlark.Tuple, bool) {
+	found := false
+	number := func(v starlark.Value) starlark.Value {
+		if s, ok := v.(*Scalar); ok {
+			found = true
+			return s.Number()
+		}
+		return v
+	}
+	nargs := make(starlark.Tuple, len(args))
+	for i, a := range args {
+		nargs[i] = number(a)
+	}
+	nkwargs := make([]starlark.Tuple, len(kwargs))
+	for i, kv := range kwargs {
+		nkwargs[i] = starlark.Tuple{kv[0], number(kv[1])}
+	}
+	return nargs, nkwargs, found
 }
 
 // RecoverInternal turns a panic into *errp. Use as
@@ -56,6 +102,9 @@ type FloatArg float64
 
 // Unpack implements starlark.Unpacker.
 func (f *FloatArg) Unpack(v starlark.Value) error {
+	if s, ok := v.(*Scalar); ok {
+		v = s.Number()
+	}
 	x, ok := starlark.AsFloat(v)
 	if !ok {
 		return fmt.Errorf("got %s, want a number", v.Type())
@@ -72,13 +121,14 @@ type Axes struct {
 
 // Unpack implements starlark.Unpacker.
 func (a *Axes) Unpack(v starlark.Value) error {
+	v = IndexValue(v)
 	if v == starlark.None {
 		a.Axes = nil
 		return nil
 	}
 	if _, ok := v.(starlark.Int); ok {
 		var i int
-		if err := starlark.AsInt(v, &i); err != nil {
+		if err := starlark.AsInt(IndexValue(v), &i); err != nil {
 			return err
 		}
 		a.Axes = []int{i}
@@ -107,7 +157,7 @@ func (a *Axis) Unpack(v starlark.Value) error {
 		return nil
 	}
 	var i int
-	if err := starlark.AsInt(v, &i); err != nil {
+	if err := starlark.AsInt(IndexValue(v), &i); err != nil {
 		return fmt.Errorf("got %s, want None or an int", v.Type())
 	}
 	a.Axis = &i
@@ -186,7 +236,7 @@ func AsInts(v starlark.Value) ([]int, error) {
 	}
 	out := make([]int, len(items))
 	for i, x := range items {
-		if err := starlark.AsInt(x, &out[i]); err != nil {
+		if err := starlark.AsInt(IndexValue(x), &out[i]); err != nil {
 			return nil, fmt.Errorf("item %d: got %s, want int", i, x.Type())
 		}
 	}
@@ -197,7 +247,7 @@ func AsInts(v starlark.Value) ([]int, error) {
 // several int arguments (x.reshape((2, 3)) and x.reshape(2, 3)).
 func ShapeArgs(fname string, args starlark.Tuple) ([]int, error) {
 	if len(args) == 1 {
-		if _, ok := args[0].(starlark.Int); !ok {
+		if _, ok := IndexValue(args[0]).(starlark.Int); !ok {
 			s, err := AsInts(args[0])
 			if err != nil {
 				return nil, fmt.Errorf("%s: shape: %v", fname, err)
@@ -340,9 +390,10 @@ type ShapeArg struct{ Shape []int }
 
 // Unpack implements starlark.Unpacker.
 func (s *ShapeArg) Unpack(v starlark.Value) error {
+	v = IndexValue(v)
 	if _, ok := v.(starlark.Int); ok {
 		var n int
-		if err := starlark.AsInt(v, &n); err != nil {
+		if err := starlark.AsInt(IndexValue(v), &n); err != nil {
 			return err
 		}
 		s.Shape = []int{n}

@@ -76,6 +76,7 @@ func sliceBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	default:
 		return nil, fmt.Errorf("slice: got %d arguments, want 1 to 3", len(args))
 	}
+	s.Start, s.Stop, s.Step = IndexValue(s.Start), IndexValue(s.Stop), IndexValue(s.Step)
 	for i, v := range []starlark.Value{s.Start, s.Stop, s.Step} {
 		switch v.(type) {
 		case starlark.NoneType, starlark.Int:
@@ -89,7 +90,7 @@ func sliceBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	}
 	if s.Step != starlark.None {
 		var st int
-		if err := starlark.AsInt(s.Step, &st); err != nil || st == 0 {
+		if err := starlark.AsInt(IndexValue(s.Step), &st); err != nil || st == 0 {
 			return nil, fmt.Errorf("slice: step cannot be zero")
 		}
 	}
@@ -101,7 +102,7 @@ func optInt(v starlark.Value) (*int, error) {
 		return nil, nil
 	}
 	var i int
-	if err := starlark.AsInt(v, &i); err != nil {
+	if err := starlark.AsInt(IndexValue(v), &i); err != nil {
 		return nil, err
 	}
 	return &i, nil
@@ -141,10 +142,10 @@ func parseIndex(key starlark.Value, ndim int) ([]core.Index, error) {
 	ellipsis := -1
 	var idx []core.Index
 	for k, it := range items {
-		switch it := it.(type) {
+		switch it := IndexValue(it).(type) {
 		case starlark.Int:
 			var i int
-			if err := starlark.AsInt(it, &i); err != nil {
+			if err := starlark.AsInt(IndexValue(it), &i); err != nil {
 				return nil, fmt.Errorf("index %v: %v", it, err)
 			}
 			idx = append(idx, core.Index{I: i})

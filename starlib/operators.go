@@ -3,6 +3,7 @@ package starlib
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -31,13 +32,24 @@ import (
 //     slice elsewhere than last, x[:, 0], stays a syntax error: write
 //     x[":", 0]).
 //
+//   - x[i], i in x, {i: v} and "%d" % i, where i is an integer numpy
+//     scalar (scalar.go): Python calls i.__index__() wherever it needs an
+//     int, Starlark's interpreter wants its own int. A key that is not a
+//     literal is rewritten into $index(i), which gives the equal int for
+//     an integer numpy scalar and i itself for anything else; a string
+//     literal's % operator into $percent, which gives %d, %f and the
+//     other number conversions a numpy scalar's number.
+//
 // The hidden builtins' names ($lt, ..., $slice) cannot be written in a
 // script, so a script's own names never meet them.
 
 // hiddenOperators are the builtins the rewritten operators call, added to
 // every interpreter's predeclared names.
 func hiddenOperators() starlark.StringDict {
-	d := starlark.StringDict{"$slice": NewBuiltin("slice", sliceOperator), "$sliceobj": NewBuiltin("slice", sliceBuiltin)}
+	d := starlark.StringDict{
+		"$slice": NewBuiltin("slice", sliceOperator), "$sliceobj": NewBuiltin("slice", sliceBuiltin),
+		"$index": starlark.NewBuiltin("index", indexOperator), "$percent": NewBuiltin("%", percentOperator),
+	}
 	for _, op := range []syntax.Token{syntax.LT, syntax.LE, syntax.GT, syntax.GE, syntax.EQL, syntax.NEQ} {
 		d[hiddenCompareName(op)] = NewBuiltin(op.String(), compareOperator(op))
 	}
@@ -108,12 +120,29 @@ func rewriteValue(v reflect.Value) {
 func rewriteExpr(e syntax.Expr) syntax.Expr {
 	switch e := e.(type) {
 	case *syntax.BinaryExpr:
+		switch e.Op {
+		case syntax.IN, syntax.NOT_IN:
+			e.X = indexKey(e.X, e.OpPos)
+			return nil
+		case syntax.PERCENT:
+			if lit, ok := e.X.(*syntax.Literal); ok && lit.Token == syntax.STRING {
+				return &syntax.CallExpr{
+					Fn:     &syntax.Ident{NamePos: e.OpPos, Name: "$percent"},
+					Lparen: e.OpPos, Args: []syntax.Expr{e.X, e.Y}, Rparen: e.OpPos,
+				}
+			}
+			return nil
+		}
 		if _, ok := rewrittenCompares[e.Op]; ok {
 			return &syntax.CallExpr{
 				Fn:     &syntax.Ident{NamePos: e.OpPos, Name: hiddenCompareName(e.Op)},
 				Lparen: e.OpPos, Args: []syntax.Expr{e.X, e.Y}, Rparen: e.OpPos,
 			}
 		}
+	case *syntax.IndexExpr:
+		e.Y = indexKey(e.Y, e.Lbrack)
+	case *syntax.DictEntry:
+		e.Key = indexKey(e.Key, e.Colon)
 	case *syntax.SliceExpr:
 		none := func(x syntax.Expr) syntax.Expr {
 			if x == nil {
@@ -138,6 +167,126 @@ func rewriteExpr(e syntax.Expr) syntax.Expr {
 		}
 	}
 	return nil
+}
+
+// indexKey is the key k of an index, a membership test or a dict entry
+// as rewritten: $index(k), or k itself where it is a literal or a tuple
+// (a tuple indexes an array or a variable, whose Get takes numpy
+// scalars).
+func indexKey(k syntax.Expr, pos syntax.Position) syntax.Expr {
+	switch k := k.(type) {
+	case *syntax.Literal, *syntax.TupleExpr:
+		return k
+	case *syntax.CallExpr:
+		if id, ok := k.Fn.(*syntax.Ident); ok && id.Name == "$index" {
+			return k // rewritten already
+		}
+	}
+	return &syntax.CallExpr{
+		Fn:     &syntax.Ident{NamePos: pos, Name: "$index"},
+		Lparen: pos, Args: []syntax.Expr{k}, Rparen: pos,
+	}
+}
+
+// indexOperator is $index(k): IndexValue(k). (A plain builtin: it cannot
+// fail or panic.)
+func indexOperator(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return IndexValue(args[0]), nil
+}
+
+// percentOperator is format % args for a string literal format: Starlark's
+// own, with a numpy scalar given to a number conversion (%d, %i, %o, %x,
+// %X, %e, %E, %f, %F, %g, %G, %c) as its number, as Python does; %s and
+// %r keep numpy's str.
+func percentOperator(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	format, y := args[0], args[1]
+	return starlark.Binary(syntax.PERCENT, format, scalarFormatArgs(string(format.(starlark.String)), y))
+}
+
+// scalarFormatArgs are the arguments y of format with each numpy scalar
+// that a number conversion consumes replaced by its number (y itself
+// when there is none).
+func scalarFormatArgs(format string, y starlark.Value) starlark.Value {
+	hasScalar := false
+	switch y := y.(type) {
+	case *Scalar:
+		hasScalar = true
+	case starlark.Tuple:
+		for _, v := range y {
+			if _, ok := v.(*Scalar); ok {
+				hasScalar = true
+			}
+		}
+	case *starlark.Dict:
+		for _, kv := range y.Items() {
+			if _, ok := kv[1].(*Scalar); ok {
+				hasScalar = true
+			}
+		}
+	}
+	if !hasScalar {
+		return y
+	}
+	// Walk the conversions: %% consumes nothing, %(name)c a dict value,
+	// %c the next item.
+	var named []string
+	var numeric []bool
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		name := ""
+		if i < len(format) && format[i] == '(' {
+			j := strings.IndexByte(format[i:], ')')
+			if j < 0 {
+				return y // Starlark reports the error
+			}
+			name, i = format[i+1:i+j], i+j+1
+		}
+		for i < len(format) && strings.IndexByte("#0- +.0123456789", format[i]) >= 0 {
+			i++
+		}
+		if i >= len(format) {
+			break
+		}
+		if format[i] == '%' {
+			continue
+		}
+		named = append(named, name)
+		numeric = append(numeric, strings.IndexByte("diouxXeEfFgGc", format[i]) >= 0)
+	}
+	number := func(v starlark.Value, conv bool) starlark.Value {
+		if s, ok := v.(*Scalar); ok && conv {
+			return s.Number()
+		}
+		return v
+	}
+	switch y := y.(type) {
+	case *Scalar:
+		return number(y, len(numeric) > 0 && numeric[0])
+	case starlark.Tuple:
+		out := make(starlark.Tuple, len(y))
+		for k, v := range y {
+			out[k] = number(v, k < len(numeric) && numeric[k])
+		}
+		return out
+	case *starlark.Dict:
+		out := starlark.NewDict(y.Len())
+		for _, kv := range y.Items() {
+			conv := false
+			if key, ok := kv[0].(starlark.String); ok {
+				for k, n := range named {
+					conv = conv || n == string(key) && numeric[k]
+				}
+			}
+			if err := out.SetKey(kv[0], number(kv[1], conv)); err != nil {
+				return y
+			}
+		}
+		return out
+	}
+	return y
 }
 
 // elementwise reports whether x is a value whose ordered comparisons are
@@ -215,9 +364,10 @@ func starlarkSlice(x, lo, hi, stepV starlark.Value) (starlark.Value, error) {
 	}
 	n := s.Len()
 	step := 1
+	lo, hi, stepV = IndexValue(lo), IndexValue(hi), IndexValue(stepV)
 	if stepV != starlark.None {
 		var err error
-		if step, err = starlark.AsInt32(stepV); err != nil {
+		if step, err = starlark.AsInt32(IndexValue(stepV)); err != nil {
 			return nil, fmt.Errorf("invalid slice step: %s", err)
 		}
 		if step == 0 {
@@ -230,7 +380,7 @@ func starlarkSlice(x, lo, hi, stepV starlark.Value) (starlark.Value, error) {
 		if v == starlark.None {
 			return def, nil
 		}
-		i, err := starlark.AsInt32(v)
+		i, err := starlark.AsInt32(IndexValue(v))
 		if err != nil {
 			return 0, fmt.Errorf("invalid %s index: %s", what, err)
 		}

@@ -9,17 +9,20 @@ import (
 
 // BenchmarkCompareRewrite measures what the rewrite of comparisons into
 // hidden builtins costs ordinary comparisons: a loop of 1000 int ==, a
-// loop of 1000 int <, a loop of 1000 string ==, each as Starlark runs it
-// (plain) and rewritten (operators.go).
+// loop of 1000 int <, a loop of 1000 string ==, and what the rewrite of
+// index keys costs (1000 list indices, 1000 dict lookups by a name), each
+// as Starlark runs it (plain) and rewritten (operators.go).
 func BenchmarkCompareRewrite(b *testing.B) {
 	loops := map[string]string{
 		"int_eq":    "def f():\n    n = 0\n    for i in range(1000):\n        if i == 500:\n            n += 1\n    return n\nf()\n",
 		"int_lt":    "def f():\n    n = 0\n    for i in range(1000):\n        if i < 500:\n            n += 1\n    return n\nf()\n",
 		"string_eq": "def f():\n    n = 0\n    for s in ['a', 'b'] * 500:\n        if s == 'a':\n            n += 1\n    return n\nf()\n",
 		"empty":     "def f():\n    n = 0\n    for i in range(1000):\n        n += 1\n    return n\nf()\n",
+		"index":     "def f():\n    n = 0\n    l = [1, 2]\n    for i in range(1000):\n        n += l[i & 1]\n    return n\nf()\n",
+		"dict_key":  "def f():\n    n = 0\n    d = {0: 1, 1: 2}\n    for i in range(1000):\n        k = i & 1\n        n += d[k]\n    return n\nf()\n",
 	}
 	opts := &syntax.FileOptions{TopLevelControl: true}
-	for _, name := range []string{"empty", "int_eq", "int_lt", "string_eq"} {
+	for _, name := range []string{"empty", "int_eq", "int_lt", "string_eq", "index", "dict_key"} {
 		for _, rewrite := range []bool{false, true} {
 			label := name + "/plain"
 			if rewrite {

@@ -84,7 +84,7 @@ func microbatches(thread *starlark.Thread) (int, parallel.Comm, error) {
 	}
 	if k == 0 && s.tunables != nil {
 		if v, ok := s.tunables.values[TunableMicrobatches]; ok {
-			n, err := starlark.AsInt32(v)
+			n, err := starlark.AsInt32(IndexValue(v))
 			if err != nil || n < 1 {
 				return 0, nil, fmt.Errorf("the tunable %s must be a positive int, got %s", TunableMicrobatches, v)
 			}

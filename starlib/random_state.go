@@ -214,7 +214,7 @@ func rsRandint(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	var high int64
 	if highV == starlark.None {
 		low, high = 0, low
-	} else if err := starlark.AsInt(highV, &high); err != nil {
+	} else if err := starlark.AsInt(IndexValue(highV), &high); err != nil {
 		return nil, fmt.Errorf("randint: high: %v", err)
 	}
 	if low >= high {
@@ -246,7 +246,7 @@ func rsPermutation(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	r := rng(b)
 	if _, ok := x.(starlark.Int); ok {
 		var n int
-		if err := starlark.AsInt(x, &n); err != nil {
+		if err := starlark.AsInt(IndexValue(x), &n); err != nil {
 			return nil, fmt.Errorf("permutation: %v", err)
 		}
 		// The result, then Permutation's own []int of n: both checked

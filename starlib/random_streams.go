@@ -50,7 +50,7 @@ func NewRandomStreams(thread *starlark.Thread, kind string, seed starlark.Value)
 		if _, isList := Elems(seed); isList {
 			return nil, fmt.Errorf("%s: seed must be one int here (Theano's list of 6 ints is MRG31k3p's own state)", kind)
 		}
-		if err := starlark.AsInt(seed, &s); err != nil {
+		if err := starlark.AsInt(IndexValue(seed), &s); err != nil {
 			return nil, fmt.Errorf("%s: seed: got %s, want an int", kind, seed.Type())
 		}
 	}
@@ -185,7 +185,7 @@ func drawSize(fname string, size, ndim starlark.Value, params ...drawParam) ([]*
 	}
 	if ndim != nil && ndim != starlark.None {
 		var want int
-		if err := starlark.AsInt(ndim, &want); err != nil {
+		if err := starlark.AsInt(IndexValue(ndim), &want); err != nil {
 			return nil, fmt.Errorf("%s: ndim: got %s, want an int", fname, ndim.Type())
 		}
 		if n >= 0 && want != n {
@@ -401,7 +401,7 @@ func streamsMultinomial(thread *starlark.Thread, b *starlark.Builtin, args starl
 		}
 	} else if ndim != nil && ndim != starlark.None {
 		var want int
-		if err := starlark.AsInt(ndim, &want); err != nil {
+		if err := starlark.AsInt(IndexValue(ndim), &want); err != nil {
 			return nil, fmt.Errorf("multinomial: ndim: got %s, want an int", ndim.Type())
 		}
 		if want != pvals.NDim()-1 {
@@ -434,7 +434,7 @@ func streamsSeed(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	s := int64(r.S.DefaultSeed())
 	if seed != starlark.None {
-		if err := starlark.AsInt(seed, &s); err != nil || s < 0 || s > math.MaxUint32 {
+		if err := starlark.AsInt(IndexValue(seed), &s); err != nil || s < 0 || s > math.MaxUint32 {
 			return nil, fmt.Errorf("seed: want an int between 0 and 2**32 - 1, got %s", seed.String())
 		}
 	}

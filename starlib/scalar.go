@@ -3,6 +3,7 @@ package starlib
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,11 +48,41 @@ func NewScalar(dt nd.DType, x float64) *Scalar {
 
 // ScalarValue is a 0-d array's element as numpy gives it: a numpy scalar
 // for a numeric dtype, a Starlark bool for bool.
-func ScalarValue(a *nd.Array) starlark.Value {
-	if a.DType() == nd.Bool || !a.DType().IsNumeric() {
-		return NumberValue(a.DType(), a.Flat(0))
+func ScalarValue(a *nd.Array) starlark.Value { return ElementValue(a.DType(), a.Flat(0)) }
+
+// IndexValue is v where Starlark wants an int and Python would call
+// v.__index__(): the equal Starlark int for an integer numpy scalar, v
+// itself for anything else.
+func IndexValue(v starlark.Value) starlark.Value {
+	if s, ok := v.(*Scalar); ok && s.A.DType().IsInt() {
+		return s.Number()
 	}
-	return NewScalar(a.DType(), a.Flat(0))
+	return v
+}
+
+// IndexArgs are args with IndexValue applied to each (args itself when
+// none is a numpy scalar).
+func IndexArgs(args starlark.Tuple) starlark.Tuple {
+	for i, a := range args {
+		if s, ok := a.(*Scalar); ok && s.A.DType().IsInt() {
+			out := slices.Clone(args)
+			for j := i; j < len(out); j++ {
+				out[j] = IndexValue(out[j])
+			}
+			return out
+		}
+	}
+	return args
+}
+
+// ElementValue is an element x of an array of dtype dt as numpy's
+// indexing gives it: a numpy scalar of a numeric dtype, a Starlark bool
+// for bool.
+func ElementValue(dt nd.DType, x float64) starlark.Value {
+	if dt == nd.Bool || !dt.IsNumeric() {
+		return NumberValue(dt, x)
+	}
+	return NewScalar(dt, x)
 }
 
 func (s *Scalar) value() float64 { return s.A.Flat(0) }
@@ -194,6 +225,16 @@ func (s *Scalar) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (
 		return (&Array{A: s.A}).Binary(op, y, side)
 	case *Variable:
 		return y.Binary(op, &Array{A: s.A}, !side)
+	case *starlark.List, starlark.Tuple, starlark.String, starlark.Bytes:
+		// [0] * n, "ab" * n: an integer scalar repeats as its int
+		// (Python's __index__).
+		if op != syntax.STAR || !s.A.DType().IsInt() {
+			return nil, nil
+		}
+		if side == starlark.Left {
+			return starlark.Binary(op, s.Number(), y)
+		}
+		return starlark.Binary(op, y, s.Number())
 	}
 	b, bdt, ok := numericOperand(y)
 	if !ok {
@@ -236,6 +277,14 @@ func (s *Scalar) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (
 				}
 			}
 		}
+	case syntax.AMP, syntax.PIPE, syntax.CIRCUMFLEX, syntax.LTLT, syntax.GTGT:
+		if dt.IsFloat() {
+			return nil, fmt.Errorf("unsupported operand for %s: %s and %s (numpy's bitwise operators want integers)", op, adt, bdt)
+		}
+		r, ok = intBitwise(op, int64(a), int64(b))
+		if !ok {
+			return nil, fmt.Errorf("numpy.%s %s: negative shift count", dt, op)
+		}
 	default:
 		return nil, nil
 	}
@@ -243,6 +292,29 @@ func (s *Scalar) Binary(op syntax.Token, y starlark.Value, side starlark.Side) (
 		r = wrapInt(r, dt)
 	}
 	return NewScalar(dt, r), nil
+}
+
+// intBitwise is x op y for numpy's bitwise operators on integers; ok is
+// false for a negative shift.
+func intBitwise(op syntax.Token, x, y int64) (r float64, ok bool) {
+	switch op {
+	case syntax.AMP:
+		return float64(x & y), true
+	case syntax.PIPE:
+		return float64(x | y), true
+	case syntax.CIRCUMFLEX:
+		return float64(x ^ y), true
+	}
+	if y < 0 {
+		return 0, false
+	}
+	if y > 63 {
+		y = 63
+	}
+	if op == syntax.LTLT {
+		return float64(x << y), true
+	}
+	return float64(x >> y), true
 }
 
 // wrapInt is an integer result wrapped to dt's width, as numpy's

@@ -217,6 +217,9 @@ func (e *objectEncoder) value(v starlark.Value, path string) (savedValue, error)
 	case *Array:
 		a := checkpoint.EncodeValue(x.A)
 		return savedValue{T: "array", Array: &a}, nil
+	case *Scalar:
+		a := checkpoint.EncodeValue(x.A)
+		return savedValue{T: "scalar", Array: &a}, nil
 	case *RandomState:
 		return savedValue{T: "rng", V: rawJSON(x.R.State())}, nil
 	case *starlark.Function, *starlark.Builtin, *BoundMethod:
@@ -460,6 +463,19 @@ func (d *objectDecoder) value(s savedValue, cur starlark.Value, path string) (st
 			return bad(fmt.Errorf("not an array"))
 		}
 		return &Array{A: a}, nil
+	case "scalar":
+		if s.Array == nil {
+			return bad(fmt.Errorf("no array"))
+		}
+		x, err := s.Array.Decode()
+		if err != nil {
+			return bad(err)
+		}
+		a, ok := x.(*nd.Array)
+		if !ok || a.NDim() != 0 || !a.DType().IsNumeric() || a.DType() == nd.Bool {
+			return bad(fmt.Errorf("not a numeric 0-d array"))
+		}
+		return &Scalar{A: a}, nil
 	case "rng":
 		var st numpyrand.State
 		if err := json.Unmarshal(s.V, &st); err != nil {

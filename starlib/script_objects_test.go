@@ -112,3 +112,56 @@ func TestScriptObjectsRefuseForeignState(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptObjectScalarRoundTrip: a numpy scalar held by a script
+// object (an example's label, an array's element) is saved with its dtype
+// and comes back as the same numpy scalar, not as "kept" text.
+func TestScriptObjectScalarRoundTrip(t *testing.T) {
+	in, err := starlib.NewInterp(starlib.Options{FloatX: "float32", Library: all.Library()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := in.ExecFile("scalars.star", []byte(`
+load("numpy", "array")
+load("blocks.extensions", "SimpleExtension")
+def _init(self):
+    super(Holder, self).__init__(after_batch = True)
+    self.label = array([200, 7], dtype = "uint8")[0]
+    self.weight = array([0.1], dtype = "float32")[0]
+def _do(self, which_callback, *args):
+    pass
+Holder = type("Holder", (SimpleExtension,), {"__init__": _init, "do": _do})
+h = Holder()
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := starlib.ScriptObjects(in.Thread)
+	objs.Seal()
+	data, err := objs.CaptureObjects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := g["h"].(starlark.HasSetField)
+	for _, name := range []string{"label", "weight"} {
+		if err := h.SetField(name, starlark.None); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restore, err := objs.RestoreObjects(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := restore(); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"label": "numpy.uint8 200", "weight": "numpy.float32 0.1"} {
+		v, err := h.Attr(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Type() + " " + v.String(); got != want {
+			t.Errorf("%s after the restore: %s, want %s", name, got, want)
+		}
+	}
+}

@@ -224,11 +224,14 @@ var assertModule = &starlarkstruct.Module{
 var assertFuncs = &starlarkstruct.Module{
 	Name: "assert",
 	Members: starlark.StringDict{
-		"eq":       starlark.NewBuiltin("eq", assertEq),
-		"ne":       starlark.NewBuiltin("ne", assertEq),
-		"true":     starlark.NewBuiltin("true", assertTrue),
-		"fails":    starlark.NewBuiltin("fails", assertFails),
-		"close":    starlark.NewBuiltin("close", assertClose),
+		"eq":    starlark.NewBuiltin("eq", assertEq),
+		"ne":    starlark.NewBuiltin("ne", assertEq),
+		"true":  starlark.NewBuiltin("true", assertTrue),
+		"fails": starlark.NewBuiltin("fails", assertFails),
+		"close": starlark.NewBuiltin("close", assertClose),
+		// allclose is numpy.testing.assert_allclose(a, b, rtol=1e-7,
+		// atol=0): |a - b| <= atol + rtol * |b| elementwise.
+		"allclose": starlark.NewBuiltin("allclose", assertAllclose),
 		"contains": starlark.NewBuiltin("contains", assertContains),
 		// array_equal is numpy.testing.assert_equal: see assertArrayEqual.
 		"array_equal": starlark.NewBuiltin("array_equal", assertArrayEqual),
@@ -388,6 +391,21 @@ func assertClose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y, "tol?", &tol); err != nil {
 		return nil, err
 	}
+	return closeElements(thread, x, y, func(q float64) float64 { return float64(tol) * max(1, abs(q)) })
+}
+
+func assertAllclose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x, y starlark.Value
+	rtol, atol := starlib.FloatArg(1e-7), starlib.FloatArg(0)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y, "rtol?", &rtol, "atol?", &atol); err != nil {
+		return nil, err
+	}
+	return closeElements(thread, x, y, func(q float64) float64 { return float64(atol) + float64(rtol)*abs(q) })
+}
+
+// closeElements reports the first element of x farther than allowed(y's
+// element) from y's.
+func closeElements(thread *starlark.Thread, x, y starlark.Value, allowed func(q float64) float64) (starlark.Value, error) {
 	f64 := nd.Float64
 	a, err := starlib.ToArray(x, &f64)
 	if err != nil {
@@ -415,8 +433,8 @@ func assertClose(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	for i := 0; i < n; i++ {
 		p, q := a.Flat(ai(i)), c.Flat(ci(i))
-		if !(abs(p-q) <= float64(tol)*max(1, abs(q))) {
-			report(thread, "not close (tol %g): element %d: %v vs %v\n%s\n%s", float64(tol), i, p, q, x, y)
+		if !(abs(p-q) <= allowed(q)) {
+			report(thread, "not close (allowed %g): element %d: %v vs %v (relative %.3g)\n%s\n%s", allowed(q), i, p, q, abs(p-q)/abs(q), x, y)
 			break
 		}
 	}

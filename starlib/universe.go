@@ -9,11 +9,12 @@ import (
 	"github.com/blocks-go/blocks/core"
 )
 
-// numericBuiltins are Starlark's float, int and abs extended as Python's
-// are for numpy values: float(a) and int(a) of an array of one element
-// (a 0-d result of eval, a reduction) give its value, and abs(x) of a
-// symbolic variable or an array is its elementwise absolute value. On
-// anything else they are Starlark's own.
+// numericBuiltins are Starlark's float, int, abs and range extended as
+// Python's are for numpy values: float(a) and int(a) of an array of one
+// element (a 0-d result of eval, a reduction) give its value, abs(x) of a
+// symbolic variable or an array is its elementwise absolute value, and
+// range takes integer numpy scalars (Python's __index__). On anything
+// else they are Starlark's own.
 func numericBuiltins() starlark.StringDict {
 	wrap := func(name string, f func(thread *starlark.Thread, x starlark.Value) (starlark.Value, bool, error)) *starlark.Builtin {
 		orig := starlark.Universe[name].(*starlark.Builtin)
@@ -39,7 +40,11 @@ func numericBuiltins() starlark.StringDict {
 		}
 		return a.A.Flat(0), true, nil
 	}
+	rangeB := starlark.Universe["range"].(*starlark.Builtin)
 	return starlark.StringDict{
+		"range": NewBuiltin("range", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return rangeB.CallInternal(thread, IndexArgs(args), kwargs)
+		}),
 		"float": wrap("float", func(thread *starlark.Thread, x starlark.Value) (starlark.Value, bool, error) {
 			f, ok, err := scalar("float", x)
 			return starlark.Float(f), ok, err

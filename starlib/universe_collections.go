@@ -137,7 +137,7 @@ func stableHashNested(thread *starlark.Thread, strHash *starlark.Builtin, x star
 		if err != nil {
 			return 0, err
 		}
-		h, _ := starlark.AsInt32(v)
+		h, _ := starlark.AsInt32(IndexValue(v))
 		return int64(h), nil
 	case starlark.Int, starlark.Float, starlark.Bool, starlark.NoneType, *Scalar:
 		h, err := x.Hash()
@@ -164,6 +164,6 @@ func stableHashNested(thread *starlark.Thread, strHash *starlark.Builtin, x star
 	if err != nil {
 		return 0, err
 	}
-	h, _ := starlark.AsInt32(v)
+	h, _ := starlark.AsInt32(IndexValue(v))
 	return int64(h), nil
 }

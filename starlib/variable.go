@@ -450,7 +450,7 @@ func Dimshuffle(thread *starlark.Thread, x *core.Variable, args starlark.Tuple) 
 			pattern[i] = -1
 			continue
 		}
-		if err := starlark.AsInt(it, &pattern[i]); err != nil {
+		if err := starlark.AsInt(IndexValue(it), &pattern[i]); err != nil {
 			return nil, fmt.Errorf("dimshuffle: pattern entry %s must be an axis or 'x'", it)
 		}
 		if pattern[i] < 0 {

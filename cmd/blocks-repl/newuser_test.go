@@ -143,7 +143,7 @@ func TestInspectAlgorithmStateNames(t *testing.T) {
 	}
 	code, out, errs := runBinary(t, "", "inspect", filepath.Join(dir, "run.tar"))
 	_, state, _ := strings.Cut(out, "== algorithm state")
-	if code != 0 || !strings.Contains(state, "\n000:|mlp|linear_0.W_mean ") || !strings.Contains(state, "|mlp|linear_1.b_time ") ||
+	if code != 0 || !strings.Contains(state, "\n000:|mlp|linear_1.b_mean ") || !strings.Contains(state, "|mlp|linear_1.b_time ") ||
 		strings.Contains(state, ".|mlp|") {
 		t.Errorf("exit %d\n%s\n%s", code, state, errs)
 	}

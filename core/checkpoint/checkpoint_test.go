@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -328,6 +329,40 @@ func TestRestoreRefusesOtherModel(t *testing.T) {
 	}
 	if !reflect.DeepEqual(before, loop.Algorithm.(*algorithms.GradientDescent).Parameters[0].Value()) {
 		t.Error("a refused restore changed the parameters")
+	}
+}
+
+// A checkpoint whose algorithm state lists the same names in another
+// order (written when the graph ordered the parameters otherwise: before
+// ComputationGraph followed Blocks' order) restores each entry by its
+// name; a name it lacks is still refused.
+func TestRestoreAlgorithmStateByName(t *testing.T) {
+	c := sample(t)
+	n := len(c.AlgorithmState)
+	if n < 3 {
+		t.Fatalf("want several algorithm state entries, got %d", n)
+	}
+	want := map[string]*nd.Array{}
+	for _, s := range c.AlgorithmState {
+		want[stateName(s.Name)] = s.Array
+	}
+	slices.Reverse(c.AlgorithmState)
+	for i := range c.AlgorithmState {
+		c.AlgorithmState[i].Name = fmt.Sprintf("%03d:%s", i, stateName(c.AlgorithmState[i].Name))
+	}
+	_, b := newLoop(t)
+	if err := Restore(b, c, Everything); err != nil {
+		t.Fatal(err)
+	}
+	keys, vars := b.algorithmState()
+	for i, v := range vars {
+		if !reflect.DeepEqual(v.Value(), want[stateName(keys[i])]) {
+			t.Errorf("%s restored as %v, want %v", keys[i], v.Value(), want[stateName(keys[i])])
+		}
+	}
+	c.AlgorithmState[0].Name = "000:other"
+	if err := Restore(b, c, Everything); err == nil || !strings.Contains(err.Error(), "different step rule") {
+		t.Errorf("a missing name: error %v", err)
 	}
 }
 

@@ -152,6 +152,41 @@ func (b Bindings) algorithmState() ([]string, []*core.Variable) {
 	return keys, vars
 }
 
+// savedAlgorithmState is the checkpoint's algorithm state in the order of
+// keys: its own order, unless the names without their "NNN:" numbers are
+// the same set, each once, in another order (a checkpoint written when
+// the graph listed the parameters in another order), where each entry is
+// matched by its name.
+func savedAlgorithmState(keys []string, saved []Named) []Named {
+	byName := map[string]int{}
+	same := true
+	for i, s := range saved {
+		byName[stateName(s.Name)] = i
+		same = same && s.Name == keys[i]
+	}
+	if same || len(byName) != len(saved) {
+		return saved
+	}
+	out := make([]Named, len(keys))
+	for i, k := range keys {
+		j, ok := byName[stateName(k)]
+		if !ok {
+			return saved
+		}
+		delete(byName, stateName(k))
+		out[i] = saved[j]
+	}
+	return out
+}
+
+// stateName is an algorithm state key without its "NNN:" number.
+func stateName(key string) string {
+	if i := strings.IndexByte(key, ':'); i >= 0 {
+		return key[i+1:]
+	}
+	return key
+}
+
 // Capture records the state of b's main loop: parameters, algorithm
 // state, iteration state and log. callback names the callback it runs in.
 // It fails, changing nothing, when the epoch in progress cannot report its
@@ -292,9 +327,10 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 		if len(vars) != len(c.AlgorithmState) {
 			return fmt.Errorf("checkpoint: the algorithm has %d state variables, the checkpoint %d (a different step rule?)", len(vars), len(c.AlgorithmState))
 		}
+		saved := savedAlgorithmState(keys, c.AlgorithmState)
 		for i, v := range vars {
-			s := c.AlgorithmState[i]
-			if s.Name != keys[i] || s.Array.DType() != v.Value().DType() || !slices.Equal(s.Array.Shape, v.Value().Shape) {
+			s := saved[i]
+			if s.Name != keys[i] && stateName(s.Name) != stateName(keys[i]) || s.Array.DType() != v.Value().DType() || !slices.Equal(s.Array.Shape, v.Value().Shape) {
 				return fmt.Errorf("checkpoint: algorithm state %d is %s %s%v in the checkpoint but %s %s%v here (a different step rule?)",
 					i, DisplayName(s.Name), s.Array.DType(), s.Array.Shape, DisplayName(keys[i]), v.Value().DType(), v.Value().Shape)
 			}

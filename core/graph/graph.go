@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/blocks-go/blocks/core"
 	_ "github.com/blocks-go/blocks/core/exec/cpu" // the CPU backend, which core.Compile runs on
@@ -75,10 +76,170 @@ func New(outputs []*core.Variable) *ComputationGraph {
 					vars = append(vars, v)
 				}
 			}
-			g.Variables = vars
+			g.Variables = blocksOrder(g.Outputs, vars)
 			return g
 		}
 	}
+}
+
+// blocksOrder is the variables of content in Blocks' order
+// (ComputationGraph._get_variables): the inputs of the apply nodes in the
+// order of Theano's io_toposort, each once, then the outputs not listed
+// yet, and after each variable the auxiliary variables of those of its
+// annotations (brick, application call) met first there. Where an
+// elementwise op broadcasts an input of fewer dimensions (a bias added to
+// a batch), Theano's graph has a DimShuffle node of its own, which
+// io_toposort meets before the op: the order counts one there. A variable
+// of content that this walk does not list (what an auxiliary variable is
+// computed from: Blocks lists the auxiliary variable alone) comes right
+// before the auxiliary variable, in Ancestors' order.
+func blocksOrder(outputs, content []*core.Variable) []*core.Variable {
+	var main []*core.Variable
+	listed := map[*core.Variable]bool{}
+	list := func(v *core.Variable) {
+		if !listed[v] {
+			listed[v] = true
+			main = append(main, v)
+		}
+	}
+	for _, n := range ioToposort(outputs) {
+		if n.dimshuffle >= 0 {
+			list(n.v.Inputs()[n.dimshuffle])
+			continue
+		}
+		for i, in := range n.v.Inputs() {
+			if !broadcasts(n.v, i) { // else the DimShuffle's output, not a variable here
+				list(in)
+			}
+		}
+	}
+	for _, o := range outputs {
+		list(o)
+	}
+	inContent := make(map[*core.Variable]bool, len(content))
+	for _, v := range content {
+		inContent[v] = true
+	}
+	out := make([]*core.Variable, 0, len(content))
+	done := map[*core.Variable]bool{}
+	seenAnn := map[core.Annotation]bool{}
+	var add func(v *core.Variable)
+	add = func(v *core.Variable) {
+		if done[v] || !inContent[v] {
+			return
+		}
+		done[v] = true
+		out = append(out, v)
+		for _, a := range v.Tag.Annotations {
+			if seenAnn[a] {
+				continue
+			}
+			seenAnn[a] = true
+			for _, av := range annotationAuxiliaries(a) {
+				if done[av] || listed[av] {
+					continue
+				}
+				for _, anc := range core.Ancestors([]*core.Variable{av}) {
+					if anc != av && !listed[anc] {
+						add(anc)
+					}
+				}
+				add(av)
+			}
+		}
+	}
+	for _, v := range main {
+		add(v)
+	}
+	for _, v := range content { // none, unless the walks above disagree
+		add(v)
+	}
+	return out
+}
+
+// annotationAuxiliaries are an annotation's auxiliary variables: a brick's
+// own (brickAuxiliaries), an application call's, a user annotation's.
+func annotationAuxiliaries(a core.Annotation) []*core.Variable {
+	switch a := a.(type) {
+	case *core.ApplicationCall:
+		return a.AuxiliaryVariables
+	case *core.UserAnnotation:
+		return a.AuxiliaryVariables
+	case brickAuxiliaries:
+		return a.BrickAuxiliaryVariables()
+	}
+	return nil
+}
+
+// toposortNode is an apply node of Theano's graph: the op computing v, or
+// (dimshuffle >= 0) the DimShuffle that broadcasts v's input of that index.
+type toposortNode struct {
+	v          *core.Variable
+	dimshuffle int
+}
+
+// broadcasts reports whether Theano's graph has a DimShuffle before input
+// i of v: v is elementwise and the input has fewer dimensions.
+func broadcasts(v *core.Variable, i int) bool {
+	return v.Kind() == core.KindOp && v.Inputs()[i].NDim() < v.NDim() && strings.HasPrefix(v.Op().String(), "Elemwise{")
+}
+
+// ioToposort is Theano's graph.io_toposort (without orderings): a stack
+// that takes a node once its inputs are computed, else puts it back with
+// the owners of its inputs above it.
+func ioToposort(outputs []*core.Variable) []toposortNode {
+	computed := map[toposortNode]bool{}
+	// owner is the node computing input i of n (ok false for a leaf).
+	owner := func(n toposortNode, i int) (toposortNode, bool) {
+		if n.dimshuffle >= 0 {
+			in := n.v.Inputs()[n.dimshuffle]
+			return toposortNode{in, -1}, in.Kind() == core.KindOp
+		}
+		if broadcasts(n.v, i) {
+			return toposortNode{n.v, i}, true
+		}
+		in := n.v.Inputs()[i]
+		return toposortNode{in, -1}, in.Kind() == core.KindOp
+	}
+	nInputs := func(n toposortNode) int {
+		if n.dimshuffle >= 0 {
+			return 1
+		}
+		return len(n.v.Inputs())
+	}
+	var todo []toposortNode
+	for i := len(outputs) - 1; i >= 0; i-- {
+		if outputs[i].Kind() == core.KindOp {
+			todo = append(todo, toposortNode{outputs[i], -1})
+		}
+	}
+	var order []toposortNode
+	for len(todo) > 0 {
+		cur := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if computed[cur] {
+			continue
+		}
+		ready := true
+		for i := range nInputs(cur) {
+			if o, ok := owner(cur, i); ok && !computed[o] {
+				ready = false
+				break
+			}
+		}
+		if ready {
+			computed[cur] = true
+			order = append(order, cur)
+			continue
+		}
+		todo = append(todo, cur)
+		for i := range nInputs(cur) {
+			if o, ok := owner(cur, i); ok {
+				todo = append(todo, o)
+			}
+		}
+	}
+	return order
 }
 
 // brickAuxiliaries is a brick annotation with auxiliary variables of its

@@ -192,6 +192,9 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 	if isLazyNone(v) {
 		return b.SetAttr(name, nil)
 	}
+	if sc, ok := v.(*starlib.Scalar); ok { // a numpy scalar is its number, as in Python
+		v = sc.Number()
+	}
 	bad := func(want string) error {
 		return fmt.Errorf("%s.%s must be %s, got %s", b.Name, name, want, v.Type())
 	}

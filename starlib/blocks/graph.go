@@ -17,7 +17,7 @@ import (
 // Module blocks.graph: the computation graph.
 //
 //	ComputationGraph(outputs)   the graph of a variable or a list of variables, with
-//	    inputs, outputs, variables (topological order from the inputs), parameters,
+//	    inputs, outputs, variables (in Blocks' order: Theano's io_toposort), parameters,
 //	    intermediary_variables, auxiliary_variables, shared_variables,
 //	    dict_of_inputs, and replace(replacements) -> a new graph with each key
 //	    variable replaced by its value (the original stays usable); summary(input_shapes=None)

@@ -94,6 +94,8 @@ func logValueDepth(v starlark.Value, nest *starlib.Nesting) (any, error) {
 		return string(x), nil
 	case *starlib.Array:
 		return x.A.Copy(), nil
+	case *starlib.Scalar: // as the 0-d array it holds, as a monitored value is
+		return x.A.Copy(), nil
 	}
 	items := func(l starlark.Indexable) ([]any, error) {
 		if err := nest.Enter(v); err != nil {

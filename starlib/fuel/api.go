@@ -251,6 +251,7 @@ func (d *Dataset) isIterable() bool {
 // requestArg reads a get_data request: an int (one example), a list of
 // indices, or a slice.
 func requestArg(what string, v starlark.Value) (fuel.Request, error) {
+	v = starlib.IndexValue(v) // an integer numpy scalar is one example
 	var i int
 	if starlark.AsInt(v, &i) == nil {
 		return fuel.Request{Indices: []int{i}, Single: true}, nil

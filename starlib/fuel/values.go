@@ -49,10 +49,7 @@ func dataValue(a *nd.Array) starlark.Value {
 		return bytesValue(d, a.Shape)
 	}
 	if len(a.Shape) == 0 {
-		if a.DType().IsFloat() {
-			return starlib.ScalarValue(a) // numpy.float32, numpy.float64
-		}
-		return starlib.NumberValue(a.DType(), a.Flat(0))
+		return starlib.ScalarValue(a) // numpy.float32, numpy.uint8, ...
 	}
 	return starlib.FromArray(a)
 }

@@ -229,7 +229,7 @@ func npEye(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	}
 	m := n
 	if mV != starlark.None {
-		if err := starlark.AsInt(mV, &m); err != nil {
+		if err := starlark.AsInt(starlib.IndexValue(mV), &m); err != nil {
 			return nil, fmt.Errorf("eye: M: got %s, want an int or None", mV.Type())
 		}
 	}

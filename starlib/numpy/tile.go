@@ -35,7 +35,7 @@ func npTile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	var reps []int
 	if _, ok := rv.(starlark.Int); ok {
 		var n int
-		if err := starlark.AsInt(rv, &n); err != nil {
+		if err := starlark.AsInt(starlib.IndexValue(rv), &n); err != nil {
 			return nil, fmt.Errorf("tile: reps: %v", err)
 		}
 		reps = []int{n}

@@ -105,7 +105,7 @@ func extraModules() (mods []*starlarkstruct.Module) {
 // intArg reads an int argument (a Starlark int).
 func intArg(fname, what string, v starlark.Value) (int, error) {
 	var i int
-	if err := starlark.AsInt(v, &i); err != nil {
+	if err := starlark.AsInt(starlib.IndexValue(v), &i); err != nil {
 		return 0, fmt.Errorf("%s: %s must be an int, got %s", fname, what, v.Type())
 	}
 	return i, nil
