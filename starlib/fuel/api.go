@@ -297,6 +297,11 @@ func (d *Dataset) protocolAttr(name string) (starlark.Value, error) {
 			if b.Name() == "close" {
 				return starlark.None, nil
 			}
+			if d.st != nil {
+				// Fuel's Dataset.reset and next_epoch: close, then open, a
+				// subclass's own included (script_datastream.go).
+				return d.reopen(thread, state)
+			}
 			if d.isIterable() {
 				return &iterableState{}, nil // reset and next_epoch reopen
 			}
