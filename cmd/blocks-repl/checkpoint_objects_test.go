@@ -134,3 +134,36 @@ func TestKillResumeScriptDataState(t *testing.T) {
 		t.Errorf("the script objects' attributes differ from the uninterrupted run:\n%s\nwant\n%s", got.ScriptObjects, ref.ScriptObjects)
 	}
 }
+
+// TestKillResumeScriptDataStateEpochs: the run of
+// TestKillResumeScriptDataState checkpointing after each epoch only is
+// SIGKILLed while its second epoch's checkpoint is written: the one left
+// is between the first and second epochs, and the resumed run's second
+// epoch starts from next_epoch of the state the first left (the stream's
+// state is saved between epochs too), bit-identical to the uninterrupted
+// run.
+func TestKillResumeScriptDataStateEpochs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	bin, _ := killBinary(t)
+	set := []string{"run", "--set", "every_batch=False", "exp.star"}
+	refDir := objectsScript(t, "data_state.star")
+	runToEnd(t, bin, refDir, set...)
+	ref, _, done := finishedCheckpoint(t, refDir)
+	if !done || ref.Log.Status.IterationsDone != 25 {
+		t.Fatalf("the reference run did not finish its 25 iterations")
+	}
+	dir := objectsScript(t, "data_state.star")
+	// Write 2 is the second epoch's (iteration 17), held until the third
+	// epoch's save waits for it: run.tar stays after the first epoch.
+	killAtHeldWrite(t, bin, dir, 2, 17, set...)
+	mid, _, _ := finishedCheckpoint(t, dir)
+	if mid.Log.Status.IterationsDone != 9 || mid.Log.Status.EpochStarted || len(mid.Iteration.StreamStates) != 1 {
+		t.Fatalf("after the kill the checkpoint is at iteration %d (mid-epoch %v, %d stream states), want 9, between epochs, 1",
+			mid.Log.Status.IterationsDone, mid.Log.Status.EpochStarted, len(mid.Iteration.StreamStates))
+	}
+	runToEnd(t, bin, dir, "resume", "run.tar")
+	got, _, _ := finishedCheckpoint(t, dir)
+	compareRuns(t, ref, got)
+}

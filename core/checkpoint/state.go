@@ -185,6 +185,13 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 	for _, g := range fuel.Generators(loop.DataStream) {
 		c.Iteration.StreamRNGs = append(c.Iteration.StreamRNGs, RNGState{g.Owner, g.RNG.State()})
 	}
+	for _, s := range fuel.States(loop.DataStream) {
+		st, err := s.SaveState()
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: saving the data stream's state: %w", err)
+		}
+		c.Iteration.StreamStates = append(c.Iteration.StreamStates, st)
+	}
 	for _, op := range core.RandomOps(b.trainingRoots()) {
 		c.Iteration.RandomOps = append(c.Iteration.RandomOps, RNGState{op.String(), op.RNG().State()})
 	}
@@ -308,6 +315,17 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 		for i, g := range gens {
 			rng, st := g.RNG, c.Iteration.StreamRNGs[i].State
 			apply = append(apply, func() { rng.SetState(st) })
+		}
+		states := fuel.States(loop.DataStream)
+		if len(states) != len(c.Iteration.StreamStates) {
+			return fmt.Errorf("checkpoint: the data stream has %d parts with a state, the checkpoint %d (a different pipeline?)", len(states), len(c.Iteration.StreamStates))
+		}
+		for i, s := range states {
+			f, err := s.RestoreState(c.Iteration.StreamStates[i])
+			if err != nil {
+				return fmt.Errorf("checkpoint: restoring the data stream's state: %w", err)
+			}
+			apply = append(apply, f)
 		}
 		ops := core.RandomOps(b.trainingRoots())
 		if len(ops) != len(c.Iteration.RandomOps) {

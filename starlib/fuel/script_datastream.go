@@ -1,6 +1,7 @@
 package fuel
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,7 @@ type scriptDataStream struct {
 var (
 	_ fuel.ResumableStream = (*scriptDataStream)(nil)
 	_ fuel.Composite       = (*scriptDataStream)(nil)
+	_ fuel.Stateful        = (*scriptDataStream)(nil)
 )
 
 // hasOwnState reports whether a script dataset's stream is a
@@ -203,6 +205,35 @@ func (s *scriptDataStream) ResumeEpochIterator(state fuel.IteratorState) (fuel.E
 	}
 	s.state, s.fresh = st, false
 	return it, nil
+}
+
+// savedStream is a scriptDataStream's state between epochs.
+type savedStream struct {
+	State json.RawMessage `json:"state"`
+	Fresh bool            `json:"fresh"`
+}
+
+// SaveState is the data state and whether the next epoch takes it as it
+// is (fuel.Stateful: a checkpoint between epochs saves it).
+func (s *scriptDataStream) SaveState() (json.RawMessage, error) {
+	st, err := starlib.EncodeData(s.state, fmt.Sprintf("the state %s.open() returned", s.ds.name))
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(savedStream{State: st, Fresh: s.fresh})
+}
+
+// RestoreState decodes what SaveState saved.
+func (s *scriptDataStream) RestoreState(saved json.RawMessage) (func(), error) {
+	var sv savedStream
+	if err := json.Unmarshal(saved, &sv); err != nil {
+		return nil, fmt.Errorf("DataStream over %s: %v", s.ds.name, err)
+	}
+	st, err := starlib.DecodeData(sv.State, s.ds.name+" data state")
+	if err != nil {
+		return nil, err
+	}
+	return func() { s.state, s.fresh = st, sv.Fresh }, nil
 }
 
 // scriptDataIter is one epoch of a scriptDataStream.
