@@ -371,6 +371,17 @@ func (d *Dataset) protocolAttr(name string) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}
+			if d.hasOwnState() {
+				// Fuel: DataStream(self, iteration_scheme=self.example_iteration_scheme).
+				scheme, err := d.Attr("example_iteration_scheme")
+				if err != nil {
+					return nil, err
+				}
+				if scheme == nil {
+					scheme = starlark.None
+				}
+				return newScriptDataStream(thread, "get_example_stream", d, scheme)
+			}
 			st, err := streams.DataStream(d.D, nil)
 			if err != nil {
 				return nil, err
