@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -438,6 +439,9 @@ func Diff(b Bindings, c *Checkpoint) ([]string, error) {
 	}
 	diffs = append(diffs, diffObjects(now, c)...)
 	rngs("data stream", now.Iteration.StreamRNGs, c.Iteration.StreamRNGs)
+	if !slices.EqualFunc(now.Iteration.StreamStates, c.Iteration.StreamStates, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+		diffs = append(diffs, "data stream: the state of a dataset defined in the script differs")
+	}
 	rngs("random op", now.Iteration.RandomOps, c.Iteration.RandomOps)
 	rngs("random stream draw", now.Iteration.RandomStreams, c.Iteration.RandomStreams)
 	return diffs, nil
