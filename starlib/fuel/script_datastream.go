@@ -284,7 +284,23 @@ func (it *scriptDataIter) Next() ([]*nd.Array, error) {
 		return nil, io.EOF
 	}
 	it.served++
-	return itemArrays(it.s.ds.name, v, len(it.s.Sources()))
+	out, err := itemArrays(it.s.ds.name, v, len(it.s.Sources()))
+	if err != nil {
+		if f, ok := lookupFunction(it.s.ds, "get_data"); ok {
+			return nil, fmt.Errorf("%w (get_data is defined at %s)", err, f.Position())
+		}
+	}
+	return out, err
+}
+
+// lookupFunction is the function the dataset's class defines as name.
+func lookupFunction(d *Dataset, name string) (*starlark.Function, bool) {
+	if d.st == nil {
+		return nil, false
+	}
+	v, _ := d.st.Class.Lookup(name)
+	f, ok := v.(*starlark.Function)
+	return f, ok
 }
 
 // State is the scheme's position (the number of items given, without a
