@@ -382,7 +382,7 @@ func NewBatchNormalizedMLP(cfg *Config, name string, activations []Brick, dims [
 			return nil, fmt.Errorf("BatchNormalizedMLP: activation %d is None", i)
 		}
 		l := NewLinear(cfg, fmt.Sprintf("linear_%d", i))
-		m.Linears = append(m.Linears, l)
+		m.LinearTransformations = append(m.LinearTransformations, l)
 		bn := NewBatchNormalization(cfg, "")
 		m.BNs = append(m.BNs, bn)
 		seq := NewSequence(cfg, fmt.Sprintf("batch_norm_activation_%d", i), []AppRef{{bn, "apply"}, {a, "apply"}})

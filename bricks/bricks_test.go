@@ -56,8 +56,8 @@ func TestMLPNamesAndRoles(t *testing.T) {
 	if got := strings.Join(paths, " "); got != want {
 		t.Errorf("parameter paths %q, want %q", got, want)
 	}
-	if !core.HasRole(mlp.Linears[0].W, core.Weight) || !core.HasRole(mlp.Linears[0].W, core.Parameter) || core.HasRole(mlp.Linears[0].W, core.Bias) {
-		t.Errorf("W roles %v", mlp.Linears[0].W.Tag.Roles)
+	if !core.HasRole(mlp.LinearTransformations[0].(*Linear).W, core.Weight) || !core.HasRole(mlp.LinearTransformations[0].(*Linear).W, core.Parameter) || core.HasRole(mlp.LinearTransformations[0].(*Linear).W, core.Bias) {
+		t.Errorf("W roles %v", mlp.LinearTransformations[0].(*Linear).W.Tag.Roles)
 	}
 }
 

@@ -65,26 +65,41 @@ func (s *Sequence) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.
 	return cur, nil
 }
 
-// MLP is Blocks' multi-layer perceptron: Linear bricks named linear_0,
-// linear_1, ... interleaved with the activations (None entries skipped).
+// MLP is Blocks' multi-layer perceptron: Feedforward layers (Linear
+// bricks named linear_0, linear_1, ..., or copies of a prototype)
+// interleaved with the activations (None entries skipped).
 type MLP struct {
 	Sequence
-	Linears     []*Linear
-	Activations []Brick
+	// LinearTransformations are Blocks' linear_transformations: the
+	// layers, whose input_dim and output_dim the MLP pushes from dims.
+	LinearTransformations []Feedforward
+	Activations           []Brick
 }
 
-// NewMLP makes an MLP; dims (len(activations)+1 entries) may be nil for a
-// parent to push.
+// NewMLP makes an MLP of Linear layers; dims (len(activations)+1
+// entries) may be nil for a parent to push.
 func NewMLP(cfg *Config, name string, activations []Brick, dims []int) (*MLP, error) {
+	layers := make([]Feedforward, len(activations))
+	for i := range layers {
+		layers[i] = NewLinear(cfg, fmt.Sprintf("linear_%d", i))
+	}
+	return NewMLPOf(cfg, name, activations, dims, layers)
+}
+
+// NewMLPOf makes an MLP of the given layers, one per activation (Blocks'
+// MLP(activations, dims, prototype=...), whose layers are copies of the
+// prototype named {class}_{i}: Copy makes them).
+func NewMLPOf(cfg *Config, name string, activations []Brick, dims []int, layers []Feedforward) (*MLP, error) {
 	if dims != nil && len(dims) != len(activations)+1 {
 		return nil, fmt.Errorf("MLP: %d activations need %d dims, got %d", len(activations), len(activations)+1, len(dims))
 	}
-	m := &MLP{Sequence: Sequence{Base: &Base{}}, Activations: activations}
+	if len(layers) != len(activations) {
+		return nil, fmt.Errorf("MLP: %d activations need %d layers, got %d", len(activations), len(activations), len(layers))
+	}
+	m := &MLP{Sequence: Sequence{Base: &Base{}}, Activations: activations, LinearTransformations: layers}
 	var apps []AppRef
 	for i, a := range activations {
-		l := NewLinear(cfg, fmt.Sprintf("linear_%d", i))
-		m.Linears = append(m.Linears, l)
-		apps = append(apps, AppRef{l, "apply"})
+		apps = append(apps, AppRef{layers[i], "apply"})
 		if a != nil {
 			apps = append(apps, AppRef{a, "apply"})
 		}
@@ -100,20 +115,28 @@ func NewMLP(cfg *Config, name string, activations []Brick, dims []int) (*MLP, er
 	return m, nil
 }
 
-// PushAllocationConfigHook gives each linear brick its dims and use_bias.
+// PushAllocationConfigHook gives each layer its input_dim and output_dim
+// and, when the MLP's use_bias is set, its use_bias (Blocks'
+// MLP._push_allocation_config).
 func (m *MLP) PushAllocationConfigHook() error {
 	dims, _ := m.Attr("dims").([]int)
 	if dims == nil {
 		return fmt.Errorf("%s: allocation argument dims is not set", m.AnnotationName())
 	}
-	if len(dims) != len(m.Linears)+1 {
-		return fmt.Errorf("%s: %d linear layers need %d dims, got %v", m.AnnotationName(), len(m.Linears), len(m.Linears)+1, dims)
+	if len(dims) != len(m.LinearTransformations)+1 {
+		return fmt.Errorf("%s: %d linear layers need %d dims, got %v", m.AnnotationName(), len(m.LinearTransformations), len(m.LinearTransformations)+1, dims)
 	}
-	for i, l := range m.Linears {
-		l.attrs["input_dim"] = dims[i]
-		l.attrs["output_dim"] = dims[i+1]
+	for i, l := range m.LinearTransformations {
+		if err := l.SetInputDim(dims[i]); err != nil {
+			return err
+		}
+		if err := l.SetOutputDim(dims[i+1]); err != nil {
+			return err
+		}
 		if ub, ok := m.Attr("use_bias").(bool); ok {
-			l.attrs["use_bias"] = ub
+			if err := setPushed(l, "use_bias", ub); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

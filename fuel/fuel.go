@@ -22,6 +22,8 @@
 package fuel
 
 import (
+	"encoding/json"
+
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
 )
@@ -142,6 +144,11 @@ type IteratorState struct {
 	Index int `json:"index,omitempty"`
 	// Served counts the examples an IterableDataset's stream has given.
 	Served int `json:"served,omitempty"`
+	// Data is the state of a dataset that keeps one between its
+	// requests (Fuel's dataset.open() state that a DataStream holds),
+	// after the items returned so far, encoded by the dataset's face (a
+	// dataset defined in a script).
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // StatefulIterator is an epoch iterator that can report its position.

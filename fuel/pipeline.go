@@ -1,6 +1,7 @@
 package fuel
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/blocks-go/blocks/numpyrand"
@@ -42,11 +43,7 @@ const maxPipelineDepth = 64
 func Generators(root any) []Generator {
 	var out []Generator
 	seen := map[*numpyrand.RandomState]bool{}
-	var walk func(x any, depth int)
-	walk = func(x any, depth int) {
-		if x == nil || depth > maxPipelineDepth {
-			return
-		}
+	walkPipeline(root, func(x any) {
 		if r, ok := x.(Random); ok {
 			for _, g := range r.Generators() {
 				if g != nil && !seen[g] {
@@ -55,6 +52,47 @@ func Generators(root any) []Generator {
 				}
 			}
 		}
+	})
+	return out
+}
+
+// Stateful is a part of a data pipeline that keeps a state from epoch to
+// epoch besides generators (a DataStream over a dataset defined in a
+// script holds what the dataset's open() returned, which next_epoch moves
+// on): a checkpoint saves it whenever it is taken, between epochs too, so
+// that a resumed run's next epoch starts from the state the uninterrupted
+// run's does.
+type Stateful interface {
+	SaveState() (json.RawMessage, error)
+	// RestoreState checks a saved state and returns the function that
+	// puts it back (a checkpoint changes nothing before every part of the
+	// state has been checked).
+	RestoreState(saved json.RawMessage) (func(), error)
+}
+
+// States walks a pipeline as Generators does and gives its Stateful
+// parts, each once, in the order met.
+func States(root any) []Stateful {
+	var out []Stateful
+	seen := map[Stateful]bool{}
+	walkPipeline(root, func(x any) {
+		if s, ok := x.(Stateful); ok && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// walkPipeline calls visit on root and, depth first, on the parts of its
+// Composite parts.
+func walkPipeline(root any, visit func(any)) {
+	var walk func(x any, depth int)
+	walk = func(x any, depth int) {
+		if x == nil || depth > maxPipelineDepth {
+			return
+		}
+		visit(x)
 		if c, ok := x.(Composite); ok {
 			for _, part := range c.Components() {
 				walk(part, depth+1)
@@ -62,5 +100,4 @@ func Generators(root any) []Generator {
 		}
 	}
 	walk(root, 0)
-	return out
 }

@@ -279,6 +279,9 @@ func Predeclared() starlark.StringDict {
 	d := starlark.StringDict{
 		"slice": NewBuiltin("slice", sliceBuiltin),
 		"next":  NewBuiltin("next", nextBuiltin),
+		// StopIteration is the value a script's get_data returns at the
+		// end of its items (script_data.go).
+		"StopIteration": stopIteration{},
 	}
 	for k, v := range numericBuiltins() {
 		d[k] = v

@@ -129,6 +129,9 @@ type objectEncoder struct {
 	index      map[ScriptObject]int
 	out        []savedObject
 	queue      []ScriptObject
+	// dataOnly, when set (EncodeData), names the value encoded: a script
+	// object or a library value in it is an error.
+	dataOnly string
 }
 
 // CaptureObjects encodes the tracked objects' attributes.
@@ -223,13 +226,19 @@ func (e *objectEncoder) value(v starlark.Value, path string) (savedValue, error)
 	case *RandomState:
 		return savedValue{T: "rng", V: rawJSON(x.R.State())}, nil
 	case *starlark.Function, *starlark.Builtin, *BoundMethod:
+		if e.dataOnly != "" {
+			return savedValue{}, dataError(path, "a function ("+v.String()+")")
+		}
 		return savedValue{}, e.unsavable(path, "a function ("+v.String()+")")
 	case ScriptObject:
-		if st := x.ScriptState(); st != nil {
+		if st := x.ScriptState(); st != nil && e.dataOnly == "" {
 			if _, plain := x.(*Instance); plain || e.isTracked(x) {
 				return savedValue{T: "obj", V: rawJSON(e.add(x))}, nil
 			}
 		}
+	}
+	if e.dataOnly != "" {
+		return savedValue{}, dataError(path, "a "+v.Type())
 	}
 	if _, ok := v.(io.Closer); ok {
 		return savedValue{}, e.unsavable(path, "an open "+v.Type())

@@ -86,3 +86,84 @@ func TestKillResumeScriptObjects(t *testing.T) {
 		t.Errorf("the script objects' attributes differ from the uninterrupted run:\n%s\nwant\n%s", got.ScriptObjects, ref.ScriptObjects)
 	}
 }
+
+// TestKillResumeScriptDataState: a run whose dataset is a script class
+// keeping its own state between requests (Fuel's open, next_epoch and
+// get_data: the position in the epoch, the epoch's number and a noise
+// generator, epochs that end when get_data returns StopIteration) is
+// SIGKILLed twice mid-epoch and resumed each time; the end is
+// bit-identical to the uninterrupted run: parameters, log (which records
+// the stream's state after every batch) and the script objects.
+func TestKillResumeScriptDataState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	bin, _ := killBinary(t)
+	refDir := objectsScript(t, "data_state.star")
+	runToEnd(t, bin, refDir, "run", "exp.star")
+	ref, _, done := finishedCheckpoint(t, refDir)
+	// Epochs of 60, 55 and 50 examples in batches of 7: 9 + 8 + 8.
+	if !done || ref.Log.Status.IterationsDone != 25 {
+		t.Fatalf("the reference run did not finish its 25 iterations")
+	}
+
+	dir := objectsScript(t, "data_state.star")
+	// The 12th write (iteration 12) is held: run.tar stays at iteration
+	// 11, two batches into the second epoch.
+	killAtHeldWrite(t, bin, dir, 12, 12, "run", "exp.star")
+	mid, _, _ := finishedCheckpoint(t, dir)
+	if mid.Log.Status.IterationsDone != 11 || !mid.Log.Status.EpochStarted {
+		t.Fatalf("after the first kill the checkpoint is at iteration %d (mid-epoch %v), want 11, mid-epoch",
+			mid.Log.Status.IterationsDone, mid.Log.Status.EpochStarted)
+	}
+	if mid.Iteration.EpochIterator == nil || len(mid.Iteration.EpochIterator.Data) == 0 {
+		t.Fatalf("the mid-epoch checkpoint does not hold the dataset's state")
+	}
+	// The resumed run's 8th write is iteration 19: run.tar stays at 18,
+	// the first batch of the third epoch.
+	killAtHeldWrite(t, bin, dir, 8, 19, "resume", "run.tar")
+	mid, _, _ = finishedCheckpoint(t, dir)
+	if mid.Log.Status.IterationsDone != 18 || !mid.Log.Status.EpochStarted {
+		t.Fatalf("after the second kill the checkpoint is at iteration %d (mid-epoch %v), want 18, mid-epoch",
+			mid.Log.Status.IterationsDone, mid.Log.Status.EpochStarted)
+	}
+	runToEnd(t, bin, dir, "resume", "run.tar")
+	got, _, _ := finishedCheckpoint(t, dir)
+	compareRuns(t, ref, got)
+	if !bytes.Equal(ref.ScriptObjects, got.ScriptObjects) {
+		t.Errorf("the script objects' attributes differ from the uninterrupted run:\n%s\nwant\n%s", got.ScriptObjects, ref.ScriptObjects)
+	}
+}
+
+// TestKillResumeScriptDataStateEpochs: the run of
+// TestKillResumeScriptDataState checkpointing after each epoch only is
+// SIGKILLed while its second epoch's checkpoint is written: the one left
+// is between the first and second epochs, and the resumed run's second
+// epoch starts from next_epoch of the state the first left (the stream's
+// state is saved between epochs too), bit-identical to the uninterrupted
+// run.
+func TestKillResumeScriptDataStateEpochs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs blocks-repl")
+	}
+	bin, _ := killBinary(t)
+	set := []string{"run", "--set", "every_batch=False", "exp.star"}
+	refDir := objectsScript(t, "data_state.star")
+	runToEnd(t, bin, refDir, set...)
+	ref, _, done := finishedCheckpoint(t, refDir)
+	if !done || ref.Log.Status.IterationsDone != 25 {
+		t.Fatalf("the reference run did not finish its 25 iterations")
+	}
+	dir := objectsScript(t, "data_state.star")
+	// Write 2 is the second epoch's (iteration 17), held until the third
+	// epoch's save waits for it: run.tar stays after the first epoch.
+	killAtHeldWrite(t, bin, dir, 2, 17, set...)
+	mid, _, _ := finishedCheckpoint(t, dir)
+	if mid.Log.Status.IterationsDone != 9 || mid.Log.Status.EpochStarted || len(mid.Iteration.StreamStates) != 1 {
+		t.Fatalf("after the kill the checkpoint is at iteration %d (mid-epoch %v, %d stream states), want 9, between epochs, 1",
+			mid.Log.Status.IterationsDone, mid.Log.Status.EpochStarted, len(mid.Iteration.StreamStates))
+	}
+	runToEnd(t, bin, dir, "resume", "run.tar")
+	got, _, _ := finishedCheckpoint(t, dir)
+	compareRuns(t, ref, got)
+}

@@ -135,6 +135,9 @@ type IterationState struct {
 	// Extensions are the states of extensions that keep one between
 	// callbacks (TrainingDataMonitoring's partial aggregates).
 	Extensions []ExtensionData `json:"extensions,omitempty"`
+	// StreamStates are the states of the data pipeline's parts that keep
+	// one from epoch to epoch (fuel.Stateful), in the order met.
+	StreamStates []json.RawMessage `json:"stream_states,omitempty"`
 }
 
 // ExtensionData is the state of the extension at Index of the main loop.

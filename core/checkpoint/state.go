@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -220,6 +221,13 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 	for _, g := range fuel.Generators(loop.DataStream) {
 		c.Iteration.StreamRNGs = append(c.Iteration.StreamRNGs, RNGState{g.Owner, g.RNG.State()})
 	}
+	for _, s := range fuel.States(loop.DataStream) {
+		st, err := s.SaveState()
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: saving the data stream's state: %w", err)
+		}
+		c.Iteration.StreamStates = append(c.Iteration.StreamStates, st)
+	}
 	for _, op := range core.RandomOps(b.trainingRoots()) {
 		c.Iteration.RandomOps = append(c.Iteration.RandomOps, RNGState{op.String(), op.RNG().State()})
 	}
@@ -345,6 +353,17 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			rng, st := g.RNG, c.Iteration.StreamRNGs[i].State
 			apply = append(apply, func() { rng.SetState(st) })
 		}
+		states := fuel.States(loop.DataStream)
+		if len(states) != len(c.Iteration.StreamStates) {
+			return fmt.Errorf("checkpoint: the data stream has %d parts with a state, the checkpoint %d (a different pipeline?)", len(states), len(c.Iteration.StreamStates))
+		}
+		for i, s := range states {
+			f, err := s.RestoreState(c.Iteration.StreamStates[i])
+			if err != nil {
+				return fmt.Errorf("checkpoint: restoring the data stream's state: %w", err)
+			}
+			apply = append(apply, f)
+		}
 		ops := core.RandomOps(b.trainingRoots())
 		if len(ops) != len(c.Iteration.RandomOps) {
 			return fmt.Errorf("checkpoint: the training graph has %d random ops, the checkpoint %d (a different model?)", len(ops), len(c.Iteration.RandomOps))
@@ -456,6 +475,9 @@ func Diff(b Bindings, c *Checkpoint) ([]string, error) {
 	}
 	diffs = append(diffs, diffObjects(now, c)...)
 	rngs("data stream", now.Iteration.StreamRNGs, c.Iteration.StreamRNGs)
+	if !slices.EqualFunc(now.Iteration.StreamStates, c.Iteration.StreamStates, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+		diffs = append(diffs, "data stream: the state of a dataset defined in the script differs")
+	}
 	rngs("random op", now.Iteration.RandomOps, c.Iteration.RandomOps)
 	rngs("random stream draw", now.Iteration.RandomStreams, c.Iteration.RandomStreams)
 	return diffs, nil

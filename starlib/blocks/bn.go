@@ -126,7 +126,7 @@ func bnAttrValue(b bricks.Brick, name string) (starlark.Value, bool) {
 		switch name {
 		case "linear_transformations":
 			var out []starlark.Value
-			for _, l := range x.Linears {
+			for _, l := range x.LinearTransformations {
 				out = append(out, &Brick{l})
 			}
 			return starlark.NewList(out), true

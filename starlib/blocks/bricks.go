@@ -380,7 +380,7 @@ func (b *Brick) nativeAttr(name string) (starlark.Value, error) {
 					}
 				}
 			} else {
-				for _, l := range m.Linears {
+				for _, l := range m.LinearTransformations {
 					out = append(out, &Brick{l})
 				}
 			}

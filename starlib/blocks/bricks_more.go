@@ -135,37 +135,20 @@ func activationBricks(v starlark.Value) starlark.Value {
 	return starlark.NewList(out)
 }
 
-// mlpPrototype reads MLP's prototype: None or a Linear brick.
-func mlpPrototype(v starlark.Value) (*bricks.Linear, error) {
+// mlpPrototype reads MLP's prototype: None or a brick with input_dim and
+// output_dim (Blocks' Feedforward: a Linear, a LinearMaxout, a script
+// class's brick).
+func mlpPrototype(v starlark.Value) (bricks.Feedforward, error) {
 	if v == nil || v == starlark.None {
 		return nil, nil
 	}
 	b, ok := v.(*Brick)
 	if !ok {
-		return nil, fmt.Errorf("MLP: prototype must be a Linear brick, got %s", v.Type())
+		return nil, fmt.Errorf("MLP: prototype must be a brick with input_dim and output_dim, got %s", v.Type())
 	}
-	l, ok := b.B.(*bricks.Linear)
+	f, ok := b.B.(bricks.Feedforward)
 	if !ok {
-		return nil, fmt.Errorf("MLP: prototype must be a Linear brick, got %s (a prototype of another class needs a Python subclass in Blocks)", b.B.BaseBrick().Class())
+		return nil, fmt.Errorf("MLP: prototype must be a brick with input_dim and output_dim (a Linear, a LinearMaxout, a script class's brick), got %s", b.B.BaseBrick().Class())
 	}
-	return l, nil
-}
-
-// applyPrototype gives every linear transformation of m the attributes
-// set on the prototype (Blocks copies the prototype for each layer); MLP's
-// own use_bias, when given, is pushed over them at allocation.
-func applyPrototype(m *bricks.MLP, proto *bricks.Linear) error {
-	if proto == nil {
-		return nil
-	}
-	for _, l := range m.Linears {
-		for _, k := range []string{"use_bias", "weights_init", "biases_init"} {
-			if v := proto.Attr(k); v != nil {
-				if err := l.SetAttr(k, v); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+	return f, nil
 }

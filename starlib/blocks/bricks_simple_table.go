@@ -49,14 +49,14 @@ func simpleBrickTables() []*classTable {
 		if err != nil {
 			return nil, err
 		}
-		mb, err := bricks.NewMLP(cfg, name, acts, dims)
+		if proto == nil {
+			return bricks.NewMLP(cfg, name, acts, dims)
+		}
+		layers, err := copyPrototype(c.thread, proto, len(acts)) // script_bricks.go
 		if err != nil {
 			return nil, err
 		}
-		if err := applyPrototype(mb, proto); err != nil {
-			return nil, err
-		}
-		return mb, copyScriptPrototype(c.thread, mb, proto) // script_bricks.go
+		return bricks.NewMLPOf(cfg, name, acts, dims, layers)
 	}
 	bnParams := ps(lazy("input_dim"), opt("broadcastable", "None"), opt("conserve_memory", "True"), opt("epsilon", "0.0001"),
 		classParam{Name: "scale_init", Default: "None", Stored: "Constant(1)"}, classParam{Name: "shift_init", Default: "None", Stored: "Constant(0)"}, opt("mean_only", "False"), opt("learn_scale", "True"),

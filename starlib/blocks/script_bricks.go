@@ -299,6 +299,12 @@ func attachScriptBrick(thread *starlark.Thread, b *Brick, st *starlib.ObjectStat
 		}
 	}
 	base.SetHooks(&bricks.Hooks{
+		SetAttr: func(name string, v any) error {
+			// Through the interface: a static call would make an
+			// initialization cycle with the brick class tables.
+			var hs starlark.HasSetField = b
+			return hs.SetField(name, attrValue(v))
+		},
 		MissingAllocation: func() []string {
 			var out []string
 			x := brickExtra(b.B)
@@ -1023,79 +1029,131 @@ func schemeInitialize(s *Scheme) starlark.Value {
 	})
 }
 
-// copyScriptPrototype makes MLP's linear transformations instances of
-// the prototype's script class (MLP(prototype=MyLinear()), a subclass of
-// Linear), as Blocks' deep copies of the prototype: each gets the class,
-// a copy of the prototype's script attributes, its overrides and
-// applications, and Blocks' name {class name in lower case}_{i} (the
-// prototype's own name is not used). Lists, dicts, sets and tuples among
-// the attributes are copied, at every depth, so a layer that appends to
-// its list leaves the others' and the prototype's alone; other values
-// (numbers, strings, bricks, variables, script objects) are shared.
-func copyScriptPrototype(thread *starlark.Thread, m *bricks.MLP, proto *bricks.Linear) error {
-	if proto == nil {
+// copyPrototype makes MLP's n layers as Blocks does: copy.deepcopy of the
+// prototype for each, named {class name in lower case}_{i} (the
+// prototype's own name is not used). bricks.Copy copies the Go bricks,
+// children included; a script brick's copy gets the class, a copy of the
+// instance's attributes and overrides and applications of its own. Lists,
+// dicts, sets and tuples among the attributes are copied at every depth,
+// and a brick among them becomes its copy (self.linear of a prototype
+// whose child it is: the copy's own child), so a layer that changes its
+// attributes leaves the others' and the prototype's alone; other values
+// (numbers, strings, variables, plain objects) are shared.
+func copyPrototype(thread *starlark.Thread, proto bricks.Feedforward, n int) ([]bricks.Feedforward, error) {
+	class := strings.ToLower(proto.BaseBrick().Class())
+	out := make([]bricks.Feedforward, n)
+	for i := range out {
+		c := &brickCopier{thread: thread, memo: map[bricks.Brick]bricks.Brick{}, attached: map[bricks.Brick]bool{}}
+		cp, err := c.copy(proto)
+		if err != nil {
+			return nil, fmt.Errorf("MLP: copying the prototype: %v", err)
+		}
+		cp.BaseBrick().Name = fmt.Sprintf("%s_%d", class, i)
+		out[i] = cp.(bricks.Feedforward)
+	}
+	return out, nil
+}
+
+// brickCopier is one deep copy: memo maps each brick copied to its copy.
+type brickCopier struct {
+	thread   *starlark.Thread
+	memo     map[bricks.Brick]bricks.Brick
+	attached map[bricks.Brick]bool
+}
+
+// copy copies br and gives the script bricks of the copy their script
+// parts.
+func (c *brickCopier) copy(br bricks.Brick) (bricks.Brick, error) {
+	cp, err := bricks.Copy(br, c.memo)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.attach(br); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+// attach gives the copy of orig, and those of its descendants, the
+// script class, a copy of the attributes, and the overrides and
+// applications bound to the copy.
+func (c *brickCopier) attach(orig bricks.Brick) error {
+	if c.attached[orig] {
 		return nil
 	}
-	x := brickExtra(proto)
-	if x == nil {
-		return nil
-	}
-	for i, l := range m.Linears {
+	c.attached[orig] = true
+	if x := brickExtra(orig); x != nil {
+		cp := c.memo[orig]
 		st := starlib.NewObjectState(x.st.Class)
 		for _, n := range x.st.Names() {
 			v, _ := x.st.Get(n)
-			c, err := copyContainers(v, 0)
+			cv, err := c.value(v, 0)
 			if err != nil {
-				return fmt.Errorf("MLP: copying the prototype's attribute %s: %v", n, err)
+				return fmt.Errorf("%s.%s: %v", x.st.Class.Name(), n, err)
 			}
-			st.Set(n, c)
+			st.Set(n, cv)
 		}
-		base := l.BaseBrick()
-		base.SetSubclasses(scriptClassNames(x.st.Class))
-		base.Name = fmt.Sprintf("%s_%d", strings.ToLower(x.st.Class.Name()), i)
-		base.SetExtra(&scriptExtra{st: st, thread: thread})
-		attachScriptBrick(thread, &Brick{B: l}, st)
+		nx := &scriptExtra{st: st, thread: c.thread, allocArgs: slices.Clone(x.allocArgs)}
+		if x.appAttrs != nil {
+			nx.appAttrs = map[string]map[string]starlark.Value{}
+			for k, m := range x.appAttrs {
+				nx.appAttrs[k] = maps.Clone(m)
+			}
+		}
+		cp.BaseBrick().SetExtra(nx)
+		attachScriptBrick(c.thread, &Brick{B: cp}, st)
+	}
+	for _, ch := range orig.BaseBrick().Children {
+		if err := c.attach(ch); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// copyContainers returns a copy of v in which every list, dict, set and
-// tuple is new (Python's copy.deepcopy for the containers a script
-// builds); other values are v's own. A structure deeper than 100 levels
-// (a list holding itself) is an error.
-func copyContainers(v starlark.Value, depth int) (starlark.Value, error) {
+// value returns a copy of v in which every list, dict, set and tuple is
+// new and every brick is its copy (Python's copy.deepcopy for what a
+// brick's attributes hold); other values are v's own. A structure deeper
+// than 100 levels (a list holding itself) is an error.
+func (c *brickCopier) value(v starlark.Value, depth int) (starlark.Value, error) {
 	if depth > 100 {
 		return nil, fmt.Errorf("nested more than 100 levels deep (a container that holds itself?)")
 	}
 	switch x := v.(type) {
+	case *Brick:
+		cp, err := c.copy(x.B)
+		if err != nil {
+			return nil, err
+		}
+		return &Brick{B: cp}, nil
 	case *starlark.List:
 		out := make([]starlark.Value, x.Len())
 		for i := range out {
-			c, err := copyContainers(x.Index(i), depth+1)
+			e, err := c.value(x.Index(i), depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = c
+			out[i] = e
 		}
 		return starlark.NewList(out), nil
 	case starlark.Tuple:
 		out := make(starlark.Tuple, len(x))
 		for i, e := range x {
-			c, err := copyContainers(e, depth+1)
+			ce, err := c.value(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = c
+			out[i] = ce
 		}
 		return out, nil
 	case *starlark.Dict:
 		out := starlark.NewDict(x.Len())
 		for _, kv := range x.Items() {
-			c, err := copyContainers(kv[1], depth+1)
+			ce, err := c.value(kv[1], depth+1)
 			if err != nil {
 				return nil, err
 			}
-			if err := out.SetKey(kv[0], c); err != nil {
+			if err := out.SetKey(kv[0], ce); err != nil {
 				return nil, err
 			}
 		}

@@ -298,6 +298,11 @@ func (d *Dataset) protocolAttr(name string) (starlark.Value, error) {
 			if b.Name() == "close" {
 				return starlark.None, nil
 			}
+			if d.st != nil {
+				// Fuel's Dataset.reset and next_epoch: close, then open, a
+				// subclass's own included (script_datastream.go).
+				return d.reopen(thread, state)
+			}
 			if d.isIterable() {
 				return &iterableState{}, nil // reset and next_epoch reopen
 			}
@@ -366,6 +371,17 @@ func (d *Dataset) protocolAttr(name string) (starlark.Value, error) {
 		return method(func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
+			}
+			if d.hasOwnState() {
+				// Fuel: DataStream(self, iteration_scheme=self.example_iteration_scheme).
+				scheme, err := d.Attr("example_iteration_scheme")
+				if err != nil {
+					return nil, err
+				}
+				if scheme == nil {
+					scheme = starlark.None
+				}
+				return newScriptDataStream(thread, "get_example_stream", d, scheme)
 			}
 			st, err := streams.DataStream(d.D, nil)
 			if err != nil {

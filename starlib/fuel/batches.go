@@ -16,3 +16,16 @@ func (s *schemedIterable) BatchesPerEpoch() (int, bool) {
 	}
 	return 0, false
 }
+
+// BatchesPerEpoch is the scheme's count (Blocks' ProgressBar asks the
+// scheme; an epoch that get_data ends early is shorter).
+func (s *scriptDataStream) BatchesPerEpoch() (int, bool) {
+	var sc any = s.scheme
+	if s.sizes != nil {
+		sc = s.sizes
+	}
+	if l, ok := sc.(schemes.Lengther); ok {
+		return l.NumRequests()
+	}
+	return 0, false
+}

@@ -489,23 +489,23 @@ func (*dataStreamClass) AttrNames() []string   { return []string{"default_stream
 func (c *dataStreamClass) Attr(name string) (starlark.Value, error) {
 	if name == "default_stream" {
 		return starlib.NewBuiltin("default_stream", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			return makeStream(b.Name(), args, kwargs, true)
+			return makeStream(thread, b.Name(), args, kwargs, true)
 		}), nil
 	}
 	return nil, nil
 }
 func (c *dataStreamClass) CallInternal(thread *starlark.Thread, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	return makeStream("DataStream", args, kwargs, false)
+	return makeStream(thread, "DataStream", args, kwargs, false)
 }
 
-func makeStream(name string, args starlark.Tuple, kwargs []starlark.Tuple, defaults bool) (starlark.Value, error) {
+func makeStream(thread *starlark.Thread, name string, args starlark.Tuple, kwargs []starlark.Tuple, defaults bool) (starlark.Value, error) {
 	var dataset starlark.Value
 	var scheme, labels starlark.Value = starlark.None, starlark.None
 	if err := starlark.UnpackArgs(name, args, kwargs, "dataset", &dataset, "iteration_scheme?", &scheme, "axis_labels?", &labels); err != nil {
 		return nil, err
 	}
 	if labels != starlark.None {
-		v, err := makeStream(name, starlark.Tuple{dataset, scheme}, nil, defaults)
+		v, err := makeStream(thread, name, starlark.Tuple{dataset, scheme}, nil, defaults)
 		if err != nil {
 			return nil, err
 		}
@@ -534,6 +534,9 @@ func makeStream(name string, args starlark.Tuple, kwargs []starlark.Tuple, defau
 	ds, ok := dataset.(*Dataset)
 	if !ok {
 		return nil, fmt.Errorf("%s: dataset must be a Fuel dataset, got %s", name, dataset.Type())
+	}
+	if ds.hasOwnState() {
+		return newScriptDataStream(thread, name, ds, scheme) // script_datastream.go
 	}
 	var s schemes.Scheme
 	if sv, ok := scheme.(*SchemeValue); ok {

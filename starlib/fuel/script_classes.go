@@ -28,7 +28,8 @@ import (
 //	SourcewiseTransformer(data_stream, produces_examples, which_sources=None)
 //	    transform_source_example(self, source, source_name), transform_source_batch(self, source, source_name)
 //	AgnosticSourcewiseTransformer(...)                                    transform_any_source(self, source, source_name)
-//	Dataset(sources=None, axis_labels=None) (fuel.datasets)   provides_sources, get_data(self, state=None, request=None), open (script_streams.go)
+//	Dataset(sources=None, axis_labels=None) (fuel.datasets)   provides_sources, get_data(self, state=None, request=None)
+//	    returning one value per source or StopIteration, open, next_epoch, reset, close (script_datastream.go)
 //	DataStream(...), AbstractDataStream(iteration_scheme=None, axis_labels=None) (fuel.streams)   see script_streams.go
 //
 // The instance is the library's own value (a Dataset, a scheme, a

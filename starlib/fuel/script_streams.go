@@ -485,38 +485,11 @@ func (s *scriptDataset) GetData(r fuel.Request) ([]*nd.Array, error) {
 	if getData == nil {
 		return nil, fmt.Errorf("%s: a Dataset subclass defines get_data(self, state=None, request=None)", cls)
 	}
-	var req starlark.Value
-	if r.Single && r.Indices != nil {
-		req = starlark.MakeInt(r.Indices[0])
-	} else {
-		is := r.Indices
-		if is == nil {
-			for i := r.Start; i < r.Stop; i++ {
-				is = append(is, i)
-			}
-		}
-		l := make([]starlark.Value, len(is))
-		for i, x := range is {
-			l[i] = starlark.MakeInt(x)
-		}
-		req = starlark.NewList(l)
-	}
-	v, err := starlark.Call(s.thread, getData, starlark.Tuple{s.state, req}, nil)
+	v, err := starlark.Call(s.thread, getData, starlark.Tuple{s.state, requestValue(r)}, nil)
 	if err != nil {
 		return nil, err
 	}
-	n := len(s.Sources())
-	seq, ok := v.(starlark.Indexable)
-	if !ok || seq.Len() != n {
-		return nil, fmt.Errorf("%s.get_data returned %s, want a tuple with one value per source (%d)", cls, v.Type(), n)
-	}
-	out := make([]*nd.Array, n)
-	for i := range out {
-		if out[i], err = valueData(seq.Index(i)); err != nil {
-			return nil, fmt.Errorf("%s.get_data: value %d: %v", cls, i, err)
-		}
-	}
-	return out, nil
+	return itemArrays(cls, v, len(s.Sources()))
 }
 
 // baseAttr is Dataset's own attributes and methods: sources (the

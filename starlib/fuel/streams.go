@@ -679,6 +679,11 @@ func (s *Stream) streamMethod(name string) starlark.Value {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}
+			if d := s.scriptData(); d != nil {
+				// A dataset of the script's: its reset, next_epoch or
+				// close makes the stream's next state (Fuel's DataStream).
+				return starlark.None, d.advance(name)
+			}
 			for _, w := range s.wrapped {
 				m, err := w.Attr(name)
 				if err != nil {
@@ -709,6 +714,16 @@ func (s *Stream) streamMethod(name string) starlark.Value {
 		})
 	}
 	return nil
+}
+
+// scriptData is the stream's scriptDataStream, or nil.
+func (s *Stream) scriptData() *scriptDataStream {
+	inner := s.S
+	if o, ok := inner.(*streamOverride); ok {
+		inner = o.Stream
+	}
+	d, _ := inner.(*scriptDataStream)
+	return d
 }
 
 // iteratorMethod returns the epoch-iterator methods this file adds:
@@ -750,6 +765,16 @@ func (e *EpochIterator) iteratorMethod(name string) starlark.Value {
 func (s *Stream) structureAttr(name string) starlark.Value {
 	if o, ok := s.S.(*streamOverride); ok {
 		return (&Stream{S: o.Stream, Name: s.Name}).structureAttr(name)
+	}
+	if d, ok := s.S.(*scriptDataStream); ok {
+		switch name {
+		case "dataset":
+			return d.ds
+		case "data_state":
+			return d.state
+		case "iteration_scheme":
+			return d.schemeValue
+		}
 	}
 	switch name {
 	case "data_stream":

@@ -1,0 +1,176 @@
+package bricks
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/blocks-go/blocks/numpyrand"
+)
+
+// Feedforward is Blocks' Feedforward interface: a brick with one input
+// and one output whose input_dim and output_dim a parent configures.
+// MLP's layers are Feedforward bricks: Linear by default, or copies of any
+// Feedforward prototype (LinearMaxout, a script class's brick).
+type Feedforward interface {
+	Brick
+	// SetInputDim and SetOutputDim are Blocks' layer.input_dim = d and
+	// layer.output_dim = d (through a subclass's properties where it has
+	// them).
+	SetInputDim(d int) error
+	SetOutputDim(d int) error
+}
+
+var (
+	_ Feedforward = (*Linear)(nil)
+	_ Feedforward = (*LinearMaxout)(nil)
+	_ Feedforward = (*ScriptBrick)(nil)
+)
+
+// SetInputDim sets input_dim.
+func (l *Linear) SetInputDim(d int) error { return setPushed(l, "input_dim", d) }
+
+// SetOutputDim sets output_dim.
+func (l *Linear) SetOutputDim(d int) error { return setPushed(l, "output_dim", d) }
+
+// SetInputDim sets input_dim.
+func (lm *LinearMaxout) SetInputDim(d int) error { return setPushed(lm, "input_dim", d) }
+
+// SetOutputDim sets output_dim.
+func (lm *LinearMaxout) SetOutputDim(d int) error { return setPushed(lm, "output_dim", d) }
+
+// SetInputDim sets the subclass's input_dim (its Hooks.SetAttr).
+func (s *ScriptBrick) SetInputDim(d int) error { return setPushed(s, "input_dim", d) }
+
+// SetOutputDim sets the subclass's output_dim (its Hooks.SetAttr).
+func (s *ScriptBrick) SetOutputDim(d int) error { return setPushed(s, "output_dim", d) }
+
+// setPushed sets an attribute a parent pushes (Blocks' layer.name = v):
+// through the subclass's face when the brick has one (Hooks.SetAttr: its
+// properties, its own attributes), else the brick's declared attribute.
+func setPushed(br Brick, name string, v any) error {
+	b := br.BaseBrick()
+	if h := b.hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr(name, v)
+	}
+	if _, ok := b.Spec(name); !ok {
+		return fmt.Errorf("%s has no attribute %s", b.AnnotationName(), name)
+	}
+	b.attrs[name] = v
+	return nil
+}
+
+// blankCopier is a brick type that Copy can make afresh: a brick of the
+// same type and configuration with nothing set.
+type blankCopier interface{ blankCopy() (Brick, error) }
+
+func (l *Linear) blankCopy() (Brick, error)        { return NewLinear(l.cfg, l.Name), nil }
+func (b *Bias) blankCopy() (Brick, error)          { return NewBias(b.cfg, b.Name), nil }
+func (s *Softmax) blankCopy() (Brick, error)       { return NewSoftmax(s.cfg, s.Name), nil }
+func (m *Maxout) blankCopy() (Brick, error)        { return NewMaxout(m.cfg, m.Name), nil }
+func (lm *LinearMaxout) blankCopy() (Brick, error) { return NewLinearMaxout(lm.cfg, lm.Name), nil }
+func (s *ScriptBrick) blankCopy() (Brick, error) {
+	return NewScriptBrick(s.cfg, s.Name, slices.Clone(s.classes)), nil
+}
+
+// blankCopy makes an activation of the same class (the first of its
+// classes that NewActivation knows: a subclass's names come first).
+func (a *Activation) blankCopy() (Brick, error) {
+	for _, c := range a.classes {
+		if x, err := NewActivation(a.cfg, c, a.Name, a.Float("leak", LeakyRectifierLeak)); err == nil {
+			return x, nil
+		}
+	}
+	return nil, fmt.Errorf("copying %s: not an activation class", a.AnnotationName())
+}
+
+// Copy is Blocks' copy.deepcopy of a brick that is not allocated yet (a
+// prototype): a brick of the same type with the same name, classes,
+// attributes, seeds and generator (a copy of its state), lifecycle flags
+// and children, each child copied the same way. memo maps the bricks
+// already copied to their copies, as deepcopy's memo: a brick met twice
+// is copied once, and a caller copying what else refers to the bricks
+// (a subclass's attributes) finds the copies there. What a subclass's
+// face keeps with the brick (Hooks, Extra, its applications) is not
+// copied: the face gives the copy its own. Linear, Bias, the activations,
+// Softmax, Maxout, LinearMaxout and the bricks of Blocks' abstract classes
+// (ScriptBrick) can be copied; another type is an error.
+func Copy(br Brick, memo map[Brick]Brick) (Brick, error) {
+	if c, ok := memo[br]; ok {
+		return c, nil
+	}
+	b := br.BaseBrick()
+	if b.Allocated || len(b.Parameters) > 0 {
+		return nil, fmt.Errorf("copying %s: it is allocated (copying parameters is not supported: copy a brick before its first application, allocate() or initialize())", b.AnnotationName())
+	}
+	bc, ok := br.(blankCopier)
+	if !ok {
+		return nil, fmt.Errorf("copying %s: a %s brick cannot be copied (Linear, Bias, activations, Softmax, Maxout, LinearMaxout and script classes of Blocks' abstract bricks can)", b.AnnotationName(), b.Class())
+	}
+	nb, err := bc.blankCopy()
+	if err != nil {
+		return nil, err
+	}
+	memo[br] = nb
+	n := nb.BaseBrick()
+	copyBase(n, b)
+	switch {
+	case len(n.Children) == 0:
+		if len(b.Children) > 0 {
+			children := make([]Brick, len(b.Children))
+			for i, c := range b.Children {
+				if children[i], err = Copy(c, memo); err != nil {
+					return nil, err
+				}
+			}
+			n.SetChildren(children)
+		}
+	case len(n.Children) == len(b.Children):
+		// The type's own children (LinearMaxout's Linear and Maxout),
+		// made by its constructor: they take the originals' settings.
+		for i, c := range b.Children {
+			if _, done := memo[c]; done {
+				return nil, fmt.Errorf("copying %s: its child %s is also elsewhere in the copy", b.AnnotationName(), c.BaseBrick().AnnotationName())
+			}
+			if c.BaseBrick().Allocated || len(c.BaseBrick().Children) > 0 {
+				return nil, fmt.Errorf("copying %s: its child %s cannot be copied", b.AnnotationName(), c.BaseBrick().AnnotationName())
+			}
+			memo[c] = n.Children[i]
+			copyBase(n.Children[i].BaseBrick(), c.BaseBrick())
+		}
+	default:
+		return nil, fmt.Errorf("copying %s: it has %d children, a new one %d", b.AnnotationName(), len(b.Children), len(n.Children))
+	}
+	return nb, nil
+}
+
+// copyBase gives n b's name, classes, attributes (slices copied), seeds,
+// generator state and lifecycle flags.
+func copyBase(n, b *Base) {
+	n.Name = b.Name
+	n.classes = slices.Clone(b.classes)
+	n.attrs = maps.Clone(b.attrs)
+	for k, v := range n.attrs {
+		switch x := v.(type) {
+		case []int:
+			n.attrs[k] = slices.Clone(x)
+		case Size:
+			n.attrs[k] = slices.Clone(x)
+		case []Brick:
+			n.attrs[k] = slices.Clone(x)
+		}
+	}
+	if b.seed != nil {
+		s := *b.seed
+		n.seed = &s
+	}
+	if b.theanoSeed != nil {
+		s := *b.theanoSeed
+		n.theanoSeed = &s
+	}
+	if b.rng != nil {
+		n.rng = numpyrand.New(0)
+		n.rng.SetState(b.rng.State())
+	}
+	n.AllocationConfigPushed, n.InitializationConfigPushed = b.AllocationConfigPushed, b.InitializationConfigPushed
+}
