@@ -16,9 +16,9 @@ import (
 // sigmoid in float64) and every forward expression is evaluated in the
 // order the unfused step graph evaluates it, so the fused forward pass
 // gives the same bits as the generic scan of the bricks' step
-// (TestFusedLSTMMatchesScan). The LSTM forward row and the GRU gradient's
-// unmasked float32 rows run internal/vec's AVX2 kernels (the loops' bits);
-// the rest is plain Go, the same on every architecture.
+// (TestFusedLSTMMatchesScan). The LSTM forward row and the LSTM and GRU
+// gradients' unmasked float32 rows run internal/vec's AVX2 kernels (the
+// loops' bits); the rest is plain Go, the same on every architecture.
 
 // sigmoidInPlace applies the logistic function to s.
 func sigmoidInPlace[T float32 | float64](s []T) {
@@ -159,6 +159,31 @@ func lstmStepGrad[T float32 | float64](da, dh, dc, g, c, tc, cp, wci, wcf, wco, 
 			sco[j] += dao * cn
 		}
 	}
+}
+
+// lstmStepGradSum is one LSTM step's gradient for a block of rows from
+// the incoming gradients: dh = dH + carryH and dc = dC + carryC (the
+// step's own output gradients plus what the step after carried back),
+// then lstmStepGrad into da, keep (its dhp), carryC (its dcp) and the
+// peepholes' sums, dh and dc being its scratch. The unmasked float32 rows
+// run internal/vec's AVX2 kernel, sums included, which gives the same
+// bits and leaves dh, dc and keep alone (their values are read only under
+// a mask).
+func lstmStepGradSum[T float32 | float64](da, dH, carryH, dC, carryC, dh, dc, g, c, tc, cp, wci, wcf, wco, m, keep, sci, scf, sco []T, rows, d int) {
+	if da32, ok := any(da).([]float32); ok && m == nil {
+		f := func(s []T) []float32 { return any(s).([]float32) }
+		for b := range rows {
+			r, r4 := b*d, b*4*d
+			vec.LSTMGrad32(da32[r4:r4+4*d], f(carryC[r:r+d]), f(sci), f(scf), f(sco), f(dH[r:r+d]), f(carryH[r:r+d]),
+				f(dC[r:r+d]), f(g[r4:r4+4*d]), f(c[r:r+d]), f(tc[r:r+d]), f(cp[r:r+d]), f(wci), f(wcf), f(wco))
+		}
+		return
+	}
+	for j := range dh {
+		dh[j] = dH[j] + carryH[j]
+		dc[j] = dC[j] + carryC[j]
+	}
+	lstmStepGrad(da, dh, dc, g, c, tc, cp, wci, wcf, wco, m, keep, carryC, sci, scf, sco, rows, d)
 }
 
 // gruGates finishes the first half of a GRU step: on entry g (rows × 2d)

@@ -54,3 +54,52 @@ func TestGRUStepGradVectorized(t *testing.T) {
 		}
 	}
 }
+
+// TestLSTMStepGradVectorized: an LSTM step's gradient with its incoming
+// sums (lstmStepGradSum) on unmasked float32 rows, which runs
+// internal/vec's kernel, gives the bits of the generic loops it replaces
+// (the sums, then lstmStepGrad), over three rows and two steps (the cell
+// gradient carried, the peepholes' sums accumulated).
+func TestLSTMStepGradVectorized(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	rows, d := 3, 21
+	rnd := func(n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(r.NormFloat64())
+		}
+		return s
+	}
+	g, c, tc, cp := rnd(rows*4*d), rnd(rows*d), rnd(rows*d), rnd(rows*d)
+	dH, dC, carryH, carryC0 := rnd(rows*d), rnd(rows*d), rnd(rows*d), rnd(rows*d)
+	w, sums0 := rnd(3*d), rnd(3*d)
+	type result struct{ da, carryC, sums []float32 }
+	run := func(vectorized bool) result {
+		da, carryC, sums := make([]float32, rows*4*d), append([]float32(nil), carryC0...), append([]float32(nil), sums0...)
+		dh, dc, keep := make([]float32, rows*d), make([]float32, rows*d), make([]float32, rows*d)
+		for range 2 {
+			if vectorized {
+				lstmStepGradSum(da, dH, carryH, dC, carryC, dh, dc, g, c, tc, cp, w[:d], w[d:2*d], w[2*d:], nil, keep,
+					sums[:d], sums[d:2*d], sums[2*d:], rows, d)
+				continue
+			}
+			for j := range dh {
+				dh[j] = dH[j] + carryH[j]
+				dc[j] = dC[j] + carryC[j]
+			}
+			lstmStepGrad(da, dh, dc, g, c, tc, cp, w[:d], w[d:2*d], w[2*d:], nil, keep, carryC, sums[:d], sums[d:2*d], sums[2*d:], rows, d)
+		}
+		return result{da, carryC, sums}
+	}
+	got, want := run(true), run(false)
+	for _, x := range []struct {
+		name      string
+		got, want []float32
+	}{{"da", got.da, want.da}, {"dcp", got.carryC, want.carryC}, {"peephole sums", got.sums, want.sums}} {
+		for i := range x.want {
+			if math.Float32bits(x.got[i]) != math.Float32bits(x.want[i]) {
+				t.Fatalf("lstmStepGradSum %s[%d] = %v, want %v", x.name, i, x.got[i], x.want[i])
+			}
+		}
+	}
+}

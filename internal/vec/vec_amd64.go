@@ -79,3 +79,6 @@ func gruGradN32AVX2(dan, dg, dhp, dh, u, n, hp *float32, cnt int)
 
 //go:noescape
 func gruGradR32AVX2(dg, dhp, dr, hp, r *float32, cnt int)
+
+//go:noescape
+func lstmGrad32AVX2(p *[lgStreams]*float32, cnt int)

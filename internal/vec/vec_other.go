@@ -33,3 +33,5 @@ func mulAdd32AVX2(acc, a, b *float32, n int) {}
 
 func gruGradN32AVX2(dan, dg, dhp, dh, u, n, hp *float32, cnt int) {}
 func gruGradR32AVX2(dg, dhp, dr, hp, r *float32, cnt int)         {}
+
+func lstmGrad32AVX2(p *[lgStreams]*float32, cnt int) {}
