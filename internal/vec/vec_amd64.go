@@ -82,3 +82,6 @@ func gruGradR32AVX2(dg, dhp, dr, hp, r *float32, cnt int)
 
 //go:noescape
 func lstmGrad32AVX2(p *[lgStreams]*float32, cnt int)
+
+//go:noescape
+func exp32AVX2(dst, src *float32, n int)

@@ -35,3 +35,5 @@ func gruGradN32AVX2(dan, dg, dhp, dh, u, n, hp *float32, cnt int) {}
 func gruGradR32AVX2(dg, dhp, dr, hp, r *float32, cnt int)         {}
 
 func lstmGrad32AVX2(p *[lgStreams]*float32, cnt int) {}
+
+func exp32AVX2(dst, src *float32, n int) {}
