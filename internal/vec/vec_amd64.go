@@ -85,3 +85,6 @@ func lstmGrad32AVX2(p *[lgStreams]*float32, cnt int)
 
 //go:noescape
 func exp32AVX2(dst, src *float32, n int)
+
+//go:noescape
+func addTo32AVX2(out, a, b *float32, n int)

@@ -37,3 +37,5 @@ func gruGradR32AVX2(dg, dhp, dr, hp, r *float32, cnt int)         {}
 func lstmGrad32AVX2(p *[lgStreams]*float32, cnt int) {}
 
 func exp32AVX2(dst, src *float32, n int) {}
+
+func addTo32AVX2(out, a, b *float32, n int) {}
