@@ -190,6 +190,16 @@ func lstmStepGradSum[T float32 | float64](da, dH, carryH, dC, carryC, dh, dc, g,
 // holds h(t-1)·W_g; it adds the gate inputs xg and applies the sigmoid
 // (update, reset), then writes hr = h(t-1)·r.
 func gruGates[T float32 | float64](g, xg, hp, hr []T, rows, d int) {
+	if g32, ok := any(g).([]float32); ok {
+		// The same passes with internal/vec's AVX2 kernels (the loops' bits).
+		g32, xg32, hp32, hr32 := g32[:rows*2*d], any(xg).([]float32), any(hp).([]float32), any(hr).([]float32)
+		vec.Add32(g32, xg32)
+		vec.SigmoidSlice32(g32, g32)
+		for b := range rows {
+			vec.Mul32(hr32[b*d:(b+1)*d], hp32[b*d:(b+1)*d], g32[b*2*d+d:(b+1)*2*d])
+		}
+		return
+	}
 	for j := range g[:rows*2*d] {
 		g[j] += xg[j]
 	}

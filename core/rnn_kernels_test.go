@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/blocks-go/blocks/internal/vec"
 )
 
 // TestGRUStepGradVectorized: the GRU gradient's float32 rows through
@@ -100,6 +102,42 @@ func TestLSTMStepGradVectorized(t *testing.T) {
 			if math.Float32bits(x.got[i]) != math.Float32bits(x.want[i]) {
 				t.Fatalf("lstmStepGradSum %s[%d] = %v, want %v", x.name, i, x.got[i], x.want[i])
 			}
+		}
+	}
+}
+
+// TestGRUGatesVectorized: the GRU step's gates in float32 (internal/vec's
+// passes) give the bits of the generic loop (copied here).
+func TestGRUGatesVectorized(t *testing.T) {
+	r := rand.New(rand.NewPCG(49, 50))
+	rows, d := 3, 21
+	rnd := func(n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(r.NormFloat64() * 3)
+		}
+		return s
+	}
+	g0, xg, hp := rnd(rows*2*d), rnd(rows*2*d), rnd(rows*d)
+	g, hr := append([]float32(nil), g0...), make([]float32, rows*d)
+	gruGates(g, xg, hp, hr, rows, d)
+	wg, whr := append([]float32(nil), g0...), make([]float32, rows*d)
+	for j := range wg {
+		wg[j] = vec.Sigmoid32(wg[j] + xg[j])
+	}
+	for b := range rows {
+		for j := range d {
+			whr[b*d+j] = hp[b*d+j] * wg[b*2*d+d+j]
+		}
+	}
+	for i := range wg {
+		if math.Float32bits(g[i]) != math.Float32bits(wg[i]) {
+			t.Fatalf("gruGates g[%d] = %v, want %v", i, g[i], wg[i])
+		}
+	}
+	for i := range whr {
+		if math.Float32bits(hr[i]) != math.Float32bits(whr[i]) {
+			t.Fatalf("gruGates hr[%d] = %v, want %v", i, hr[i], whr[i])
 		}
 	}
 }
