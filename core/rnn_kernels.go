@@ -217,15 +217,24 @@ func gruGates[T float32 | float64](g, xg, hp, hr []T, rows, d int) {
 // inputs x, applies tanh, and writes the new state h = n·u + h(t-1)·(1-u),
 // masked.
 func gruStep[T float32 | float64](n, x, g, hp, m, h []T, rows, d int) {
-	for j := range n[:rows*d] {
-		n[j] += x[j]
+	n32, is32 := any(n[:rows*d]).([]float32)
+	if is32 {
+		vec.Add32(n32, any(x).([]float32))
+	} else {
+		for j := range n[:rows*d] {
+			n[j] += x[j]
+		}
 	}
 	tanhInto(n[:rows*d], n[:rows*d])
 	for b := range rows {
 		u := g[b*2*d : b*2*d+d]
 		nr, hpr, hr := n[b*d:(b+1)*d], hp[b*d:(b+1)*d], h[b*d:(b+1)*d]
-		for j := range d {
-			hr[j] = nr[j]*u[j] + hpr[j]*(1-u[j])
+		if is32 {
+			vec.GRUStep32(any(hr).([]float32), any(nr).([]float32), any(u).([]float32), any(hpr).([]float32))
+		} else {
+			for j := range d {
+				hr[j] = nr[j]*u[j] + hpr[j]*(1-u[j])
+			}
 		}
 		if m != nil {
 			mb := m[b]

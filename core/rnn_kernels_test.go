@@ -141,3 +141,41 @@ func TestGRUGatesVectorized(t *testing.T) {
 		}
 	}
 }
+
+// TestGRUStepVectorized: the GRU step's new state in float32 (internal/vec's
+// passes), with and without a mask, gives the bits of the generic loop
+// (copied here).
+func TestGRUStepVectorized(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	rows, d := 3, 21
+	rnd := func(n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(r.NormFloat64() * 3)
+		}
+		return s
+	}
+	n0, x, g, hp := rnd(rows*d), rnd(rows*d), rnd(rows*2*d), rnd(rows*d)
+	for _, m := range [][]float32{nil, {1, 0, 0.5}} {
+		n, h := append([]float32(nil), n0...), make([]float32, rows*d)
+		gruStep(n, x, g, hp, m, h, rows, d)
+		wn, wh := append([]float32(nil), n0...), make([]float32, rows*d)
+		for j := range wn {
+			wn[j] = vec.Tanh32(wn[j] + x[j])
+		}
+		for b := range rows {
+			for j := range d {
+				u, k := g[b*2*d+j], b*d+j
+				wh[k] = wn[k]*u + hp[k]*(1-u)
+				if m != nil {
+					wh[k] = m[b]*wh[k] + (1-m[b])*hp[k]
+				}
+			}
+		}
+		for i := range wh {
+			if math.Float32bits(n[i]) != math.Float32bits(wn[i]) || math.Float32bits(h[i]) != math.Float32bits(wh[i]) {
+				t.Fatalf("gruStep (mask %v) [%d]: n %v h %v, want %v %v", m, i, n[i], h[i], wn[i], wh[i])
+			}
+		}
+	}
+}

@@ -88,3 +88,6 @@ func exp32AVX2(dst, src *float32, n int)
 
 //go:noescape
 func addTo32AVX2(out, a, b *float32, n int)
+
+//go:noescape
+func gruStep32AVX2(h, n, u, hp *float32, cnt int)

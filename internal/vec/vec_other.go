@@ -39,3 +39,5 @@ func lstmGrad32AVX2(p *[lgStreams]*float32, cnt int) {}
 func exp32AVX2(dst, src *float32, n int) {}
 
 func addTo32AVX2(out, a, b *float32, n int) {}
+
+func gruStep32AVX2(h, n, u, hp *float32, cnt int) {}
