@@ -683,10 +683,7 @@ func gruBackwardRows[T float32 | float64](f *gruSeqOp, o []T, in []*nd.Array, lo
 	clear(carry)
 	for s := nT - 1; s >= 0; s-- {
 		t := stepIndex(s, nT, f.reverse)
-		gzs := gz[s*n+a : s*n+b]
-		for j := range dh {
-			dh[j] = gzs[j] + carry[j]
-		}
+		addRows(dh, gz[s*n+a:s*n+b], carry)
 		var m []T
 		if mask != nil {
 			m = mask[t*B+lo : t*B+hi]
@@ -703,9 +700,7 @@ func gruBackwardRows[T float32 | float64](f *gruSeqOp, o []T, in []*nd.Array, lo
 		if err := rnnProduct(direct, true, rows, d, 2*d, dg, wg, wgtp, tmp); err != nil {
 			return err
 		}
-		for j := range carry {
-			carry[j] += tmp[j]
-		}
+		addRows(carry, carry, tmp)
 	}
 	return nil
 }

@@ -300,6 +300,19 @@ func gruStepGradR[T float32 | float64](dg, dhr, g, hp, dhp []T, rows, d int) {
 	}
 }
 
+// addRows is out = a + b elementwise (out may be a or b): in float32
+// internal/vec's AVX2 pass, the loop's bits.
+func addRows[T float32 | float64](out, a, b []T) {
+	if o32, ok := any(out).([]float32); ok {
+		vec.AddTo32(o32, any(a).([]float32), any(b).([]float32))
+		return
+	}
+	a, b = a[:len(out)], b[:len(out)]
+	for j := range out {
+		out[j] = a[j] + b[j]
+	}
+}
+
 // rnnGemm is c = op(a)·op(b) (m×n) through the Dot op's code path (split
 // across the cores when large), after checking that every buffer holds
 // what the dimensions say: a bad shape is an error, never a read outside
