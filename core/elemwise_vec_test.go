@@ -37,3 +37,33 @@ func TestBinLoopAddVectorized(t *testing.T) {
 		}
 	}
 }
+
+// TestSumToRowVector3D: a 3-d gradient summed to a row vector (a bias
+// after a 3-d product) through the columns' split gives the bits of the
+// row-by-row walk (each column summed over the rows in order from zero).
+func TestSumToRowVector3D(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 54))
+	a, b, n := 5, 7, 40
+	g := make([]float32, a*b*n)
+	for i := range g {
+		g[i] = float32(r.NormFloat64())
+	}
+	want := make([]float32, n)
+	for row := range a * b {
+		for j := range n {
+			want[j] += g[row*n+j]
+		}
+	}
+	for _, oshape := range [][]int{{n}, {1, 1, n}, {1, n}} {
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = 99 // overwritten
+		}
+		sumToKernel(out, oshape, g, []int{a, b, n})
+		for j := range n {
+			if math.Float32bits(out[j]) != math.Float32bits(want[j]) {
+				t.Fatalf("out shape %v: [%d] = %v, want %v", oshape, j, out[j], want[j])
+			}
+		}
+	}
+}
