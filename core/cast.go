@@ -64,8 +64,11 @@ func (sumToOp) Run(out *nd.Array, in []*nd.Array) {
 }
 
 func sumToKernel[T float](out []T, oshape []int, g []T, gshape []int) {
-	if len(gshape) == 2 && len(out) == gshape[1] && oshape[len(oshape)-1] == gshape[1] &&
-		kernels.ColSumSplit(out, g, gshape[0], gshape[1]) {
+	// A row vector summed over every leading axis (a bias's gradient, 2-d
+	// or, after a 3-d product, 3-d): the columns' sums over the rows in
+	// order, as the walk below does, on the vectorized split.
+	if k := len(gshape); k >= 2 && len(oshape) > 0 && len(out) == gshape[k-1] && oshape[len(oshape)-1] == gshape[k-1] &&
+		kernels.ColSumSplit(out, g, nd.Prod(gshape[:k-1]), gshape[k-1]) {
 		return
 	}
 	clear(out)

@@ -486,6 +486,12 @@ func binLoop[T nd.Numeric](k elemKind, outData any, o int, a []T, sa int, b []T,
 	case eAdd:
 		if sa == 1 && sb == 1 {
 			a, b := a[:n], b[:n]
+			if o32, ok := any(out).([]float32); ok && n >= 8 {
+				// a + b, 8 lanes at a time (a bias added to each row of
+				// a layer's product comes here row by row).
+				vec.AddTo32(o32, any(a).([]float32), any(b).([]float32))
+				return
+			}
 			for i := range out {
 				out[i] = a[i] + b[i]
 			}

@@ -44,7 +44,11 @@ func softmaxKernel[T float](log bool, out, x []T, n int) {
 	// float32 takes float32's exponential (vec.Exp32, within 1 ulp;
 	// float64's costs twice as much and was a tenth of the tutorial MLP's
 	// step); the sums are float64 either way.
-	_, is32 := any(out).([]float32)
+	o32, is32 := any(out).([]float32)
+	if x32, _ := any(x).([]float32); is32 && len(o32) > 0 && &o32[0] != &x32[0] {
+		softmaxRows32(log, o32, x32, n)
+		return
+	}
 	for r := 0; r < len(x)/n; r++ {
 		row, o := x[r*n:(r+1)*n], out[r*n:(r+1)*n]
 		m := row[0]
@@ -76,6 +80,53 @@ func softmaxKernel[T float](log bool, out, x []T, n int) {
 			}
 		}
 	}
+}
+
+// softmaxRows32 is softmaxKernel's float32 work with the exponentials of
+// the whole batch in one vectorized pass (vec.ExpSlice32, Exp32's bits):
+// the same values as the loop, row by row; out must not be x.
+func softmaxRows32(log bool, out, x []float32, n int) {
+	rows := len(x) / n
+	out = out[:rows*n]
+	for r := range rows {
+		row, o := x[r*n:(r+1)*n], out[r*n:(r+1)*n]
+		m := rowMax(row)
+		for i, v := range row {
+			o[i] = v - m
+		}
+	}
+	vec.ExpSlice32(out, out)
+	for r := range rows {
+		row, o := x[r*n:(r+1)*n], out[r*n:(r+1)*n]
+		s := 0.0
+		for _, e := range o {
+			s += float64(e)
+		}
+		if log {
+			m := rowMax(row)
+			ls := float32(math.Log(s))
+			for i, v := range row {
+				o[i] = v - m - ls
+			}
+		} else {
+			inv := 1 / s
+			for i := range o {
+				o[i] = float32(float64(o[i]) * inv)
+			}
+		}
+	}
+}
+
+// rowMax is softmaxKernel's maximum: the first value any later one
+// exceeds (NaNs and signed zeros as that loop takes them).
+func rowMax(row []float32) float32 {
+	m := row[0]
+	for _, v := range row {
+		if v > m {
+			m = v
+		}
+	}
+	return m
 }
 
 func (o softmaxOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
@@ -110,6 +161,25 @@ func (o softmaxGradOp) Run(out *nd.Array, in []*nd.Array) {
 
 func softmaxGradKernel[T float](log bool, out, s, g []T, n int) {
 	if n == 0 {
+		return
+	}
+	if o32, ok := any(out).([]float32); ok && log && len(o32) > 0 && &o32[0] != &any(g).([]float32)[0] {
+		// The exponentials of the whole batch in one vectorized pass
+		// (Exp32's bits), then the rows as below.
+		rows := len(s) / n
+		o32 = o32[:rows*n]
+		vec.ExpSlice32(o32, any(s).([]float32)[:rows*n])
+		g32 := any(g).([]float32)
+		for r := range rows {
+			gr, o := g32[r*n:(r+1)*n], o32[r*n:(r+1)*n]
+			acc := 0.0
+			for _, v := range gr {
+				acc += float64(v)
+			}
+			for i := range o {
+				o[i] = gr[i] - float32(float64(o[i])*acc)
+			}
+		}
 		return
 	}
 	for r := 0; r < len(s)/n; r++ {

@@ -407,17 +407,13 @@ func lstmBackwardRows[T float32 | float64](f *lstmSeqOp, o []T, in []*nd.Array, 
 	for s := nT - 1; s >= 0; s-- {
 		t := stepIndex(s, nT, f.reverse)
 		dHs, dCs := dH[s*n+a:s*n+b], dC[s*n+a:s*n+b]
-		for j := range dh {
-			dh[j] = dHs[j] + carryH[j]
-			dc[j] = dCs[j] + carryC[j]
-		}
 		var m []T
 		if mask != nil {
 			m = mask[t*B+lo : t*B+hi]
 		}
 		da := dX[s*4*n+4*a : s*4*n+4*b]
-		lstmStepGrad(da, dh, dc, p[gOff+s*4*n+4*a:gOff+s*4*n+4*b], p[cOff+(s+1)*n+a:cOff+(s+1)*n+b],
-			p[tcOff+s*n+a:tcOff+s*n+b], p[cOff+s*n+a:cOff+s*n+b], wci, wcf, wco, m, keep, carryC, sci, scf, sco, rows, d)
+		lstmStepGradSum(da, dHs, carryH, dCs, carryC, dh, dc, p[gOff+s*4*n+4*a:gOff+s*4*n+4*b], p[cOff+(s+1)*n+a:cOff+(s+1)*n+b],
+			p[tcOff+s*n+a:tcOff+s*n+b], p[cOff+s*n+a:cOff+s*n+b], wci, wcf, wco, m, keep, sci, scf, sco, rows, d)
 		if err := rnnProduct(direct, true, rows, d, 4*d, da, w, wtp, carryH); err != nil {
 			return err
 		}
@@ -687,10 +683,7 @@ func gruBackwardRows[T float32 | float64](f *gruSeqOp, o []T, in []*nd.Array, lo
 	clear(carry)
 	for s := nT - 1; s >= 0; s-- {
 		t := stepIndex(s, nT, f.reverse)
-		gzs := gz[s*n+a : s*n+b]
-		for j := range dh {
-			dh[j] = gzs[j] + carry[j]
-		}
+		addRows(dh, gz[s*n+a:s*n+b], carry)
 		var m []T
 		if mask != nil {
 			m = mask[t*B+lo : t*B+hi]
@@ -707,9 +700,7 @@ func gruBackwardRows[T float32 | float64](f *gruSeqOp, o []T, in []*nd.Array, lo
 		if err := rnnProduct(direct, true, rows, d, 2*d, dg, wg, wgtp, tmp); err != nil {
 			return err
 		}
-		for j := range carry {
-			carry[j] += tmp[j]
-		}
+		addRows(carry, carry, tmp)
 	}
 	return nil
 }

@@ -16,9 +16,9 @@ import (
 // sigmoid in float64) and every forward expression is evaluated in the
 // order the unfused step graph evaluates it, so the fused forward pass
 // gives the same bits as the generic scan of the bricks' step
-// (TestFusedLSTMMatchesScan). The LSTM forward row and the GRU gradient's
-// unmasked float32 rows run internal/vec's AVX2 kernels (the loops' bits);
-// the rest is plain Go, the same on every architecture.
+// (TestFusedLSTMMatchesScan). The LSTM forward row and the LSTM and GRU
+// gradients' unmasked float32 rows run internal/vec's AVX2 kernels (the
+// loops' bits); the rest is plain Go, the same on every architecture.
 
 // sigmoidInPlace applies the logistic function to s.
 func sigmoidInPlace[T float32 | float64](s []T) {
@@ -161,10 +161,45 @@ func lstmStepGrad[T float32 | float64](da, dh, dc, g, c, tc, cp, wci, wcf, wco, 
 	}
 }
 
+// lstmStepGradSum is one LSTM step's gradient for a block of rows from
+// the incoming gradients: dh = dH + carryH and dc = dC + carryC (the
+// step's own output gradients plus what the step after carried back),
+// then lstmStepGrad into da, keep (its dhp), carryC (its dcp) and the
+// peepholes' sums, dh and dc being its scratch. The unmasked float32 rows
+// run internal/vec's AVX2 kernel, sums included, which gives the same
+// bits and leaves dh, dc and keep alone (their values are read only under
+// a mask).
+func lstmStepGradSum[T float32 | float64](da, dH, carryH, dC, carryC, dh, dc, g, c, tc, cp, wci, wcf, wco, m, keep, sci, scf, sco []T, rows, d int) {
+	if da32, ok := any(da).([]float32); ok && m == nil {
+		f := func(s []T) []float32 { return any(s).([]float32) }
+		for b := range rows {
+			r, r4 := b*d, b*4*d
+			vec.LSTMGrad32(da32[r4:r4+4*d], f(carryC[r:r+d]), f(sci), f(scf), f(sco), f(dH[r:r+d]), f(carryH[r:r+d]),
+				f(dC[r:r+d]), f(g[r4:r4+4*d]), f(c[r:r+d]), f(tc[r:r+d]), f(cp[r:r+d]), f(wci), f(wcf), f(wco))
+		}
+		return
+	}
+	for j := range dh {
+		dh[j] = dH[j] + carryH[j]
+		dc[j] = dC[j] + carryC[j]
+	}
+	lstmStepGrad(da, dh, dc, g, c, tc, cp, wci, wcf, wco, m, keep, carryC, sci, scf, sco, rows, d)
+}
+
 // gruGates finishes the first half of a GRU step: on entry g (rows × 2d)
 // holds h(t-1)·W_g; it adds the gate inputs xg and applies the sigmoid
 // (update, reset), then writes hr = h(t-1)·r.
 func gruGates[T float32 | float64](g, xg, hp, hr []T, rows, d int) {
+	if g32, ok := any(g).([]float32); ok {
+		// The same passes with internal/vec's AVX2 kernels (the loops' bits).
+		g32, xg32, hp32, hr32 := g32[:rows*2*d], any(xg).([]float32), any(hp).([]float32), any(hr).([]float32)
+		vec.Add32(g32, xg32)
+		vec.SigmoidSlice32(g32, g32)
+		for b := range rows {
+			vec.Mul32(hr32[b*d:(b+1)*d], hp32[b*d:(b+1)*d], g32[b*2*d+d:(b+1)*2*d])
+		}
+		return
+	}
 	for j := range g[:rows*2*d] {
 		g[j] += xg[j]
 	}
@@ -182,15 +217,24 @@ func gruGates[T float32 | float64](g, xg, hp, hr []T, rows, d int) {
 // inputs x, applies tanh, and writes the new state h = n·u + h(t-1)·(1-u),
 // masked.
 func gruStep[T float32 | float64](n, x, g, hp, m, h []T, rows, d int) {
-	for j := range n[:rows*d] {
-		n[j] += x[j]
+	n32, is32 := any(n[:rows*d]).([]float32)
+	if is32 {
+		vec.Add32(n32, any(x).([]float32))
+	} else {
+		for j := range n[:rows*d] {
+			n[j] += x[j]
+		}
 	}
 	tanhInto(n[:rows*d], n[:rows*d])
 	for b := range rows {
 		u := g[b*2*d : b*2*d+d]
 		nr, hpr, hr := n[b*d:(b+1)*d], hp[b*d:(b+1)*d], h[b*d:(b+1)*d]
-		for j := range d {
-			hr[j] = nr[j]*u[j] + hpr[j]*(1-u[j])
+		if is32 {
+			vec.GRUStep32(any(hr).([]float32), any(nr).([]float32), any(u).([]float32), any(hpr).([]float32))
+		} else {
+			for j := range d {
+				hr[j] = nr[j]*u[j] + hpr[j]*(1-u[j])
+			}
 		}
 		if m != nil {
 			mb := m[b]
@@ -253,6 +297,19 @@ func gruStepGradR[T float32 | float64](dg, dhr, g, hp, dhp []T, rows, d int) {
 			dhpr[j] += dr[j] * rj
 			dgr[j] = dr[j] * hpr[j] * rj * (1 - rj)
 		}
+	}
+}
+
+// addRows is out = a + b elementwise (out may be a or b): in float32
+// internal/vec's AVX2 pass, the loop's bits.
+func addRows[T float32 | float64](out, a, b []T) {
+	if o32, ok := any(out).([]float32); ok {
+		vec.AddTo32(o32, any(a).([]float32), any(b).([]float32))
+		return
+	}
+	a, b = a[:len(out)], b[:len(out)]
+	for j := range out {
+		out[j] = a[j] + b[j]
 	}
 }
 

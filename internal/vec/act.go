@@ -57,6 +57,19 @@ func SigmoidSlice32(dst, src []float32) {
 	}
 }
 
+// ExpSlice32 sets dst[i] = Exp32(src[i]) (dst may be src).
+func ExpSlice32(dst, src []float32) {
+	src = src[:len(dst)]
+	done := 0
+	if useAVX2 && len(dst) >= 8 {
+		done = len(dst) &^ 7
+		exp32AVX2(&dst[0], &src[0], done)
+	}
+	for i := done; i < len(dst); i++ {
+		dst[i] = Exp32(src[i])
+	}
+}
+
 // TanhSlice32 sets dst[i] = Tanh32(src[i]) (dst may be src).
 func TanhSlice32(dst, src []float32) {
 	src = src[:len(dst)]

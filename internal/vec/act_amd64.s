@@ -373,3 +373,21 @@ thloop:
 	JNZ       thloop
 	VZEROUPPER
 	RET
+
+// func exp32AVX2(dst, src *float32, n int)
+// n is a positive multiple of 8. dst = Exp32(src), lane by lane.
+TEXT ·exp32AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+exloop:
+	VMOVUPS (SI), Y0
+	EXP32(Y0)
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JNZ     exloop
+	VZEROUPPER
+	RET

@@ -55,7 +55,8 @@ func TestSigmoidTanh32(t *testing.T) {
 	}
 }
 
-// TestSigmoidTanhSlices: the AVX2 kernels give the scalar functions' bits
+// TestSigmoidTanhSlices: the AVX2 kernels (sigmoid, tanh, exp) give the
+// scalar functions' bits
 // (any NaN for a NaN) on random values of every magnitude, the branch
 // boundaries, the clamps, infinities and NaN, at every length's tail.
 func TestSigmoidTanhSlices(t *testing.T) {
@@ -77,10 +78,14 @@ func TestSigmoidTanhSlices(t *testing.T) {
 	}
 	for _, n := range []int{len(xs), 7, 8, 9, 17, 31} {
 		in := xs[len(xs)-n:]
-		sg, th := make([]float32, n), make([]float32, n)
+		sg, th, ex := make([]float32, n), make([]float32, n), make([]float32, n)
 		SigmoidSlice32(sg, in)
 		TanhSlice32(th, in)
+		ExpSlice32(ex, in)
 		for i, x := range in {
+			if w := Exp32(x); !same(ex[i], w) {
+				t.Fatalf("exp(%v [%#x]): kernel %v [%#x], scalar %v [%#x] (AVX2 %v)", x, math.Float32bits(x), ex[i], math.Float32bits(ex[i]), w, math.Float32bits(w), useAVX2)
+			}
 			if w := Sigmoid32(x); !same(sg[i], w) {
 				t.Fatalf("sigmoid(%v [%#x]): kernel %v [%#x], scalar %v [%#x] (AVX2 %v)", x, math.Float32bits(x), sg[i], math.Float32bits(sg[i]), w, math.Float32bits(w), useAVX2)
 			}
@@ -95,6 +100,13 @@ func TestSigmoidTanhSlices(t *testing.T) {
 	for i, x := range xs[:100] {
 		if !same(c[i], Tanh32(x)) {
 			t.Fatalf("in place: tanh(%v) = %v", x, c[i])
+		}
+	}
+	c = append(c[:0], xs[:100]...)
+	ExpSlice32(c, c)
+	for i, x := range xs[:100] {
+		if !same(c[i], Exp32(x)) {
+			t.Fatalf("in place: exp(%v) = %v", x, c[i])
 		}
 	}
 }

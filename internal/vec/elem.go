@@ -83,6 +83,19 @@ func Add32(acc, x []float32) {
 	}
 }
 
+// AddTo32 sets out[i] = a[i] + b[i] (out may be a or b).
+func AddTo32(out, a, b []float32) {
+	a, b = a[:len(out)], b[:len(out)]
+	done := 0
+	if useAVX2 && len(out) >= 8 {
+		done = len(out) &^ 7
+		addTo32AVX2(&out[0], &a[0], &b[0], done)
+	}
+	for i := done; i < len(out); i++ {
+		out[i] = a[i] + b[i]
+	}
+}
+
 // Relu32 sets out[i] = x[i] if x[i] > 0, else +0 (NaN gives 0).
 func Relu32(out, x []float32) {
 	x = x[:len(out)]

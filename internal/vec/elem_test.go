@@ -64,6 +64,12 @@ func TestElementwiseKernels(t *testing.T) {
 			accWant[i] += g[i]
 		}
 		sameBits(t, "Add32", n, acc, accWant)
+
+		AddTo32(got, x, g)
+		sameBits(t, "AddTo32", n, got, accWant)
+		inPlace = append(inPlace[:0], g...)
+		AddTo32(inPlace, x, inPlace)
+		sameBits(t, "AddTo32 in place", n, inPlace, accWant)
 	}
 	out := make([]float32, 8)
 	BiasRelu32(out, []float32{1, -1, 0, float32(math.NaN()), 2, -3, 0.5, float32(math.Copysign(0, -1))}, []float32{0, 0, 0, 0, -2, 4, -0.25, 0})

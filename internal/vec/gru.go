@@ -40,3 +40,19 @@ func GRUGradR32(dg, dhp, dr, hp, r []float32) {
 		dg[j] = dr[j] * hp[j] * rj * (1 - rj)
 	}
 }
+
+// GRUStep32 is the new state of a GRU step on one row (core's gruStep,
+// before the mask): h = n·u + hp·(1−u), each operation rounded in the Go
+// expression's order.
+func GRUStep32(h, n, u, hp []float32) {
+	d := len(h)
+	n, u, hp = n[:d], u[:d], hp[:d]
+	done := 0
+	if useAVX2 && d >= 8 {
+		done = d &^ 7
+		gruStep32AVX2(&h[0], &n[0], &u[0], &hp[0], done)
+	}
+	for j := done; j < d; j++ {
+		h[j] = n[j]*u[j] + hp[j]*(1-u[j])
+	}
+}

@@ -82,3 +82,31 @@ grloop:
 	JNZ     grloop
 	VZEROUPPER
 	RET
+
+// func gruStep32AVX2(h, n, u, hp *float32, cnt int)
+// cnt a positive multiple of 8; GRUStep32's loop.
+TEXT ·gruStep32AVX2(SB), NOSPLIT, $0-40
+	MOVQ         h+0(FP), DI
+	MOVQ         n+8(FP), SI
+	MOVQ         u+16(FP), DX
+	MOVQ         hp+24(FP), R8
+	MOVQ         cnt+32(FP), CX
+	MOVL         $0x3f800000, AX
+	MOVL         AX, X15
+	VBROADCASTSS X15, Y15 // 1
+
+gsloop:
+	VMOVUPS (DX), Y1     // u
+	VMULPS  (SI), Y1, Y0 // n·u
+	VSUBPS  Y1, Y15, Y2  // 1 − u
+	VMULPS  (R8), Y2, Y2 // hp·(1−u)
+	VADDPS  Y2, Y0, Y0   // n·u + hp·(1−u)
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, R8
+	SUBQ    $8, CX
+	JNZ     gsloop
+	VZEROUPPER
+	RET

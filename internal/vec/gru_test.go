@@ -24,6 +24,15 @@ func TestGRUGrad(t *testing.T) {
 			outs[k] = [5][]float32{dan, dg, dhp, dgR, dhpR}
 			useAVX2 = saved
 		}
+		var steps [2][]float32
+		for k, avx := range []bool{useAVX2, false} {
+			saved := useAVX2
+			useAVX2 = avx
+			steps[k] = make([]float32, n)
+			GRUStep32(steps[k], nn, u, hp)
+			useAVX2 = saved
+		}
+		sameBitsOrNaN(t, "GRUStep32", n, steps[0], steps[1])
 		for i, name := range []string{"GRUGradN32 dan", "GRUGradN32 dg", "GRUGradN32 dhp", "GRUGradR32 dg", "GRUGradR32 dhp"} {
 			sameBits(t, name, n, outs[0][i], outs[1][i])
 		}
@@ -40,6 +49,12 @@ func TestGRUGrad(t *testing.T) {
 	// dan = 0.5·0.25·(1−0.5625), dg = (0.375 − 1)·0.25·0.75, dhp = 0.5·0.75.
 	if dan[0] != 0.0546875 || dg[0] != -0.1171875 || dhp[0] != 0.375 || dan[8] != dan[0] {
 		t.Errorf("GRUGradN32: dan %v, dg %v, dhp %v", dan[0], dg[0], dhp[0])
+	}
+	h := make([]float32, 9)
+	GRUStep32(h, one(0.5), one(0.25), one(2))
+	// h = 0.5·0.25 + 2·0.75.
+	if h[0] != 1.625 || h[8] != 1.625 {
+		t.Errorf("GRUStep32: %v, %v", h[0], h[8])
 	}
 	dgR, dhpR := make([]float32, 9), one(1)
 	GRUGradR32(dgR, dhpR, one(0.5), one(2), one(0.25))

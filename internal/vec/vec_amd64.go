@@ -79,3 +79,15 @@ func gruGradN32AVX2(dan, dg, dhp, dh, u, n, hp *float32, cnt int)
 
 //go:noescape
 func gruGradR32AVX2(dg, dhp, dr, hp, r *float32, cnt int)
+
+//go:noescape
+func lstmGrad32AVX2(p *[lgStreams]*float32, cnt int)
+
+//go:noescape
+func exp32AVX2(dst, src *float32, n int)
+
+//go:noescape
+func addTo32AVX2(out, a, b *float32, n int)
+
+//go:noescape
+func gruStep32AVX2(h, n, u, hp *float32, cnt int)

@@ -456,3 +456,23 @@ arnext:
 ardone:
 	VZEROUPPER
 	RET
+
+// func addTo32AVX2(out, a, b *float32, n int)
+// n a positive multiple of 8: out[i] = a[i] + b[i].
+TEXT ·addTo32AVX2(SB), NOSPLIT, $0-32
+	MOVQ out+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+
+addtoloop:
+	VMOVUPS (SI), Y0
+	VADDPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JNZ     addtoloop
+	VZEROUPPER
+	RET

@@ -33,3 +33,11 @@ func mulAdd32AVX2(acc, a, b *float32, n int) {}
 
 func gruGradN32AVX2(dan, dg, dhp, dh, u, n, hp *float32, cnt int) {}
 func gruGradR32AVX2(dg, dhp, dr, hp, r *float32, cnt int)         {}
+
+func lstmGrad32AVX2(p *[lgStreams]*float32, cnt int) {}
+
+func exp32AVX2(dst, src *float32, n int) {}
+
+func addTo32AVX2(out, a, b *float32, n int) {}
+
+func gruStep32AVX2(h, n, u, hp *float32, cnt int) {}
