@@ -77,7 +77,7 @@ func (f *Function) cpuGraph() cpu.Graph {
 		if !ok {
 			s = -1 // updated, never read
 		}
-		g.Updates = append(g.Updates, cpu.Update{Value: f.index[u.Value], Shared: s, Target: u.Shared.Value, DType: u.Shared.dtype, Name: u.Shared.String()})
+		g.Updates = append(g.Updates, cpu.Update{Value: f.index[u.Value], Shared: s, Target: u.Shared.Value, BeforeWrite: u.Shared.BeforeWrite, DType: u.Shared.dtype, Name: u.Shared.String()})
 	}
 	return g
 }

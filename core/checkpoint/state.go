@@ -157,11 +157,18 @@ func (b Bindings) algorithmState() ([]string, []*core.Variable) {
 // It fails, changing nothing, when the epoch in progress cannot report its
 // position.
 func Capture(b Bindings, callback string) (*Checkpoint, error) {
+	c, _, err := capture(b, callback)
+	return c, err
+}
+
+// capture is Capture; it also returns the variables whose arrays
+// c.Parameters then c.AlgorithmState hold (the model's own).
+func capture(b Bindings, callback string) (*Checkpoint, []*core.Variable, error) {
 	loop := b.Loop
 	c := &Checkpoint{}
 	keys, ps, err := b.namedParameters()
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+		return nil, nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	for i, p := range ps {
 		c.Parameters = append(c.Parameters, Named{keys[i], p.Value()})
@@ -170,15 +177,16 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 	for i, v := range avars {
 		c.AlgorithmState = append(c.AlgorithmState, Named{akeys[i], v.Value()})
 	}
+	vars := append(slices.Clip(ps), avars...)
 	c.Iteration.Callback = callback
 	if loop.Log.Status.EpochStarted {
 		si, ok := loop.EpochIterator().(fuel.StatefulIterator)
 		if !ok {
-			return nil, fmt.Errorf("checkpoint: the epoch iterator (%T) cannot report its position, so training cannot be saved mid-epoch; save after epochs (every_n_epochs) instead", loop.EpochIterator())
+			return nil, nil, fmt.Errorf("checkpoint: the epoch iterator (%T) cannot report its position, so training cannot be saved mid-epoch; save after epochs (every_n_epochs) instead", loop.EpochIterator())
 		}
 		st, err := si.State()
 		if err != nil {
-			return nil, fmt.Errorf("checkpoint: saving the position in the epoch: %w", err)
+			return nil, nil, fmt.Errorf("checkpoint: saving the position in the epoch: %w", err)
 		}
 		c.Iteration.EpochIterator = &st
 	}
@@ -199,7 +207,7 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 		}
 		st, err := se.CheckpointState()
 		if err != nil {
-			return nil, fmt.Errorf("checkpoint: extension %s: %w", mainloop.ExtensionName(ext), err)
+			return nil, nil, fmt.Errorf("checkpoint: extension %s: %w", mainloop.ExtensionName(ext), err)
 		}
 		d := ExtensionData{Index: i, Name: mainloop.ExtensionName(ext)}
 		for _, arrays := range st {
@@ -216,12 +224,12 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 		c.Iteration.Extensions = append(c.Iteration.Extensions, d)
 	}
 	if err := b.captureObjects(c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.Log = EncodeLog(loop.Log)
 	c.Manifest.IterationsDone = loop.Log.Status.IterationsDone
 	c.Manifest.EpochsDone = loop.Log.Status.EpochsDone
-	return c, nil
+	return c, vars, nil
 }
 
 // What selects the parts of a checkpoint Restore applies.
@@ -276,7 +284,7 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 					keys[i], s.Array.DType(), s.Array.Shape, p.Value().DType(), p.Value().Shape)
 			}
 			dst, src := p.Value(), s.Array
-			apply = append(apply, func() { _ = dst.CopyFrom(src) })
+			apply = append(apply, func() { p.BeforeWrite(); _ = dst.CopyFrom(src) })
 		}
 		if len(missing) > 0 || len(saved) > 0 {
 			var extra []string
@@ -299,7 +307,7 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 					i, DisplayName(s.Name), s.Array.DType(), s.Array.Shape, DisplayName(keys[i]), v.Value().DType(), v.Value().Shape)
 			}
 			dst, src := v.Value(), s.Array
-			apply = append(apply, func() { _ = dst.CopyFrom(src) })
+			apply = append(apply, func() { v.BeforeWrite(); _ = dst.CopyFrom(src) })
 		}
 		gens := fuel.Generators(loop.DataStream)
 		if len(gens) != len(c.Iteration.StreamRNGs) {

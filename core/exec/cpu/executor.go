@@ -29,8 +29,10 @@ type step struct {
 	view  bool
 	check Checker
 	// into, when ≥ 0, is the shared variable's node whose storage the
-	// step writes its result into (an update made in place, fusion.go).
-	into int
+	// step writes its result into (an update made in place, fusion.go);
+	// beforeWrite is that update's Update.BeforeWrite.
+	into        int
+	beforeWrite func()
 	// elem and identity are the node's Elem and Identity while the step
 	// still runs the node's own op; scaledSub marks a step fused into
 	// Graph.ScaledSub (fusion.go).
@@ -112,6 +114,9 @@ func (e *Executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 		if dst.Data != nil && sameData(dst, src) {
 			continue
 		}
+		if u.BeforeWrite != nil {
+			u.BeforeWrite()
+		}
 		kernels.CopyInto(dst, src)
 	}
 	return outs, nil
@@ -139,6 +144,9 @@ func (e *Executor) runSteps(p *plan) (err error) {
 			}
 		}
 		if s.into >= 0 {
+			if s.beforeWrite != nil {
+				s.beforeWrite()
+			}
 			out.Data = p.vals[s.into].Data
 		}
 		if r, ok := s.op.(ErrRunner); ok { // loops (core/scan.go)

@@ -107,8 +107,12 @@ type Update struct {
 	// Target is the shared variable's current host value (where the
 	// update is stored), DType its dtype and Name its name.
 	Target func() *nd.Array
-	DType  nd.DType
-	Name   string
+	// BeforeWrite, when set, is called before the executor first writes
+	// the target's storage in a run (core.Variable.BeforeWrite: a
+	// checkpoint's deferred copy of the value waits there).
+	BeforeWrite func()
+	DType       nd.DType
+	Name        string
 }
 
 // Graph is a function as the executor sees it: nodes in topological
