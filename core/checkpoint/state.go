@@ -262,15 +262,54 @@ var Everything = What{Parameters: true, AlgorithmState: true, Log: true, EpochIt
 func Restore(b Bindings, c *Checkpoint, what What) error {
 	loop := b.Loop
 	var apply []func()
+	// reads: the arrays ReadDeferred left in the file, read straight into
+	// the model's, first of what is applied.
+	var reads []func() error
+	params, algState := c.Parameters, c.AlgorithmState
+	dp, da := c.deferred[MemberParameters], c.deferred[MemberAlgorithmState]
+	if dp != nil {
+		params = dp.named()
+	}
+	if da != nil {
+		algState = da.named()
+	}
+	// readInto reads d's arrays into the variables' values (by name), or
+	// when one cannot be read into in place, loads them and copies.
+	readInto := func(d *deferredNPZ, vars map[string]*core.Variable) error {
+		into := map[string]*nd.Array{}
+		for k, v := range vars {
+			into[k] = v.Value()
+		}
+		if r := deferredReads(d, into); r != nil {
+			reads = append(reads, func() error {
+				for _, v := range vars {
+					v.BeforeWrite()
+				}
+				return r()
+			})
+			return nil
+		}
+		arrays, err := d.load()
+		if err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		for _, a := range arrays {
+			v, src := vars[a.Name], a.Array
+			dst := v.Value()
+			apply = append(apply, func() { v.BeforeWrite(); _ = dst.CopyFrom(src) })
+		}
+		return nil
+	}
 	if what.Parameters {
 		keys, ps, err := b.namedParameters()
 		if err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 		saved := map[string]*Named{}
-		for i := range c.Parameters {
-			saved[c.Parameters[i].Name] = &c.Parameters[i]
+		for i := range params {
+			saved[params[i].Name] = &params[i]
 		}
+		byKey := map[string]*core.Variable{}
 		var missing []string
 		for i, p := range ps {
 			s, ok := saved[keys[i]]
@@ -283,8 +322,11 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 				return fmt.Errorf("checkpoint: parameter %s is %s%v in the checkpoint but %s%v in the model (the script builds a different model)",
 					keys[i], s.Array.DType(), s.Array.Shape, p.Value().DType(), p.Value().Shape)
 			}
-			dst, src := p.Value(), s.Array
-			apply = append(apply, func() { p.BeforeWrite(); _ = dst.CopyFrom(src) })
+			byKey[keys[i]] = p
+			if dp == nil {
+				dst, src := p.Value(), s.Array
+				apply = append(apply, func() { p.BeforeWrite(); _ = dst.CopyFrom(src) })
+			}
 		}
 		if len(missing) > 0 || len(saved) > 0 {
 			var extra []string
@@ -294,20 +336,37 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			slices.Sort(extra)
 			return fmt.Errorf("checkpoint: the model's parameters differ from the checkpoint's (the script builds a different model): not in the checkpoint: %v; only in the checkpoint: %v", missing, extra)
 		}
+		if dp != nil {
+			if err := readInto(dp, byKey); err != nil {
+				return err
+			}
+		}
 	}
 	if what.AlgorithmState {
 		keys, vars := b.algorithmState()
-		if len(vars) != len(c.AlgorithmState) {
-			return fmt.Errorf("checkpoint: the algorithm has %d state variables, the checkpoint %d (a different step rule?)", len(vars), len(c.AlgorithmState))
+		if len(vars) != len(algState) {
+			return fmt.Errorf("checkpoint: the algorithm has %d state variables, the checkpoint %d (a different step rule?)", len(vars), len(algState))
 		}
+		byKey := map[string]*core.Variable{}
 		for i, v := range vars {
-			s := c.AlgorithmState[i]
+			s := algState[i]
 			if s.Name != keys[i] || s.Array.DType() != v.Value().DType() || !slices.Equal(s.Array.Shape, v.Value().Shape) {
 				return fmt.Errorf("checkpoint: algorithm state %d is %s %s%v in the checkpoint but %s %s%v here (a different step rule?)",
 					i, DisplayName(s.Name), s.Array.DType(), s.Array.Shape, DisplayName(keys[i]), v.Value().DType(), v.Value().Shape)
 			}
-			dst, src := v.Value(), s.Array
-			apply = append(apply, func() { v.BeforeWrite(); _ = dst.CopyFrom(src) })
+			byKey[keys[i]] = v
+			if da == nil {
+				dst, src := v.Value(), s.Array
+				apply = append(apply, func() { v.BeforeWrite(); _ = dst.CopyFrom(src) })
+			}
+		}
+		if da != nil {
+			if len(byKey) != len(vars) {
+				return fmt.Errorf("checkpoint: the algorithm state's names repeat in the checkpoint")
+			}
+			if err := readInto(da, byKey); err != nil {
+				return err
+			}
 		}
 		gens := fuel.Generators(loop.DataStream)
 		if len(gens) != len(c.Iteration.StreamRNGs) {
@@ -385,6 +444,11 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			*loop.Log = *l
 			loop.SetEpochIterator(it)
 		})
+	}
+	for _, r := range reads {
+		if err := r(); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
 	}
 	for _, f := range apply {
 		f()

@@ -59,6 +59,9 @@ var digestPlaceholder = strings.Repeat("0", 64)
 // Manifest.Members (with placeholder digests), the format and version
 // fields and, when empty, Created.
 func (c *Checkpoint) plan() (*encodePlan, error) {
+	if c.deferred != nil {
+		return nil, fmt.Errorf("checkpoint: its arrays are still in the file it was read from (ReadDeferred): LoadArrays first")
+	}
 	p := &encodePlan{c: c}
 	for i := range c.Run.Scripts {
 		s := &c.Run.Scripts[i]
