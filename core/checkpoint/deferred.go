@@ -36,6 +36,7 @@ type deferredArray struct {
 // stays open (the file at the path may be replaced meanwhile, not the
 // one read).
 type deferredNPZ struct {
+	name      string
 	f         *os.File
 	off, size int64
 	sum       [sha256.Size]byte
@@ -132,7 +133,7 @@ func listNPZ(f *os.File, mb readMember) *deferredNPZ {
 	if err != nil {
 		return nil
 	}
-	d := &deferredNPZ{f: f, off: mb.off, size: mb.size, sum: mb.sum}
+	d := &deferredNPZ{name: mb.name, f: f, off: mb.off, size: mb.size, sum: mb.sum}
 	end := int64(0)
 	for _, zf := range zr.File {
 		name, ok := strings.CutSuffix(zf.Name, ".npy")
@@ -181,8 +182,8 @@ func emptyOf(dt nd.DType) any {
 
 // readInto reads the member's arrays into dst (one per array, in the
 // file's order, each of its dtype and shape and contiguous) and checks
-// the member's SHA-256 again as its bytes pass: a file changed since it
-// was checked is an error (then dst holds what was read).
+// the member's SHA-256 as its bytes pass: a file that does not match is
+// an error (then dst holds what was read).
 func (d *deferredNPZ) readInto(dst []*nd.Array) error {
 	// The SHA-256 on its own goroutine (pipeHash), while the next piece
 	// is read: the hashing overlaps the reading.
@@ -219,7 +220,7 @@ func (d *deferredNPZ) readInto(dst []*nd.Array) error {
 		return fmt.Errorf("reading: %w", err)
 	}
 	if !bytes.Equal(h.sum(), d.sum[:]) {
-		return corrupt("the file changed since it was checked (its SHA-256 differs)")
+		return corrupt("member %s does not match its SHA-256 in the manifest (the file was modified)", d.name)
 	}
 	return nil
 }

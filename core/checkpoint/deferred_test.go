@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -67,8 +68,8 @@ func TestReadDeferredRestoreMidEpoch(t *testing.T) {
 	}
 }
 
-// A file changed in place after ReadDeferred checked it is refused when
-// Restore reads its arrays: their SHA-256 is checked again as they pass.
+// An array changed in the file (after ReadDeferred or before) is refused
+// when Restore reads it: its member's SHA-256 is checked as it passes.
 func TestReadDeferredChangedFile(t *testing.T) {
 	_, b := newLoop(t, finishAfter(t, 3))
 	c := mustCapture(t, b)
@@ -91,7 +92,20 @@ func TestReadDeferredChangedFile(t *testing.T) {
 	}
 	f.Close()
 	_, b2 := newLoop(t, finishAfter(t, 3))
-	if err := Restore(b2, c2, Everything); !errors.Is(err, ErrCorrupt) {
+	err = Restore(b2, c2, Everything)
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "member _parameters does not match its SHA-256 in the manifest (the file was modified)") {
 		t.Fatalf("Restore of a changed file: %v, want ErrCorrupt", err)
+	}
+	// Changed before it was read: the same.
+	c3, err := ReadDeferred(path)
+	if err != nil {
+		t.Fatalf("ReadDeferred checks the arrays when they are restored: %v", err)
+	}
+	if err := Restore(b2, c3, Everything); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Restore of a changed file: %v, want ErrCorrupt", err)
+	}
+	// Read checks them at once.
+	if _, err := Read(path); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Read of a changed file: %v, want ErrCorrupt", err)
 	}
 }
