@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/fuel/streams"
 	"github.com/blocks-go/blocks/nd"
+	"golang.org/x/sys/unix"
 )
 
 // checkpointRun is one training run of the issue's checkpoint model: the
@@ -31,11 +31,29 @@ import (
 // sync, written before the callback returns.
 type checkpointRun struct {
 	wall time.Duration
-	// stalls are the times the loop spent in the saves of after_batch.
+	// stalls are the times the loop spent in the saves: the save's
+	// callback (after_batch) plus, for a background save, the time the
+	// next steps' updates waited in write guards for the copy of the
+	// arrays they were about to change (loopWait).
 	stalls []time.Duration
-	// stallCPU are the process's CPU times during those saves: what they
-	// would take on an idle machine, times its parallelism.
+	// stallCPU are the process's CPU times during the saves' callbacks:
+	// what they would take on an idle machine, times its parallelism.
 	stallCPU []time.Duration
+	// stallThreadCPU are the training loop's thread's CPU times during
+	// the saves' callbacks: the callback's own work, without what other
+	// threads (the background writer) did meanwhile.
+	stallThreadCPU []time.Duration
+	// loopWait, loopBytes and copyTime are each background save's time in
+	// write guards, the bytes copied there, and the background writer's
+	// time copying the rest (checkpoint.SnapshotStats).
+	loopWait  []time.Duration
+	loopBytes int64
+	copyTime  []time.Duration
+	// stepAfterSave and stepOther are the wall times of the steps that
+	// follow a save (the data, the step, until the next after_batch) and
+	// of the other steps: a copy made in the background during the step
+	// after a save takes its CPU from that step.
+	stepAfterSave, stepOther []time.Duration
 	// peakAdded is the peak RSS during the run above the RSS at its start.
 	peakAdded int64
 	fileSize  int64
@@ -68,11 +86,22 @@ func runCheckpointed(b *testing.B, dir string, batches, every int, sync bool) ch
 		b.Fatal(err)
 	}
 	var r checkpointRun
-	var t0 time.Time
-	var cpu0 time.Duration
+	var t0, lastStop time.Time
+	var cpu0, thread0 time.Duration
 	var saving bool
 	start, err := extensions.NewSimpleExtension("Start", func(c extensions.Call) error {
+		if !lastStop.IsZero() {
+			if saving {
+				r.stepAfterSave = append(r.stepAfterSave, time.Since(lastStop))
+			} else {
+				r.stepOther = append(r.stepOther, time.Since(lastStop))
+			}
+		}
 		saving = every > 0 && c.MainLoop.Log.Status.IterationsDone%every == 0
+		if saving {
+			runtime.LockOSThread() // until Stop: the callback's thread
+			thread0 = threadCPU()
+		}
 		t0, cpu0 = time.Now(), processCPU()
 		return nil
 	}, extensions.Triggers{"after_batch": true})
@@ -83,7 +112,10 @@ func runCheckpointed(b *testing.B, dir string, batches, every int, sync bool) ch
 		if saving {
 			r.stalls = append(r.stalls, time.Since(t0))
 			r.stallCPU = append(r.stallCPU, processCPU()-cpu0)
+			r.stallThreadCPU = append(r.stallThreadCPU, threadCPU()-thread0)
+			runtime.UnlockOSThread()
 		}
+		lastStop = time.Now()
 		return nil
 	}, extensions.Triggers{"after_batch": true})
 	if err != nil {
@@ -91,8 +123,9 @@ func runCheckpointed(b *testing.B, dir string, batches, every int, sync bool) ch
 	}
 	exts := []mainloop.Extension{finish, start}
 	path := filepath.Join(dir, "mlp.tar")
+	var ck *checkpoint.CheckpointExtension
 	if every > 0 {
-		ck, err := checkpoint.NewCheckpointExtension(path, 1, nil, checkpoint.Bindings{Namer: bricks.ParameterPath},
+		ck, err = checkpoint.NewCheckpointExtension(path, 1, nil, checkpoint.Bindings{Namer: bricks.ParameterPath},
 			extensions.Triggers{"every_n_batches": every, "after_training": false})
 		if err != nil {
 			b.Fatal(err)
@@ -112,6 +145,18 @@ func runCheckpointed(b *testing.B, dir string, batches, every int, sync bool) ch
 	}
 	r.wall = time.Since(t)
 	r.peakAdded = peakRSS() - base
+	if ck != nil {
+		snaps := ck.Snapshots()
+		if !sync && len(snaps) != len(r.stalls) {
+			b.Fatalf("%d saves, %d background copies", len(r.stalls), len(snaps))
+		}
+		for i, s := range snaps {
+			r.stalls[i] += s.LoopWait
+			r.loopWait = append(r.loopWait, s.LoopWait)
+			r.loopBytes += s.LoopBytes
+			r.copyTime = append(r.copyTime, s.Copy)
+		}
+	}
 	if fi, err := os.Stat(path); err == nil {
 		r.fileSize = fi.Size()
 	}
@@ -138,11 +183,17 @@ func procStatus(field string) int64 {
 	return 0
 }
 
-// processCPU is the process's user and system CPU time so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+// processCPU is the process's CPU time so far (CLOCK_PROCESS_CPUTIME_ID:
+// exact, where getrusage's user and system split is adjusted in ticks).
+func processCPU() time.Duration { return clockCPU(unix.CLOCK_PROCESS_CPUTIME_ID) }
+
+// threadCPU is the calling thread's CPU time so far.
+func threadCPU() time.Duration { return clockCPU(unix.CLOCK_THREAD_CPUTIME_ID) }
+
+func clockCPU(clock int32) time.Duration {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(clock, &ts)
+	return time.Duration(ts.Nano())
 }
 
 func medianDur(d []time.Duration) time.Duration {
@@ -170,9 +221,18 @@ func ddRate(b *testing.B, dir string, size int64) float64 {
 // BenchmarkCheckpointStall measures what a checkpoint costs the training
 // loop (issue 37): the 784-2000-2000-10 MLP with Adam, 60 batches of
 // 128, a save every 10 batches. Reported: the median and largest time
-// the loop spent in a save (stall-ms, stall-max-ms) and the CPU time the
-// process spent meanwhile (stall-cpu-ms: on a loaded machine the wall
-// time is the CPU time stretched by the load), the wall time a save added to the run
+// the loop spent in a save (stall-ms, stall-max-ms: the save's callback
+// plus the time the next step's update waited for the copy of the state,
+// loop-copy-ms) and the CPU time the process spent in the callback
+// (stall-cpu-ms: on a loaded machine the wall time is the CPU time
+// stretched by the load; it includes what other threads, the background
+// writer starting its copy, did meanwhile) and the training loop's thread
+// alone (stall-thread-cpu-ms: the callback's own work), the bytes of the state the loop copied itself
+// (loop-copied-MB, over all saves: the background writer had not copied
+// them when the update came), the writer's copy of the state (copy-ms:
+// off the loop's path, but its CPU is taken from the step it overlaps),
+// the median wall time of the steps right after a save and of the others
+// (step-after-save-ms, step-ms), the wall time a save added to the run
 // (added-ms/save: against the same run without saves; on a loaded
 // machine this swings), the old synchronous save's time (sync-save-ms)
 // and its write rate (write-MB/s: encode, write, fsync, rename) beside
@@ -203,6 +263,12 @@ func BenchmarkCheckpointStall(b *testing.B) {
 		b.ReportMetric(float64(medianDur(bg.stalls))/1e6, "stall-ms")
 		b.ReportMetric(float64(slices.Max(bg.stalls))/1e6, "stall-max-ms")
 		b.ReportMetric(float64(medianDur(bg.stallCPU))/1e6, "stall-cpu-ms")
+		b.ReportMetric(float64(medianDur(bg.stallThreadCPU))/1e6, "stall-thread-cpu-ms")
+		b.ReportMetric(float64(medianDur(bg.loopWait))/1e6, "loop-copy-ms")
+		b.ReportMetric(float64(bg.loopBytes)/1e6, "loop-copied-MB")
+		b.ReportMetric(float64(medianDur(bg.copyTime))/1e6, "copy-ms")
+		b.ReportMetric(float64(medianDur(bg.stepAfterSave))/1e6, "step-after-save-ms")
+		b.ReportMetric(float64(medianDur(bg.stepOther))/1e6, "step-ms")
 		b.ReportMetric(float64(bg.wall-none.wall)/1e6/float64(saves), "added-ms/save")
 		b.ReportMetric(float64(medianDur(sync.stalls))/1e6, "sync-save-ms")
 		b.ReportMetric(float64(medianDur(sync.stallCPU))/1e6, "writer-cpu-ms")
@@ -210,7 +276,7 @@ func BenchmarkCheckpointStall(b *testing.B) {
 		b.ReportMetric(ddRate(b, dir, sync.fileSize), "dd-MB/s")
 		b.ReportMetric(float64(bg.peakAdded-none.peakAdded)/1e6, "rss-added-MB")
 		b.ReportMetric(float64(bg.fileSize)/1e6, "file-MB")
-		b.Logf("stalls (background) %v, CPU %v; sync saves %v; wall: none %v, background %v, sync %v; peak RSS above start: none %.0f MB, background %.0f MB, sync %.0f MB",
-			bg.stalls, bg.stallCPU, sync.stalls, none.wall, bg.wall, sync.wall, float64(none.peakAdded)/1e6, float64(bg.peakAdded)/1e6, float64(sync.peakAdded)/1e6)
+		b.Logf("stalls (background) %v, CPU %v (the loop's thread %v), in write guards %v, background copies %v; steps after a save %v; sync saves %v; wall: none %v, background %v, sync %v; peak RSS above start: none %.0f MB, background %.0f MB, sync %.0f MB",
+			bg.stalls, bg.stallCPU, bg.stallThreadCPU, bg.loopWait, bg.copyTime, bg.stepAfterSave, sync.stalls, none.wall, bg.wall, sync.wall, float64(none.peakAdded)/1e6, float64(bg.peakAdded)/1e6, float64(sync.peakAdded)/1e6)
 	}
 }

@@ -270,6 +270,7 @@ func (b *BatchNormalization) InitializeHook() error {
 		if s == nil {
 			s = initialization.Constant{Value: def}
 		}
+		p.BeforeWrite()
 		if err := initialization.Initialize(s, p.Value(), b.RNG()); err != nil {
 			return fmt.Errorf("%s: %v", b.AnnotationName(), err)
 		}

@@ -510,6 +510,7 @@ func (b *Base) initParam(p *core.Variable, scheme string) error {
 	if s == nil {
 		return fmt.Errorf("%s: initialization argument %s is not set (set %s.%s, or on a parent brick)", b.AnnotationName(), scheme, b.Name, scheme)
 	}
+	p.BeforeWrite()
 	if err := initialization.Initialize(s, p.Value(), b.RNG()); err != nil {
 		return fmt.Errorf("%s: %v", b.AnnotationName(), err)
 	}

@@ -131,6 +131,7 @@ func (m *Model) SetParameterValues(values map[string]*nd.Array) (unknown, missin
 	}
 	for _, n := range m.names {
 		if v, ok := values[n]; ok {
+			m.params[n].BeforeWrite()
 			dst := m.params[n].Value()
 			if v.DType() != dst.DType() {
 				v = v.Astype(dst.DType())

@@ -105,8 +105,12 @@ type LoweredUpdate struct {
 	// Target is the shared variable's current host value (where the
 	// update is stored), DType its dtype and Name its name.
 	Target func() *nd.Array
-	DType  nd.DType
-	Name   string
+	// BeforeWrite, when set, is called before the executor first writes
+	// the target's storage in a run (Variable.BeforeWrite: a
+	// checkpoint's deferred copy of the value waits there).
+	BeforeWrite func()
+	DType       nd.DType
+	Name        string
 }
 
 // Lowered is a function as a backend's executor sees it: nodes in
@@ -173,7 +177,7 @@ func (f *Function) Lower() Lowered {
 		if !ok {
 			s = -1 // updated, never read
 		}
-		g.Updates = append(g.Updates, LoweredUpdate{Value: f.index[u.Value], Shared: s, Target: u.Shared.Value, DType: u.Shared.dtype, Name: u.Shared.String()})
+		g.Updates = append(g.Updates, LoweredUpdate{Value: f.index[u.Value], Shared: s, Target: u.Shared.Value, BeforeWrite: u.Shared.BeforeWrite, DType: u.Shared.dtype, Name: u.Shared.String()})
 	}
 	return g
 }

@@ -38,6 +38,9 @@ type Variable struct {
 	// device, when set, holds a newer copy of value on a device
 	// (AttachDevice).
 	device DeviceCopy
+	// guards run before the next in-place write of value
+	// (SetWriteGuard, BeforeWrite).
+	guards []writeGuard
 
 	// Name is the variable's name (Theano's .name); may be empty.
 	Name string
@@ -191,17 +194,58 @@ func (v *Variable) IsInput() bool { return v.kind == KindInput }
 func (v *Variable) IsConstant() bool { return v.kind == KindConstant }
 
 // Value is the array of a shared variable or constant (nil otherwise). The
-// array is the one every compiled function reads: change it in place or
-// through SetValue. When a device holds the value (a function run on a
-// GPU updated it), Value first copies it back and detaches the device's
-// copy, so that what the caller reads, or writes in place, is what the
-// next function run sees.
+// array is the one every compiled function reads: change it in place
+// (after BeforeWrite) or through SetValue. When a device holds the value
+// (a function run on a GPU updated it), Value first copies it back and
+// detaches the device's copy, so that what the caller reads, or writes in
+// place, is what the next function run sees.
 func (v *Variable) Value() *nd.Array {
 	if d := v.device; d != nil {
 		v.device = nil
+		v.BeforeWrite()
 		d.ToHost(v.value)
 	}
 	return v.value
+}
+
+// SetWriteGuard makes f run before the value's array is next written in
+// place (BeforeWrite), once. owner identifies the guard: a later
+// SetWriteGuard of the same owner replaces it (nil f removes it), one of
+// another owner is kept beside it. A background checkpoint uses it to
+// copy an array only when training is about to change it, off the
+// training loop's path until then (core/checkpoint). Set it, and write
+// the value, on the goroutine that trains.
+func (v *Variable) SetWriteGuard(owner any, f func()) {
+	for i, g := range v.guards {
+		if g.owner == owner {
+			v.guards = slices.Delete(v.guards, i, i+1)
+			break
+		}
+	}
+	if f != nil {
+		v.guards = append(v.guards, writeGuard{owner, f})
+	}
+}
+
+// writeGuard is a guard SetWriteGuard set.
+type writeGuard struct {
+	owner any
+	f     func()
+}
+
+// BeforeWrite runs the write guards, if any, and clears them. Whoever
+// writes a shared variable's array in place calls it first: the
+// executors before storing an update, set_value, initialization,
+// Restore. SetValue, which replaces the array, needs no guard.
+func (v *Variable) BeforeWrite() {
+	if len(v.guards) == 0 {
+		return
+	}
+	gs := v.guards
+	v.guards = nil
+	for _, g := range gs {
+		g.f()
+	}
 }
 
 // DeviceCopy is a device's copy of a shared variable's value, newer than

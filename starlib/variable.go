@@ -630,6 +630,7 @@ func SetSharedValue(v *core.Variable, val starlark.Value) error {
 		return fmt.Errorf("%s is %s (%d-d), got a value of shape %v", v, v.TypeString(), v.NDim(), a.Shape)
 	}
 	if old := v.Value(); old != nil && nd.SameShape(old.Shape, a.Shape) {
+		v.BeforeWrite()
 		return old.CopyFrom(a)
 	}
 	if a == ValueArray(val) {

@@ -150,9 +150,15 @@ func checkExpected(want string, c *checkpoint.Checkpoint) error {
 }
 
 // readForRun reads a checkpoint and checks that this machine's settings
-// can reproduce it.
-func readForRun(path string) (*checkpoint.Checkpoint, error) {
-	c, err := checkpoint.Read(path)
+// can reproduce it. With deferred (a resume) its arrays stay in the file
+// until the resumed run restores them straight into the model's arrays
+// (checkpoint.ReadDeferred): the resume holds the state once.
+func readForRun(path string, deferred bool) (*checkpoint.Checkpoint, error) {
+	read := checkpoint.Read
+	if deferred {
+		read = checkpoint.ReadDeferred
+	}
+	c, err := read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +235,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		return 2
 	}
 	path, sets := a.path, a.sets
-	c, err := readForRun(path)
+	c, err := readForRun(path, true)
 	if err == nil {
 		err = checkExpected(a.expect, c)
 	}
@@ -331,7 +337,7 @@ func replayCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	path := a.path
-	c, err := readForRun(path)
+	c, err := readForRun(path, false)
 	if err == nil {
 		err = checkExpected(a.expect, c)
 	}

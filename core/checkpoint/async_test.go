@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,6 +43,7 @@ func TestBackgroundSaveSnapshotsTheState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ck.deferMin = 1 // W (12 bytes) is copied in the background too
 	release := make(chan struct{})
 	writes := 0
 	ck.beforeWrite = func() {
@@ -98,6 +100,130 @@ func TestBackgroundSaveSnapshotsTheState(t *testing.T) {
 	}
 	if c4.Manifest.IterationsDone != 4 || !reflect.DeepEqual(c4.Parameters[0].Array.F32(), w.F32()) {
 		t.Errorf("the last checkpoint is at iteration %d, or not the final parameters", c4.Manifest.IterationsDone)
+	}
+	// The writer was held until iteration 3 had trained: the update of
+	// iteration 3 copied what it writes first (W, Adam's buffers and
+	// time), in the write guards, on the loop; the writer copied the
+	// rest (the hyperparameters).
+	if s := ck.Snapshots(); len(s) < 1 || s[0].Iteration != 2 || s[0].LoopBytes < 12 || s[0].LoopBytes >= s[0].Bytes {
+		t.Errorf("copies %+v: want the loop to have copied W (12 bytes) and the writer the hyperparameters for iteration 2", s)
+	}
+}
+
+// The copy of a background save's state is not made in the save: it
+// runs while the next step runs. When the forward pass of the step after
+// the save of iteration 2 begins, the copy has not been made; released
+// there, the writer makes it during that forward pass, so the step's
+// update finds it made (the loop copies nothing) and the file holds
+// iteration 2's parameters.
+func TestBackgroundCopyOverlapsTheNextStep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.tar")
+	ck, err := NewCheckpointExtension(path, 2, nil, Bindings{}, extensions.Triggers{"every_n_batches": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck.deferMin = 1
+	release := make(chan struct{})
+	writes := 0
+	ck.beforeWrite = func() { // in the writer, before it copies
+		writes++
+		if writes == 1 {
+			<-release
+		}
+	}
+	var loop *mainloop.MainLoop
+	var w, at2 *nd.Array
+	checked := false
+	forward := func() {
+		if loop == nil || loop.Log.Status.IterationsDone != 2 || checked {
+			return
+		}
+		checked = true // the forward pass of iteration 3
+		if slices.Equal(ck.snap[0].F32(), at2.F32()) {
+			t.Error("the state was copied in the save, before the next step")
+		}
+		pw := ck.inflight
+		if pw == nil {
+			t.Fatal("no write in flight during the step after the save")
+		}
+		close(release)
+		for _, a := range pw.copy.arrays {
+			<-a.copied // the writer's copy, during this forward pass
+		}
+		if !slices.Equal(ck.snap[0].F32(), at2.F32()) {
+			t.Error("the writer's copy does not hold iteration 2's W")
+		}
+	}
+	probe := newAfterBatch(t, func(it int) error {
+		if it == 2 {
+			at2 = w.Copy()
+		}
+		return nil
+	})
+	var b Bindings
+	loop, b = newLoopForward(t, forward, finishAfter(t, 3), ck, probe)
+	w = b.parameters()[0].Value()
+	if err := loop.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !checked {
+		t.Fatal("the forward pass of iteration 3 did not run")
+	}
+	if s := ck.Snapshots(); len(s) != 1 || s[0].Iteration != 2 || s[0].LoopBytes != 0 || s[0].Bytes == 0 {
+		t.Errorf("copies %+v: want the save of iteration 2, copied by the writer only", s)
+	}
+	c2, err := Read(KeptName(path, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c2.Parameters[0].Array.F32(), at2.F32()) || slices.Equal(at2.F32(), w.F32()) {
+		t.Errorf("the checkpoint of iteration 2 holds W %v, want %v (final %v)", c2.Parameters[0].Array.F32(), at2.F32(), w.F32())
+	}
+}
+
+// An extension that changes a parameter in place after a background save
+// (through the variable's BeforeWrite, as set_value does) does not change
+// what the save writes.
+func TestInPlaceWriteAfterBackgroundSave(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.tar")
+	ck, err := NewCheckpointExtension(path, 2, nil, Bindings{}, extensions.Triggers{"every_n_batches": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck.deferMin = 1
+	release := make(chan struct{})
+	writes := 0
+	ck.beforeWrite = func() {
+		writes++
+		if writes == 1 {
+			<-release
+		}
+	}
+	var b Bindings
+	var at2 *nd.Array
+	probe := newAfterBatch(t, func(it int) error {
+		if it == 2 {
+			p := b.parameters()[0]
+			at2 = p.Value().Copy()
+			p.BeforeWrite()
+			for i := range p.Value().Size() {
+				p.Value().SetFlat(i, 7)
+			}
+			close(release)
+		}
+		return nil
+	})
+	var loop *mainloop.MainLoop
+	loop, b = newLoop(t, finishAfter(t, 3), ck, probe)
+	if err := loop.Run(); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Read(KeptName(path, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c2.Parameters[0].Array.F32(), at2.F32()) {
+		t.Errorf("the checkpoint of iteration 2 holds W %v, want %v", c2.Parameters[0].Array.F32(), at2.F32())
 	}
 }
 

@@ -26,7 +26,11 @@ import (
 )
 
 // noiseOp adds N(0, 1) noise drawn from its own generator: a RandomOp.
-type noiseOp struct{ rng *numpyrand.RandomState }
+// onRun, when set, runs first (in the step's forward pass).
+type noiseOp struct {
+	rng   *numpyrand.RandomState
+	onRun func()
+}
 
 func (o *noiseOp) String() string                  { return "noise" }
 func (o *noiseOp) RNG() *numpyrand.RandomState     { return o.rng }
@@ -38,6 +42,9 @@ func (o *noiseOp) Type(in []*core.Variable) (nd.DType, int, error) {
 	return in[0].DType(), in[0].NDim(), nil
 }
 func (o *noiseOp) Run(out *nd.Array, in []*nd.Array) {
+	if o.onRun != nil {
+		o.onRun()
+	}
 	for i := 0; i < in[0].Size(); i++ {
 		out.SetFlat(i, in[0].Flat(i)+0.1*o.rng.StandardNormal())
 	}
@@ -48,6 +55,13 @@ var _ core.RandomOp = (*noiseOp)(nil)
 // newLoop builds a small model trained by Adam on a shuffled stream, with
 // a noise op in the graph, and a main loop over it.
 func newLoop(t *testing.T, exts ...mainloop.Extension) (*mainloop.MainLoop, Bindings) {
+	t.Helper()
+	return newLoopForward(t, nil, exts...)
+}
+
+// newLoopForward is newLoop with forward run in every step's forward
+// pass (by the noise op).
+func newLoopForward(t *testing.T, forward func(), exts ...mainloop.Extension) (*mainloop.MainLoop, Bindings) {
 	t.Helper()
 	r := numpyrand.New(3)
 	xs := make([]float32, 40*3)
@@ -79,7 +93,7 @@ func newLoop(t *testing.T, exts ...mainloop.Extension) (*mainloop.MainLoop, Bind
 	if err != nil {
 		t.Fatal(err)
 	}
-	noisy, err := core.ApplyRandomOp(&noiseOp{numpyrand.New(9)}, h)
+	noisy, err := core.ApplyRandomOp(&noiseOp{rng: numpyrand.New(9), onRun: forward}, h)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,9 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/nd"
@@ -100,12 +102,16 @@ type CheckpointExtension struct {
 	// background writer before it writes and as WriteOptions'.
 	beforeWrite     func()
 	writeSecondHalf func(*os.File, []byte) (int, error)
+	// deferMin (a test hook), when set, replaces deferredMin.
+	deferMin int
 	// snap holds the copies of the arrays the background writes stream,
 	// reused from one save to the next (a save waits for the write in
 	// flight before it copies).
 	snap []*nd.Array
 	// prepared is closed once prepareSnapshot has allocated snap.
 	prepared chan struct{}
+	// snapshots are the stats of the last background saves' copies.
+	snapshots []SnapshotStats
 
 	lastIteration int
 	// owned are the older checkpoints this run (and the runs it resumed)
@@ -265,6 +271,8 @@ type pendingWrite struct {
 	row mainloop.Row
 	// iteration is the checkpoint's.
 	iteration int
+	// copy is the copy of the state it writes.
+	copy *deferredCopy
 }
 
 // backgroundCallbacks are the callbacks whose saves write in the
@@ -292,6 +300,10 @@ func (e *CheckpointExtension) WaitWrites() error {
 		<-pw.done
 	}
 	e.inflight = nil
+	if len(e.snapshots) == snapshotsKept {
+		e.snapshots = slices.Delete(e.snapshots, 0, 1)
+	}
+	e.snapshots = append(e.snapshots, pw.copy.stats)
 	if pw.err != nil {
 		pw.row[RecordSavedTo] = nil
 		return pw.err
@@ -316,7 +328,7 @@ func (e *CheckpointExtension) save(b Bindings, path string, callback mainloop.Ca
 	if e.ReadOnly {
 		return nil
 	}
-	c, err := Capture(b, string(callback))
+	c, vars, err := capture(b, string(callback))
 	if err != nil {
 		return err
 	}
@@ -340,23 +352,30 @@ func (e *CheckpointExtension) save(b Bindings, path string, callback mainloop.Ca
 		return e.write(path, c)
 	}
 	// The state as it is now: the arrays are copied (training changes
-	// them in place), the rest Capture made anew.
-	e.snapshot(c)
-	pw := &pendingWrite{done: make(chan struct{}), row: row, iteration: c.Manifest.IterationsDone}
+	// them in place) while training goes on, each before training first
+	// writes it; the rest Capture made anew.
+	dc := e.snapshot(c, vars)
+	pw := &pendingWrite{done: make(chan struct{}), row: row, iteration: c.Manifest.IterationsDone, copy: dc}
 	e.inflight = pw
 	go func() {
 		defer close(pw.done)
 		if e.beforeWrite != nil {
 			e.beforeWrite()
 		}
+		dc.finish()
 		pw.err = e.write(path, c)
 	}()
 	return nil
 }
 
-// snapshot replaces the arrays of c (the model's own) by copies, in
-// buffers kept from the last save when the shapes agree.
-func (e *CheckpointExtension) snapshot(c *Checkpoint) {
+// snapshot replaces the arrays of c (the model's own, those of vars) by
+// the extension's buffers, kept from the last save when the shapes agree,
+// and returns the copy into them, which is not made yet: the background
+// writer makes it (deferredCopy.finish) while training goes on, and a
+// write guard on each variable makes the copy of its array first when
+// training is about to change it (the next step's update). Small arrays
+// (hyperparameters, biases, Adam's time) are copied at once.
+func (e *CheckpointExtension) snapshot(c *Checkpoint, vars []*core.Variable) *deferredCopy {
 	if e.prepared != nil {
 		<-e.prepared
 	}
@@ -370,7 +389,11 @@ func (e *CheckpointExtension) snapshot(c *Checkpoint) {
 	if len(e.snap) != len(arrays) {
 		e.snap = make([]*nd.Array, len(arrays))
 	}
-	var chunks [][2][]byte
+	dc := &deferredCopy{stats: SnapshotStats{Iteration: c.Manifest.IterationsDone}}
+	small := deferredMin
+	if e.deferMin > 0 {
+		small = e.deferMin
+	}
 	for i, na := range arrays {
 		s := e.snap[i]
 		if s == nil || s.DType() != na.Array.DType() || !slices.Equal(s.Shape, na.Array.Shape) {
@@ -378,23 +401,124 @@ func (e *CheckpointExtension) snapshot(c *Checkpoint) {
 			e.snap[i] = s
 		}
 		dst, src := nd.RawBytes(s), nd.RawBytes(na.Array)
-		if dst == nil || src == nil || len(dst) != len(src) {
+		dc.stats.Bytes += int64(len(dst))
+		switch {
+		case dst == nil || src == nil || len(dst) != len(src):
 			_ = s.CopyFrom(na.Array)
-		}
-		for lo := 0; lo < len(dst) && len(dst) == len(src); lo += copyChunk {
-			hi := min(lo+copyChunk, len(dst))
-			chunks = append(chunks, [2][]byte{dst[lo:hi], src[lo:hi]})
+		case len(dst) < small || i >= len(vars):
+			copy(dst, src)
+		default:
+			a := &pendingArray{dst: dst, src: src, copied: make(chan struct{})}
+			dc.arrays = append(dc.arrays, a)
+			vars[i].SetWriteGuard(e, func() { dc.guard(a) })
 		}
 		na.Array = s
 	}
-	parallelCopy(chunks)
+	return dc
 }
 
-// copyChunk is the unit of the snapshot's parallel copy.
+// deferredMin is the size from which snapshot defers an array's copy.
+const deferredMin = 64 << 10
+
+// SnapshotStats says how a background save's copy of the state was made
+// (BenchmarkCheckpointStall reports them).
+type SnapshotStats struct {
+	// Iteration is the save's.
+	Iteration int
+	// Bytes is the state copied: the parameters and step-rule buffers.
+	Bytes int64
+	// LoopBytes is the part the training loop copied itself, in write
+	// guards: training was about to change those arrays before the
+	// background writer had copied them.
+	LoopBytes int64
+	// LoopWait is the time the training loop spent in write guards
+	// (copying, or waiting for the writer's copy of an array to end).
+	LoopWait time.Duration
+	// Copy is the time the background writer spent copying.
+	Copy time.Duration
+}
+
+// Snapshots are the copies of the latest background saves whose writes
+// have ended (at most the last snapshotsKept), oldest first.
+func (e *CheckpointExtension) Snapshots() []SnapshotStats { return slices.Clone(e.snapshots) }
+
+// snapshotsKept bounds CheckpointExtension.snapshots.
+const snapshotsKept = 1000
+
+// deferredCopy is the copy of a background save's arrays into the
+// extension's buffers, made off the training loop's path: the writer
+// goroutine copies them in order (finish); a variable's write guard
+// copies its array on the loop (guard) if training is about to write it
+// before the writer has. Each array is copied once, by whoever claims it
+// first; the other waits for that copy.
+type deferredCopy struct {
+	arrays []*pendingArray
+	// stats' LoopBytes and LoopWait belong to the training loop's
+	// goroutine, Copy to the writer's; the others are set before either
+	// runs.
+	stats SnapshotStats
+}
+
+// pendingArray is one array of a deferredCopy.
+type pendingArray struct {
+	dst, src []byte
+	// state is 0 until claimed, 1 while copied, 2 once copied (then
+	// copied is closed).
+	state  atomic.Int32
+	copied chan struct{}
+}
+
+// claim copies the array if no one has started to (on every processor
+// with all, the training loop waiting for it), or waits for the copy in
+// progress; it says whether it copied.
+func (a *pendingArray) claim(all bool) bool {
+	if !a.state.CompareAndSwap(0, 1) {
+		<-a.copied
+		return false
+	}
+	if all {
+		var chunks [][2][]byte
+		for lo := 0; lo < len(a.dst); lo += copyChunk {
+			hi := min(lo+copyChunk, len(a.dst))
+			chunks = append(chunks, [2][]byte{a.dst[lo:hi], a.src[lo:hi]})
+		}
+		parallelCopy(chunks)
+	} else {
+		copy(a.dst, a.src)
+	}
+	a.state.Store(2)
+	close(a.copied)
+	return true
+}
+
+// guard is the write guard of a's variable: training is about to change
+// the array, so its copy must be made first.
+func (dc *deferredCopy) guard(a *pendingArray) {
+	if a.state.Load() == 2 {
+		return
+	}
+	t := time.Now()
+	if a.claim(true) {
+		dc.stats.LoopBytes += int64(len(a.dst))
+	}
+	dc.stats.LoopWait += time.Since(t)
+}
+
+// finish copies the arrays the loop has not (in the background writer,
+// which then writes the copy).
+func (dc *deferredCopy) finish() {
+	t := time.Now()
+	for _, a := range dc.arrays {
+		a.claim(false)
+	}
+	dc.stats.Copy = time.Since(t)
+}
+
+// copyChunk is the unit of a parallel copy.
 const copyChunk = 1 << 20
 
 // parallelCopy copies the chunks (dst, src) on every processor: the copy
-// is what the training loop waits for at a save.
+// a write guard makes while the training loop waits for it.
 func parallelCopy(chunks [][2][]byte) {
 	workers := min(runtime.GOMAXPROCS(0), len(chunks))
 	if workers <= 1 {

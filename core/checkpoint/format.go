@@ -158,6 +158,10 @@ type Checkpoint struct {
 	// ScriptObjects is the member script_objects.json (ObjectStates);
 	// nil when the run has no script objects to save.
 	ScriptObjects []byte
+	// deferred: the .npz members ReadDeferred left in the file, by
+	// member name (their arrays are not in Parameters and
+	// AlgorithmState).
+	deferred map[string]*deferredNPZ
 }
 
 // MainScript is the main script file.
@@ -207,6 +211,9 @@ type readMember struct {
 	data      []byte
 	off, size int64
 	sum       [sha256.Size]byte
+	// hashLater: the member was not read; sum is the manifest's, checked
+	// when its arrays are read (ReadDeferred).
+	hashLater bool
 }
 
 // streamed are the members decode leaves in the file: read twice (their
@@ -218,7 +225,7 @@ var streamed = map[string]bool{MemberParameters: true, MemberAlgorithmState: tru
 // SHA-256, holding only the small members; the second decodes the
 // arrays of the .npz members from the file, straight into their arrays.
 func decode(r io.ReaderAt, size int64) (*Checkpoint, error) {
-	man, byName, err := verify(r, size)
+	man, byName, err := verify(r, size, false)
 	if err != nil {
 		return nil, err
 	}
@@ -227,8 +234,10 @@ func decode(r io.ReaderAt, size int64) (*Checkpoint, error) {
 
 // verify is decode's first pass: the tar structure, the manifest and its
 // checksum, and every member's size and SHA-256. It holds the small
-// members only.
-func verify(r io.ReaderAt, size int64) (*Manifest, map[string]readMember, error) {
+// members only. With deferHash the .npz members are not read: their
+// SHA-256 is the manifest's, checked as their arrays are read
+// (ReadDeferred).
+func verify(r io.ReaderAt, size int64, deferHash bool) (*Manifest, map[string]readMember, error) {
 	sr := io.NewSectionReader(r, 0, size)
 	tr := tar.NewReader(sr)
 	var members []readMember
@@ -271,7 +280,9 @@ func verify(r io.ReaderAt, size int64) (*Manifest, map[string]readMember, error)
 		off, _ := sr.Seek(0, io.SeekCurrent)
 		m := readMember{name: hdr.Name, off: off, size: hdr.Size}
 		h := sha256.New()
-		if streamed[hdr.Name] && len(members) > 0 {
+		if deferHash && streamed[hdr.Name] && len(members) > 0 {
+			m.hashLater = true
+		} else if streamed[hdr.Name] && len(members) > 0 {
 			if _, err := io.CopyN(h, tr, hdr.Size); err != nil {
 				return nil, nil, corrupt("reading member %q (truncated?): %v", hdr.Name, err)
 			}
@@ -328,7 +339,13 @@ func verify(r io.ReaderAt, size int64) (*Manifest, map[string]readMember, error)
 		if mb.size != want.Size {
 			return nil, nil, corrupt("member %s has %d bytes, the manifest says %d", mb.name, mb.size, want.Size)
 		}
-		if hex.EncodeToString(mb.sum[:]) != want.SHA256 {
+		if mb.hashLater {
+			if sum, err := hex.DecodeString(want.SHA256); err != nil || len(sum) != sha256.Size {
+				return nil, nil, corrupt("member %s has SHA-256 %q in the manifest", mb.name, want.SHA256)
+			} else {
+				copy(mb.sum[:], sum)
+			}
+		} else if hex.EncodeToString(mb.sum[:]) != want.SHA256 {
 			return nil, nil, corrupt("member %s does not match its SHA-256 in the manifest (the file was modified)", mb.name)
 		}
 		byName[mb.name] = mb
@@ -458,7 +475,7 @@ func readManifest(path string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	man, _, err := verify(f, fi.Size())
+	man, _, err := verify(f, fi.Size(), false)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}

@@ -193,11 +193,18 @@ func stateName(key string) string {
 // It fails, changing nothing, when the epoch in progress cannot report its
 // position.
 func Capture(b Bindings, callback string) (*Checkpoint, error) {
+	c, _, err := capture(b, callback)
+	return c, err
+}
+
+// capture is Capture; it also returns the variables whose arrays
+// c.Parameters then c.AlgorithmState hold (the model's own).
+func capture(b Bindings, callback string) (*Checkpoint, []*core.Variable, error) {
 	loop := b.Loop
 	c := &Checkpoint{}
 	keys, ps, err := b.namedParameters()
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+		return nil, nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	for i, p := range ps {
 		c.Parameters = append(c.Parameters, Named{keys[i], p.Value()})
@@ -206,15 +213,16 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 	for i, v := range avars {
 		c.AlgorithmState = append(c.AlgorithmState, Named{akeys[i], v.Value()})
 	}
+	vars := append(slices.Clip(ps), avars...)
 	c.Iteration.Callback = callback
 	if loop.Log.Status.EpochStarted {
 		si, ok := loop.EpochIterator().(fuel.StatefulIterator)
 		if !ok {
-			return nil, fmt.Errorf("checkpoint: the epoch iterator (%T) cannot report its position, so training cannot be saved mid-epoch; save after epochs (every_n_epochs) instead", loop.EpochIterator())
+			return nil, nil, fmt.Errorf("checkpoint: the epoch iterator (%T) cannot report its position, so training cannot be saved mid-epoch; save after epochs (every_n_epochs) instead", loop.EpochIterator())
 		}
 		st, err := si.State()
 		if err != nil {
-			return nil, fmt.Errorf("checkpoint: saving the position in the epoch: %w", err)
+			return nil, nil, fmt.Errorf("checkpoint: saving the position in the epoch: %w", err)
 		}
 		c.Iteration.EpochIterator = &st
 	}
@@ -224,7 +232,7 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 	for _, s := range fuel.States(loop.DataStream) {
 		st, err := s.SaveState()
 		if err != nil {
-			return nil, fmt.Errorf("checkpoint: saving the data stream's state: %w", err)
+			return nil, nil, fmt.Errorf("checkpoint: saving the data stream's state: %w", err)
 		}
 		c.Iteration.StreamStates = append(c.Iteration.StreamStates, st)
 	}
@@ -242,7 +250,7 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 		}
 		st, err := se.CheckpointState()
 		if err != nil {
-			return nil, fmt.Errorf("checkpoint: extension %s: %w", mainloop.ExtensionName(ext), err)
+			return nil, nil, fmt.Errorf("checkpoint: extension %s: %w", mainloop.ExtensionName(ext), err)
 		}
 		d := ExtensionData{Index: i, Name: mainloop.ExtensionName(ext)}
 		for _, arrays := range st {
@@ -259,12 +267,12 @@ func Capture(b Bindings, callback string) (*Checkpoint, error) {
 		c.Iteration.Extensions = append(c.Iteration.Extensions, d)
 	}
 	if err := b.captureObjects(c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.Log = EncodeLog(loop.Log)
 	c.Manifest.IterationsDone = loop.Log.Status.IterationsDone
 	c.Manifest.EpochsDone = loop.Log.Status.EpochsDone
-	return c, nil
+	return c, vars, nil
 }
 
 // What selects the parts of a checkpoint Restore applies.
@@ -297,15 +305,54 @@ var Everything = What{Parameters: true, AlgorithmState: true, Log: true, EpochIt
 func Restore(b Bindings, c *Checkpoint, what What) error {
 	loop := b.Loop
 	var apply []func()
+	// reads: the arrays ReadDeferred left in the file, read straight into
+	// the model's, first of what is applied.
+	var reads []func() error
+	params, algState := c.Parameters, c.AlgorithmState
+	dp, da := c.deferred[MemberParameters], c.deferred[MemberAlgorithmState]
+	if dp != nil {
+		params = dp.named()
+	}
+	if da != nil {
+		algState = da.named()
+	}
+	// readInto reads d's arrays into the variables' values (by name), or
+	// when one cannot be read into in place, loads them and copies.
+	readInto := func(d *deferredNPZ, vars map[string]*core.Variable) error {
+		into := map[string]*nd.Array{}
+		for k, v := range vars {
+			into[k] = v.Value()
+		}
+		if r := deferredReads(d, into); r != nil {
+			reads = append(reads, func() error {
+				for _, v := range vars {
+					v.BeforeWrite()
+				}
+				return r()
+			})
+			return nil
+		}
+		arrays, err := d.load()
+		if err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		for _, a := range arrays {
+			v, src := vars[a.Name], a.Array
+			dst := v.Value()
+			apply = append(apply, func() { v.BeforeWrite(); _ = dst.CopyFrom(src) })
+		}
+		return nil
+	}
 	if what.Parameters {
 		keys, ps, err := b.namedParameters()
 		if err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 		saved := map[string]*Named{}
-		for i := range c.Parameters {
-			saved[c.Parameters[i].Name] = &c.Parameters[i]
+		for i := range params {
+			saved[params[i].Name] = &params[i]
 		}
+		byKey := map[string]*core.Variable{}
 		var missing []string
 		for i, p := range ps {
 			s, ok := saved[keys[i]]
@@ -318,8 +365,11 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 				return fmt.Errorf("checkpoint: parameter %s is %s%v in the checkpoint but %s%v in the model (the script builds a different model)",
 					keys[i], s.Array.DType(), s.Array.Shape, p.Value().DType(), p.Value().Shape)
 			}
-			dst, src := p.Value(), s.Array
-			apply = append(apply, func() { _ = dst.CopyFrom(src) })
+			byKey[keys[i]] = p
+			if dp == nil {
+				dst, src := p.Value(), s.Array
+				apply = append(apply, func() { p.BeforeWrite(); _ = dst.CopyFrom(src) })
+			}
 		}
 		if len(missing) > 0 || len(saved) > 0 {
 			var extra []string
@@ -329,21 +379,38 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			slices.Sort(extra)
 			return fmt.Errorf("checkpoint: the model's parameters differ from the checkpoint's (the script builds a different model): not in the checkpoint: %v; only in the checkpoint: %v", missing, extra)
 		}
+		if dp != nil {
+			if err := readInto(dp, byKey); err != nil {
+				return err
+			}
+		}
 	}
 	if what.AlgorithmState {
 		keys, vars := b.algorithmState()
-		if len(vars) != len(c.AlgorithmState) {
-			return fmt.Errorf("checkpoint: the algorithm has %d state variables, the checkpoint %d (a different step rule?)", len(vars), len(c.AlgorithmState))
+		if len(vars) != len(algState) {
+			return fmt.Errorf("checkpoint: the algorithm has %d state variables, the checkpoint %d (a different step rule?)", len(vars), len(algState))
 		}
-		saved := savedAlgorithmState(keys, c.AlgorithmState)
+		saved := savedAlgorithmState(keys, algState)
+		byKey := map[string]*core.Variable{}
 		for i, v := range vars {
 			s := saved[i]
 			if s.Name != keys[i] && stateName(s.Name) != stateName(keys[i]) || s.Array.DType() != v.Value().DType() || !slices.Equal(s.Array.Shape, v.Value().Shape) {
 				return fmt.Errorf("checkpoint: algorithm state %d is %s %s%v in the checkpoint but %s %s%v here (a different step rule?)",
 					i, DisplayName(s.Name), s.Array.DType(), s.Array.Shape, DisplayName(keys[i]), v.Value().DType(), v.Value().Shape)
 			}
-			dst, src := v.Value(), s.Array
-			apply = append(apply, func() { _ = dst.CopyFrom(src) })
+			byKey[s.Name] = v // the checkpoint's name: the member's arrays are read by it
+			if da == nil {
+				dst, src := v.Value(), s.Array
+				apply = append(apply, func() { v.BeforeWrite(); _ = dst.CopyFrom(src) })
+			}
+		}
+		if da != nil {
+			if len(byKey) != len(vars) {
+				return fmt.Errorf("checkpoint: the algorithm state's names repeat in the checkpoint")
+			}
+			if err := readInto(da, byKey); err != nil {
+				return err
+			}
 		}
 		gens := fuel.Generators(loop.DataStream)
 		if len(gens) != len(c.Iteration.StreamRNGs) {
@@ -432,6 +499,11 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			*loop.Log = *l
 			loop.SetEpochIterator(it)
 		})
+	}
+	for _, r := range reads {
+		if err := r(); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
 	}
 	for _, f := range apply {
 		f()

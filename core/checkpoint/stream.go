@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/nd/npy"
@@ -57,6 +59,9 @@ var digestPlaceholder = strings.Repeat("0", 64)
 // Manifest.Members (with placeholder digests), the format and version
 // fields and, when empty, Created.
 func (c *Checkpoint) plan() (*encodePlan, error) {
+	if c.deferred != nil {
+		return nil, fmt.Errorf("checkpoint: its arrays are still in the file it was read from (ReadDeferred): LoadArrays first")
+	}
 	p := &encodePlan{c: c}
 	for i := range c.Run.Scripts {
 		s := &c.Run.Scripts[i]
@@ -161,12 +166,17 @@ func (p *encodePlan) writeTo(out WriterAt) error {
 	if _, err := tw.Write(make([]byte, p.manLen)); err != nil {
 		return fmt.Errorf("checkpoint: %s: %w", MemberManifest, err)
 	}
-	h := sha256.New()
 	for i, mb := range p.members {
 		if err := header(mb.name, mb.size); err != nil {
 			return err
 		}
-		h.Reset()
+		stable := [][]byte{mb.data}
+		for _, na := range mb.arrays {
+			if b := nd.RawBytes(na.Array); len(b) >= hashCopyBelow {
+				stable = append(stable, b)
+			}
+		}
+		h := startHash(stable)
 		w := io.MultiWriter(tw, h)
 		var err error
 		if mb.npz {
@@ -174,10 +184,11 @@ func (p *encodePlan) writeTo(out WriterAt) error {
 		} else {
 			_, err = w.Write(mb.data)
 		}
+		sum := h.sum()
 		if err != nil {
 			return fmt.Errorf("checkpoint: %s: %w", mb.name, err)
 		}
-		m.Members[i].SHA256 = hex.EncodeToString(h.Sum(nil))
+		m.Members[i].SHA256 = hex.EncodeToString(sum)
 	}
 	man, err := json.MarshalIndent(m, "", " ")
 	if err != nil {
@@ -204,6 +215,77 @@ func (p *encodePlan) writeTo(out WriterAt) error {
 		return fmt.Errorf("checkpoint: %s: %w", MemberManifest, err)
 	}
 	return nil
+}
+
+// pipeHash is a member's SHA-256, computed on its own goroutine while the
+// writer goes on with the member's next bytes (their CRC-32 and the
+// write system calls): the hashing, the largest part of a save's CPU,
+// overlaps the writing. Bytes that lie in stable memory (the arrays and
+// data being saved, which do not change until the save has returned) are
+// handed over as they are; any other bytes (headers, the buffers of the
+// zip and tar writers, which are reused) are copied first: they are
+// small.
+type pipeHash struct {
+	stable [][]byte
+	ch     chan []byte
+	done   chan []byte
+	closed bool
+}
+
+// hashCopyBelow: bytes written in pieces shorter than this are copied
+// to the hashing goroutine, whatever their memory.
+const hashCopyBelow = 64 << 10
+
+// startHash starts a member's hashing goroutine; stable lists the memory
+// that stays unchanged until sum has returned.
+func startHash(stable [][]byte) *pipeHash {
+	h := &pipeHash{stable: stable, ch: make(chan []byte, 64), done: make(chan []byte, 1)}
+	go func() {
+		d := sha256.New()
+		for b := range h.ch {
+			d.Write(b)
+		}
+		h.done <- d.Sum(nil)
+	}()
+	return h
+}
+
+// Write queues p's bytes for hashing (it never fails).
+func (h *pipeHash) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(p) < hashCopyBelow || !h.inStable(p) {
+		p = bytes.Clone(p)
+	}
+	h.ch <- p
+	return len(p), nil
+}
+
+// inStable reports whether p lies within one of the stable buffers.
+func (h *pipeHash) inStable(p []byte) bool {
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(p)))
+	hi := lo + uintptr(len(p))
+	for _, s := range h.stable {
+		if len(s) == 0 {
+			continue
+		}
+		slo := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+		if lo >= slo && hi <= slo+uintptr(len(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sum waits for the hashing goroutine and returns the digest of every
+// byte written; after it no byte handed over is referenced.
+func (h *pipeHash) sum() []byte {
+	if !h.closed {
+		h.closed = true
+		close(h.ch)
+	}
+	return <-h.done
 }
 
 // memFile is a WriterAt in memory (Encode's).
@@ -339,6 +421,9 @@ func writeNPZ(w io.Writer, arrays []Named) error {
 	return nil
 }
 
+// writePiece is the size of the pieces an array's memory is written in.
+const writePiece = 4 << 20
+
 // chunkElems bounds the elements converted at a time where the memory is
 // not the file's bytes.
 const chunkElems = 1 << 16
@@ -349,6 +434,14 @@ const chunkElems = 1 << 16
 func writeArrayData(w io.Writer, a *nd.Array) error {
 	if npy.IsLittleEndian(binary.NativeEndian) { // an array's memory is its .npy data
 		if b := nd.RawBytes(a); b != nil || a.Size() == 0 {
+			// In pieces, so that a large array's hashing overlaps its
+			// own writing (pipeHash).
+			for len(b) > writePiece {
+				if _, err := w.Write(b[:writePiece]); err != nil {
+					return err
+				}
+				b = b[writePiece:]
+			}
 			_, err := w.Write(b)
 			return err
 		}

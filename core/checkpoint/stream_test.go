@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,4 +87,31 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// TestPipeHashCopiesReusedBuffers: bytes outside the stable memory are
+// copied before the hashing goroutine reads them, so a writer that
+// reuses its buffer (the zip and tar writers do) still gets the digest
+// of what it wrote; bytes inside it are hashed in place.
+func TestPipeHashCopiesReusedBuffers(t *testing.T) {
+	stable := make([]byte, 1<<20)
+	for i := range stable {
+		stable[i] = byte(i * 7)
+	}
+	want := sha256.New()
+	h := startHash([][]byte{stable})
+	buf := make([]byte, 200<<10)
+	for round := 0; round < 20; round++ {
+		for i := range buf {
+			buf[i] = byte(round + i)
+		}
+		h.Write(buf)
+		want.Write(buf)
+		part := stable[round*(32<<10) : round*(32<<10)+(100<<10)]
+		h.Write(part)
+		want.Write(part)
+	}
+	if got := h.sum(); !bytes.Equal(got, want.Sum(nil)) {
+		t.Fatalf("digest %x, want %x", got, want.Sum(nil))
+	}
 }

@@ -1025,6 +1025,7 @@ func schemeInitialize(s *Scheme) starlark.Value {
 		if !v.V.IsShared() {
 			return nil, fmt.Errorf("initialize: var must be a shared variable, got %s", v.V)
 		}
+		v.V.BeforeWrite()
 		return starlark.None, initialization.Initialize(s.S, v.V.Value(), r.R)
 	})
 }

@@ -33,8 +33,10 @@ type step struct {
 	view  bool
 	check core.Checker
 	// into, when ≥ 0, is the shared variable's node whose storage the
-	// step writes its result into (an update made in place, fusion.go).
-	into int
+	// step writes its result into (an update made in place, fusion.go);
+	// beforeWrite is that update's Update.BeforeWrite.
+	into        int
+	beforeWrite func()
 	// elem and identity are the node's Elem and Identity while the step
 	// still runs the node's own op; scaledSub marks a step fused into
 	// core.Lowered.ScaledSub (fusion.go).
@@ -122,6 +124,9 @@ func (e *Executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 		if dst.Data != nil && sameData(dst, src) {
 			continue
 		}
+		if u.BeforeWrite != nil {
+			u.BeforeWrite()
+		}
 		kernels.CopyInto(dst, src)
 	}
 	return outs, nil
@@ -149,6 +154,9 @@ func (e *Executor) runSteps(p *plan) (err error) {
 			}
 		}
 		if s.into >= 0 {
+			if s.beforeWrite != nil {
+				s.beforeWrite()
+			}
 			out.Data = p.vals[s.into].Data
 		}
 		if r, ok := s.op.(core.ErrRunner); ok { // loops (core/scan.go)

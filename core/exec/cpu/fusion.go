@@ -174,7 +174,7 @@ func (e *Executor) updateInPlace(p *plan, shapes [][]int, root []int) {
 		if !safe {
 			continue
 		}
-		st.into = s
+		st.into, st.beforeWrite = s, u.BeforeWrite
 		p.vals[j] = &nd.Array{Shape: shapes[j]}
 		root[j] = s
 	}
