@@ -27,6 +27,7 @@ import (
 // scriptClassModules are the bases of script classes:
 //
 //	StepRule (blocks.algorithms)                   compute_step(parameter, previous_step) or compute_steps(previous_steps)
+//	TrainingAlgorithm (blocks.algorithms)          initialize(), process_batch(batch): a MainLoop's algorithm
 //	NdarrayInitialization (blocks.initialization)  generate(rng, shape)
 //	TrainingExtension, SimpleExtension (blocks.extensions: extensionBases)
 func scriptClassModules() []*starlarkstruct.Module {
