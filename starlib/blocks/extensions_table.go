@@ -279,6 +279,31 @@ func patience(c *classCall, name string) (iterations, epochs int, err error) {
 // script subclasses, whose own class attribute of the same name overrides
 // them (the library's constructors keep Blocks' values).
 
+// parseArgs is SimpleExtension.parse_args(which_callback, args), Blocks'
+// static method that splits do's arguments into those from the main loop
+// (the batch of before_batch and after_batch) and the user's.
+func parseArgs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var which string
+	var iterable starlark.Iterable
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &which, &iterable); err != nil {
+		return nil, err
+	}
+	var all starlark.Tuple
+	it := iterable.Iterate()
+	defer it.Done()
+	var x starlark.Value
+	for it.Next(&x) {
+		all = append(all, x)
+	}
+	if which == "after_batch" || which == "before_batch" {
+		if len(all) == 0 {
+			return nil, fmt.Errorf("%s: %s passes the batch first, got no arguments", b.Name(), which)
+		}
+		return starlark.Tuple{all[:1], all[1:]}, nil
+	}
+	return starlark.Tuple{starlark.Tuple{}, all}, nil
+}
+
 // extensionClassAttrs are the class constants of the extension class
 // named class; nil when it has none.
 func extensionClassAttrs(class string) starlark.StringDict {
@@ -302,7 +327,8 @@ func extensionClassAttrs(class string) starlark.StringDict {
 	booleans := []string{"before_training", "before_first_epoch", "before_epoch", "before_batch",
 		"on_resumption", "on_interrupt", "on_error", "after_epoch", "after_batch", "after_training"}
 	integers := []string{"after_n_epochs", "after_n_batches", "every_n_epochs", "every_n_batches"}
-	out := starlark.StringDict{"BOOLEAN_TRIGGERS": frozenSet(booleans), "INTEGER_TRIGGERS": frozenSet(integers)}
+	out := starlark.StringDict{"BOOLEAN_TRIGGERS": frozenSet(booleans), "INTEGER_TRIGGERS": frozenSet(integers),
+		"parse_args": starlark.NewBuiltin("parse_args", parseArgs)}
 	switch class {
 	case "Timestamp":
 		out["DEFAULT_LOG_RECORD"] = defaultEnv["DEFAULT_LOG_RECORD"]
