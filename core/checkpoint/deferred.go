@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,22 +55,11 @@ type deferredNPZ struct {
 // as this program writes it (stored, little-endian, C order) is checked
 // and read whole, as Read does.
 func ReadDeferred(path string) (*Checkpoint, error) {
-	if err := checkHead(path); err != nil {
-		if errors.Is(err, ErrCorrupt) {
-			return nil, fmt.Errorf("checkpoint %s: %w", path, err)
-		}
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	f, err := os.Open(path)
+	f, size, err := openChecked(path)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	man, byName, err := verify(f, fi.Size(), true)
+	man, byName, err := verify(f, size, true)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)

@@ -439,28 +439,39 @@ func parse(r io.ReaderAt, man Manifest, byName map[string]readMember) (*Checkpoi
 // stream: the arrays are read into their memory, the file is never held
 // whole.
 func Read(path string) (*Checkpoint, error) {
-	// A foreign tar file (or one far larger than its manifest says) is
-	// refused after its first member, before it is read whole.
-	if err := checkHead(path); err != nil {
-		if errors.Is(err, ErrCorrupt) {
-			return nil, fmt.Errorf("checkpoint %s: %w", path, err)
-		}
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	f, err := os.Open(path)
+	f, size, err := openChecked(path)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	c, err := decode(f, fi.Size())
+	c, err := decode(f, size)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// openChecked opens the checkpoint at path for reading, with its size,
+// once its head is checked: a foreign tar file (or one far larger than
+// its manifest says) is refused after its first member, before it is
+// read whole.
+func openChecked(path string) (*os.File, int64, error) {
+	if err := checkHead(path); err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			return nil, 0, fmt.Errorf("checkpoint %s: %w", path, err)
+		}
+		return nil, 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	return f, fi.Size(), nil
 }
 
 // readManifest is the manifest of the checkpoint at path, once the whole
