@@ -459,7 +459,7 @@ func (d *objectDecoder) value(s savedValue, cur starlark.Value, path string) (st
 			}
 		}
 		return dict, nil
-	case "array":
+	case "array", "scalar":
 		if s.Array == nil {
 			return bad(fmt.Errorf("no array"))
 		}
@@ -471,17 +471,10 @@ func (d *objectDecoder) value(s savedValue, cur starlark.Value, path string) (st
 		if !ok {
 			return bad(fmt.Errorf("not an array"))
 		}
-		return &Array{A: a}, nil
-	case "scalar":
-		if s.Array == nil {
-			return bad(fmt.Errorf("no array"))
+		if s.T == "array" {
+			return &Array{A: a}, nil
 		}
-		x, err := s.Array.Decode()
-		if err != nil {
-			return bad(err)
-		}
-		a, ok := x.(*nd.Array)
-		if !ok || a.NDim() != 0 || !a.DType().IsNumeric() || a.DType() == nd.Bool {
+		if a.NDim() != 0 || !a.DType().IsNumeric() || a.DType() == nd.Bool {
 			return bad(fmt.Errorf("not a numeric 0-d array"))
 		}
 		return &Scalar{A: a}, nil
