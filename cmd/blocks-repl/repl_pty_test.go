@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,7 +135,14 @@ func (tm *terminal) exit() {
 		case <-time.After(5 * time.Second):
 		}
 	}
-	tm.t.Fatalf("Ctrl-D did not end the session; screen:\n%s", tm.screen())
+	// A session that never ends: its goroutines' stacks (Go prints them
+	// on SIGQUIT, to the terminal) say where it waits.
+	_ = tm.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-tm.exited:
+	case <-time.After(10 * time.Second):
+	}
+	tm.t.Fatalf("Ctrl-D did not end the session; screen (with the stacks of a SIGQUIT):\n%s", tm.screen())
 }
 
 // waitRaw waits, up to limit, until the terminal is in raw mode (the
