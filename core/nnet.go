@@ -68,17 +68,23 @@ func softmaxKernel[T float](log bool, out, x []T, n int) {
 			s += float64(e)
 			o[i] = e
 		}
-		if log {
-			ls := T(math.Log(s))
-			for i, v := range row {
-				o[i] = v - m - ls
-			}
-		} else {
-			inv := 1 / s
-			for i := range o {
-				o[i] = T(float64(o[i]) * inv)
-			}
+		finishSoftmaxRow(log, o, row, m, s)
+	}
+}
+
+// finishSoftmaxRow ends one row of the softmax, o holding exp(row - m)
+// and s their sum: o / s, or for the log-softmax row - m - log(s).
+func finishSoftmaxRow[T float](log bool, o, row []T, m T, s float64) {
+	if log {
+		ls := T(math.Log(s))
+		for i, v := range row {
+			o[i] = v - m - ls
 		}
+		return
+	}
+	inv := 1 / s
+	for i := range o {
+		o[i] = T(float64(o[i]) * inv)
 	}
 }
 
@@ -102,18 +108,11 @@ func softmaxRows32(log bool, out, x []float32, n int) {
 		for _, e := range o {
 			s += float64(e)
 		}
+		var m float32
 		if log {
-			m := rowMax(row)
-			ls := float32(math.Log(s))
-			for i, v := range row {
-				o[i] = v - m - ls
-			}
-		} else {
-			inv := 1 / s
-			for i := range o {
-				o[i] = float32(float64(o[i]) * inv)
-			}
+			m = rowMax(row)
 		}
+		finishSoftmaxRow(log, o, row, m, s)
 	}
 }
 
