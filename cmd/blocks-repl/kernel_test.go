@@ -429,13 +429,18 @@ func TestJupyterInterrupt(t *testing.T) {
 		First struct {
 			Status, Stderr string
 			Interrupted    bool
+			Attempts       int
 		}
 		PausedAt string `json:"paused_at"`
 		Second   struct{ Status, Stdout, Stderr string }
 		Final    string
-		ByMsg    struct{ Status, Stderr, After string } `json:"by_message"`
+		ByMsg    struct {
+			Status, Stderr, After string
+			Attempts              int
+		} `json:"by_message"`
 	}
 	driver(t, env, &res, "interrupt", setupFile, fmt.Sprint(total), dir)
+	t.Logf("interrupted at the attempt %d (signal) and %d (interrupt_request)", res.First.Attempts, res.ByMsg.Attempts)
 	if !res.First.Interrupted || res.First.Status != "ok" || !strings.Contains(res.First.Stderr, "training pauses after this batch") {
 		t.Fatalf("the interrupted run: %+v", res.First)
 	}
