@@ -80,8 +80,7 @@ test: test-deps vet
 # NaN meets fewer elements); and the fused recurrent sequences equal to
 # their scan bit for bit (the scan's products are OpenBLAS's there, gonum's
 # here, which sum in another order).
-PUREGO_PKGS := ./bricks/... ./core ./core/algorithms ./core/device ./core/exec/... ./core/extensions ./core/graph \
-  ./core/mainloop ./core/monitoring ./core/parallel ./output/... ./docs ./fuel ./fuel/config \
+PUREGO_PKGS := ./bricks/... ./core ./core/device ./core/exec/... ./core/graph ./train/... ./cmd/dashboard ./docs ./fuel ./fuel/config \
   ./fuel/datasets/toy ./fuel/download ./fuel/h5 ./fuel/schemes ./fuel/streams ./fuel/transformers ./internal/... \
   ./nd ./numpyrand ./stdlib
 PUREGO_CGO_ONLY := TestProcessBatchDoesNotAllocate|TestNaNCostStopsTraining|TestFusedRNNMatchesScan
@@ -164,7 +163,7 @@ FUZZTIME ?= 10m
 # Minimizing a new input of a large target (a whole checkpoint) would
 # otherwise take a minute each time.
 FUZZMINTIME ?= 5s
-FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX ./core/checkpoint:FuzzDecode ./core/checkpoint:FuzzDecodeMember ./core/checkpoint:FuzzDecodeNPZ ./fuel/server:FuzzDecodeArrays ./fuel/server:FuzzDecodeMessage ./fuel/h5:FuzzSplitDecoding ./fuel/h5:FuzzVlenShapes ./starlib:FuzzArrayShapes ./core/checkpoint:FuzzTarStructure ./fuel/h5:FuzzDeclaredShapes ./fuel/datasets:FuzzIDXHeader ./starlib:FuzzFuelData ./starlib:FuzzFuelMethods ./fuel/converters:FuzzParseMat ./fuel/converters:FuzzMatConverters ./fuel/h5:FuzzH5Files ./internal/dashboard:FuzzHandlers ./cmd/blocks-repl:FuzzDecodeMessage ./cmd/blocks-repl:FuzzNotebookScript
+FUZZ_TARGETS := ./starlib:FuzzBuiltins ./starlib:FuzzParseOverride ./fuel/datasets:FuzzReadIDX ./train/checkpoint:FuzzDecode ./train/checkpoint:FuzzDecodeMember ./train/checkpoint:FuzzDecodeNPZ ./fuel/server:FuzzDecodeArrays ./fuel/server:FuzzDecodeMessage ./fuel/h5:FuzzSplitDecoding ./fuel/h5:FuzzVlenShapes ./starlib:FuzzArrayShapes ./train/checkpoint:FuzzTarStructure ./fuel/h5:FuzzDeclaredShapes ./fuel/datasets:FuzzIDXHeader ./starlib:FuzzFuelData ./starlib:FuzzFuelMethods ./fuel/converters:FuzzParseMat ./fuel/converters:FuzzMatConverters ./fuel/h5:FuzzH5Files ./cmd/dashboard:FuzzHandlers ./cmd/blocks-repl:FuzzDecodeMessage ./cmd/blocks-repl:FuzzNotebookScript
 fuzz: test-deps
 	@BLOCKS_SHARED=$(SHARED) GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINTIME=$(FUZZMINTIME) ./scripts/fuzz.sh $(FUZZ_TARGETS)
 
@@ -196,4 +195,4 @@ clean:
 
 # The checkpoint kill test with many trials (20 runs, 4 SIGKILLs each).
 accept-checkpoint: test-deps
-	BLOCKS_SHARED=$(SHARED) BLOCKS_ACCEPT=1 $(GO) test -count=1 -timeout 30m -run Accept -v ./cmd/blocks-repl/ ./core/checkpoint/
+	BLOCKS_SHARED=$(SHARED) BLOCKS_ACCEPT=1 $(GO) test -count=1 -timeout 30m -run Accept -v ./cmd/blocks-repl/ ./train/checkpoint/

@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/blocks-go/blocks/bricks"
-	"github.com/blocks-go/blocks/core/algorithms"
-	"github.com/blocks-go/blocks/core/checkpoint"
-	"github.com/blocks-go/blocks/core/extensions"
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel/datasets"
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/fuel/streams"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/train/algorithms"
+	"github.com/blocks-go/blocks/train/checkpoint"
+	"github.com/blocks-go/blocks/train/extensions"
+	"github.com/blocks-go/blocks/train/mainloop"
 	"golang.org/x/sys/unix"
 )
 

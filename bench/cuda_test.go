@@ -8,10 +8,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/device"
 	_ "github.com/blocks-go/blocks/core/exec/cuda"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // TestBenchModelsGPUMatchCPU trains the benchmark's LeNet (batch 64) and

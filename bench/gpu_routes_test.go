@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/exec/cuda"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // Every op of the benchmark models' training steps (the MLPs, LeNet, the

@@ -6,11 +6,11 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // lenetStep builds the PyTorch baseline's LeNet (../shared/bench/

@@ -11,11 +11,11 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // rnnConfig is one of ../shared/bench/torch_rnn.py's language models.

@@ -7,12 +7,12 @@ import (
 
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/fuel/datasets/toy"
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 type bnExampleResult struct {

@@ -7,15 +7,15 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/device"
-	"github.com/blocks-go/blocks/core/extensions"
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel/datasets/toy"
 	"github.com/blocks-go/blocks/fuel/schemes"
 	"github.com/blocks-go/blocks/fuel/streams"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
+	"github.com/blocks-go/blocks/train/algorithms"
+	"github.com/blocks-go/blocks/train/extensions"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // An MLP trained from Go, as Blocks' tutorial trains one from Python:

@@ -21,7 +21,7 @@ import (
 // functions run on; core/exec/cuda (build tag cuda) registers the CUDA
 // backend. A program links the CPU backend by importing core/exec/cpu
 // (the packages that compile functions, such as core/graph, bricks and
-// core/algorithms, do).
+// train/algorithms, do).
 
 // Backend runs compiled functions.
 type Backend interface {

@@ -9,11 +9,11 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // trainMLP trains a 784-300-10 ReLU/softmax MLP (large enough that the

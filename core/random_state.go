@@ -6,7 +6,7 @@ import "github.com/blocks-go/blocks/numpyrand"
 // masks, Gaussian noise, augmentation). It keeps its generator, a
 // numpy-exact RandomState, so that a checkpoint can save the generator's
 // position and a resumed run draws the same numbers the uninterrupted run
-// would have drawn (see core/checkpoint, which saves and restores the state
+// would have drawn (see train/checkpoint, which saves and restores the state
 // of every RandomOp of the training graph, in the order of Ancestors).
 //
 // Every op that draws random numbers must implement this interface.

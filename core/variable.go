@@ -213,7 +213,7 @@ func (v *Variable) Value() *nd.Array {
 // SetWriteGuard of the same owner replaces it (nil f removes it), one of
 // another owner is kept beside it. A background checkpoint uses it to
 // copy an array only when training is about to change it, off the
-// training loop's path until then (core/checkpoint). Set it, and write
+// training loop's path until then (train/checkpoint). Set it, and write
 // the value, on the goroutine that trains.
 func (v *Variable) SetWriteGuard(owner any, f func()) {
 	for i, g := range v.guards {

@@ -8,9 +8,9 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/internal/fixtures"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // TestMNISTAdamEarlyStopping runs scripts/mnist_adam_early_stopping.star

@@ -10,10 +10,10 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // scriptLinearGraph runs script_linear.star and returns its cost graph

@@ -6,9 +6,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/internal/fixtures"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // sampler records, after each epoch, the live heap (after a collection),

@@ -3,7 +3,7 @@ package starlib
 import (
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // CheckpointPath is where a Checkpoint extension built now writes, checked

@@ -7,8 +7,8 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/fuel/config"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // CheckpointRun ties a run to a checkpoint: resume restores one when the

@@ -9,8 +9,8 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core/device"
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel/config"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // tunables are the names and resolved values config(...) declared.

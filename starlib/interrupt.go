@@ -6,7 +6,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // SetInterrupts routes the interrupts of the main loops that scripts run

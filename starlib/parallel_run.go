@@ -9,14 +9,14 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/algorithms"
-	"github.com/blocks-go/blocks/core/checkpoint"
-	"github.com/blocks-go/blocks/core/extensions"
-	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
-	"github.com/blocks-go/blocks/output/plot"
+	"github.com/blocks-go/blocks/train/algorithms"
+	"github.com/blocks-go/blocks/train/checkpoint"
+	"github.com/blocks-go/blocks/train/extensions"
+	"github.com/blocks-go/blocks/train/mainloop"
+	"github.com/blocks-go/blocks/train/parallel"
+	"github.com/blocks-go/blocks/train/plot"
 )
 
 // ParallelRun makes the main loops of a run data-parallel (docs/

@@ -7,8 +7,8 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
-	"github.com/blocks-go/blocks/core/mainloop"
+	"github.com/blocks-go/blocks/train/checkpoint"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // A resume may apply an override only when it leaves what the checkpoint

@@ -10,9 +10,9 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // Script objects in checkpoints (docs/checkpoints.md, "Script objects").

@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/blocks-go/blocks/output/sqlitelog"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	"github.com/blocks-go/blocks/train/sqlitelog"
 )
 
 // TestSQLiteLogBackend: MainLoop(log_backend="sqlite") stores the log in

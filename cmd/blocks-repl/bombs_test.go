@@ -18,10 +18,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
+	"github.com/blocks-go/blocks/train/checkpoint"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // smallCheckpoint is a valid checkpoint, encoded.

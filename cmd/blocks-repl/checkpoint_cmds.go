@@ -12,12 +12,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/fuel/config"
 	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 func init() {

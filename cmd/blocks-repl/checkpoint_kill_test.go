@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // objectsScript copies testdata/script_objects/NAME into a new directory as

@@ -18,7 +18,7 @@ import (
 
 	"github.com/blocks-go/blocks/internal/tty"
 
-	"github.com/blocks-go/blocks/internal/dashboard"
+	"github.com/blocks-go/blocks/cmd/dashboard"
 )
 
 // defaultDashboardPort is the dashboard's port unless --port says

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // dashScript trains a small MLP on random labels (the cost falls as it

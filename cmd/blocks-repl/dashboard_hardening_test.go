@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/output/sqlitelog"
+	"github.com/blocks-go/blocks/train/mainloop"
+	"github.com/blocks-go/blocks/train/sqlitelog"
 )
 
 // TestDashboardPlantedLogServesAndStops: an SQLite file planted two

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blocks-go/blocks/internal/dashboard"
+	"github.com/blocks-go/blocks/cmd/dashboard"
 )
 
 // TestDashboardCheckpointDir: a directory holding only a checkpoint shows

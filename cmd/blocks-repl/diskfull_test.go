@@ -28,7 +28,7 @@ func TestDiskFullDuringCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=2m"); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v); TestWriteDiskFullKeepsPrevious in core/checkpoint injects the error instead", err)
+		t.Skipf("cannot mount a tmpfs here (%v); TestWriteDiskFullKeepsPrevious in train/checkpoint injects the error instead", err)
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
 	bin, adamLoad := killBinary(t)

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
-	"github.com/blocks-go/blocks/core/parallel"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/checkpoint"
+	"github.com/blocks-go/blocks/train/parallel"
 )
 
 // Data-parallel runs (docs/distributed.md): run and resume take

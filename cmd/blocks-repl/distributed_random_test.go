@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // TestDistributedDropout: scripts/mnist_dropout.star (dropout on both

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
-	"github.com/blocks-go/blocks/core/parallel"
+	"github.com/blocks-go/blocks/train/checkpoint"
+	"github.com/blocks-go/blocks/train/parallel"
 )
 
 // The data-parallel checks of docs/distributed.md: the same bits on 1, 2

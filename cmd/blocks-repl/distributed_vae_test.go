@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // TestDistributedVAE: the VAE of vae_kill_test.go (a script Random

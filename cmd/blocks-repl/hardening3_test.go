@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // sqliteFile makes a small SQLite database at path (one table, one row)

@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // scriptInterrupts gives Ctrl-C its meaning for a script run by run,

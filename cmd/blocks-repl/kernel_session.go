@@ -14,9 +14,9 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // The session's answers to the Jupyter kernel's requests (kernel.go),

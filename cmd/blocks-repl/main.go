@@ -47,17 +47,17 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/internal/tty"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // version is the project's version, the one checkpoints record (set at
-// link time by -ldflags "-X github.com/blocks-go/blocks/core/checkpoint.ProjectVersion=...").
+// link time by -ldflags "-X github.com/blocks-go/blocks/train/checkpoint.ProjectVersion=...").
 var version = checkpoint.ProjectVersion
 
 // runOptions are run's options (usage.go prints them for run --help).

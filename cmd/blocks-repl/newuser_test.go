@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // closedAddress returns a local address nothing listens on.

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/output/plot"
-	"github.com/blocks-go/blocks/output/sqlitelog"
+	"github.com/blocks-go/blocks/train/mainloop"
+	"github.com/blocks-go/blocks/train/plot"
+	"github.com/blocks-go/blocks/train/sqlitelog"
 )
 
 const plotUsage = `  blocks-repl plot LOG [--channels A,B]... [--x iterations|epochs] [--out FILE]

@@ -16,10 +16,10 @@ import (
 
 	"github.com/blocks-go/blocks/internal/tty"
 
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 const replHelp = `Type Starlark statements or expressions; an expression's value is printed

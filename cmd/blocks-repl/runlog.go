@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/internal/dashboard"
-	"github.com/blocks-go/blocks/output/sqlitelog"
+	"github.com/blocks-go/blocks/cmd/dashboard"
 	"github.com/blocks-go/blocks/starlib"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	"github.com/blocks-go/blocks/train/mainloop"
+	"github.com/blocks-go/blocks/train/sqlitelog"
 )
 
 // execWithLog runs a script as starlib.ExecFile does and, when logPath is

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/mainloop"
-	"github.com/blocks-go/blocks/output/sqlitelog"
+	"github.com/blocks-go/blocks/train/mainloop"
+	"github.com/blocks-go/blocks/train/sqlitelog"
 )
 
 const logScript = `

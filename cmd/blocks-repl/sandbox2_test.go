@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // sbScript trains a tiny model for one epoch and checkpoints to PATH.

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // statefulLMScript is a stateful LSTM language model trained by truncated

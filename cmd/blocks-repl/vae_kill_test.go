@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blocks-go/blocks/core/checkpoint"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // vaeKillScript trains a small variational autoencoder on MNIST-shaped

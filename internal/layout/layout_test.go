@@ -69,7 +69,7 @@ func TestImportRules(t *testing.T) {
 		{"fuel", "core", "fuel stands alone"},
 		{"fuel", "bricks", "fuel stands alone"},
 		{"core", "bricks", "bricks are built on core, not the reverse"},
-		{"core", "output", "the log's output formats are not part of the core"},
+		{"core", "train", "the training layer is built on the graph, not the reverse"},
 		{"core", "fuel/config", "floatX is passed to core explicitly (GradientDescentConfig.FloatX, the step rules' constructors), never read from the environment"},
 		{"nd", "core", "nd is a leaf"},
 		{"nd", "fuel", "nd is a leaf"},
@@ -123,6 +123,84 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
+// floors are the house's layers (README, "Architecture"), lowest first:
+// a package imports only packages of lower floors, or of its own folder.
+// Packages beside the house (docs, the tests' fixtures and rules, the
+// example scripts, the benchmarks) are not placed.
+var floors = []struct {
+	name    string
+	folders []string
+}{
+	{"leaves", []string{"nd", "numpyrand", "internal/vec", "internal/tty", "internal/termsafe", "stdlib"}},
+	{"graph, data", []string{"core", "fuel"}},
+	{"models, training", []string{"bricks", "train"}},
+	{"Starlark modules", []string{"starlib"}},
+	{"commands", []string{"cmd"}},
+}
+
+// floorOf returns pkg's floor and folder, or -1 for a package beside the
+// house.
+func floorOf(pkg string) (int, string) {
+	for i, f := range floors {
+		for _, dir := range f.folders {
+			if under(pkg, dir) {
+				return i, dir
+			}
+		}
+	}
+	return -1, ""
+}
+
+// TestFloors checks that no import runs back up: the folders read as the
+// layers graph → execution → training → Starlark modules → commands.
+func TestFloors(t *testing.T) {
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(gobin, "list", "-json=ImportPath,Imports", module+"...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	placed := 0
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkg := strings.TrimPrefix(p.ImportPath, module)
+		from, fromDir := floorOf(pkg)
+		if from < 0 {
+			continue
+		}
+		placed++
+		for _, d := range p.Imports {
+			if !strings.HasPrefix(d, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(d, module)
+			to, toDir := floorOf(dep)
+			switch {
+			case to < 0 && floors[from].name != "commands":
+				t.Errorf("%s imports %s, which stands beside the house: only tests and commands may", pkg, dep)
+			case to < 0:
+			case to > from:
+				t.Errorf("%s (%s) imports %s (%s): an arrow back up", pkg, floors[from].name, dep, floors[to].name)
+			case to == from && toDir != fromDir:
+				t.Errorf("%s imports %s: folders of one floor (%s) stand side by side", pkg, dep, floors[from].name)
+			}
+		}
+	}
+	if placed < 40 {
+		t.Fatalf("only %d packages placed on a floor", placed)
+	}
+}
+
 // TestBackendSeam checks the split between the graph and its execution
 // (docs/backends.md): cgo and the BLAS bindings live in the CPU backend's
 // kernels (and in the packages binding other C libraries: MPI, HDF5,
@@ -138,7 +216,7 @@ func TestBackendSeam(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	cgoOK := map[string]bool{"core/exec/cpu/kernels": true, "core/parallel": true, "fuel/h5": true, "fuel/server": true, "core/exec/cuda": true}
+	cgoOK := map[string]bool{"core/exec/cpu/kernels": true, "train/parallel": true, "fuel/h5": true, "fuel/server": true, "core/exec/cuda": true}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	seen := 0
 	for {

@@ -23,10 +23,10 @@ import (
 // assigned after its declaration.
 var mutableState = map[string]string{
 	// Process-wide resources.
-	"core/checkpoint.locks":           "the flock table: a lock is held by the process, so its table is the process's",
-	"core/parallel.world":             "the MPI world: MPI_Init runs once per process",
-	"core/parallel.worldErr":          "the MPI world: MPI_Init runs once per process",
-	"core/parallel.worldOnce":         "the MPI world: MPI_Init runs once per process",
+	"train/checkpoint.locks":          "the flock table: a lock is held by the process, so its table is the process's",
+	"train/parallel.world":            "the MPI world: MPI_Init runs once per process",
+	"train/parallel.worldErr":         "the MPI world: MPI_Init runs once per process",
+	"train/parallel.worldOnce":        "the MPI world: MPI_Init runs once per process",
 	"fuel/h5.hdf5Mu":                  "libhdf5 is not thread-safe: one mutex per process",
 	"nd.budget":                       "the memory budget every allocation is checked against (--max-memory): one run per process, and nd.New has no context to carry a run's own",
 	"core/exec/cpu/kernels.settings":  "the CPU kernel settings: OpenBLAS threading is process-wide by nature",

@@ -5,8 +5,8 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // newUpdatesAlgorithm makes UpdatesAlgorithm from its table's bound

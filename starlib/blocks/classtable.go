@@ -8,8 +8,8 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/extensions"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/extensions"
 )
 
 // Blocks' classes as data. Each brick class, step rule and extension is

@@ -8,10 +8,10 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/monitoring"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 	starfuel "github.com/blocks-go/blocks/starlib/fuel"
+	"github.com/blocks-go/blocks/train/monitoring"
 )
 
 // Blocks' aggregation scheme classes, added to blocks.monitoring.aggregation

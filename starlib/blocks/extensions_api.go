@@ -7,12 +7,12 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/bricks"
-	"github.com/blocks-go/blocks/core/algorithms"
-	"github.com/blocks-go/blocks/core/checkpoint"
-	"github.com/blocks-go/blocks/core/extensions"
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
 	starfuel "github.com/blocks-go/blocks/starlib/fuel"
+	"github.com/blocks-go/blocks/train/algorithms"
+	"github.com/blocks-go/blocks/train/checkpoint"
+	"github.com/blocks-go/blocks/train/extensions"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // More of Blocks' extension and main-loop API, as Blocks' tests use it.

@@ -6,11 +6,11 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/extensions"
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 	starfuel "github.com/blocks-go/blocks/starlib/fuel"
+	"github.com/blocks-go/blocks/train/extensions"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // Duck typing where Blocks takes an object by its methods: a script

@@ -11,8 +11,8 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/blocks-go/blocks/output/plot"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/plot"
 )
 
 // Module blocks.extensions.plot (Blocks kept it in blocks-extras):

@@ -7,8 +7,8 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // Module blocks.log: Blocks' training log on its own.

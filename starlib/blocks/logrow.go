@@ -6,8 +6,8 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // LogRow is a row of the training log as a live Starlark mapping:

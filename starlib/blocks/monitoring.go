@@ -7,9 +7,9 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/monitoring"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/monitoring"
 )
 
 // Module blocks.monitoring.aggregation: how a monitored variable is

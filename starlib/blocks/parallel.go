@@ -3,8 +3,8 @@ package blocks
 import (
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // configureParallel prepares the main loop of a microbatched or

@@ -8,9 +8,9 @@ import (
 
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/checkpoint"
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/checkpoint"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // Module blocks.extensions.saveload: checkpoints (see docs/checkpoints.md).

@@ -8,11 +8,11 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/extensions"
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/extensions"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // Blocks' training classes as bases of script classes (starlib/classes.go):

@@ -6,9 +6,9 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/monitoring"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/monitoring"
 )
 
 // Blocks' MonitoredQuantity(requires=None, name=None) as the base of a

@@ -14,8 +14,8 @@ import (
 
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/checkpoint"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // Module blocks.serialization: Blocks' parameter files, in safe formats

@@ -7,12 +7,12 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // The step rules of blocks.algorithms, one table each (classtable.go):
-// Blocks' parameters and defaults, and the core/algorithms constructor.
+// Blocks' parameters and defaults, and the train/algorithms constructor.
 // Hyperparameters are attributes holding shared variables
 // (adam.learning_rate.set_value(0.001), or SharedVariableModifier).
 func stepsTableModules() (mods []*starlarkstruct.Module) {

@@ -15,13 +15,13 @@ import (
 
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
-	"github.com/blocks-go/blocks/core/extensions"
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
-	"github.com/blocks-go/blocks/output/sqlitelog"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/algorithms"
+	"github.com/blocks-go/blocks/train/extensions"
+	"github.com/blocks-go/blocks/train/mainloop"
+	"github.com/blocks-go/blocks/train/sqlitelog"
 )
 
 // Modules blocks.algorithms, blocks.extensions, blocks.extensions.monitoring

@@ -6,8 +6,8 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/core/mainloop"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // nothingToTrain handles a main_loop.run() that found every stopping

@@ -10,9 +10,9 @@ import (
 
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // Modules blocks.utils, blocks.theano_expressions and the theano

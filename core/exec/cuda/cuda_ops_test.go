@@ -11,12 +11,12 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
 	"github.com/blocks-go/blocks/core"
-	"github.com/blocks-go/blocks/core/algorithms"
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/core/exec/cpu"
 	"github.com/blocks-go/blocks/core/graph"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
+	"github.com/blocks-go/blocks/train/algorithms"
 )
 
 // The ops wired after the MLP's (dispatch_ext.go), each with its

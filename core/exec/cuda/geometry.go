@@ -73,7 +73,7 @@ func (g poolGeom) meta(mode int64) []int64 {
 }
 
 // fusedArity is each fused rule's number of full inputs and of scalars
-// (core/algorithms/kernels.go).
+// (train/algorithms/kernels.go).
 var fusedArity = map[string][2]int{"momentum": {2, 1}, "adadelta": {3, 2}, "rmsprop": {2, 1}, "adagrad": {2, 2}, "adam": {3, 4}}
 
 // groupRows is take_grad's grouping of positions by row: after it,

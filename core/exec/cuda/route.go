@@ -69,7 +69,7 @@ var cpuKinds = map[string]string{
 }
 
 // fusedRules are the step rules' fused kernels fused_rule runs, by the
-// kernel's name (core/algorithms/kernels.go), with their code.
+// kernel's name (train/algorithms/kernels.go), with their code.
 var fusedRules = map[string]int64{"momentum": 0, "adadelta": 1, "rmsprop": 2, "adagrad": 3, "adam": 4}
 
 // poolModes are core's pooling modes, numbered as kernels.cu's.

@@ -502,7 +502,7 @@ extern "C" __global__ void copy2d(float *dst, long long ldd, const float *src, l
 
 // ---- step rules' fused updates ------------------------------------------
 //
-// The loops of core/algorithms/kernels.go, one thread per element, in
+// The loops of train/algorithms/kernels.go, one thread per element, in
 // float arithmetic in the Go loops' order (the PTX is compiled with
 // -fmad=false: no product is fused into an addition, as Go does not on
 // amd64), the square roots in double as math.Sqrt. out holds the parts
