@@ -104,81 +104,117 @@ func dotNDKernel(s *opStep) (bool, error) {
 	})
 }
 
-// convKernel is "conv2d" (inputs images, filters[, biases]),
-// "conv2d_grad_input" (gz, filters[, ...]) and "conv2d_grad_weights"
-// (images, gz, ...), with the geometry Conv: the batch in groups of
-// images whose columns fit colFloats.
-func convKernel(s *opStep) (bool, error) {
-	e, p, i, ins, out, spec := s.e, s.p, s.st.node, s.st.in, s.out, s.spec
-	buf := s.dev
+// convPlan is a convolution's geometry (Conv) for images of shape xs and
+// filters of shape ws, uploaded, and its scratch: the columns of a group
+// of m images (col) and their product with the filters (tmp). ok is false
+// when the kernels do not apply.
+type convPlan struct {
+	g        convGeom
+	geom     devBuf
+	col, tmp devBuf
+	k, pp, m int
+	chw, fp  int
+	ok       bool
+}
+
+func newConvPlan(s *opStep, xs, ws []int) (convPlan, error) {
+	e, p, spec := s.e, s.p, s.spec
+	var c convPlan
 	if !s.allF32 {
-		return false, nil
-	}
-	var xs, ws []int
-	switch spec.Kind {
-	case "conv2d":
-		xs, ws = p.shapes[ins[0]], p.shapes[ins[1]]
-	case "conv2d_grad_input":
-		xs, ws = out, p.shapes[ins[1]]
-	default:
-		xs, ws = p.shapes[ins[0]], out
+		return c, nil
 	}
 	g := convGeometry(xs, ws, spec.Conv)
 	if g.oh < 1 || g.ow < 1 || g.n == 0 {
-		return false, nil
+		return c, nil
 	}
 	geom, err := e.upMeta(p, g.meta())
 	if err != nil {
-		return false, err
+		return c, err
 	}
 	k, pp, m := g.k(), g.p(), g.group(colFloats)
 	col, err := e.scratch(p, int64(k*m*pp)*4)
 	if err != nil {
-		return false, err
+		return c, err
 	}
 	tmp, err := e.scratch(p, int64(g.f*m*pp)*4)
 	if err != nil {
-		return false, err
+		return c, err
 	}
 	chw, fp := g.c*g.h*g.w, g.f*pp
-	switch spec.Kind {
-	case "conv2d":
-		return s.done("im2col, "+e.gemmName()+", conv_scatter", func() error {
-			bias := cu.DevicePtr(0)
-			if len(ins) > 2 {
-				bias = buf(ins[2]).ptr
-			}
-			for n0 := 0; n0 < g.n; n0 += m {
-				mm := min(m, g.n-n0)
-				if err := e.g.launch("im2col", grid(k*mm*pp), 256, col.ptr, at(buf(ins[0]), n0*chw, 4), mm, geom.ptr); err != nil {
-					return err
-				}
-				if err := e.gemm(false, false, g.f, mm*pp, k, buf(ins[1]).ptr, col.ptr, tmp.ptr); err != nil {
-					return err
-				}
-				if err := e.g.launch("conv_scatter", grid(mm*fp), 256, at(buf(i), n0*fp, 4), tmp.ptr, bias, mm, g.f, pp); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	case "conv2d_grad_input":
-		return s.done("conv_gather, "+e.gemmName()+", col2im", func() error {
-			for n0 := 0; n0 < g.n; n0 += m {
-				mm := min(m, g.n-n0)
-				if err := e.g.launch("conv_gather", grid(mm*fp), 256, tmp.ptr, at(buf(ins[0]), n0*fp, 4), mm, g.f, pp); err != nil {
-					return err
-				}
-				if err := e.gemm(true, false, k, mm*pp, g.f, buf(ins[1]).ptr, tmp.ptr, col.ptr); err != nil {
-					return err
-				}
-				if err := e.g.launch("col2im", grid(mm*chw), 256, at(buf(i), n0*chw, 4), col.ptr, mm, geom.ptr); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	return convPlan{g: g, geom: geom, col: col, tmp: tmp, k: k, pp: pp, m: m, chw: chw, fp: fp, ok: true}, nil
+}
+
+// conv2dKernel is "conv2d" (inputs images, filters[, biases]): per group
+// of images, im2col, the product with the filters, and conv_scatter (the
+// biases added).
+func conv2dKernel(s *opStep) (bool, error) {
+	e, p, i, ins := s.e, s.p, s.st.node, s.st.in
+	buf := s.dev
+	c, err := newConvPlan(s, p.shapes[ins[0]], p.shapes[ins[1]])
+	if err != nil || !c.ok {
+		return false, err
 	}
+	g, geom, col, tmp, k, pp, m, chw, fp := c.g, c.geom, c.col, c.tmp, c.k, c.pp, c.m, c.chw, c.fp
+	return s.done("im2col, "+e.gemmName()+", conv_scatter", func() error {
+		bias := cu.DevicePtr(0)
+		if len(ins) > 2 {
+			bias = buf(ins[2]).ptr
+		}
+		for n0 := 0; n0 < g.n; n0 += m {
+			mm := min(m, g.n-n0)
+			if err := e.g.launch("im2col", grid(k*mm*pp), 256, col.ptr, at(buf(ins[0]), n0*chw, 4), mm, geom.ptr); err != nil {
+				return err
+			}
+			if err := e.gemm(false, false, g.f, mm*pp, k, buf(ins[1]).ptr, col.ptr, tmp.ptr); err != nil {
+				return err
+			}
+			if err := e.g.launch("conv_scatter", grid(mm*fp), 256, at(buf(i), n0*fp, 4), tmp.ptr, bias, mm, g.f, pp); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// conv2dGradInputKernel is "conv2d_grad_input" (inputs gz, filters[, a
+// variable shaped like the images]): per group of images, conv_gather,
+// the product with the filters transposed, and col2im.
+func conv2dGradInputKernel(s *opStep) (bool, error) {
+	e, p, i, ins, out := s.e, s.p, s.st.node, s.st.in, s.out
+	buf := s.dev
+	c, err := newConvPlan(s, out, p.shapes[ins[1]])
+	if err != nil || !c.ok {
+		return false, err
+	}
+	g, geom, col, tmp, k, pp, m, chw, fp := c.g, c.geom, c.col, c.tmp, c.k, c.pp, c.m, c.chw, c.fp
+	return s.done("conv_gather, "+e.gemmName()+", col2im", func() error {
+		for n0 := 0; n0 < g.n; n0 += m {
+			mm := min(m, g.n-n0)
+			if err := e.g.launch("conv_gather", grid(mm*fp), 256, tmp.ptr, at(buf(ins[0]), n0*fp, 4), mm, g.f, pp); err != nil {
+				return err
+			}
+			if err := e.gemm(true, false, k, mm*pp, g.f, buf(ins[1]).ptr, tmp.ptr, col.ptr); err != nil {
+				return err
+			}
+			if err := e.g.launch("col2im", grid(mm*chw), 256, at(buf(i), n0*chw, 4), col.ptr, mm, geom.ptr); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// conv2dGradWeightsKernel is "conv2d_grad_weights" (inputs images, gz, a
+// variable shaped like the filters): per group of images, im2col,
+// conv_gather and the product, the groups' sums added in order.
+func conv2dGradWeightsKernel(s *opStep) (bool, error) {
+	e, p, i, ins, out := s.e, s.p, s.st.node, s.st.in, s.out
+	buf := s.dev
+	c, err := newConvPlan(s, p.shapes[ins[0]], out)
+	if err != nil || !c.ok {
+		return false, err
+	}
+	g, geom, col, tmp, k, pp, m, chw, fp := c.g, c.geom, c.col, c.tmp, c.k, c.pp, c.m, c.chw, c.fp
 	part, err := e.scratch(p, int64(g.f*k)*4)
 	if err != nil {
 		return false, err

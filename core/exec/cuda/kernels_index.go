@@ -161,32 +161,48 @@ func repeatKernel(s *opStep) (bool, error) {
 	})
 }
 
-// concatKernel is "concat" along Axis and "concat_grad" (the gradient's
-// Part: its slice of the full gradient, the first input).
+// concatRows is a concatenation's rows along Axis of full, the
+// concatenated shape: outer rows of row elements, inner elements per
+// index of the axis. ok is false when the kernels do not apply.
+func concatRows(s *opStep, full []int) (outer, inner, row int, ok bool) {
+	axis := s.spec.Axis
+	if !s.allF32 || axis < 0 || axis >= len(s.out) {
+		return 0, 0, 0, false
+	}
+	outer, inner = nd.Prod(full[:axis]), nd.Prod(full[axis+1:])
+	return outer, inner, full[axis] * inner, true
+}
+
+// concatKernel is "concat" along Axis: each input's rows copied into
+// their columns of the output's.
 func concatKernel(s *opStep) (bool, error) {
-	e, p, i, ins, out, spec := s.e, s.p, s.st.node, s.st.in, s.out, s.spec
+	e, p, i, ins, spec := s.e, s.p, s.st.node, s.st.in, s.spec
 	buf := s.dev
-	if !s.allF32 || spec.Axis < 0 || spec.Axis >= len(out) {
+	outer, inner, row, ok := concatRows(s, s.out)
+	if !ok {
 		return false, nil
 	}
-	full := out
-	if spec.Kind == "concat_grad" {
-		full = p.shapes[ins[0]]
-	}
-	outer, inner := nd.Prod(full[:spec.Axis]), nd.Prod(full[spec.Axis+1:])
-	row := full[spec.Axis] * inner
-	if spec.Kind == "concat" {
-		return s.done("copy2d", func() error {
-			off := 0
-			for _, j := range ins {
-				n := p.shapes[j][spec.Axis] * inner
-				if err := e.g.launch("copy2d", grid(outer*n), 256, at(buf(i), off, 4), row, buf(j).ptr, n, outer, n); err != nil {
-					return err
-				}
-				off += n
+	return s.done("copy2d", func() error {
+		off := 0
+		for _, j := range ins {
+			n := p.shapes[j][spec.Axis] * inner
+			if err := e.g.launch("copy2d", grid(outer*n), 256, at(buf(i), off, 4), row, buf(j).ptr, n, outer, n); err != nil {
+				return err
 			}
-			return nil
-		})
+			off += n
+		}
+		return nil
+	})
+}
+
+// concatGradKernel is "concat_grad" (inputs the full gradient, then the
+// concatenation's inputs): input Part's columns of the full gradient.
+func concatGradKernel(s *opStep) (bool, error) {
+	e, p, i, ins, out, spec := s.e, s.p, s.st.node, s.st.in, s.out, s.spec
+	buf := s.dev
+	outer, inner, row, ok := concatRows(s, p.shapes[ins[0]])
+	if !ok {
+		return false, nil
 	}
 	off := 0
 	for _, j := range ins[1 : 1+spec.Part] {
@@ -251,36 +267,53 @@ func placeKernel(s *opStep) (bool, error) {
 	})
 }
 
-// subtensorKernel is "subtensor" (a strided copy of x's Ranges) and
-// "subtensor_grad" (inputs x, gz: gz scattered into zeros there).
-func subtensorKernel(s *opStep) (bool, error) {
-	e, p, i, ins, size, spec := s.e, s.p, s.st.node, s.st.in, s.size, s.spec
-	buf := s.dev
+// subtensorPlan is a subtensor's Ranges of x as a base offset, counts
+// and strides, with the strided scatter's meta uploaded. ok is false when
+// the kernels do not apply.
+func subtensorPlan(s *opStep) (base int, counts, strides []int64, m devBuf, ok bool, err error) {
+	e, p, ins, spec := s.e, s.p, s.st.in, s.spec
 	if !s.allF32 || spec.Ranges == nil {
-		return false, nil
+		return 0, nil, nil, m, false, nil
 	}
 	x := p.shapes[ins[0]]
 	rs, err := spec.Ranges(x)
 	if err != nil {
+		return 0, nil, nil, m, false, err
+	}
+	base, counts, strides = subtensorMeta(x, rs)
+	m, err = e.upMeta(p, append(append([]int64{int64(len(counts))}, counts...), strides...))
+	return base, counts, strides, m, err == nil, err
+}
+
+// subtensorKernel is "subtensor": a strided copy of x's Ranges.
+func subtensorKernel(s *opStep) (bool, error) {
+	e, p, i, ins, size := s.e, s.p, s.st.node, s.st.in, s.size
+	buf := s.dev
+	base, counts, strides, _, ok, err := subtensorPlan(s)
+	if !ok {
 		return false, err
 	}
-	base, counts, strides := subtensorMeta(x, rs)
-	m, err := e.upMeta(p, append(append([]int64{int64(len(counts))}, counts...), strides...))
+	// ew_strided's meta: the shape, the source's strides, then
+	// (unused) b's strides.
+	m2, err := e.upMeta(p, append(append(append([]int64{int64(len(counts))}, counts...), strides...), make([]int64, len(counts))...))
 	if err != nil {
 		return false, err
 	}
-	n := nd.Prod(p.shapes[ins[len(ins)-1]])
-	if spec.Kind == "subtensor" {
-		// ew_strided's meta: the shape, the source's strides, then
-		// (unused) b's strides.
-		m2, err := e.upMeta(p, append(append(append([]int64{int64(len(counts))}, counts...), strides...), make([]int64, len(counts))...))
-		if err != nil {
-			return false, err
-		}
-		return s.done("ew_strided(copy)", func() error {
-			return e.g.launch("ew_strided", grid(size), 256, buf(i).ptr, at(buf(ins[0]), base, 4), cu.DevicePtr(0), size, int64(eCopy), m2.ptr)
-		})
+	return s.done("ew_strided(copy)", func() error {
+		return e.g.launch("ew_strided", grid(size), 256, buf(i).ptr, at(buf(ins[0]), base, 4), cu.DevicePtr(0), size, int64(eCopy), m2.ptr)
+	})
+}
+
+// subtensorGradKernel is "subtensor_grad" (inputs x, gz): gz scattered
+// into zeros at x's Ranges.
+func subtensorGradKernel(s *opStep) (bool, error) {
+	e, p, i, ins, size := s.e, s.p, s.st.node, s.st.in, s.size
+	buf := s.dev
+	base, _, _, m, ok, err := subtensorPlan(s)
+	if !ok {
+		return false, err
 	}
+	n := nd.Prod(p.shapes[ins[len(ins)-1]])
 	return s.done("cuMemsetD32, strided_scatter", func() error {
 		if err := cu.MemsetD32Async(buf(i).ptr, 0, int64(size), e.g.stream); err != nil {
 			return err

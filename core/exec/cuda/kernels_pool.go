@@ -10,25 +10,40 @@ import (
 
 // The kernels of the poolings and of the step rules' fused updates.
 
-// poolKernel is "pool2d" (x) and "pool2d_grad" (x, the pooled output, gz
-// for max pooling; x, gz otherwise), with the options Pool.
-func poolKernel(s *opStep) (bool, error) {
-	e, p, i, ins, size, spec := s.e, s.p, s.st.node, s.st.in, s.size, s.spec
-	buf := s.dev
-	mode, ok := poolModes[spec.Pool.Mode]
-	x := p.shapes[ins[0]]
+// poolPlan is a pooling's mode and geometry (Pool) for x, uploaded; ok
+// is false when the kernels do not apply.
+func poolPlan(s *opStep) (mode int64, g poolGeom, geom devBuf, ok bool, err error) {
+	mode, ok = poolModes[s.spec.Pool.Mode]
+	x := s.p.shapes[s.st.in[0]]
 	if !s.allF32 || !ok || len(x) < 2 {
-		return false, nil
+		return 0, g, geom, false, nil
 	}
-	g := poolGeometry(x, spec.Pool)
-	geom, err := e.upMeta(p, g.meta(mode))
-	if err != nil {
+	g = poolGeometry(x, s.spec.Pool)
+	geom, err = s.e.upMeta(s.p, g.meta(mode))
+	return mode, g, geom, err == nil, err
+}
+
+// pool2dKernel is "pool2d" (input x).
+func pool2dKernel(s *opStep) (bool, error) {
+	e, i, ins, size := s.e, s.st.node, s.st.in, s.size
+	buf := s.dev
+	_, g, geom, ok, err := poolPlan(s)
+	if !ok {
 		return false, err
 	}
-	if spec.Kind == "pool2d" {
-		return s.done("pool2d", func() error {
-			return e.g.launch("pool2d", grid(size), 256, buf(i).ptr, buf(ins[0]).ptr, g.planes, geom.ptr)
-		})
+	return s.done("pool2d", func() error {
+		return e.g.launch("pool2d", grid(size), 256, buf(i).ptr, buf(ins[0]).ptr, g.planes, geom.ptr)
+	})
+}
+
+// pool2dGradKernel is "pool2d_grad" (inputs x, the pooled output, gz for
+// max pooling; x, gz otherwise).
+func pool2dGradKernel(s *opStep) (bool, error) {
+	e, i, ins, size := s.e, s.st.node, s.st.in, s.size
+	buf := s.dev
+	mode, g, geom, ok, err := poolPlan(s)
+	if !ok {
+		return false, err
 	}
 	return s.done("pool2d_grad", func() error {
 		y, gz := cu.DevicePtr(0), buf(ins[1]).ptr

@@ -13,16 +13,14 @@ import (
 
 var reduceCodes = map[string]int64{"sum": 0, "mean": 1, "max": 2, "min": 3, "prod": 4}
 
-// reduceKernel is "reduce" (Func over Axes) and "sum_to" (the first input
-// summed down to the output's shape).
+// reduceKernel is "reduce" (Func over Axes, nil for all). A reduction
+// of uint8, bool or int64 data to float32 (a mean of truth values: the
+// misclassification rate) reads a float32 copy.
 func reduceKernel(s *opStep) (bool, error) {
-	e, p, i, ins, out, size, spec := s.e, s.p, s.st.node, s.st.in, s.out, s.size, s.spec
-	buf, dt := s.buf, s.dt
-	// A reduction of uint8, bool or int64 data to float32 (a mean of
-	// truth values: the misclassification rate) reads a float32 copy.
+	ins, spec := s.st.in, s.spec
 	cast := ""
-	if spec.Kind == "reduce" && s.dtype == nd.Float32 {
-		switch dt(ins[0]) {
+	if s.dtype == nd.Float32 {
+		switch s.dt(ins[0]) {
 		case nd.Uint8, nd.Bool:
 			cast = "cast_u8"
 		case nd.Int64:
@@ -32,30 +30,44 @@ func reduceKernel(s *opStep) (bool, error) {
 	if !s.allF32 && cast == "" {
 		return false, nil
 	}
-	x := p.shapes[ins[0]]
+	x := s.p.shapes[ins[0]]
 	var kept, red []int // axes of x
-	if spec.Kind == "reduce" {
-		for a := range x {
-			if spec.Axes == nil || slices.Contains(spec.Axes, a) {
-				red = append(red, a)
-			} else {
-				kept = append(kept, a)
-			}
-		}
-	} else {
-		lead := len(x) - len(out)
-		for a := range x {
-			if a < lead || out[a-lead] == 1 && x[a] != 1 {
-				red = append(red, a)
-			} else {
-				kept = append(kept, a)
-			}
+	for a := range x {
+		if spec.Axes == nil || slices.Contains(spec.Axes, a) {
+			red = append(red, a)
+		} else {
+			kept = append(kept, a)
 		}
 	}
-	code := int64(0)
-	if spec.Kind == "reduce" {
-		code = reduceCodes[spec.Func]
+	return reduceStrided(s, reduceCodes[spec.Func], kept, red, cast)
+}
+
+// sumToKernel is "sum_to": the first input summed down to the output's
+// shape (a broadcast's gradient).
+func sumToKernel(s *opStep) (bool, error) {
+	if !s.allF32 {
+		return false, nil
 	}
+	x, out := s.p.shapes[s.st.in[0]], s.out
+	var kept, red []int // axes of x
+	lead := len(x) - len(out)
+	for a := range x {
+		if a < lead || out[a-lead] == 1 && x[a] != 1 {
+			red = append(red, a)
+		} else {
+			kept = append(kept, a)
+		}
+	}
+	return reduceStrided(s, 0, kept, red, "")
+}
+
+// reduceStrided launches reduce_strided (function code) over the axes red
+// of the first input, one block per output element (the axes kept), on a
+// float32 copy made by the kernel cast when cast is not "".
+func reduceStrided(s *opStep, code int64, kept, red []int, cast string) (bool, error) {
+	e, p, i, ins, size := s.e, s.p, s.st.node, s.st.in, s.size
+	buf := s.buf
+	x := p.shapes[ins[0]]
 	xst := contiguousStrides(x)
 	meta := []int64{int64(len(kept))}
 	for _, a := range kept {
