@@ -68,16 +68,17 @@ func gruSeqKernel(s *opStep) (bool, error) { return rnnKernel(s, 2, 0, rnnSeq.gr
 func gruSeqGradKernel(s *opStep) (bool, error) { return rnnKernel(s, 2, 0, rnnSeq.gruBackward) }
 
 // rnnKernel is the step of a fused LSTM or GRU sequence or its gradient
-// (input h0 the initial state, run its launch sequence, rnn_launch.go,
-// with a scratch of B·scratch·d floats when scratch > 0): the sizes from
-// the shapes, the launches at run time on the buffers of the call.
-func rnnKernel(s *opStep, h0, scratch int, run func(rnnSeq, seqDevice) error) (bool, error) {
+// (its input number h0In the initial state; run its launch sequence,
+// rnn_launch.go, with a scratch of B·scratch·d floats when scratch > 0):
+// the sizes from the shapes, the launches at run time on the buffers of
+// the call.
+func rnnKernel(s *opStep, h0In, scratch int, run func(rnnSeq, seqDevice) error) (bool, error) {
 	if !s.allF32 {
 		return false, nil
 	}
 	e, p, i, ins, kind := s.e, s.p, s.st.node, s.st.in, s.spec.Kind
 	x := p.shapes[ins[0]]
-	h0 = ins[h0]
+	h0 := ins[h0In]
 	if len(x) != 3 || len(p.shapes[h0]) != 2 {
 		return false, nil
 	}
