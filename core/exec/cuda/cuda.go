@@ -64,7 +64,7 @@ type gpu struct {
 	fns     map[string]cu.Function
 	cublas  string // soname, "" when products use gemm_tiled
 	name    string
-	shared  map[*core.Variable]*devValue
+	shared  map[core.DeviceSlot]*devValue
 	scratch []unsafe.Pointer // launch arguments
 	strict  bool             // BLOCKS_CUDA_STRICT=1: a step on the CPU is an error
 }
@@ -77,7 +77,7 @@ func openGPU(index int) (*gpu, error) {
 	if index >= n {
 		return nil, fmt.Errorf("cuda: no GPU %d (this machine has %d)", index, n)
 	}
-	g := &gpu{fns: map[string]cu.Function{}, shared: map[*core.Variable]*devValue{}, strict: os.Getenv("BLOCKS_CUDA_STRICT") == "1"}
+	g := &gpu{fns: map[string]cu.Function{}, shared: map[core.DeviceSlot]*devValue{}, strict: os.Getenv("BLOCKS_CUDA_STRICT") == "1"}
 	if g.dev, err = cu.GetDevice(index); err != nil {
 		return nil, fmt.Errorf("cuda: GPU %d: %w", index, err)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/blocks-go/blocks/train/algorithms"
 )
 
-// The ops wired after the MLP's (dispatch_ext.go), each with its
+// The ops wired after the MLP's (their kernels in kernels_*.go), each with its
 // gradients, against the CPU; then LeNet and the recurrent language model
 // trained on both devices. GPU only (make gpu-check).
 

@@ -21,9 +21,17 @@
 // on the device between calls and come back to the host only when
 // something reads them (core.Variable.Value: checkpoints, monitoring of
 // parameters), so checkpoints hold host arrays and a run resumes on either
-// device. An op the backend has no kernel for (core.Spec gives no
-// description, or its dtypes are not the kernels') runs its CPU kernel on
-// host copies of its inputs, and Function.Program marks it "on the CPU".
+// device.
+//
+// The backend consumes the lowered graph every backend does
+// (core.Function.LowerForDevice: core.Lowered with the shared variables'
+// slots). Each op's kernel is a function registered for the kind
+// core.Spec gives the op (opKernels, opkernel.go), looked up once when
+// the function is lowered; it plans the op's launches for each shape
+// signature. An op whose kind has no kernel (the CPU route route.go
+// declares), or whose dtypes or shapes its kernel does not take, runs its
+// CPU kernel on host copies of its inputs, and Function.Program marks it
+// "on the CPU".
 //
 // Every reduction runs in a fixed order (one block per output, a fixed
 // tree), so two runs on the same GPU give the same bits.

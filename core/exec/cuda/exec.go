@@ -131,28 +131,30 @@ type plan struct {
 	args   []*nd.Array // during a run: the inputs as uploaded
 }
 
+// executor runs a function's lowered graph (core.Function.LowerForDevice,
+// the view the CPU backend consumes too, with the shared variables'
+// slots). Each op's kernel is looked up once, here: opKernels by the kind
+// core.Spec gives it, else the declared CPU route (route.go).
 type executor struct {
-	g     *gpu
-	f     *core.Function
-	graph core.Graph
-	index map[*core.Variable]int
-	argOf []int
-	plans map[string]*plan
-	outs  []*nd.Array
+	g       *gpu
+	lw      core.DeviceLowered
+	specs   []core.OpSpec // per node: the op's description
+	kernels []opKernel    // per node: its kernel, nil for the CPU route
+	cpuWhy  []string      // per node without a kernel: why it runs on the CPU
+	plans   map[string]*plan
+	outs    []*nd.Array
 }
 
 func newExecutor(g *gpu, f *core.Function) *executor {
-	gr := f.Graph()
-	e := &executor{g: g, f: f, graph: gr, index: map[*core.Variable]int{}, plans: map[string]*plan{}}
-	for i, v := range gr.Nodes {
-		e.index[v] = i
-	}
-	e.argOf = make([]int, len(gr.Nodes))
-	for i := range e.argOf {
-		e.argOf[i] = -1
-	}
-	for k, in := range gr.Inputs {
-		e.argOf[e.index[in]] = k
+	lw := f.LowerForDevice()
+	n := len(lw.Nodes)
+	e := &executor{g: g, lw: lw, specs: make([]core.OpSpec, n), kernels: make([]opKernel, n), cpuWhy: make([]string, n), plans: map[string]*plan{}}
+	for i, v := range lw.Nodes {
+		if v.Kind != core.NodeComputed {
+			continue
+		}
+		e.specs[i] = core.Spec(v.Op)
+		e.kernels[i], e.cpuWhy[i] = kernelFor(e.specs[i].Kind, v.Op)
 	}
 	return e
 }
@@ -163,21 +165,21 @@ func (e *executor) key(args []*nd.Array) string {
 	for _, a := range args {
 		fmt.Fprint(&b, a.DType(), a.Shape, ";")
 	}
-	for _, v := range e.graph.Nodes {
-		if v.IsShared() {
-			fmt.Fprint(&b, e.sharedShape(v), ";")
+	for i, s := range e.lw.Slots {
+		if s != nil {
+			fmt.Fprint(&b, e.sharedShape(i), ";")
 		}
 	}
 	return b.String()
 }
 
-// sharedShape is a shared variable's shape, read without bringing its
-// value back from the device.
-func (e *executor) sharedShape(v *core.Variable) []int {
-	if d, ok := v.Device().(*devValue); ok && d.g == e.g {
+// sharedShape is shared node i's shape, read without bringing its value
+// back from the device.
+func (e *executor) sharedShape(i int) []int {
+	if d, ok := e.lw.Slots[i].Device().(*devValue); ok && d.g == e.g {
 		return d.shape
 	}
-	return v.Value().Shape
+	return e.lw.Nodes[i].Shape()
 }
 
 // Program lists the steps for args' shapes: the kernel of each op, or
@@ -218,69 +220,63 @@ func (e *executor) plan(args []*nd.Array) (*plan, error) {
 	return p, nil
 }
 
-type viewer interface {
-	IsView(in [][]int, out []int) bool
-}
-
 func (e *executor) makePlan(args []*nd.Array) (*plan, error) {
-	n := len(e.graph.Nodes)
-	p := &plan{shapes: make([][]int, n), bufs: make([]devBuf, n), owned: make([]bool, n), host: make([]*nd.Array, n)}
-	maxBytes, maxWhat := e.f.MemoryLimit()
-	for i, v := range e.graph.Nodes {
+	nodes := e.lw.Nodes
+	n := len(nodes)
+	p := &plan{bufs: make([]devBuf, n), owned: make([]bool, n), host: make([]*nd.Array, n)}
+	// The graph's shape inference, which also refuses values too large
+	// for the function's memory limit. A shared variable's host array
+	// keeps the shape of its device copy (SetValue, which may change it,
+	// detaches the copy).
+	shapes, err := e.lw.InferShapes(args)
+	if err != nil {
+		return nil, err
+	}
+	p.shapes = shapes
+	for i, v := range nodes {
 		switch {
-		case e.argOf[i] >= 0:
-			p.shapes[i] = args[e.argOf[i]].Shape
-		case v.IsShared():
-			p.shapes[i] = e.sharedShape(v)
+		case e.lw.Slots[i] != nil:
 			continue // the backend's copy (sharedBuf), bound at run time
-		case v.IsConstant():
-			p.shapes[i] = v.Value().Shape
-		default:
-			inShapes := make([][]int, len(v.Inputs()))
-			for k, in := range v.Inputs() {
-				inShapes[k] = p.shapes[e.index[in]]
-			}
-			s, err := v.Op().Shape(inShapes)
-			if err == nil {
-				err = nd.CheckAlloc(v.DType(), s, maxBytes, maxWhat)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("computing %s = %s: %w", v, v.Op(), err)
-			}
-			p.shapes[i] = s
-			if isView(v.Op(), inShapes, s) {
+		case v.Kind == core.NodeComputed:
+			if isView(v.Op, e.specs[i].Kind, e.inShapes(p, i), p.shapes[i]) {
 				continue // shares its input's buffer (makeStep)
 			}
 		}
-		b, err := e.g.alloc(int64(nd.Prod(p.shapes[i])) * int64(v.DType().Size()))
+		b, err := e.g.alloc(int64(nd.Prod(p.shapes[i])) * int64(v.DType.Size()))
 		if err != nil {
 			return nil, err
 		}
 		p.bufs[i], p.owned[i] = b, true
-		if v.IsConstant() {
+		if v.Kind == core.NodeStored {
 			if err := e.g.upload(b, v.Value()); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for i, v := range e.graph.Nodes {
-		if v.Op() == nil {
+	for i, v := range nodes {
+		if v.Kind != core.NodeComputed {
 			continue
 		}
-		ins := make([]int, len(v.Inputs()))
-		for k, in := range v.Inputs() {
-			ins[k] = e.index[in]
-		}
-		st, err := e.makeStep(p, i, v, ins)
+		st, err := e.makeStep(p, i)
 		if err != nil {
-			return nil, fmt.Errorf("computing %s = %s: %w", v, v.Op(), err)
+			return nil, e.lw.NodeError(i, err)
 		}
 		p.steps = append(p.steps, st)
 	}
 	return p, nil
 }
 
-func (e *executor) sharedBuf(v *core.Variable) (*devValue, error) {
+// inShapes are node i's inputs' shapes in plan p.
+func (e *executor) inShapes(p *plan, i int) [][]int {
+	ins := e.lw.Nodes[i].Inputs
+	s := make([][]int, len(ins))
+	for k, j := range ins {
+		s[k] = p.shapes[j]
+	}
+	return s
+}
+
+func (e *executor) sharedBuf(v core.DeviceSlot) (*devValue, error) {
 	d := e.g.shared[v]
 	host := v.Value() // detaches any device copy: the host is current now
 	if d == nil || !slices.Equal(d.shape, host.Shape) {
@@ -303,14 +299,15 @@ func (e *executor) sharedBuf(v *core.Variable) (*devValue, error) {
 	return d, nil
 }
 
-// isView reports whether the op's output is its first input's data under
-// another shape, so that it shares the input's device buffer.
-func isView(op core.Op, in [][]int, out []int) bool {
-	switch core.Spec(op).Kind {
+// isView reports whether the op (of the kind core.Spec gives it) has as
+// output its first input's data under another shape, so that it shares
+// the input's device buffer.
+func isView(op core.Op, kind string, in [][]int, out []int) bool {
+	switch kind {
 	case "view", "rows", "view_at":
 		return true
 	case "dimshuffle", "sum_to":
-		vw, ok := op.(viewer)
+		vw, ok := op.(core.ViewOp)
 		return ok && vw.IsView(in, out)
 	}
 	return false
@@ -330,8 +327,8 @@ func (e *executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 		}
 		// Shared variables: the device copy, uploaded when the host's is
 		// current (a first run, or a Value since).
-		for i, v := range e.graph.Nodes {
-			if !v.IsShared() {
+		for i, v := range e.lw.Slots {
+			if v == nil {
 				continue
 			}
 			d, ok := v.Device().(*devValue)
@@ -345,11 +342,12 @@ func (e *executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 		if len(p.args) != len(args) {
 			p.args = make([]*nd.Array, len(args))
 		}
-		for i := range e.graph.Nodes {
-			if k := e.argOf[i]; k >= 0 {
+		for i, v := range e.lw.Nodes {
+			if v.Kind == core.NodeInput {
+				k := v.Arg
 				a := args[k]
-				if a.DType() != e.graph.Nodes[i].DType() {
-					a = a.Astype(e.graph.Nodes[i].DType())
+				if a.DType() != v.DType {
+					a = a.Astype(v.DType)
 				}
 				if err := e.g.upload(p.bufs[i], a); err != nil {
 					return err
@@ -366,15 +364,14 @@ func (e *executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 				err = s.run()
 			}
 			if err != nil {
-				return fmt.Errorf("computing %s = %s [%s]: %w", e.graph.Nodes[s.node], s.op, s.what, err)
+				return e.lw.NodeError(s.node, fmt.Errorf("[%s]: %w", s.what, err))
 			}
 		}
 		// Outputs come down before the updates are stored (Call returns
 		// the values from before them).
 		outs = outs[:0]
-		for _, o := range e.graph.Outputs {
-			i := e.index[o]
-			h := nd.New(o.DType(), p.shapes[i]...)
+		for _, i := range e.lw.Outputs {
+			h := nd.New(e.lw.Nodes[i].DType, p.shapes[i]...)
 			if err := e.g.download(h, p.bufs[i]); err != nil {
 				return err
 			}
@@ -399,17 +396,18 @@ func (e *executor) storeUpdates(p *plan) error {
 		src devBuf
 	}
 	var todo []pending
-	for _, u := range e.graph.Updates {
-		d := e.g.shared[u.Shared]
+	for k, u := range e.lw.Updates {
+		v := e.lw.UpdateSlots[k]
+		d := e.g.shared[v]
 		if d == nil {
 			var err error
-			if d, err = e.sharedBuf(u.Shared); err != nil {
+			if d, err = e.sharedBuf(v); err != nil {
 				return err
 			}
 		}
-		src := p.bufs[e.index[u.Value]]
+		src := p.bufs[u.Value]
 		if src.bytes != d.buf.bytes {
-			return fmt.Errorf("update of %s: value of %d bytes, the variable %d", u.Shared, src.bytes, d.buf.bytes)
+			return fmt.Errorf("update of %s: value of %d bytes, the variable %d", v, src.bytes, d.buf.bytes)
 		}
 		if src.ptr == d.buf.ptr {
 			continue
@@ -439,10 +437,10 @@ func (e *executor) storeUpdates(p *plan) error {
 			}
 		}
 	}
-	for _, u := range e.graph.Updates {
-		d := e.g.shared[u.Shared]
+	for _, v := range e.lw.UpdateSlots {
+		d := e.g.shared[v]
 		d.dirty = true
-		u.Shared.AttachDevice(d)
+		v.AttachDevice(d)
 	}
 	return e.g.stream.Synchronize()
 }
@@ -450,13 +448,12 @@ func (e *executor) storeUpdates(p *plan) error {
 // runOnCPU runs an op the backend has no kernel for: its inputs come
 // down, its CPU kernel runs, its output goes up.
 func (e *executor) runOnCPU(p *plan, s step) error {
-	v := e.graph.Nodes[s.node]
+	v := e.lw.Nodes[s.node]
 	ins := make([]*nd.Array, len(s.in))
 	for k, j := range s.in {
-		in := e.graph.Nodes[j]
 		h := p.host[j]
 		if h == nil || !slices.Equal(h.Shape, p.shapes[j]) {
-			h = nd.New(in.DType(), p.shapes[j]...)
+			h = nd.New(e.lw.Nodes[j].DType, p.shapes[j]...)
 			p.host[j] = h
 		}
 		if err := e.g.download(h, p.bufs[j]); err != nil {
@@ -464,12 +461,12 @@ func (e *executor) runOnCPU(p *plan, s step) error {
 		}
 		ins[k] = h
 	}
-	if c, ok := s.op.(interface{ Check([]*nd.Array) error }); ok {
+	if c, ok := s.op.(core.Checker); ok {
 		if err := c.Check(ins); err != nil {
 			return err
 		}
 	}
-	out := nd.New(v.DType(), p.shapes[s.node]...)
+	out := nd.New(v.DType, p.shapes[s.node]...)
 	if err := cpu.RunOp(s.op, out, ins); err != nil {
 		return err
 	}

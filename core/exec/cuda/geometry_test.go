@@ -13,8 +13,8 @@ import (
 	"github.com/blocks-go/blocks/train/algorithms"
 )
 
-// These tests run the kernels' Go mirrors (mirror_test.go) the way
-// dispatch_ext.go launches the kernels and compare with the CPU backend.
+// These tests run the kernels' Go mirrors (mirror_test.go) the way the op
+// kernels (kernels_*.go) launch them and compare with the CPU backend.
 
 func randF32(rng *numpyrand.RandomState, shape ...int) *nd.Array {
 	a := nd.New(nd.Float32, shape...)
@@ -52,7 +52,7 @@ func closeTo(t *testing.T, what string, got []float32, want *nd.Array, rel float
 }
 
 // mirrorConv computes conv2d, its images' and its filters' gradients as
-// the dispatcher launches them, in groups of m images.
+// convKernel launches them, in groups of m images.
 func mirrorConv(x, w, b, gz []float32, g convGeom, m int) (y, gx, gw []float32) {
 	k, p := g.k(), g.p()
 	chw, fp := g.c*g.h*g.w, g.f*p

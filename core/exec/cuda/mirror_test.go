@@ -8,11 +8,11 @@ import (
 
 // Go mirrors of kernels.cu's kernels: each loops over the kernel's thread
 // index i and runs the kernel's per-element body, statement for
-// statement, on the same geometry arrays (geometry.go) the dispatcher
-// uploads. geometry_test.go drives them as dispatch_ext.go launches the
-// kernels (groups of images, the products between them) and compares the
-// results with the CPU backend's ops: the index arithmetic of the kernels
-// and of their launches, checked without a GPU.
+// statement, on the same geometry arrays (geometry.go) the op kernels
+// upload. geometry_test.go drives them as the op kernels (kernels_*.go)
+// launch the kernels (groups of images, the products between them) and
+// compares the results with the CPU backend's ops: the index arithmetic of
+// the kernels and of their launches, checked without a GPU.
 
 const (
 	gC = iota
@@ -107,7 +107,7 @@ func mConvGather(dst, gz []float32, m, f, p int64) {
 	}
 }
 
-// mGemm is a row-major product of contiguous operands as the dispatcher
+// mGemm is a row-major product of contiguous operands as the op kernels
 // calls it (sums in float64, rounded once).
 func mGemm(tA, tB bool, m, n, k int, a, b, c []float32) {
 	for r := range m {

@@ -7,13 +7,16 @@ import (
 )
 
 // The backend's routes, built (and tested) without the cuda tag: for every
-// kind of op core.Spec describes, the kernels the dispatcher (dispatch.go)
-// runs it with, or why it runs on the CPU. make gpu-check prints this
-// table (RouteTable); a step run on the CPU is marked so in
-// Function.Program with its reason, and BLOCKS_CUDA_STRICT=1 makes it an
-// error instead.
+// kind of op core.Spec describes, the CUDA kernels its registered kernel
+// (opKernels, opkernel.go) launches, or the declared CPU route: why its
+// ops run their CPU kernel on host copies of their inputs (runOnCPU).
+// make gpu-check prints this table (RouteTable); a step run on the CPU is
+// marked so in Function.Program with its reason, and BLOCKS_CUDA_STRICT=1
+// makes it an error instead. TestEveryOpHasACUDARoute checks that every
+// op of core has one or the other.
 
-// gpuRoutes are the kinds run on the GPU (float32 data) and their kernels.
+// gpuRoutes are the kinds run on the GPU (float32 data) and their kernels:
+// the kinds of opKernels.
 var gpuRoutes = map[string][]string{
 	"elemwise":            {"ew_contig", "ew_strided", "ew_cmp", "ew_cmp_i64", "ew_switch"},
 	"relu_grad":           {"ew_contig", "ew_strided"},
@@ -61,7 +64,9 @@ var gpuRoutes = map[string][]string{
 }
 
 // cpuKinds are the kinds the backend runs on host copies of their inputs
-// (its CPU kernel), and why.
+// (their CPU kernel), and why: the declared CPU route. An op core.Spec
+// does not describe (kind "", named in Spec's case for such ops) takes
+// the same route, for the reason undescribed.
 var cpuKinds = map[string]string{
 	"scan":      "a generic Scan runs its step function per time step on the CPU (the bricks' LSTM and GRU use the fused sequences)",
 	"scan_grad": "a generic Scan's gradient runs on the CPU",
@@ -74,6 +79,9 @@ var fusedRules = map[string]int64{"momentum": 0, "adadelta": 1, "rmsprop": 2, "a
 
 // poolModes are core's pooling modes, numbered as kernels.cu's.
 var poolModes = map[string]int64{"max": 0, "sum": 1, "average_inc_pad": 2, "average_exc_pad": 3}
+
+// undescribed is why an op core.Spec does not describe runs on the CPU.
+const undescribed = "an op core.Spec does not describe"
 
 // notFloat32 is why an op on other dtypes runs on the CPU: the kernels
 // are float32 (int64 indices, uint8 truth values).
@@ -88,7 +96,7 @@ func OnGPU(kind string) (bool, string) {
 	if why, ok := cpuKinds[kind]; ok {
 		return false, why
 	}
-	return false, "an op core.Spec does not describe"
+	return false, undescribed
 }
 
 // RouteTable lists every kind of op with its kernels or "CPU: why", one
@@ -102,5 +110,5 @@ func RouteTable() []string {
 		lines = append(lines, fmt.Sprintf("%-20s CPU: %s", k, why))
 	}
 	sort.Strings(lines)
-	return append(lines, fmt.Sprintf("%-20s CPU: %s", "(any kind)", notFloat32))
+	return append(lines, fmt.Sprintf("%-20s CPU: %s", "(no kind)", undescribed), fmt.Sprintf("%-20s CPU: %s", "(any kind)", notFloat32))
 }

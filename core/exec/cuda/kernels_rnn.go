@@ -55,33 +55,47 @@ func (s gpuSeq) zero(dst ref, n int) error {
 	return cu.MemsetD32Async(s.ptr(dst), 0, int64(n), s.e.g.stream)
 }
 
-// rnnStep is the step of a fused LSTM or GRU sequence or its gradient:
+// lstmSeqKernel is "lstm_seq" (Reverse, Mask; inputs x, h0, ...).
+func lstmSeqKernel(s *opStep) (bool, error) { return rnnKernel(s, 1, 0, rnnSeq.lstmForward) }
+
+// lstmSeqGradKernel is "lstm_seq_grad", with a scratch of B·3·d floats.
+func lstmSeqGradKernel(s *opStep) (bool, error) { return rnnKernel(s, 1, 3, rnnSeq.lstmBackward) }
+
+// gruSeqKernel is "gru_seq" (Reverse, Mask; inputs x, xg, h0, ...).
+func gruSeqKernel(s *opStep) (bool, error) { return rnnKernel(s, 2, 0, rnnSeq.gruForward) }
+
+// gruSeqGradKernel is "gru_seq_grad".
+func gruSeqGradKernel(s *opStep) (bool, error) { return rnnKernel(s, 2, 0, rnnSeq.gruBackward) }
+
+// rnnKernel is the step of a fused LSTM or GRU sequence or its gradient
+// (its input number h0In the initial state; run its launch sequence,
+// rnn_launch.go, with a scratch of B·scratch·d floats when scratch > 0):
 // the sizes from the shapes, the launches at run time on the buffers of
 // the call.
-func (e *executor) rnnStep(p *plan, st step, kind string, reverse, mask bool) (step, bool, error) {
-	i, ins := st.node, st.in
+func rnnKernel(s *opStep, h0In, scratch int, run func(rnnSeq, seqDevice) error) (bool, error) {
+	if !s.allF32 {
+		return false, nil
+	}
+	e, p, i, ins, kind := s.e, s.p, s.st.node, s.st.in, s.spec.Kind
 	x := p.shapes[ins[0]]
-	h0 := ins[1]
-	if kind == "gru_seq" || kind == "gru_seq_grad" {
-		h0 = ins[2]
-	}
+	h0 := ins[h0In]
 	if len(x) != 3 || len(p.shapes[h0]) != 2 {
-		return st, false, nil
+		return false, nil
 	}
-	r := rnnSeq{T: x[0], B: x[1], d: p.shapes[h0][1], reverse: reverse, mask: mask}
+	r := rnnSeq{T: x[0], B: x[1], d: p.shapes[h0][1], reverse: s.spec.Reverse, mask: s.spec.Mask}
 	var extra []devBuf
-	if kind == "lstm_seq_grad" {
-		pe, err := e.scratch(p, int64(max(1, r.B*3*r.d))*4)
+	if scratch > 0 {
+		pe, err := e.scratch(p, int64(max(1, r.B*scratch*r.d))*4)
 		if err != nil {
-			return st, false, err
+			return false, err
 		}
 		extra = append(extra, pe)
 	}
-	run := map[string]func(seqDevice) error{
-		"lstm_seq": r.lstmForward, "lstm_seq_grad": r.lstmBackward, "gru_seq": r.gruForward, "gru_seq_grad": r.gruBackward,
-	}[kind]
-	st.what = fmt.Sprintf("%s: %d steps of products and kernels", kind, r.T)
-	st.run = func() error {
+	what := fmt.Sprintf("%s: %d steps of products and kernels", kind, r.T)
+	if nd.Prod(p.shapes[i]) == 0 {
+		return s.done(what, func() error { return nil })
+	}
+	return s.done(what, func() error {
 		bufs := make([]cu.DevicePtr, 0, len(ins)+1+len(extra))
 		for _, j := range ins {
 			bufs = append(bufs, p.bufs[j].ptr)
@@ -90,10 +104,6 @@ func (e *executor) rnnStep(p *plan, st step, kind string, reverse, mask bool) (s
 		for _, b := range extra {
 			bufs = append(bufs, b.ptr)
 		}
-		return run(gpuSeq{e, bufs})
-	}
-	if nd.Prod(p.shapes[i]) == 0 {
-		st.run = func() error { return nil }
-	}
-	return st, true, nil
+		return run(r, gpuSeq{e, bufs})
+	})
 }

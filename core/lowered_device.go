@@ -1,0 +1,46 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/nd"
+)
+
+// DeviceSlot is a shared variable as a backend that keeps its own copy of
+// it on a device sees it (core/exec/cuda): Value is its host value (which
+// first brings an attached copy back and detaches it), Device the copy
+// attached, AttachDevice attaches one after a run that updated the
+// variable on the device. A slot is comparable: the same variable gives
+// the same slot in every function, so a backend keys its copies by it.
+type DeviceSlot interface {
+	fmt.Stringer
+	Value() *nd.Array
+	Device() DeviceCopy
+	AttachDevice(DeviceCopy)
+}
+
+// DeviceLowered is a lowered graph (the one every backend consumes) with
+// the slots of its shared variables, for a backend that keeps copies of
+// them on its device between calls.
+type DeviceLowered struct {
+	Lowered
+	// Slots has one entry per node of Lowered.Nodes: the shared
+	// variable's slot, nil for every other node. UpdateSlots has one per
+	// update, in Lowered.Updates' order (an update's variable may be one
+	// the graph does not read).
+	Slots, UpdateSlots []DeviceSlot
+}
+
+// LowerForDevice is Lower with the shared variables' slots.
+func (f *Function) LowerForDevice() DeviceLowered {
+	g := DeviceLowered{Lowered: f.Lower(), Slots: make([]DeviceSlot, len(f.nodes))}
+	for i, v := range f.nodes {
+		if v.kind == KindShared && f.argOf[i] < 0 {
+			g.Slots[i] = v
+		}
+	}
+	for _, u := range f.updates {
+		g.UpdateSlots = append(g.UpdateSlots, u.Shared)
+	}
+	return g
+}
