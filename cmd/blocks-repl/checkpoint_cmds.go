@@ -285,7 +285,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 	var expect *run.Probe
 	if len(changed) > 0 {
 		// What the script builds with the checkpoint's own overrides, to
-		// compare with what it builds with the new ones (resume_probe.go).
+		// compare with what it builds with the new ones (starlib/run/probe.go).
 		expect = &run.Probe{}
 		perr := execStored(c, nil, &run.Checkpoint{Command: os.Args, Probe: expect}, a, io.Discard, nil, "")
 		if !errors.Is(perr, run.ErrProbed) {

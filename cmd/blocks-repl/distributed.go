@@ -200,7 +200,7 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// parallelRun is the run's ParallelRun (nil for a plain run).
+// parallelRun is the run's run.Parallel (nil for a plain run).
 func (j *job) parallelRun() *run.Parallel {
 	if j == nil {
 		return nil
@@ -211,7 +211,7 @@ func (j *job) parallelRun() *run.Parallel {
 // writer reports whether this process writes files (process 0).
 func (j *job) writer() bool { return j == nil || j.comm.Rank() == 0 }
 
-// storedParallel is the ParallelRun of a resumed or replayed run: the
+// storedParallel is the run.Parallel of a resumed or replayed run: the
 // checkpoint's number of microbatches unless --microbatches says
 // otherwise, on the job's processes (one when par is nil).
 func storedParallel(c *checkpoint.Checkpoint, par *run.Parallel) *run.Parallel {

@@ -105,7 +105,7 @@ func runStreams(thread *starlark.Thread) func() []*core.RandomStreams {
 }
 
 // addCommandLineCheckpoint appends to the run's first main loop the
-// Checkpoint that the command line asks for (CheckpointRun.Add: blocks-repl
+// Checkpoint that the command line asks for (run.Checkpoint.Add: blocks-repl
 // run --checkpoint PATH), after the script's own extensions, as if the
 // script had passed Checkpoint(PATH, every_n_epochs=..., ...) last.
 func addCommandLineCheckpoint(thread *starlark.Thread, ml *mainloop.MainLoop) error {
