@@ -9,8 +9,8 @@ import (
 
 	"github.com/blocks-go/blocks/cmd/dashboard"
 	"github.com/blocks-go/blocks/starlib"
-	"github.com/blocks-go/blocks/starlib/run"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	"github.com/blocks-go/blocks/starlib/run"
 	"github.com/blocks-go/blocks/train/mainloop"
 	"github.com/blocks-go/blocks/train/sqlitelog"
 )
