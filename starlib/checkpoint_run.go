@@ -6,53 +6,14 @@ import (
 	"path/filepath"
 
 	"go.starlark.net/starlark"
-
-	"github.com/blocks-go/blocks/fuel/config"
-	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
-// CheckpointRun ties a run to a checkpoint: resume restores one when the
-// main loop starts, replay compares with one, PrintConfig stops at the
-// script's config(...) after printing the resolved tunables.
-type CheckpointRun struct {
-	// Command is recorded in the manifests of the checkpoints the run
-	// writes (os.Args).
-	Command []string
-	// Resume, when set, is restored by the first Checkpoint extension to
-	// start.
-	Resume *checkpoint.ResumeSource
-	// Replay, when set, makes the Checkpoint extensions compare with its
-	// target instead of saving.
-	Replay *checkpoint.ReplayTarget
-	// PrintConfig makes config(...) print the resolved tunables and stop
-	// the script with ErrConfigPrinted.
-	PrintConfig bool
-	// Printed is set once config(...) printed.
+// PrintConfig asks a run to print its resolved settings (Options.PrintConfig).
+type PrintConfig struct {
+	// Printed is set once the settings were printed (a script that
+	// reads none prints nothing).
 	Printed bool
-	// Probe, when set, receives the state the script builds before its
-	// first main loop, which then stops the script with ErrProbed
-	// (resume_probe.go).
-	Probe *Probe
-	// Expect, when set, is compared with the state the script builds
-	// before the first main loop restores the checkpoint: a difference is
-	// an OverrideRefusedError.
-	Expect *Probe
-	// Scratch, for a replay, is the directory that receives what the
-	// script writes (removed by the caller afterwards).
-	Scratch string
-	// PauseCheckpointWrites (a test hook), when not nil, is called half
-	// way through every checkpoint write (checkpoint.WriteOptions.PauseHalfway).
-	PauseCheckpointWrites func()
-	// Add, when set, is a Checkpoint extension added to the script's
-	// first main loop, after its own extensions (blocks-repl run
-	// --checkpoint; resume and replay pass the checkpoint's own).
-	Add *checkpoint.AddedCheckpoint
-	// Added is set once a main loop has it.
-	Added bool
 }
-
-// ErrConfigPrinted stops a --print-config run after config(...).
-var ErrConfigPrinted = errors.New("config printed")
 
 type scriptSource struct {
 	path string
@@ -102,33 +63,54 @@ func (in *Interp) readLoaded(path, abs string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-// RunInfo is what a checkpoint written during this run stores about it.
-func RunInfo(thread *starlark.Thread) checkpoint.RunInfo {
+// A RunRecord is what a checkpoint written during a run stores about
+// the script (package starlib/run makes the checkpoint's RunInfo of it).
+type RunRecord struct {
+	// Overrides are Options.Overrides, as given.
+	Overrides map[string]string
+	// Scripts are the session's code (SetSessionScript), then the main
+	// script and the files it loaded, in the order they were read.
+	Scripts []ScriptFile
+	// Tunables are what config(...) declared, in order, as Go values
+	// (nil when the script did not call it).
+	Tunables []Tunable
+}
+
+// A ScriptFile is a script's path and source.
+type ScriptFile struct {
+	Path   string
+	Source []byte
+}
+
+// A Tunable is a declared tunable's name and resolved value: nil, bool,
+// int, float64, string, []any, or the value's repr.
+type Tunable struct {
+	Name  string
+	Value any
+}
+
+// RunRecordOf is what a checkpoint of thread's run stores about its
+// script; false outside a run.
+func RunRecordOf(thread *starlark.Thread) (RunRecord, bool) {
 	s := state(thread)
-	info := checkpoint.RunInfo{}
-	info.Run.FloatX = FloatX(thread).String()
-	info.Run.DefaultSeed = config.DefaultSeed()
 	if s == nil {
-		return info
+		return RunRecord{}, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	info.Run.Overrides = map[string]string{}
+	r := RunRecord{Overrides: map[string]string{}}
 	for k, v := range s.raw {
-		info.Run.Overrides[k] = v
+		r.Overrides[k] = v
 	}
 	scripts := s.scripts
 	if s.session != nil {
 		scripts = append([]scriptSource{{s.session.path, s.session.src()}}, scripts...)
 	}
 	for _, f := range scripts {
-		info.Run.Scripts = append(info.Run.Scripts, checkpoint.ScriptFile{Path: f.path, Source: f.src})
-	}
-	if len(scripts) > 0 {
-		info.Script = scripts[0].path
+		r.Scripts = append(r.Scripts, ScriptFile{Path: f.path, Source: f.src})
 	}
 	if s.tunables != nil {
-		info.Run.Config = map[string]checkpoint.Value{}
+		r.Tunables = make([]Tunable, 0, len(s.tunables.order))
 		for _, name := range s.tunables.order {
 			v := s.tunables.values[name]
 			var n Nesting
@@ -138,26 +120,26 @@ func RunInfo(thread *starlark.Thread) checkpoint.RunInfo {
 				// then (made to contain itself) is kept as its repr.
 				gv = v.String()
 			}
-			info.Run.Config[name] = checkpoint.EncodeValue(gv)
+			r.Tunables = append(r.Tunables, Tunable{name, gv})
 		}
-		info.Run.ConfigOrder = append([]string(nil), s.tunables.order...)
 	}
-	if s.ckpt != nil {
-		info.Command = s.ckpt.Command
-		info.Run.Added = s.ckpt.Add
-	}
-	if s.microbatches > 1 {
-		info.Run.Microbatches = s.microbatches
-	}
-	return info
+	return r, true
 }
 
-// CheckpointRunOf is the run's CheckpointRun (nil for a plain run).
-func CheckpointRunOf(thread *starlark.Thread) *CheckpointRun {
-	if s := state(thread); s != nil {
-		return s.ckpt
+// TunableValue is the value of the tunable config(...) declared as name in
+// thread's run (false when it declared none such).
+func TunableValue(thread *starlark.Thread, name string) (starlark.Value, bool) {
+	s := state(thread)
+	if s == nil {
+		return nil, false
 	}
-	return nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tunables == nil {
+		return nil, false
+	}
+	v, ok := s.tunables.values[name]
+	return v, ok
 }
 
 // starlarkToGo converts a tunable's value for the log and the checkpoint

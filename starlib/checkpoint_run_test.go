@@ -43,9 +43,9 @@ func TestConfigTunables(t *testing.T) {
 	if got := out.String(); got != "1.0 2 b c [3] 1\n" {
 		t.Errorf("printed %q", got)
 	}
-	ck := &starlib.CheckpointRun{PrintConfig: true}
+	ck := &starlib.PrintConfig{}
 	out.Reset()
-	_, err := starlib.ExecFile("c.star", src, starlib.Options{Stdout: &out, Checkpoint: ck, Overrides: map[string]string{"n": "5"}, Library: all.Library()})
+	_, err := starlib.ExecFile("c.star", src, starlib.Options{Stdout: &out, PrintConfig: ck, Overrides: map[string]string{"n": "5"}, Library: all.Library()})
 	if !errors.Is(err, starlib.ErrConfigPrinted) || !ck.Printed || out.String() != "lr = 0.1\nn = 5  # --set\nname = \"a\"\ndims = [1, 2]\n" {
 		t.Errorf("print-config: %v %q", err, out.String())
 	}

@@ -1,6 +1,7 @@
 package starlib
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,6 +37,23 @@ func (s *runState) recordSetting(name string, v starlark.Value, overridden bool)
 	s.settings = append(s.settings, setting{name, v, overridden})
 }
 
+// ErrConfigPrinted stops a --print-config run (Options.PrintConfig) once
+// its settings are known.
+var ErrConfigPrinted = errors.New("config printed")
+
+// CheckSettings is the settings checkpoint a module's main loop passes
+// before it trains: the overrides the script never read are an error, and
+// a --print-config run prints the settings and stops (ErrConfigPrinted).
+// It checks once per run.
+func CheckSettings(thread *starlark.Thread) error { return settingsCheckpoint(thread) }
+
+// PrintingConfig reports whether thread's run only prints its settings
+// (Options.PrintConfig): it writes nothing.
+func PrintingConfig(thread *starlark.Thread) bool {
+	s := state(thread)
+	return s != nil && s.printConfig != nil
+}
+
 // settingsCheckpoint checks the overrides and serves --print-config, once
 // per run.
 func settingsCheckpoint(thread *starlark.Thread) error {
@@ -51,16 +69,16 @@ func settingsCheckpoint(thread *starlark.Thread) error {
 	s.settingsChecked = true
 	err := s.unknownOverrides()
 	text := s.formatSettings()
-	ck := s.ckpt
+	pc := s.printConfig
 	out := s.stdout
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	if ck != nil && ck.PrintConfig {
+	if pc != nil {
 		if text != "" {
 			fmt.Fprintln(out, text)
-			ck.Printed = true
+			pc.Printed = true
 		}
 		return ErrConfigPrinted
 	}

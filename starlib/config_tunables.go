@@ -10,7 +10,6 @@ import (
 
 	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/fuel/config"
-	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // tunables are the names and resolved values config(...) declared.
@@ -195,20 +194,21 @@ func configRecord(t *tunables) string {
 	return b.String()
 }
 
-// RecordConfig writes the resolved settings to the log's row 0 (record
-// "config") of a new main loop: the tunables config(...) declared, then
-// the names config.get read so far; nothing when the script has neither.
-func RecordConfig(thread *starlark.Thread, log *mainloop.TrainingLog) {
+// ConfigRecord is the resolved settings that a new main loop records in
+// its log's row 0 (record "config"): the tunables config(...) declared,
+// then the names config.get read so far, as a dict's text; false when the
+// script has neither.
+func ConfigRecord(thread *starlark.Thread) (string, bool) {
 	s := state(thread)
-	if s == nil || log == nil {
-		return
+	if s == nil {
+		return "", false
 	}
 	s.mu.Lock()
 	t := s.tunables
 	settings := append([]setting(nil), s.settings...)
 	s.mu.Unlock()
 	if t == nil && len(settings) == 0 {
-		return
+		return "", false
 	}
 	record := "{}"
 	declared := map[string]bool{}
@@ -232,9 +232,7 @@ func RecordConfig(thread *starlark.Thread, log *mainloop.TrainingLog) {
 		fmt.Fprintf(&b, "%q: %s", x.name, x.value)
 	}
 	b.WriteByte('}')
-	if r, err := log.Row(0); err == nil {
-		r["config"] = b.String()
-	}
+	return b.String(), true
 }
 
 func article(noun string) string {

@@ -5,8 +5,6 @@ import (
 	"os"
 
 	"go.starlark.net/starlark"
-
-	"github.com/blocks-go/blocks/train/mainloop"
 )
 
 // SetInterrupts routes the interrupts of the main loops that scripts run
@@ -25,60 +23,26 @@ func (in *Interp) SetInterrupts(ch <-chan os.Signal) {
 // interpreter is running (safe from any goroutine).
 func (in *Interp) Training() bool { return in.state.training.Load() > 0 }
 
-// RunMainLoop runs m for the script on thread, with the interpreter's
-// interrupt channel when it has one.
-func RunMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
-	// The settings are all known now: check them before anything trains.
-	if err := settingsCheckpoint(thread); err != nil {
-		return err
-	}
-	if err := probeMainLoop(thread, m); err != nil {
-		return err
-	}
+// StartTraining is called by a module's main loop just before it trains
+// for the script on thread: it returns ErrNoTrain while SetNoTrain is on,
+// else the channel that replaces the process's signals for the loop
+// (SetInterrupts; nil: the process's own) and done, which the loop calls
+// when it stops training (Training counts the loops between the two).
+// Outside a run done is nil: nothing is counted.
+func StartTraining(thread *starlark.Thread) (interrupts <-chan os.Signal, done func(), err error) {
 	s := state(thread)
-	if s != nil && s.noTrain.Load() {
-		return ErrNoTrain
-	}
 	if s == nil {
-		return m.Run()
+		return nil, nil, nil
+	}
+	if s.noTrain.Load() {
+		return nil, nil, ErrNoTrain
 	}
 	s.mu.Lock()
 	ch := s.interrupts
 	s.mu.Unlock()
-	if ch != nil {
-		saved := m.Signals
-		m.Signals = ch
-		defer func() { m.Signals = saved }()
-	}
-	continued := m.Paused()
 	s.training.Add(1)
 	s.trainingRuns.Add(1)
-	defer s.training.Add(-1)
-	err := m.Run()
-	s.mu.Lock()
-	s.loopRuns = append(s.loopRuns, LoopRun{Continued: continued, Paused: m.Paused(), Iteration: m.Log.Status.IterationsDone, Log: m.Log})
-	s.mu.Unlock()
-	return err
-}
-
-// A LoopRun is one main_loop.run() a script made: whether it continued a
-// loop that an interrupt had paused (SetInterrupts, mainloop.Pause), and
-// whether it ended paused, at which iteration.
-type LoopRun struct {
-	Continued, Paused bool
-	Iteration         int
-	// Log is the main loop's log (its summary, once it finished).
-	Log *mainloop.TrainingLog
-}
-
-// TakeLoopRuns returns the main_loop.run() calls made since the last
-// call, in order.
-func (in *Interp) TakeLoopRuns() []LoopRun {
-	in.state.mu.Lock()
-	defer in.state.mu.Unlock()
-	r := in.state.loopRuns
-	in.state.loopRuns = nil
-	return r
+	return ch, func() { s.training.Add(-1) }, nil
 }
 
 // TrainingRuns counts the main_loop.run() calls started so far (safe from

@@ -72,12 +72,15 @@ type Options struct {
 	// absolute path to source (a checkpoint's scripts; see
 	// checkpoint_run.go). Nothing is read from disk then.
 	Files map[string][]byte
-	// Checkpoint says how this run relates to a checkpoint (resume,
-	// replay, print-config); nil for a plain run.
-	Checkpoint *CheckpointRun
-	// Parallel, when not nil, makes training data-parallel over several
-	// processes and/or microbatched (parallel_run.go).
-	Parallel *ParallelRun
+	// PrintConfig, when not nil, makes the run print its resolved
+	// settings, and nothing else, at its first main loop or compiled
+	// function (or at its end) and stop with ErrConfigPrinted (blocks-repl
+	// run --print-config).
+	PrintConfig *PrintConfig
+	// Locals are values the run's modules read with RunLocal: how the run
+	// relates to a checkpoint (resume, replay) and its processes
+	// (package starlib/run). The map is copied; its values are not.
+	Locals map[string]any
 	// Limits bound the steps and memory the script may use.
 	Limits Limits
 	// Display, when not nil, shows rich output in the front end that runs
@@ -121,19 +124,14 @@ type runState struct {
 	// (SetInterrupts); training counts the main loops running.
 	interrupts <-chan os.Signal
 	training   atomic.Int32
-	// trainingRuns counts the runs started, loopRuns records them
-	// (interrupt.go).
+	// trainingRuns counts the runs started (interrupt.go).
 	trainingRuns atomic.Int64
 	noTrain      atomic.Bool
-	loopRuns     []LoopRun
 
 	sandbox Sandbox
 	limits  Limits
 	// modules are the modules the run loads (Module).
 	modules *moduleCache
-	// resumeRouted is set once a Checkpoint extension took the resumed
-	// checkpoint's path.
-	resumeRouted bool
 	// scripts are the main script and the loaded files, with their
 	// sources, in the order they were read (for checkpoints).
 	scripts []scriptSource
@@ -144,11 +142,10 @@ type runState struct {
 	display DisplayFunc
 	// tunables is what config(...) declared and resolved.
 	tunables *tunables
-	ckpt     *CheckpointRun
-	// parallel is Options.Parallel; microbatches the number the main
-	// loops use (for checkpoints).
-	parallel     *ParallelRun
-	microbatches int
+	// printConfig is Options.PrintConfig.
+	printConfig *PrintConfig
+	// locals are the run's locals (RunLocal).
+	locals map[string]any
 	// device is where the run's graphs run (Options.Device,
 	// config.device); the zero Device is the CPU.
 	device device.Device
@@ -346,7 +343,7 @@ func NewInterp(opts Options) (*Interp, error) {
 		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(stdout, termsafe.Escape(msg)) },
 		Load:  in.load,
 	}
-	if opts.Checkpoint != nil && opts.Checkpoint.PrintConfig {
+	if opts.PrintConfig != nil {
 		// --print-config prints the settings and nothing else.
 		thread.Print = func(*starlark.Thread, string) {}
 	}
@@ -397,9 +394,14 @@ func NewInterp(opts Options) (*Interp, error) {
 	if opts.Limits.MaxSteps > 0 {
 		thread.SetMaxExecutionSteps(opts.Limits.MaxSteps)
 	}
-	s.ckpt = opts.Checkpoint
+	s.printConfig = opts.PrintConfig
 	s.display = opts.Display
-	s.parallel = opts.Parallel
+	if len(opts.Locals) > 0 {
+		s.locals = make(map[string]any, len(opts.Locals))
+		for k, v := range opts.Locals {
+			s.locals[k] = v
+		}
+	}
 	s.stdout = stdout
 	s.modules = in.modules
 	in.state = s

@@ -77,6 +77,10 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
+// RealPath is path, absolute, with symbolic links resolved as far as they
+// exist (two names of one file give one RealPath).
+func RealPath(path string) string { return realPath(path) }
+
 // realPath is path with symbolic links resolved as far as they exist, so
 // that a link inside the allowed directory cannot point outside it.
 func realPath(path string) string {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/numpyrand"
-	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
 // Script objects in checkpoints (docs/checkpoints.md, "Script objects").
@@ -61,26 +60,34 @@ func savesState(n NativeBase) bool {
 	return ok && s.SavesState()
 }
 
+// memberScriptObjects is the checkpoint's member that holds the objects
+// (train/checkpoint.MemberScriptObjects), named in errors.
+const memberScriptObjects = "script_objects.json"
+
 // ScriptObjects is what a checkpoint of the run on thread saves of its
-// script objects (checkpoint.ObjectStates).
-func ScriptObjects(thread *starlark.Thread) checkpoint.ObjectStates {
-	return &objectStates{reg: registryOf(thread), sealed: -1}
+// script objects (it is a train/checkpoint.ObjectStates).
+func ScriptObjects(thread *starlark.Thread) *ObjectStates {
+	return &ObjectStates{reg: registryOf(thread), sealed: -1}
 }
 
-type objectStates struct {
+// ObjectStates are a run's script objects as a checkpoint saves and
+// restores them.
+type ObjectStates struct {
 	reg *objectRegistry
 	// sealed is the number of objects that existed when the main loop
 	// started (-1: not started).
 	sealed, classes int
 }
 
-func (o *objectStates) Seal() {
+// Seal fixes the objects saved and restored: those that exist when the
+// main loop starts.
+func (o *ObjectStates) Seal() {
 	if o.sealed < 0 {
 		o.sealed, o.classes = len(o.reg.objects), len(o.reg.classes)
 	}
 }
 
-func (o *objectStates) tracked() ([]ScriptObject, []*Class) {
+func (o *ObjectStates) tracked() ([]ScriptObject, []*Class) {
 	if o.sealed < 0 {
 		return o.reg.objects, o.reg.classes
 	}
@@ -112,10 +119,10 @@ type savedAttr struct {
 // obj (V: the index in Objects) or kept (a library value the re-run
 // script makes: V its type).
 type savedValue struct {
-	T     string            `json:"t"`
-	V     json.RawMessage   `json:"v,omitempty"`
-	Items []savedValue      `json:"items,omitempty"`
-	Array *checkpoint.Value `json:"array,omitempty"`
+	T     string          `json:"t"`
+	V     json.RawMessage `json:"v,omitempty"`
+	Items []savedValue    `json:"items,omitempty"`
+	Array *savedArray     `json:"array,omitempty"`
 }
 
 func rawJSON(x any) json.RawMessage {
@@ -135,7 +142,7 @@ type objectEncoder struct {
 }
 
 // CaptureObjects encodes the tracked objects' attributes.
-func (o *objectStates) CaptureObjects() ([]byte, error) {
+func (o *ObjectStates) CaptureObjects() ([]byte, error) {
 	objs, classes := o.tracked()
 	if len(objs) == 0 {
 		return nil, nil
@@ -218,10 +225,10 @@ func (e *objectEncoder) value(v starlark.Value, path string) (savedValue, error)
 	case *starlark.Dict:
 		return items(flatItems(x), "dict")
 	case *Array:
-		a := checkpoint.EncodeValue(x.A)
+		a := encodeSavedArray(x.A)
 		return savedValue{T: "array", Array: &a}, nil
 	case *Scalar:
-		a := checkpoint.EncodeValue(x.A)
+		a := encodeSavedArray(x.A)
 		return savedValue{T: "scalar", Array: &a}, nil
 	case *RandomState:
 		return savedValue{T: "rng", V: rawJSON(x.R.State())}, nil
@@ -290,7 +297,7 @@ func lazyAttrs(c *Class) map[string]bool {
 
 // RestoreObjects checks data against the tracked objects and returns the
 // function that restores them.
-func (o *objectStates) RestoreObjects(data []byte) (func() error, error) {
+func (o *ObjectStates) RestoreObjects(data []byte) (func() error, error) {
 	objs, classes := o.tracked()
 	if len(data) == 0 {
 		if len(objs) > 0 {
@@ -300,7 +307,7 @@ func (o *objectStates) RestoreObjects(data []byte) (func() error, error) {
 	}
 	var s savedObjects
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s: %v", checkpoint.MemberScriptObjects, err)
+		return nil, fmt.Errorf("%s: %v", memberScriptObjects, err)
 	}
 	d := &objectDecoder{saved: s.Objects, objs: objs, classes: classes}
 	if err := d.check(); err != nil {
@@ -463,13 +470,9 @@ func (d *objectDecoder) value(s savedValue, cur starlark.Value, path string) (st
 		if s.Array == nil {
 			return bad(fmt.Errorf("no array"))
 		}
-		x, err := s.Array.Decode()
+		a, err := s.Array.decode()
 		if err != nil {
 			return bad(err)
-		}
-		a, ok := x.(*nd.Array)
-		if !ok {
-			return bad(fmt.Errorf("not an array"))
 		}
 		if s.T == "array" {
 			return &Array{A: a}, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	"github.com/blocks-go/blocks/starlib/run"
 	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
@@ -57,8 +58,8 @@ func init() {
 }
 
 // printConfigResult ends a run --print-config.
-func printConfigResult(ck *starlib.CheckpointRun, err error, stderr io.Writer) int {
-	if ck.Printed {
+func printConfigResult(pc *starlib.PrintConfig, err error, stderr io.Writer) int {
+	if pc.Printed {
 		return 0
 	}
 	if err != nil && !errors.Is(err, starlib.ErrConfigPrinted) {
@@ -177,7 +178,7 @@ func readForRun(path string, deferred bool) (*checkpoint.Checkpoint, error) {
 // only under the working directory and has no network unless trusted.
 // logPath, when set, is an SQLite log the resumed run writes (with the
 // dashboard's agent).
-func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.CheckpointRun, a checkpointArgs, stdout io.Writer, par *starlib.ParallelRun, logPath string) error {
+func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *run.Checkpoint, a checkpointArgs, stdout io.Writer, par *run.Parallel, logPath string) error {
 	ov := map[string]string{}
 	for k, v := range c.Run.Overrides {
 		ov[k] = v
@@ -200,15 +201,14 @@ func execStored(c *checkpoint.Checkpoint, sets map[string]string, ck *starlib.Ch
 		ck.Scratch = scratch
 	}
 	opts := starlib.Options{
-		Overrides:  ov,
-		Stdout:     stdout,
-		FloatX:     c.Run.FloatX,
-		Device:     a.device,
-		Files:      c.Files(),
-		Checkpoint: ck,
-		Sandbox:    storedSandbox(ck, a.trust, a.created),
-		Limits:     storedLimits(a.limits),
-		Parallel:   storedParallel(c, par), Library: all.Library(),
+		Overrides: ov,
+		Stdout:    stdout,
+		FloatX:    c.Run.FloatX,
+		Device:    a.device,
+		Files:     c.Files(),
+		Sandbox:   storedSandbox(ck, a.trust, a.created),
+		Limits:    storedLimits(a.limits),
+		Locals:    run.Locals(ck, storedParallel(c, par)), Library: all.Library(),
 	}
 	defer applyMemoryBudget(opts.Limits)()
 	in, err := starlib.NewInterp(opts)
@@ -251,7 +251,7 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		// with --log is the user's).
 		logPath = commandLog(c.Manifest.Command)
 		if logPath != "" {
-			if err := storedSandbox(&starlib.CheckpointRun{}, a.trust, nil).CheckCreate(logPath); err != nil {
+			if err := storedSandbox(&run.Checkpoint{}, a.trust, nil).CheckCreate(logPath); err != nil {
 				fmt.Fprintln(stderr, termsafe.Escape(fmt.Sprintf("blocks-repl resume: --dashboard: the checkpoint's command line names the log %s: %v (to continue that log, name it yourself: --log %s)",
 					logPath, err, logPath)))
 				return 1
@@ -282,13 +282,13 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 			changed = append(changed, k)
 		}
 	}
-	var expect *starlib.Probe
+	var expect *run.Probe
 	if len(changed) > 0 {
 		// What the script builds with the checkpoint's own overrides, to
-		// compare with what it builds with the new ones (resume_probe.go).
-		expect = &starlib.Probe{}
-		perr := execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Probe: expect}, a, io.Discard, nil, "")
-		if !errors.Is(perr, starlib.ErrProbed) {
+		// compare with what it builds with the new ones (starlib/run/probe.go).
+		expect = &run.Probe{}
+		perr := execStored(c, nil, &run.Checkpoint{Command: os.Args, Probe: expect}, a, io.Discard, nil, "")
+		if !errors.Is(perr, run.ErrProbed) {
 			if perr == nil {
 				perr = errors.New("the script never started a main loop with a Checkpoint extension")
 			}
@@ -305,8 +305,8 @@ func resumeCheckpoint(args []string, stdout, stderr io.Writer, j *job) int {
 		fmt.Fprintf(stderr, "blocks-repl resume: note: --microbatches %d differs from the checkpoint's %d: training continues, but not bit-identically to the uninterrupted run\n",
 			j.par.Microbatches, c.Run.Microbatches)
 	}
-	err = execStored(c, sets, &starlib.CheckpointRun{Command: os.Args, Resume: src, Expect: expect, PauseCheckpointWrites: checkpointWritePause()}, a, stdout, j.parallelRun(), logPath)
-	var refused *starlib.OverrideRefusedError
+	err = execStored(c, sets, &run.Checkpoint{Command: os.Args, Resume: src, Expect: expect, PauseCheckpointWrites: checkpointWritePause()}, a, stdout, j.parallelRun(), logPath)
+	var refused *run.OverrideRefusedError
 	if errors.As(err, &refused) {
 		var kv []string
 		for _, k := range changed {
@@ -346,7 +346,7 @@ func replayCommand(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	target := &checkpoint.ReplayTarget{Target: c}
-	err = execStored(c, nil, &starlib.CheckpointRun{Command: os.Args, Replay: target}, a, io.Discard, nil, "")
+	err = execStored(c, nil, &run.Checkpoint{Command: os.Args, Replay: target}, a, io.Discard, nil, "")
 	if err != nil && !errors.Is(err, checkpoint.ErrReplayReached) {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))
 		return 1
@@ -522,7 +522,7 @@ func finished(c *checkpoint.Checkpoint) bool {
 // reads under the working directory, the data path and the resumed
 // checkpoint's directory, and has no network, unless trusted. A replay
 // writes only to its scratch directory.
-func storedSandbox(ck *starlib.CheckpointRun, trust bool, created *starlib.CreatedFiles) starlib.Sandbox {
+func storedSandbox(ck *run.Checkpoint, trust bool, created *starlib.CreatedFiles) starlib.Sandbox {
 	sb := starlib.Sandbox{Confined: true, Trust: trust, Scratch: ck.Scratch, Created: created}
 	if ck.Resume != nil && ck.Resume.Path != "" {
 		sb.WriteFiles = []string{ck.Resume.Path}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/run"
 	"github.com/blocks-go/blocks/train/checkpoint"
 	"github.com/blocks-go/blocks/train/parallel"
 )
@@ -114,7 +114,7 @@ const loopbackNet = "127.0.0.0/8"
 // job is this process's place in a data-parallel run.
 type job struct {
 	comm parallel.Comm
-	par  *starlib.ParallelRun
+	par  *run.Parallel
 }
 
 // distributed runs command cmd (run or resume, body) as one process of a
@@ -149,7 +149,7 @@ func distributed(cmd string, args []string, stdout, stderr io.Writer,
 	if !parallel.Launched() {
 		var j *job
 		if d.microbatches > 0 || os.Getenv("BLOCKS_MPI_STATS") != "" {
-			j = &job{comm: parallel.Single{}, par: &starlib.ParallelRun{Comm: parallel.Single{}, Microbatches: d.microbatches}}
+			j = &job{comm: parallel.Single{}, par: &run.Parallel{Comm: parallel.Single{}, Microbatches: d.microbatches}}
 		}
 		code := body(args, stdout, stderr, j)
 		j.printStats(stderr)
@@ -165,7 +165,7 @@ func distributed(cmd string, args []string, stdout, stderr io.Writer,
 		comm.Abort(2)
 		return 2
 	}
-	j := &job{comm: comm, par: &starlib.ParallelRun{Comm: comm, Microbatches: d.microbatches}}
+	j := &job{comm: comm, par: &run.Parallel{Comm: comm, Microbatches: d.microbatches}}
 	if comm.Rank() != 0 {
 		stdout = io.Discard
 		stderr = &prefixWriter{w: stderr, prefix: fmt.Sprintf("[process %d of %d] ", comm.Rank(), comm.Size())}
@@ -200,8 +200,8 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// parallelRun is the run's ParallelRun (nil for a plain run).
-func (j *job) parallelRun() *starlib.ParallelRun {
+// parallelRun is the run's run.Parallel (nil for a plain run).
+func (j *job) parallelRun() *run.Parallel {
 	if j == nil {
 		return nil
 	}
@@ -211,15 +211,15 @@ func (j *job) parallelRun() *starlib.ParallelRun {
 // writer reports whether this process writes files (process 0).
 func (j *job) writer() bool { return j == nil || j.comm.Rank() == 0 }
 
-// storedParallel is the ParallelRun of a resumed or replayed run: the
+// storedParallel is the run.Parallel of a resumed or replayed run: the
 // checkpoint's number of microbatches unless --microbatches says
 // otherwise, on the job's processes (one when par is nil).
-func storedParallel(c *checkpoint.Checkpoint, par *starlib.ParallelRun) *starlib.ParallelRun {
+func storedParallel(c *checkpoint.Checkpoint, par *run.Parallel) *run.Parallel {
 	if par == nil {
 		if c.Run.Microbatches <= 1 {
 			return nil
 		}
-		return &starlib.ParallelRun{Comm: parallel.Single{}, Microbatches: c.Run.Microbatches}
+		return &run.Parallel{Comm: parallel.Single{}, Microbatches: c.Run.Microbatches}
 	}
 	if par.Microbatches == 0 && c.Run.Microbatches > 0 {
 		par.Microbatches = c.Run.Microbatches

@@ -10,6 +10,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/run"
 )
 
 // newKernelSession is the REPL's session with its output published on
@@ -78,7 +79,7 @@ func (k *kernel) execute(sock kernelSocket, msg *jupyterMsg) {
 	}
 	k.s.recordScript(code)
 	v, err := k.s.cell(code)
-	runs := k.s.interp.TakeLoopRuns()
+	runs := run.TakeLoopRuns(k.s.interp)
 	if err != nil {
 		tb := strings.Split(strings.TrimRight(starlib.Backtrace(err), "\n"), "\n")
 		ename, evalue := errorName(tb[len(tb)-1])

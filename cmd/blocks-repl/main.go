@@ -53,6 +53,7 @@ import (
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	"github.com/blocks-go/blocks/starlib/run"
 	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
@@ -312,21 +313,25 @@ func runScript(args []string, stdout, stderr io.Writer, j *job) int {
 		}
 		defer d.finish(ctx, stderr)
 	}
-	ck := &starlib.CheckpointRun{Command: os.Args, PrintConfig: *printConfig, PauseCheckpointWrites: checkpointWritePause(), Add: added}
+	ck := &run.Checkpoint{Command: os.Args, PauseCheckpointWrites: checkpointWritePause(), Add: added}
+	var pc *starlib.PrintConfig
+	if *printConfig {
+		pc = &starlib.PrintConfig{}
+	}
 	if !j.writer() {
 		*logPath = "" // process 0 writes the log
 	}
 	err = execWithLog(script, src, starlib.Options{
-		Overrides:  sets,
-		Stdout:     stdout,
-		Device:     *dev,
-		Checkpoint: ck,
-		Parallel:   j.parallelRun(),
-		Limits:     lim,
-		Sandbox:    starlib.Sandbox{LoadRoots: loadRoots}, Library: all.Library(),
+		Overrides:   sets,
+		Stdout:      stdout,
+		Device:      *dev,
+		PrintConfig: pc,
+		Locals:      run.Locals(ck, j.parallelRun()),
+		Limits:      lim,
+		Sandbox:     starlib.Sandbox{LoadRoots: loadRoots}, Library: all.Library(),
 	}, *logPath, stderr)
 	if *printConfig {
-		return printConfigResult(ck, err, stderr)
+		return printConfigResult(pc, err, stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, starlib.Backtrace(err))

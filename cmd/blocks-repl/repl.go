@@ -19,6 +19,7 @@ import (
 	"github.com/blocks-go/blocks/internal/termsafe"
 	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/starlib/all"
+	"github.com/blocks-go/blocks/starlib/run"
 	"github.com/blocks-go/blocks/train/mainloop"
 )
 
@@ -87,7 +88,7 @@ type session struct {
 	accepted []string
 	// runs are the main_loop.run() calls of each accepted input, by
 	// index (repl_save.go).
-	runs map[int][]starlib.LoopRun
+	runs map[int][]run.LoopRun
 
 	sigint      chan os.Signal // the process's SIGINT, for the whole session
 	loopSignals chan os.Signal // what main loops started at the prompt listen to
@@ -188,7 +189,7 @@ func replSession(in io.Reader, out, errw io.Writer, interactive bool, file strin
 		}
 		s.recordScript(chunk)
 		ok := s.exec(chunk, true)
-		runs := s.interp.TakeLoopRuns()
+		runs := run.TakeLoopRuns(s.interp)
 		if ok {
 			s.accept(chunk, runs)
 		}
@@ -304,7 +305,7 @@ func (s *session) load(file string) bool {
 	abs, _ := filepath.Abs(file)
 	s.recordScript(fmt.Sprintf("# :load %s\n%s", abs, src))
 	if _, err := s.eval(file, string(src)); err != nil {
-		s.interp.TakeLoopRuns()
+		run.TakeLoopRuns(s.interp)
 		if errors.Is(err, starlib.ErrNoTrain) {
 			fmt.Fprintf(s.errw, "%s: stopped at its first main_loop.run() (--no-train): the globals it defined are kept; main_loop.run() trains. (:save does not record a file stopped this way.)\n", file)
 		} else {
@@ -312,7 +313,7 @@ func (s *session) load(file string) bool {
 		}
 		return false
 	}
-	s.accept(fmt.Sprintf("# :load %s\n%s", abs, strings.TrimRight(string(src), "\n")+"\n"), s.interp.TakeLoopRuns())
+	s.accept(fmt.Sprintf("# :load %s\n%s", abs, strings.TrimRight(string(src), "\n")+"\n"), run.TakeLoopRuns(s.interp))
 	return true
 }
 

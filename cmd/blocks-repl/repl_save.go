@@ -10,14 +10,15 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/run"
 )
 
 // accept records an input that ran without error, with the main-loop
 // runs it made.
-func (s *session) accept(chunk string, runs []starlib.LoopRun) {
+func (s *session) accept(chunk string, runs []run.LoopRun) {
 	if len(runs) > 0 {
 		if s.runs == nil {
-			s.runs = map[int][]starlib.LoopRun{}
+			s.runs = map[int][]run.LoopRun{}
 		}
 		s.runs[len(s.accepted)] = runs
 	}

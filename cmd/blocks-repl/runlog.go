@@ -10,6 +10,7 @@ import (
 	"github.com/blocks-go/blocks/cmd/dashboard"
 	"github.com/blocks-go/blocks/starlib"
 	starblocks "github.com/blocks-go/blocks/starlib/blocks"
+	"github.com/blocks-go/blocks/starlib/run"
 	"github.com/blocks-go/blocks/train/mainloop"
 	"github.com/blocks-go/blocks/train/sqlitelog"
 )
@@ -98,7 +99,8 @@ func observeLogs(in *starlib.Interp, logPath, script string, src []byte, opts st
 	loops := &[]*mainloop.MainLoop{}
 	ext := strings.ToLower(filepath.Ext(logPath))
 	sqlite := ext == ".sqlite" || ext == ".sqlite3" || ext == ".db"
-	single := opts.Parallel == nil || opts.Parallel.Comm == nil || opts.Parallel.Comm.Size() == 1
+	par := run.ParallelOf(in.Thread)
+	single := par == nil || par.Comm == nil || par.Comm.Size() == 1
 	starblocks.SetMainLoopObserver(in.Thread, func(m *mainloop.MainLoop) {
 		*loops = append(*loops, m)
 		if sqlite {

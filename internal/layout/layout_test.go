@@ -94,6 +94,8 @@ func TestImportRules(t *testing.T) {
 			switch {
 			case pkg == "starlib" && strings.HasPrefix(d, "starlib/"):
 				t.Errorf("%s depends on %s: the Starlark runtime knows no module package (starlib/all assembles them)", pkg, d)
+			case pkg == "starlib" && under(d, "train"):
+				t.Errorf("%s depends on %s: the Starlark runtime knows no training package, as go.starlark.net's knows none of its modules (starlib/run and the module families call them)", pkg, d)
 			case !under(pkg, "starlib") && !under(pkg, "cmd") && !under(pkg, "scripts") && under(d, "starlib"):
 				t.Errorf("%s depends on %s: only cmd/ and scripts/ use the Starlark face", pkg, d)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/run"
 	"github.com/blocks-go/blocks/train/checkpoint"
 	"github.com/blocks-go/blocks/train/mainloop"
 )
@@ -71,7 +72,7 @@ func newCheckpointExtension(c *classCall) (mainloop.Extension, error) {
 	if err := checkpoint.CheckSaveSeparately(sep); err != nil {
 		return nil, err
 	}
-	if path, err = starlib.CheckpointPath(thread, path); err != nil {
+	if path, err = run.CheckpointPath(thread, path); err != nil {
 		return nil, fmt.Errorf("Checkpoint: %w", err)
 	}
 	e, err := checkpoint.NewCheckpointExtension(path, keepLast, sep,
@@ -86,10 +87,10 @@ func newCheckpointExtension(c *classCall) (mainloop.Extension, error) {
 // bindCheckpoint ties a Checkpoint extension to the run: what it records
 // about the run, and the resume or replay it serves.
 func bindCheckpoint(thread *starlark.Thread, e *checkpoint.CheckpointExtension) {
-	e.Info = func() checkpoint.RunInfo { return starlib.RunInfo(thread) }
+	e.Info = func() checkpoint.RunInfo { return run.Info(thread) }
 	e.Bindings.RandomStreams = runStreams(thread)
 	e.Bindings.Objects = starlib.ScriptObjects(thread)
-	if ck := starlib.CheckpointRunOf(thread); ck != nil {
+	if ck := run.CheckpointOf(thread); ck != nil {
 		e.Resume = ck.Resume
 		e.Replay = ck.Replay
 		e.PauseHalfway = ck.PauseCheckpointWrites
@@ -104,11 +105,11 @@ func runStreams(thread *starlark.Thread) func() []*core.RandomStreams {
 }
 
 // addCommandLineCheckpoint appends to the run's first main loop the
-// Checkpoint that the command line asks for (CheckpointRun.Add: blocks-repl
+// Checkpoint that the command line asks for (run.Checkpoint.Add: blocks-repl
 // run --checkpoint PATH), after the script's own extensions, as if the
 // script had passed Checkpoint(PATH, every_n_epochs=..., ...) last.
 func addCommandLineCheckpoint(thread *starlark.Thread, ml *mainloop.MainLoop) error {
-	ck := starlib.CheckpointRunOf(thread)
+	ck := run.CheckpointOf(thread)
 	if ck == nil || ck.Add == nil || ck.Added {
 		return nil
 	}
@@ -118,7 +119,7 @@ func addCommandLineCheckpoint(thread *starlark.Thread, ml *mainloop.MainLoop) er
 			return fmt.Errorf("--checkpoint %s: the script's own Checkpoint writes %s already", ck.Add.Path, e.Path)
 		}
 	}
-	path, err := starlib.CheckpointPath(thread, ck.Add.Path)
+	path, err := run.CheckpointPath(thread, ck.Add.Path)
 	if err != nil {
 		return fmt.Errorf("--checkpoint: %w", err)
 	}

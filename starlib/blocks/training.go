@@ -18,6 +18,7 @@ import (
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/run"
 	"github.com/blocks-go/blocks/train/algorithms"
 	"github.com/blocks-go/blocks/train/extensions"
 	"github.com/blocks-go/blocks/train/mainloop"
@@ -454,7 +455,7 @@ func newMainLoop(c *classCall) (starlark.Value, error) {
 	if v, ok := os.LookupEnv("BLOCKS_PROFILE"); ok && v != "" && strings.ToLower(v) != "false" {
 		ml.ReportProfile = true
 	}
-	starlib.RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
+	run.RecordConfig(thread, ml.Log) // the script's tunables (config_tunables.go)
 	if err := addCommandLineCheckpoint(thread, ml); err != nil {
 		return nil, fmt.Errorf("MainLoop: %w", err)
 	}
@@ -514,7 +515,7 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 			if m.M.Algorithm == nil || m.M.DataStream == nil {
 				return nil, fmt.Errorf("run: this MainLoop has no algorithm or no data_stream (None): it cannot train")
 			}
-			err := starlib.RunMainLoop(thread, m.M)
+			err := run.MainLoop(thread, m.M)
 			if c, ok := m.M.LogBackend.(io.Closer); ok {
 				if cerr := c.Close(); err == nil && cerr != nil {
 					err = cerr

@@ -6,7 +6,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/blocks-go/blocks/starlib"
+	"github.com/blocks-go/blocks/starlib/run"
 	"github.com/blocks-go/blocks/train/mainloop"
 )
 
@@ -20,7 +20,7 @@ func nothingToTrain(thread *starlark.Thread, m *mainloop.MainLoop, err error) er
 	if !errors.As(err, &nt) {
 		return err
 	}
-	if ck := starlib.CheckpointRunOf(thread); ck != nil && ck.Resume != nil {
+	if ck := run.CheckpointOf(thread); ck != nil && ck.Resume != nil {
 		return err
 	}
 	w := m.Messages

@@ -1,4 +1,4 @@
-package starlib
+package run
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/nd"
+	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/train/algorithms"
 	"github.com/blocks-go/blocks/train/checkpoint"
 	"github.com/blocks-go/blocks/train/extensions"
@@ -19,12 +20,12 @@ import (
 	"github.com/blocks-go/blocks/train/plot"
 )
 
-// ParallelRun makes the main loops of a run data-parallel (docs/
+// Parallel makes the main loops of a run data-parallel (docs/
 // distributed.md): every process of Comm runs the same script; the
 // algorithm cuts each batch into microbatches and sums their gradients in
 // one canonical order over the processes; only process 0 writes
 // (checkpoints, plots, printing: the caller discards the others' output).
-type ParallelRun struct {
+type Parallel struct {
 	// Comm is the job's processes (parallel.World()).
 	Comm parallel.Comm
 	// Microbatches is the number of microbatches of each batch; 0 means
@@ -40,7 +41,7 @@ type ParallelRun struct {
 // Sharded reports, per main loop of the run, whether each process reads
 // only its own microbatches from the data stream (fuel.Sharder) rather
 // than whole batches.
-func (p *ParallelRun) Sharded() []bool {
+func (p *Parallel) Sharded() []bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.sharded)
@@ -50,7 +51,7 @@ func (p *ParallelRun) Sharded() []bool {
 // this process, the time they took (Profile.Train: the steps'
 // computation and exchanges) and the time spent reading their batches
 // (Profile.ReadData).
-func (p *ParallelRun) Training() (steps int, train, read time.Duration) {
+func (p *Parallel) Training() (steps int, train, read time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, m := range p.loops {
@@ -68,23 +69,21 @@ const TunableMicrobatches = "microbatches"
 // microbatches resolves the number of microbatches of the run: 0 when the
 // run is not microbatched at all (one process, no setting).
 func microbatches(thread *starlark.Thread) (int, parallel.Comm, error) {
-	s := state(thread)
+	s := stateOf(thread)
 	if s == nil {
 		return 0, nil, nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var comm parallel.Comm = parallel.Single{}
 	k := 0
-	if s.parallel != nil {
-		if s.parallel.Comm != nil {
-			comm = s.parallel.Comm
+	if p := ParallelOf(thread); p != nil {
+		if p.Comm != nil {
+			comm = p.Comm
 		}
-		k = s.parallel.Microbatches
+		k = p.Microbatches
 	}
-	if k == 0 && s.tunables != nil {
-		if v, ok := s.tunables.values[TunableMicrobatches]; ok {
-			n, err := starlark.AsInt32(IndexValue(v))
+	if k == 0 {
+		if v, ok := starlib.TunableValue(thread, TunableMicrobatches); ok {
+			n, err := starlark.AsInt32(starlib.IndexValue(v))
 			if err != nil || n < 1 {
 				return 0, nil, fmt.Errorf("the tunable %s must be a positive int, got %s", TunableMicrobatches, v)
 			}
@@ -94,7 +93,9 @@ func microbatches(thread *starlark.Thread) (int, parallel.Comm, error) {
 	if k == 0 {
 		k = comm.Size()
 	}
+	s.mu.Lock()
 	s.microbatches = k
+	s.mu.Unlock()
 	return k, comm, nil
 }
 
@@ -108,19 +109,20 @@ func ConfigureLoopParallel(thread *starlark.Thread, ua *algorithms.UpdatesAlgori
 	if err != nil || comm == nil {
 		return err
 	}
-	if s := state(thread); s != nil && s.parallel != nil {
-		s.parallel.mu.Lock()
-		s.parallel.loops = append(s.parallel.loops, ml)
-		s.parallel.sharded = append(s.parallel.sharded, false)
-		s.parallel.mu.Unlock()
+	p := ParallelOf(thread)
+	if p != nil {
+		p.mu.Lock()
+		p.loops = append(p.loops, ml)
+		p.sharded = append(p.sharded, false)
+		p.mu.Unlock()
 	}
 	if k > 1 || comm.Size() > 1 {
 		ua.Microbatching = &algorithms.Microbatching{K: k, Comm: comm}
 		if shardStream(ml, ua.Microbatching) {
-			if s := state(thread); s != nil && s.parallel != nil {
-				s.parallel.mu.Lock()
-				s.parallel.sharded[len(s.parallel.sharded)-1] = true
-				s.parallel.mu.Unlock()
+			if p != nil {
+				p.mu.Lock()
+				p.sharded[len(p.sharded)-1] = true
+				p.mu.Unlock()
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package starlib
+package run
 
 import (
 	"errors"
@@ -47,11 +47,11 @@ func (e *OverrideRefusedError) Error() string {
 		strings.Join(e.Diffs, "; ")
 }
 
-// probeMainLoop serves CheckpointRun.Probe (capture and stop) and
-// CheckpointRun.Expect (compare before the restore) at the start of a main
+// probeMainLoop serves Checkpoint.Probe (capture and stop) and
+// Checkpoint.Expect (compare before the restore) at the start of a main
 // loop run.
 func probeMainLoop(thread *starlark.Thread, m *mainloop.MainLoop) error {
-	ck := CheckpointRunOf(thread)
+	ck := CheckpointOf(thread)
 	if ck == nil || (ck.Probe == nil && ck.Expect == nil) {
 		return nil
 	}

@@ -1,8 +1,9 @@
-package starlib
+package run
 
 import (
 	"go.starlark.net/starlark"
 
+	"github.com/blocks-go/blocks/starlib"
 	"github.com/blocks-go/blocks/train/checkpoint"
 )
 
@@ -12,15 +13,15 @@ import (
 // what is there is a checkpoint it may replace. In a resumed run, the
 // Checkpoint given the path that wrote the resumed checkpoint (the first
 // one, when that path is unknown) writes to the checkpoint that was
-// resumed instead, wherever that is. A replay writes nothing (it compares), so nothing is
-// checked or locked.
+// resumed instead, wherever that is. A replay or a --print-config run
+// writes nothing (a replay compares), so nothing is checked or locked.
 func CheckpointPath(thread *starlark.Thread, path string) (string, error) {
-	ck := CheckpointRunOf(thread)
-	if ck != nil && (ck.Replay != nil || ck.PrintConfig) {
+	ck := CheckpointOf(thread)
+	if (ck != nil && ck.Replay != nil) || starlib.PrintingConfig(thread) {
 		return path, nil
 	}
 	if ck != nil && ck.Resume != nil && ck.Resume.Path != "" {
-		if s := state(thread); s != nil {
+		if s := stateOf(thread); s != nil {
 			s.mu.Lock()
 			mine := !s.resumeRouted && (ck.Resume.ScriptPath == "" || ck.Resume.ScriptPath == path)
 			if mine {
@@ -29,15 +30,15 @@ func CheckpointPath(thread *starlark.Thread, path string) (string, error) {
 			s.mu.Unlock()
 			// The script's own path when it names the resumed file (the
 			// log then records the same path as an uninterrupted run).
-			if mine && realPath(path) != realPath(ck.Resume.Path) {
+			if mine && starlib.RealPath(path) != starlib.RealPath(ck.Resume.Path) {
 				path = ck.Resume.Path
 			}
 		}
 	}
-	if err := CheckWrite(thread, path); err != nil {
+	if err := starlib.CheckWrite(thread, path); err != nil {
 		return "", err
 	}
-	if s := state(thread); s != nil && s.parallel != nil && s.parallel.Comm != nil && s.parallel.Comm.Rank() != 0 {
+	if p := ParallelOf(thread); p != nil && p.Comm != nil && p.Comm.Rank() != 0 {
 		return path, nil // only process 0 writes (and locks)
 	}
 	if err := checkpoint.Lock(path); err != nil {
