@@ -1,6 +1,7 @@
 package starlib
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -413,10 +414,51 @@ func (o *Instance) CallInternal(thread *starlark.Thread, args starlark.Tuple, kw
 	return starlark.Call(thread, bindMethod(fn, o, o.st.Class.name+".__call__"), args, kwargs)
 }
 
-// Attr looks name up as Python does.
+// Attr looks name up as Python does: the normal lookup, then the
+// class's __getattr__.
 func (o *Instance) Attr(name string) (starlark.Value, error) {
-	v, _, err := ScriptAttr(o, o.st, name)
-	return v, err
+	v, found, err := ScriptAttr(o, o.st, name)
+	if found || err != nil {
+		return v, err
+	}
+	return ScriptGetattr(o, o.st, name)
+}
+
+// ScriptGetattr is Python's fallback when the normal lookup of name on
+// self found nothing (the library base's attributes included): the
+// class's __getattr__(self, name), if it has one; (nil, nil) otherwise.
+// A fail("AttributeError...") from it is a missing attribute
+// (starlark.NoSuchAttrError), which hasattr reads as False and getattr
+// with a default as the default.
+func ScriptGetattr(self starlark.Value, st *ObjectState, name string) (starlark.Value, error) {
+	fn, owner := st.Class.Lookup("__getattr__")
+	if fn == nil || st.Class.thread == nil {
+		return nil, nil
+	}
+	v, err := starlark.Call(CallThread(st.Class.thread, st.Class.name+".__getattr__"), bindMethod(fn, self, owner.name+".__getattr__"), starlark.Tuple{starlark.String(name)}, nil)
+	if err != nil {
+		if msg, ok := attributeError(err); ok {
+			return nil, starlark.NoSuchAttrError(msg)
+		}
+		return nil, err
+	}
+	return v, nil
+}
+
+// attributeError tells a script's fail("AttributeError...") (Python's
+// raise AttributeError) and returns its message.
+func attributeError(err error) (string, bool) {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if _, wraps := e.(interface{ Unwrap() error }); wraps {
+			continue
+		}
+		msg, ok := strings.CutPrefix(e.Error(), "fail: ")
+		if ok && strings.HasPrefix(msg, "AttributeError") {
+			return msg, true
+		}
+		return "", false
+	}
+	return "", false
 }
 
 // AttrNames lists the instance's and its class's attributes.
