@@ -146,13 +146,14 @@ type duckSnapshot struct {
 	statusIn, rowIn map[string]any
 }
 
-// duckMapping reads a mapping of the duck's log.
-func duckMapping(v starlark.Value, what string) (starlark.IterableMapping, error) {
-	m, ok := v.(starlark.IterableMapping)
-	if !ok {
-		return nil, fmt.Errorf("%s must be a dict, got %s", what, v.Type())
+// duckItems are the entries of a mapping of the duck's log. A value that
+// is not a mapping (a Mock's attribute made when first read) reads as an
+// empty one: as in Python, only using it is an error (syncOut's write).
+func duckItems(v starlark.Value) []starlark.Tuple {
+	if m, ok := v.(starlark.IterableMapping); ok {
+		return m.Items()
 	}
-	return m, nil
+	return nil
 }
 
 // syncIn copies the duck's status and current row into the shadow's log,
@@ -180,12 +181,8 @@ func (d *duckLoop) syncIn(thread *starlark.Thread) (*duckSnapshot, error) {
 	log := mainloop.NewTrainingLog()
 	d.shadow.Log = log
 	if statusV != nil { // a duck without a status reads as a fresh one
-		status, err := duckMapping(statusV, "main_loop.log.status")
-		if err != nil {
-			return nil, err
-		}
 		sv := &statusView{s: &log.Status}
-		for _, kv := range status.Items() {
+		for _, kv := range duckItems(statusV) {
 			if err := sv.SetKey(kv[0], kv[1]); err != nil {
 				return nil, fmt.Errorf("main_loop.log.status: %w", err)
 			}
@@ -193,11 +190,7 @@ func (d *duckLoop) syncIn(thread *starlark.Thread) (*duckSnapshot, error) {
 	}
 	lr := &LogRow{R: log.CurrentRow()}
 	if rowV != nil { // an object without a log reads as an empty one
-		row, err := duckMapping(rowV, "main_loop.log.current_row")
-		if err != nil {
-			return nil, err
-		}
-		for _, kv := range row.Items() {
+		for _, kv := range duckItems(rowV) {
 			if err := lr.SetKey(kv[0], kv[1]); err != nil {
 				return nil, fmt.Errorf("main_loop.log.current_row: %w", err)
 			}
@@ -246,7 +239,7 @@ func (d *duckLoop) syncOut(snap *duckSnapshot) error {
 		}
 		s, ok := m.(starlark.HasSetKey)
 		if !ok {
-			return fmt.Errorf("%s: cannot set %q in %s", what, k, m.Type())
+			return fmt.Errorf("%s: cannot set %q in %s (a dict is wanted)", what, k, m.Type())
 		}
 		if err := s.SetKey(starlark.String(k), goValue(v)); err != nil {
 			return fmt.Errorf("%s[%q]: %w", what, k, err)
