@@ -342,6 +342,8 @@ type Instance struct{ st *ObjectState }
 var (
 	_ starlark.HasAttrs    = (*Instance)(nil)
 	_ starlark.HasSetField = (*Instance)(nil)
+	_ starlark.Mapping     = (*Instance)(nil)
+	_ starlark.HasSetKey   = (*Instance)(nil)
 	_ starlark.Callable    = (*Instance)(nil)
 	_ ScriptObject         = (*Instance)(nil)
 )
@@ -412,6 +414,28 @@ func (o *Instance) CallInternal(thread *starlark.Thread, args starlark.Tuple, kw
 		return nil, fmt.Errorf("'%s' object is not callable", o.st.Class.name)
 	}
 	return starlark.Call(thread, bindMethod(fn, o, o.st.Class.name+".__call__"), args, kwargs)
+}
+
+// Get is x[k]: the class's __getitem__(self, k).
+func (o *Instance) Get(k starlark.Value) (starlark.Value, bool, error) {
+	v, err := o.special("__getitem__", "is not subscriptable", k)
+	return v, err == nil, err
+}
+
+// SetKey is x[k] = v: the class's __setitem__(self, k, v).
+func (o *Instance) SetKey(k, v starlark.Value) error {
+	_, err := o.special("__setitem__", "does not support item assignment", k, v)
+	return err
+}
+
+// special calls the class's special method name (looked up on the
+// class, as Python does), or fails with what (Python's TypeError).
+func (o *Instance) special(name, what string, args ...starlark.Value) (starlark.Value, error) {
+	fn, owner := o.st.Class.Lookup(name)
+	if fn == nil || o.st.Class.thread == nil {
+		return nil, fmt.Errorf("'%s' object %s", o.st.Class.name, what)
+	}
+	return starlark.Call(CallThread(o.st.Class.thread, o.st.Class.name+"."+name), bindMethod(fn, o, owner.name+"."+name), args, nil)
 }
 
 // Attr looks name up as Python does: the normal lookup, then the

@@ -65,8 +65,20 @@ func sameValue(old, v starlark.Value) bool {
 	return err == nil && eq
 }
 
-// Pull copies the object's status, then its current row, into log.
+// Pull brings log in step with the object after a call that may have
+// changed either: what the Go side changed since the last sync goes to
+// the object first, then what the object changed comes into log (its
+// status, then its current row).
 func (d *duckLog) Pull(log *mainloop.TrainingLog) error {
+	if d.goStatus != nil {
+		if err := d.Push(log); err != nil {
+			return err
+		}
+	}
+	return d.pull(log)
+}
+
+func (d *duckLog) pull(log *mainloop.TrainingLog) error {
 	statusV, err := d.statusOf()
 	if err != nil {
 		return err
