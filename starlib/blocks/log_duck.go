@@ -56,6 +56,20 @@ func (d *duckLog) items(v starlark.Value, part string) ([]starlark.Tuple, error)
 	return nil, nil
 }
 
+// ownView tells v, a status or row the object gave, that is log's own
+// (a TrainingLog subclass's override that returns the base's): nothing
+// to copy, and copying would turn the log's values into their script
+// forms.
+func ownView(v starlark.Value, log *mainloop.TrainingLog) bool {
+	switch x := v.(type) {
+	case *statusView:
+		return x.s == &log.Status
+	case *LogRow:
+		return x.R != nil && reflect.ValueOf(x.R).UnsafePointer() == reflect.ValueOf(log.CurrentRow()).UnsafePointer()
+	}
+	return false
+}
+
 // sameValue tells a value of the object unchanged since the last sync.
 func sameValue(old, v starlark.Value) bool {
 	if old == v {
@@ -83,6 +97,9 @@ func (d *duckLog) pull(log *mainloop.TrainingLog) error {
 	if err != nil {
 		return err
 	}
+	if ownView(statusV, log) {
+		statusV = nil
+	}
 	sItems, err := d.items(statusV, "status")
 	if err != nil {
 		return err
@@ -100,6 +117,10 @@ func (d *duckLog) pull(log *mainloop.TrainingLog) error {
 	rowV, err := d.rowOf()
 	if err != nil {
 		return err
+	}
+	if ownView(rowV, log) {
+		d.snapshot(log, sItems, nil)
+		return nil
 	}
 	rItems, err := d.items(rowV, "current_row")
 	if err != nil {
@@ -183,12 +204,13 @@ func (d *duckLog) Push(log *mainloop.TrainingLog) error {
 	if err != nil {
 		return err
 	}
+	ownStatus := ownView(statusV, log)
 	if d.stStatus == nil {
 		d.stStatus = map[string]starlark.Value{}
 	}
 	for _, k := range log.Status.Keys() {
 		v, _ := log.Status.Get(k)
-		if old, ok := d.goStatus[k]; ok && reflect.DeepEqual(old, v) {
+		if old, ok := d.goStatus[k]; ownStatus || ok && reflect.DeepEqual(old, v) {
 			continue
 		}
 		sv, err := d.set(statusV, "status", k, v)
@@ -209,9 +231,15 @@ func (d *duckLog) Push(log *mainloop.TrainingLog) error {
 			return err
 		}
 	}
-	if fresh {
+	own := ownView(rowV, log)
+	if fresh || own {
 		d.goRow, d.stRow = map[string]any{}, map[string]starlark.Value{}
 		d.rowIter = log.Status.IterationsDone
+	}
+	if own {
+		return nil
+	}
+	if fresh {
 		items, err := d.items(rowV, "current_row")
 		if err != nil {
 			return err
