@@ -99,6 +99,14 @@ func (s *StepRule) AttrNames() []string {
 	return n
 }
 func (s *StepRule) Attr(name string) (starlark.Value, error) {
+	v, err := s.attr(name)
+	if v == nil && err == nil && s.st != nil {
+		return starlib.ScriptGetattr(s, s.st, name) // a subclass's __getattr__
+	}
+	return v, err
+}
+
+func (s *StepRule) attr(name string) (starlark.Value, error) {
 	if s.st != nil {
 		if v, found, err := starlib.ScriptAttr(s, s.st, name); found || err != nil {
 			return v, err
@@ -485,6 +493,14 @@ func (m *MainLoop) AttrNames() []string {
 	return append([]string{"algorithm", "data_stream", "extensions", "log", "run", "status"}, mainLoopAttrNamesMore...)
 }
 func (m *MainLoop) Attr(name string) (starlark.Value, error) {
+	v, err := m.attr(name)
+	if v == nil && err == nil && m.st != nil {
+		return starlib.ScriptGetattr(m, m.st, name) // a subclass's __getattr__
+	}
+	return v, err
+}
+
+func (m *MainLoop) attr(name string) (starlark.Value, error) {
 	if m.st != nil {
 		if v, found, err := starlib.ScriptAttr(m, m.st, name); found || err != nil {
 			return v, err
