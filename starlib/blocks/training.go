@@ -67,6 +67,8 @@ import (
 //	MainLoop(algorithm, data_stream, model=None, log=None, log_backend=None, extensions=None)   (a table: algorithms_table.go)
 //	    log_backend="sqlite" also stores the log, as training goes, in the SQLite database
 //	    BLOCKS_SQLITEDB (default ~/blocks_log.sqlite)
+//	    log may be a TrainingLog, an instance of a TrainingLog subclass or any object with
+//	    status and current_row (log_script.go)
 //	    run() trains; log (current_row, status, log[i]), status, iterations_done, epochs_done.
 //	    The first Ctrl-C finishes the epoch, the second the batch.
 func trainingModules() (mods []*starlarkstruct.Module) {
