@@ -1,6 +1,7 @@
 package starlib
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -341,6 +342,8 @@ type Instance struct{ st *ObjectState }
 var (
 	_ starlark.HasAttrs    = (*Instance)(nil)
 	_ starlark.HasSetField = (*Instance)(nil)
+	_ starlark.Mapping     = (*Instance)(nil)
+	_ starlark.HasSetKey   = (*Instance)(nil)
 	_ starlark.Callable    = (*Instance)(nil)
 	_ ScriptObject         = (*Instance)(nil)
 )
@@ -413,10 +416,73 @@ func (o *Instance) CallInternal(thread *starlark.Thread, args starlark.Tuple, kw
 	return starlark.Call(thread, bindMethod(fn, o, o.st.Class.name+".__call__"), args, kwargs)
 }
 
-// Attr looks name up as Python does.
+// Get is x[k]: the class's __getitem__(self, k).
+func (o *Instance) Get(k starlark.Value) (starlark.Value, bool, error) {
+	v, err := o.special("__getitem__", "is not subscriptable", k)
+	return v, err == nil, err
+}
+
+// SetKey is x[k] = v: the class's __setitem__(self, k, v).
+func (o *Instance) SetKey(k, v starlark.Value) error {
+	_, err := o.special("__setitem__", "does not support item assignment", k, v)
+	return err
+}
+
+// special calls the class's special method name (looked up on the
+// class, as Python does), or fails with what (Python's TypeError).
+func (o *Instance) special(name, what string, args ...starlark.Value) (starlark.Value, error) {
+	fn, owner := o.st.Class.Lookup(name)
+	if fn == nil || o.st.Class.thread == nil {
+		return nil, fmt.Errorf("'%s' object %s", o.st.Class.name, what)
+	}
+	return starlark.Call(CallThread(o.st.Class.thread, o.st.Class.name+"."+name), bindMethod(fn, o, owner.name+"."+name), args, nil)
+}
+
+// Attr looks name up as Python does: the normal lookup, then the
+// class's __getattr__.
 func (o *Instance) Attr(name string) (starlark.Value, error) {
-	v, _, err := ScriptAttr(o, o.st, name)
-	return v, err
+	v, found, err := ScriptAttr(o, o.st, name)
+	if found || err != nil {
+		return v, err
+	}
+	return ScriptGetattr(o, o.st, name)
+}
+
+// ScriptGetattr is Python's fallback when the normal lookup of name on
+// self found nothing (the library base's attributes included): the
+// class's __getattr__(self, name), if it has one; (nil, nil) otherwise.
+// A fail("AttributeError...") from it is a missing attribute
+// (starlark.NoSuchAttrError), which hasattr reads as False and getattr
+// with a default as the default.
+func ScriptGetattr(self starlark.Value, st *ObjectState, name string) (starlark.Value, error) {
+	fn, owner := st.Class.Lookup("__getattr__")
+	if fn == nil || st.Class.thread == nil {
+		return nil, nil
+	}
+	v, err := starlark.Call(CallThread(st.Class.thread, st.Class.name+".__getattr__"), bindMethod(fn, self, owner.name+".__getattr__"), starlark.Tuple{starlark.String(name)}, nil)
+	if err != nil {
+		if msg, ok := attributeError(err); ok {
+			return nil, starlark.NoSuchAttrError(msg)
+		}
+		return nil, err
+	}
+	return v, nil
+}
+
+// attributeError tells a script's fail("AttributeError...") (Python's
+// raise AttributeError) and returns its message.
+func attributeError(err error) (string, bool) {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if _, wraps := e.(interface{ Unwrap() error }); wraps {
+			continue
+		}
+		msg, ok := strings.CutPrefix(e.Error(), "fail: ")
+		if ok && strings.HasPrefix(msg, "AttributeError") {
+			return msg, true
+		}
+		return "", false
+	}
+	return "", false
 }
 
 // AttrNames lists the instance's and its class's attributes.

@@ -230,6 +230,14 @@ func (e *Extension) AttrNames() []string {
 
 // Attr returns an attribute.
 func (e *Extension) Attr(name string) (starlark.Value, error) {
+	v, err := e.attr(name)
+	if v == nil && err == nil && e.st != nil {
+		return starlib.ScriptGetattr(e, e.st, name) // a subclass's __getattr__
+	}
+	return v, err
+}
+
+func (e *Extension) attr(name string) (starlark.Value, error) {
 	if e.st != nil {
 		if v, found, err := starlib.ScriptAttr(e, e.st, name); found || err != nil {
 			return v, err

@@ -105,14 +105,14 @@ func (e *Extension) withDuck(thread *starlark.Thread, fn func() error) error {
 	if d == nil {
 		return fn()
 	}
-	snap, err := d.syncIn(thread)
+	log, err := d.syncIn(thread)
 	if err != nil {
 		return err
 	}
 	if err := fn(); err != nil {
 		return err
 	}
-	return d.syncOut(snap)
+	return log.Push(d.shadow.Log)
 }
 
 // duckAttr is obj.name; an error when obj has no such attribute.
@@ -140,75 +140,63 @@ func optAttr(obj starlark.Value, name string) (starlark.Value, error) {
 	return v, err
 }
 
-// duckSnapshot is what the shadow's log held after syncIn.
-type duckSnapshot struct {
-	status, row     starlark.Value // the duck's mappings
-	statusIn, rowIn map[string]any
+// duckLogOf is the log of the duck main loop obj: obj.log.status (else
+// obj.status) and obj.log.current_row. An object without a log (or a
+// status) reads as an empty one; an extension writing to it is an error
+// naming the record.
+func duckLogOf(obj starlark.Value) *duckLog {
+	logOf := func() (starlark.Value, error) {
+		v, err := optAttr(obj, "log")
+		if err != nil {
+			return nil, fmt.Errorf("main_loop.log: %w", err)
+		}
+		return v, nil
+	}
+	return &duckLog{what: "main_loop.log",
+		statusOf: func() (starlark.Value, error) {
+			logV, err := logOf()
+			if err != nil {
+				return nil, err
+			}
+			if logV != nil {
+				v, err := optAttr(logV, "status")
+				if err != nil || v != nil {
+					if err != nil {
+						err = fmt.Errorf("main_loop.log.status: %w", err)
+					}
+					return v, err
+				}
+			}
+			v, err := optAttr(obj, "status")
+			if err != nil {
+				return nil, fmt.Errorf("main_loop.status: %w", err)
+			}
+			return v, nil
+		},
+		rowOf: func() (starlark.Value, error) {
+			logV, err := logOf()
+			if err != nil || logV == nil {
+				return nil, err
+			}
+			return duckAttr(logV, "main_loop.log", "current_row")
+		},
+		noMapping: func(part, k string) error {
+			if part == "current_row" {
+				return fmt.Errorf("main_loop.log: %s has no attribute log (the extension wrote current_row[%q])", obj.Type(), k)
+			}
+			return fmt.Errorf("main_loop.log.status: the extension set %q, and the main loop (%s) has no status (main_loop.log.status or main_loop.status)", k, obj.Type())
+		},
+	}
 }
 
-// duckMapping reads a mapping of the duck's log.
-func duckMapping(v starlark.Value, what string) (starlark.IterableMapping, error) {
-	m, ok := v.(starlark.IterableMapping)
-	if !ok {
-		return nil, fmt.Errorf("%s must be a dict, got %s", what, v.Type())
-	}
-	return m, nil
-}
-
-// syncIn copies the duck's status and current row into the shadow's log,
-// and its algorithm, data stream and extensions when they are the
-// library's.
-func (d *duckLoop) syncIn(thread *starlark.Thread) (*duckSnapshot, error) {
-	logV, err := optAttr(d.obj, "log")
-	if err != nil {
-		return nil, fmt.Errorf("main_loop.log: %w", err)
-	}
-	var statusV, rowV starlark.Value
-	if logV != nil {
-		if statusV, err = optAttr(logV, "status"); err != nil {
-			return nil, fmt.Errorf("main_loop.log.status: %w", err)
-		}
-		if rowV, err = duckAttr(logV, "main_loop.log", "current_row"); err != nil {
-			return nil, err
-		}
-	}
-	if statusV == nil {
-		if statusV, err = optAttr(d.obj, "status"); err != nil {
-			return nil, fmt.Errorf("main_loop.status: %w", err)
-		}
-	}
-	log := mainloop.NewTrainingLog()
-	d.shadow.Log = log
-	if statusV != nil { // a duck without a status reads as a fresh one
-		status, err := duckMapping(statusV, "main_loop.log.status")
-		if err != nil {
-			return nil, err
-		}
-		sv := &statusView{s: &log.Status}
-		for _, kv := range status.Items() {
-			if err := sv.SetKey(kv[0], kv[1]); err != nil {
-				return nil, fmt.Errorf("main_loop.log.status: %w", err)
-			}
-		}
-	}
-	lr := &LogRow{R: log.CurrentRow()}
-	if rowV != nil { // an object without a log reads as an empty one
-		row, err := duckMapping(rowV, "main_loop.log.current_row")
-		if err != nil {
-			return nil, err
-		}
-		for _, kv := range row.Items() {
-			if err := lr.SetKey(kv[0], kv[1]); err != nil {
-				return nil, fmt.Errorf("main_loop.log.current_row: %w", err)
-			}
-		}
-	}
-	snap := &duckSnapshot{status: statusV, row: rowV, statusIn: map[string]any{}, rowIn: map[string]any{}}
-	for _, k := range log.Status.Keys() {
-		snap.statusIn[k], _ = log.Status.Get(k)
-	}
-	for k, v := range lr.R {
-		snap.rowIn[k] = v
+// syncIn copies the duck's status and current row into a fresh log of
+// the shadow's, and its algorithm, data stream and extensions when they
+// are the library's; the log returned writes the changes back.
+func (d *duckLoop) syncIn(thread *starlark.Thread) (*duckLog, error) {
+	d.shadow.Log = mainloop.NewTrainingLog()
+	log := duckLogOf(d.obj)
+	if err := log.Pull(d.shadow.Log); err != nil {
+		return nil, err
 	}
 	d.shadow.Algorithm, d.shadow.DataStream, d.shadow.Extensions = nil, nil, nil
 	if a, err := optAttr(d.obj, "algorithm"); err == nil && a != nil {
@@ -230,49 +218,7 @@ func (d *duckLoop) syncIn(thread *starlark.Thread) (*duckSnapshot, error) {
 			}
 		}
 	}
-	return snap, nil
-}
-
-// syncOut writes back into the duck's status and current row the entries
-// the call changed in the shadow's log.
-func (d *duckLoop) syncOut(snap *duckSnapshot) error {
-	log := d.shadow.Log
-	set := func(m starlark.Value, what, k string, v any) error {
-		if m == nil && what == "main_loop.log.current_row" {
-			return fmt.Errorf("main_loop.log: %s has no attribute log (the extension wrote current_row[%q])", d.obj.Type(), k)
-		}
-		if m == nil {
-			return fmt.Errorf("%s: the extension set %q, and the main loop (%s) has no status (main_loop.log.status or main_loop.status)", what, k, d.obj.Type())
-		}
-		s, ok := m.(starlark.HasSetKey)
-		if !ok {
-			return fmt.Errorf("%s: cannot set %q in %s", what, k, m.Type())
-		}
-		if err := s.SetKey(starlark.String(k), goValue(v)); err != nil {
-			return fmt.Errorf("%s[%q]: %w", what, k, err)
-		}
-		return nil
-	}
-	for _, k := range log.Status.Keys() {
-		v, _ := log.Status.Get(k)
-		if old, ok := snap.statusIn[k]; ok && reflect.DeepEqual(old, v) {
-			continue
-		}
-		if err := set(snap.status, "main_loop.log.status", k, v); err != nil {
-			return err
-		}
-	}
-	row := log.CurrentRow()
-	for _, k := range sortedKeys(row) {
-		v := row[k]
-		if old, ok := snap.rowIn[k]; ok && reflect.DeepEqual(old, v) {
-			continue
-		}
-		if err := set(snap.row, "main_loop.log.current_row", k, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return log, nil
 }
 
 // sortedKeys are a row's record names in order (a deterministic order of

@@ -17,15 +17,17 @@ import (
 //	                when first asked for), log.current_row, log.previous_row,
 //	                log.status (a dict whose entries can be set:
 //	                log.status["iterations_done"] += 1), len(log) (the rows made
-//	                so far), iterating gives the (iteration, row) pairs in order
+//	                so far), iterating gives the (iteration, row) pairs in order;
+//	                also a base of script classes, and MainLoop(log=...) takes an
+//	                instance or any object with status and current_row (log_script.go)
 func logModules() (mods []*starlarkstruct.Module) {
 	mods = append(mods, &starlarkstruct.Module{Name: "blocks.log", Members: starlark.StringDict{
-		"TrainingLog": starlib.NewBuiltin("TrainingLog", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		"TrainingLog": trainingLogBase(starlib.NewBuiltin("TrainingLog", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}
 			return &Log{L: mainloop.NewTrainingLog()}, nil
-		}),
+		})),
 	}})
 	return
 }
@@ -53,8 +55,8 @@ func (l *Log) Iterate() starlark.Iterator {
 type statusView struct{ s *mainloop.Status }
 
 var (
-	_ starlark.HasSetKey = (*statusView)(nil)
-	_ starlark.Iterable  = (*statusView)(nil)
+	_ starlark.HasSetKey       = (*statusView)(nil)
+	_ starlark.IterableMapping = (*statusView)(nil)
 )
 
 func (v *statusView) String() string        { return statusDict(v.s).String() }
@@ -91,6 +93,7 @@ func (v *statusView) SetKey(k, x starlark.Value) error {
 	return v.s.Set(key, val)
 }
 func (v *statusView) Iterate() starlark.Iterator { return statusDict(v.s).Iterate() }
+func (v *statusView) Items() []starlark.Tuple    { return statusDict(v.s).Items() }
 func (v *statusView) Len() int                   { return statusDict(v.s).Len() }
 func (v *statusView) AttrNames() []string        { return []string{"get", "items", "keys"} }
 func (v *statusView) Attr(name string) (starlark.Value, error) {

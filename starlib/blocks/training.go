@@ -68,6 +68,8 @@ import (
 //	MainLoop(algorithm, data_stream, model=None, log=None, log_backend=None, extensions=None)   (a table: algorithms_table.go)
 //	    log_backend="sqlite" also stores the log, as training goes, in the SQLite database
 //	    BLOCKS_SQLITEDB (default ~/blocks_log.sqlite)
+//	    log may be a TrainingLog, an instance of a TrainingLog subclass or any object with
+//	    status and current_row (log_script.go)
 //	    run() trains; log (current_row, status, log[i]), status, iterations_done, epochs_done.
 //	    The first Ctrl-C finishes the epoch, the second the batch.
 func trainingModules() (mods []*starlarkstruct.Module) {
@@ -100,6 +102,14 @@ func (s *StepRule) AttrNames() []string {
 	return n
 }
 func (s *StepRule) Attr(name string) (starlark.Value, error) {
+	v, err := s.attr(name)
+	if v == nil && err == nil && s.st != nil {
+		return starlib.ScriptGetattr(s, s.st, name) // a subclass's __getattr__
+	}
+	return v, err
+}
+
+func (s *StepRule) attr(name string) (starlark.Value, error) {
 	if s.st != nil {
 		if v, found, err := starlib.ScriptAttr(s, s.st, name); found || err != nil {
 			return v, err
@@ -395,13 +405,9 @@ func newMainLoop(c *classCall) (starlark.Value, error) {
 	} else if algV != starlark.None {
 		algorithm = &scriptAlgorithm{thread: thread, obj: algV}
 	}
-	trainingLog := mainloop.NewTrainingLog()
-	switch l := log.(type) {
-	case starlark.NoneType:
-	case *Log:
-		trainingLog = l.L
-	default:
-		return nil, fmt.Errorf("MainLoop: log must be a TrainingLog, got %s", log.Type())
+	trainingLog, mirror, err := mainLoopLog(log) // log_script.go
+	if err != nil {
+		return nil, err
 	}
 	var logBackend mainloop.LogBackend
 	switch backend {
@@ -445,6 +451,9 @@ func newMainLoop(c *classCall) (starlark.Value, error) {
 		return nil, fmt.Errorf("MainLoop: model must be a Model (blocks.model) or None, got %s", model.Type())
 	}
 	ml := mainloop.New(algorithm, ds, nil, trainingLog, es)
+	if mirror != nil {
+		ml.Mirror = mirror
+	}
 	if mm != nil {
 		ml.Model = mm
 	}
@@ -487,6 +496,14 @@ func (m *MainLoop) AttrNames() []string {
 	return append([]string{"algorithm", "data_stream", "extensions", "log", "run", "status"}, mainLoopAttrNamesMore...)
 }
 func (m *MainLoop) Attr(name string) (starlark.Value, error) {
+	v, err := m.attr(name)
+	if v == nil && err == nil && m.st != nil {
+		return starlib.ScriptGetattr(m, m.st, name) // a subclass's __getattr__
+	}
+	return v, err
+}
+
+func (m *MainLoop) attr(name string) (starlark.Value, error) {
 	if m.st != nil {
 		if v, found, err := starlib.ScriptAttr(m, m.st, name); found || err != nil {
 			return v, err
@@ -500,11 +517,11 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 	}
 	switch name {
 	case "log":
-		return &Log{L: m.M.Log}, nil
+		return logFace(m.M), nil
 	case "status":
 		// Blocks' MainLoop.status is log.status, the same object:
 		// main_loop.status["iterations_done"] += 1 sets it.
-		return &statusView{s: &m.M.Log.Status}, nil
+		return statusFace(m.M)
 	case "extensions":
 		return extensionList(m.M), nil
 	case "run":
@@ -514,6 +531,9 @@ func (m *MainLoop) Attr(name string) (starlark.Value, error) {
 			}
 			if m.M.Algorithm == nil || m.M.DataStream == nil {
 				return nil, fmt.Errorf("run: this MainLoop has no algorithm or no data_stream (None): it cannot train")
+			}
+			if err := checkLogSavable(m.M); err != nil {
+				return nil, err
 			}
 			err := run.MainLoop(thread, m.M)
 			if c, ok := m.M.LogBackend.(io.Closer); ok {
@@ -595,18 +615,64 @@ func goValue(v any) starlark.Value {
 }
 
 // Log is the training log: log.current_row, log.status, log[i].
-type Log struct{ L *mainloop.TrainingLog }
+type Log struct {
+	L  *mainloop.TrainingLog
+	st *starlib.ObjectState // a script subclass's instance (log_script.go)
+}
 
 var _ starlark.Mapping = (*Log)(nil)
 
-func (l *Log) String() string        { return fmt.Sprintf("<TrainingLog: %d rows>", l.L.Len()) }
-func (l *Log) Type() string          { return "TrainingLog" }
-func (l *Log) Freeze()               {}
-func (l *Log) Truth() starlark.Bool  { return true }
-func (l *Log) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: TrainingLog") }
-func (l *Log) AttrNames() []string   { return []string{"current_row", "previous_row", "status"} }
+func (l *Log) String() string {
+	if l.st != nil {
+		if s, ok := starlib.ScriptRepr(l, l.st); ok {
+			return s
+		}
+	}
+	return fmt.Sprintf("<%s: %d rows>", l.Type(), l.L.Len())
+}
+func (l *Log) Type() string {
+	if l.st != nil {
+		return l.st.Class.Name()
+	}
+	return "TrainingLog"
+}
+func (l *Log) Freeze()              {}
+func (l *Log) Truth() starlark.Bool { return true }
+func (l *Log) Hash() (uint32, error) {
+	if l.st != nil { // a script object: hashable by identity
+		return starlark.String(fmt.Sprintf("%p", l)).Hash()
+	}
+	return 0, fmt.Errorf("unhashable: TrainingLog")
+}
+func (l *Log) AttrNames() []string {
+	names := []string{"current_row", "last_epoch_row", "previous_row", "status"}
+	if l.st != nil {
+		names = append(names, starlib.ScriptAttrNames(l.st)...)
+	}
+	return names
+}
 func (l *Log) Attr(name string) (starlark.Value, error) {
+	if l.st == nil {
+		return l.baseAttr(name)
+	}
+	if v, found, err := starlib.ScriptAttr(l, l.st, name); found || err != nil {
+		return v, err
+	}
+	if v, err := l.baseAttr(name); v != nil || err != nil {
+		return v, err
+	}
+	return starlib.ScriptGetattr(l, l.st, name)
+}
+
+// baseAttr is the library's attribute name (a subclass's super).
+func (l *Log) baseAttr(name string) (starlark.Value, error) {
 	switch name {
+	case "last_epoch_row":
+		r, err := l.L.LastEpochRow()
+		if err != nil {
+			return nil, err
+		}
+		return &LogRow{R: r}, nil
 	case "current_row":
 		return &LogRow{R: l.L.CurrentRow()}, nil
 	case "previous_row":
@@ -621,8 +687,22 @@ func (l *Log) Attr(name string) (starlark.Value, error) {
 	return nil, nil
 }
 
-// Get is log[i]: the row of iteration i (empty when nothing was recorded).
+// Get is log[i]: the row of iteration i (empty when nothing was
+// recorded); a subclass's __getitem__ when it has one.
 func (l *Log) Get(k starlark.Value) (starlark.Value, bool, error) {
+	if l.st != nil {
+		if fn, _, err := starlib.ScriptAttr(l, l.st, "__getitem__"); err != nil || fn != nil {
+			if err != nil {
+				return nil, false, err
+			}
+			v, err := starlark.Call(starlib.CallThread(l.st.Class.Thread(), l.Type()+".__getitem__"), fn, starlark.Tuple{k}, nil)
+			return v, err == nil, err
+		}
+	}
+	return l.baseGet(k)
+}
+
+func (l *Log) baseGet(k starlark.Value) (starlark.Value, bool, error) {
 	var i int
 	if err := starlark.AsInt(k, &i); err != nil {
 		return nil, false, fmt.Errorf("log index must be an iteration number, got %s", k.Type())

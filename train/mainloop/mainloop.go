@@ -41,6 +41,9 @@ type MainLoop struct {
 	Model any
 	// Log is the training log; Run makes one when nil.
 	Log *TrainingLog
+	// Mirror, when set, is the log that is the truth, which Log mirrors
+	// during Run (mirror.go).
+	Mirror LogMirror
 	// Extensions are called in this order.
 	Extensions []Extension
 
@@ -194,6 +197,18 @@ func (m *MainLoop) Run() error {
 	if m.Algorithm == nil || m.DataStream == nil {
 		return errors.New("main loop: Algorithm and DataStream must be set")
 	}
+	if err := m.pullLog(); err != nil {
+		return err
+	}
+	err := m.runAndFinish()
+	if perr := m.pushLog(); err == nil {
+		err = perr
+	}
+	return err
+}
+
+// runAndFinish is Run after its checks: the training, then what ends it.
+func (m *MainLoop) runAndFinish() error {
 	if c, ok := m.Model.(interface{ CheckSanity(Algorithm) error }); ok {
 		if err := c.CheckSanity(m.Algorithm); err != nil {
 			return err
@@ -222,7 +237,14 @@ func (m *MainLoop) Run() error {
 		m.Log.CurrentRow()[RecordGotException] = err.Error()
 		m.warn(errorMessage)
 		for _, ext := range m.Extensions {
-			if e2 := ext.OnError(err); e2 != nil {
+			e2 := m.pushLog()
+			if e2 == nil {
+				e2 = ext.OnError(err)
+			}
+			if e2 == nil {
+				e2 = m.pullLog()
+			}
+			if e2 != nil {
 				m.warn(e2.Error() + "\n" + errorInErrorHandlingMessage)
 				break
 			}
@@ -297,9 +319,15 @@ func (m *MainLoop) run() (finished bool, err error) {
 		if err := m.runExtensions(BeforeTraining, nil); err != nil {
 			return false, err
 		}
+		if err := m.pushLog(); err != nil {
+			return false, err
+		}
 		t := m.Profile.enter("initialization")
 		err := m.Algorithm.Initialize()
 		m.Profile.Initialization += m.Profile.exit(t)
+		if err == nil {
+			err = m.pullLog()
+		}
 		if err != nil {
 			return false, err
 		}
@@ -408,11 +436,17 @@ func (m *MainLoop) runIteration() (bool, error) {
 	if err := m.runExtensions(BeforeBatch, batch); err != nil {
 		return false, err
 	}
+	if err := m.pushLog(); err != nil {
+		return false, err
+	}
 	t = m.Profile.enter("train")
 	err = m.Algorithm.ProcessBatch(batch)
 	m.Profile.Train += m.Profile.exit(t)
 	if err != nil {
 		return false, m.batchError(err)
+	}
+	if err := m.pullLog(); err != nil {
+		return false, err
 	}
 	st.IterationsDone++
 	if err := m.runExtensions(AfterBatch, batch); err != nil {
@@ -446,9 +480,15 @@ func (m *MainLoop) runExtensions(cb Callback, batch Batch) error {
 	t := m.Profile.enter(string(cb))
 	defer m.Profile.exit(t)
 	for _, ext := range m.Extensions {
+		if err := m.pushLog(); err != nil {
+			return err
+		}
 		te := m.Profile.enter(typeName(ext))
 		err := Dispatch(ext, cb, batch, nil)
 		m.Profile.exit(te)
+		if err == nil {
+			err = m.pullLog()
+		}
 		if err != nil {
 			return &ExtensionError{Extension: ExtensionName(ext), Callback: cb, Err: err}
 		}
