@@ -1,19 +1,20 @@
 package vec
 
-// Patches is the geometry of a window sliding over one image plane, for
-// Patches32 and AddPatches32 (a convolution's im2col and col2im on a
-// plane without padding, one pixel apart along a row): tap (a, b), a <
-// KH, b < KW, meets OH rows of OW consecutive pixels, RowStride apart,
-// from offset Base + a·TapRow + b·TapCol of the plane (TapRow and TapCol
-// are negative for flipped filters).
+// Patches is the geometry of a window sliding over the planes of N
+// images, ImageStride floats apart, for Patches32 and AddPatches32 (a
+// convolution's im2col and col2im on a plane without padding, one pixel
+// apart along a row): tap (a, b), a < KH, b < KW, meets OH rows of OW
+// consecutive pixels, RowStride apart, from offset n·ImageStride + Base +
+// a·TapRow + b·TapCol of image n (TapRow and TapCol are negative for
+// flipped filters).
 type Patches struct {
-	KH, KW, OH, OW                  int
-	Base, TapRow, TapCol, RowStride int
+	N, KH, KW, OH, OW                            int
+	ImageStride, Base, TapRow, TapCol, RowStride int
 }
 
-// span is the range [lo, hi] of plane offsets the window's taps meet.
+// span is the range [lo, hi] of offsets the window's taps meet.
 func (p Patches) span() (lo, hi int) {
-	lo, hi = p.Base, p.Base+(p.OH-1)*p.RowStride+p.OW-1
+	lo, hi = p.Base, p.Base+(p.N-1)*p.ImageStride+(p.OH-1)*p.RowStride+p.OW-1
 	for _, d := range []int{(p.KH - 1) * p.TapRow, (p.KW - 1) * p.TapCol} {
 		if d < 0 {
 			lo += d
@@ -24,59 +25,69 @@ func (p Patches) span() (lo, hi int) {
 	return lo, hi
 }
 
-// empty says whether the window has no tap or no pixel.
-func (p Patches) empty() bool { return p.KH <= 0 || p.KW <= 0 || p.OH <= 0 || p.OW <= 0 }
+// empty says whether the window has no image, tap or pixel.
+func (p Patches) empty() bool { return p.N <= 0 || p.KH <= 0 || p.KW <= 0 || p.OH <= 0 || p.OW <= 0 }
 
-// Patches32 writes the window's taps over the plane x into col, one row of
-// OH·OW pixels per tap, ld apart: col[t·ld + i·OW + j] =
-// x[Base + a·TapRow + b·TapCol + i·RowStride + j] for tap t = a·KW + b.
-// The copies of one plane's every tap in one call (the convolution called
-// the row copy once per tap, which cost more than the copy on LeNet's
-// second layer, 8 pixels a row).
+// Patches32 writes the window's taps over the images x into col, one row
+// of N·OH·OW pixels per tap (the images' patches side by side), ld apart:
+// col[t·ld + (n·OH + i)·OW + j] = x[n·ImageStride + Base + a·TapRow +
+// b·TapCol + i·RowStride + j] for tap t = a·KW + b. Each tap's row is
+// written in order, so that a group's column matrix (LeNet's second
+// layer: 2 MB, rows 4 KB apart) is filled row by row, not one image's
+// 256-byte piece of every row after the other; and a plane's every tap
+// takes one call (the convolution called the row copy once per tap and
+// image, which cost more than the copy at 8 pixels a row).
 func Patches32(col []float32, ld int, x []float32, p Patches) {
 	if p.empty() {
 		return
 	}
 	lo, hi := p.span()
 	_, _ = x[lo], x[hi]
-	_ = col[(p.KH*p.KW-1)*ld+p.OH*p.OW-1]
+	_ = col[(p.KH*p.KW-1)*ld+p.N*p.OH*p.OW-1]
 	if useAVX2 {
-		patches32AVX2(&col[0], ld, &x[p.Base], p.KH, p.KW, p.OH, p.OW, p.TapRow, p.TapCol, p.RowStride)
+		patches32AVX2(&col[0], ld, &x[p.Base], p.N, p.ImageStride, p.KH, p.KW, p.OH, p.OW, p.TapRow, p.TapCol, p.RowStride)
 		return
 	}
 	for a := range p.KH {
 		for b := range p.KW {
-			off, row := p.Base+a*p.TapRow+b*p.TapCol, col[(a*p.KW+b)*ld:]
-			for i := range p.OH {
-				copy(row[i*p.OW:(i+1)*p.OW], x[off+i*p.RowStride:])
+			row := col[(a*p.KW+b)*ld:]
+			for n := range p.N {
+				off := n*p.ImageStride + p.Base + a*p.TapRow + b*p.TapCol
+				for i := range p.OH {
+					copy(row[(n*p.OH+i)*p.OW:(n*p.OH+i+1)*p.OW], x[off+i*p.RowStride:])
+				}
 			}
 		}
 	}
 }
 
 // AddPatches32 is Patches32's adjoint: it adds each tap's row of col back
-// into the pixels of x it was read from, x[Base + a·TapRow + b·TapCol +
-// i·RowStride + j] += col[t·ld + i·OW + j], taps in order (so each pixel
-// receives its terms in tap order, as one tap at a time adds them).
-// RowStride must be at least OW.
+// into the pixels of x it was read from, x[n·ImageStride + Base +
+// a·TapRow + b·TapCol + i·RowStride + j] += col[t·ld + (n·OH + i)·OW + j],
+// taps in order (so each pixel receives its terms in tap order, as adding
+// one image's taps one after the other does). The images must not
+// overlap, and RowStride must be at least OW.
 func AddPatches32(x, col []float32, ld int, p Patches) {
 	if p.empty() {
 		return
 	}
 	lo, hi := p.span()
 	_, _ = x[lo], x[hi]
-	_ = col[(p.KH*p.KW-1)*ld+p.OH*p.OW-1]
+	_ = col[(p.KH*p.KW-1)*ld+p.N*p.OH*p.OW-1]
 	if useAVX2 {
-		addPatches32AVX2(&x[p.Base], &col[0], ld, p.KH, p.KW, p.OH, p.OW, p.TapRow, p.TapCol, p.RowStride)
+		addPatches32AVX2(&x[p.Base], &col[0], ld, p.N, p.ImageStride, p.KH, p.KW, p.OH, p.OW, p.TapRow, p.TapCol, p.RowStride)
 		return
 	}
 	for a := range p.KH {
 		for b := range p.KW {
-			off, row := p.Base+a*p.TapRow+b*p.TapCol, col[(a*p.KW+b)*ld:]
-			for i := range p.OH {
-				d := x[off+i*p.RowStride : off+i*p.RowStride+p.OW]
-				for j, v := range row[i*p.OW : (i+1)*p.OW] {
-					d[j] += v
+			row := col[(a*p.KW+b)*ld:]
+			for n := range p.N {
+				off := n*p.ImageStride + p.Base + a*p.TapRow + b*p.TapCol
+				for i := range p.OH {
+					d := x[off+i*p.RowStride : off+i*p.RowStride+p.OW]
+					for j, v := range row[(n*p.OH+i)*p.OW : (n*p.OH+i+1)*p.OW] {
+						d[j] += v
+					}
 				}
 			}
 		}

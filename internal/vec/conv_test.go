@@ -7,18 +7,19 @@ import (
 	"testing"
 )
 
-// patchCases are windows over a plane of h×w pixels: valid 5×5 windows
-// (LeNet's layers: rows of 24 and 8 pixels), widths around the block of
-// 8, flipped taps, a row step of 2 and a window of one tap.
+// patchCases are windows over n planes of h×w pixels: valid 5×5 windows
+// (LeNet's layers: rows of 24 and 8 pixels, 2 and 16 images), widths
+// around the block of 8, flipped taps, a row step of 2, a window of one
+// tap, planes with a gap between them.
 func patchCases() []struct {
 	h, w int
 	p    Patches
 } {
-	valid := func(h, w, kh, kw, sh int, flip bool) struct {
+	valid := func(n, h, w, kh, kw, sh int, flip bool) struct {
 		h, w int
 		p    Patches
 	} {
-		p := Patches{KH: kh, KW: kw, OH: (h-kh)/sh + 1, OW: w - kw + 1, TapRow: w, TapCol: 1, RowStride: sh * w}
+		p := Patches{N: n, ImageStride: h*w + n%3, KH: kh, KW: kw, OH: (h-kh)/sh + 1, OW: w - kw + 1, TapRow: w, TapCol: 1, RowStride: sh * w}
 		if flip {
 			p.Base, p.TapRow, p.TapCol = (kh-1)*w+kw-1, -w, -1
 		}
@@ -31,10 +32,10 @@ func patchCases() []struct {
 		h, w int
 		p    Patches
 	}{
-		valid(28, 28, 5, 5, 1, false), valid(12, 12, 5, 5, 1, true),
-		valid(9, 9, 3, 3, 1, false), valid(7, 16, 2, 4, 1, true),
-		valid(11, 13, 3, 2, 2, false), valid(6, 17, 1, 1, 1, false),
-		valid(10, 10, 3, 1, 3, true), valid(4, 4, 4, 4, 1, false),
+		valid(2, 28, 28, 5, 5, 1, false), valid(16, 12, 12, 5, 5, 1, true),
+		valid(1, 9, 9, 3, 3, 1, false), valid(3, 7, 16, 2, 4, 1, true),
+		valid(4, 11, 13, 3, 2, 2, false), valid(1, 6, 17, 1, 1, 1, false),
+		valid(5, 10, 10, 3, 1, 3, true), valid(1, 4, 4, 4, 4, 1, false),
 	}
 }
 
@@ -51,8 +52,10 @@ func TestPatches(t *testing.T) {
 		for _, c := range patchCases() {
 			name := fmt.Sprintf("avx %v %dx%d %+v", avx, c.h, c.w, c.p)
 			p := c.p
-			x := randomSlice(r, c.h*c.w)
-			ld := p.OH*p.OW + r.IntN(3)
+			size := (p.N-1)*p.ImageStride + c.h*c.w
+			x := randomSlice(r, size)
+			npix := p.N * p.OH * p.OW
+			ld := npix + r.IntN(3)
 			taps := p.KH * p.KW
 			col := make([]float32, taps*ld)
 			for i := range col {
@@ -62,15 +65,17 @@ func TestPatches(t *testing.T) {
 			for a := range p.KH {
 				for b := range p.KW {
 					tp := a*p.KW + b
-					for i := range p.OH {
-						for j := range p.OW {
-							want := x[p.Base+a*p.TapRow+b*p.TapCol+i*p.RowStride+j]
-							if g := col[tp*ld+i*p.OW+j]; math.Float32bits(g) != math.Float32bits(want) {
-								t.Fatalf("%s: tap (%d,%d) [%d,%d] = %v, want %v", name, a, b, i, j, g, want)
+					for n := range p.N {
+						for i := range p.OH {
+							for j := range p.OW {
+								want := x[n*p.ImageStride+p.Base+a*p.TapRow+b*p.TapCol+i*p.RowStride+j]
+								if g := col[tp*ld+(n*p.OH+i)*p.OW+j]; math.Float32bits(g) != math.Float32bits(want) {
+									t.Fatalf("%s: tap (%d,%d) image %d [%d,%d] = %v, want %v", name, a, b, n, i, j, g, want)
+								}
 							}
 						}
 					}
-					for e := p.OH * p.OW; e < ld; e++ {
+					for e := npix; e < ld; e++ {
 						if col[tp*ld+e] != 42 {
 							t.Fatalf("%s: wrote past tap %d's row", name, tp)
 						}
@@ -79,13 +84,15 @@ func TestPatches(t *testing.T) {
 			}
 
 			g := randomSlice(r, len(col))
-			got := randomSlice(r, c.h*c.w)
+			got := randomSlice(r, size)
 			want := append([]float32(nil), got...)
 			AddPatches32(got, g, ld, p)
-			for a := range p.KH {
-				for b := range p.KW {
-					off := p.Base + a*p.TapRow + b*p.TapCol
-					AddRows32(want[off:], p.RowStride, g[(a*p.KW+b)*ld:], p.OW, p.OH, p.OW)
+			for n := range p.N {
+				for a := range p.KH {
+					for b := range p.KW {
+						off := n*p.ImageStride + p.Base + a*p.TapRow + b*p.TapCol
+						AddRows32(want[off:], p.RowStride, g[(a*p.KW+b)*ld+n*p.OH*p.OW:], p.OW, p.OH, p.OW)
+					}
 				}
 			}
 			sameBits(t, "AddPatches32 "+name, len(want), got, want)
@@ -102,7 +109,7 @@ func TestPatches(t *testing.T) {
 			AddPatches32(gx, g, ld, p)
 			var lhs, rhs float32
 			for tp := range taps {
-				for e := range p.OH * p.OW {
+				for e := range npix {
 					lhs += col[tp*ld+e] * g[tp*ld+e]
 				}
 			}
