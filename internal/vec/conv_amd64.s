@@ -4,7 +4,8 @@
 // n, kh, kw, oh, ow ≥ 1. For each tap (a, b) in order, then each image
 // (imageStride floats apart in x), its oh rows of ow floats from
 // x + a·tapRow + b·tapCol (rows rowStride apart) go one after the other to
-// col + (a·kw + b)·ld: each tap's row of col is written in order.
+// col + (a·kw + b)·ld: each tap's row of col is written in order. Rows of
+// exactly 8 floats (LeNet's second layer) take a loop of their own.
 TEXT ·patches32AVX2(SB), NOSPLIT, $24-96
 	MOVQ col+0(FP), DI
 	MOVQ x+16(FP), SI
@@ -17,6 +18,10 @@ TEXT ·patches32AVX2(SB), NOSPLIT, $24-96
 	SHLQ $2, R13
 	MOVQ rowStride+88(FP), R12
 	SHLQ $2, R12
+	MOVQ ow+64(FP), R14
+	MOVQ R14, R15
+	SHRQ $3, R14 // blocks of 8 a row
+	ANDQ $7, R15 // and the rest
 
 pctap_row:
 	MOVQ SI, BX
@@ -31,35 +36,53 @@ pctap:
 pcimage:
 	MOVQ R11, DX
 	MOVQ oh+56(FP), R9
+	CMPQ R14, $1
+	JNE  pcrow
+	TESTQ R15, R15
+	JZ   pcrow8
 
 pcrow:
-	MOVQ DX, R8
-	MOVQ ow+64(FP), CX
+	MOVQ  DX, R8
+	MOVQ  R14, CX
+	TESTQ CX, CX
+	JZ    pcrest
 
 pc8:
-	CMPQ    CX, $8
-	JLT     pc1
 	VMOVUPS (R8), Y0
 	VMOVUPS Y0, (AX)
 	ADDQ    $32, R8
 	ADDQ    $32, AX
-	SUBQ    $8, CX
-	JMP     pc8
+	DECQ    CX
+	JNZ     pc8
 
-pc1:
+pcrest:
+	MOVQ R15, CX
 	TESTQ CX, CX
 	JZ    pcnext_row
+
+pc1:
 	MOVSS (R8), X0
 	MOVSS X0, (AX)
 	ADDQ  $4, R8
 	ADDQ  $4, AX
 	DECQ  CX
-	JMP   pc1
+	JNZ   pc1
 
 pcnext_row:
 	ADDQ R12, DX
 	DECQ R9
 	JNZ  pcrow
+	JMP  pcnext_image
+
+pcrow8:
+	VMOVUPS (DX), Y0
+	VMOVUPS Y0, (AX)
+	ADDQ $32, AX
+	ADDQ R12, DX
+	DECQ R9
+	JNZ  pcrow8
+
+pcnext_image:
 	ADDQ istride-24(SP), R11
 	DECQ R10
 	JNZ  pcimage
@@ -90,6 +113,10 @@ TEXT ·addPatches32AVX2(SB), NOSPLIT, $24-96
 	SHLQ $2, R13
 	MOVQ rowStride+88(FP), R12
 	SHLQ $2, R12
+	MOVQ ow+64(FP), R14
+	MOVQ R14, R15
+	SHRQ $3, R14 // blocks of 8 a row
+	ANDQ $7, R15 // and the rest
 
 aptap_row:
 	MOVQ SI, BX
@@ -104,37 +131,56 @@ aptap:
 apimage:
 	MOVQ R11, DX
 	MOVQ oh+56(FP), R9
+	CMPQ R14, $1
+	JNE  aprow
+	TESTQ R15, R15
+	JZ   aprow8
 
 aprow:
-	MOVQ DX, R8
-	MOVQ ow+64(FP), CX
+	MOVQ  DX, R8
+	MOVQ  R14, CX
+	TESTQ CX, CX
+	JZ    aprest
 
 ap8:
-	CMPQ    CX, $8
-	JLT     ap1
 	VMOVUPS (R8), Y0
 	VADDPS  (AX), Y0, Y0
 	VMOVUPS Y0, (R8)
 	ADDQ    $32, R8
 	ADDQ    $32, AX
-	SUBQ    $8, CX
-	JMP     ap8
+	DECQ    CX
+	JNZ     ap8
 
-ap1:
+aprest:
+	MOVQ R15, CX
 	TESTQ CX, CX
 	JZ    apnext_row
+
+ap1:
 	MOVSS (R8), X0
 	ADDSS (AX), X0
 	MOVSS X0, (R8)
 	ADDQ  $4, R8
 	ADDQ  $4, AX
 	DECQ  CX
-	JMP   ap1
+	JNZ   ap1
 
 apnext_row:
 	ADDQ R12, DX
 	DECQ R9
 	JNZ  aprow
+	JMP  apnext_image
+
+aprow8:
+	VMOVUPS (DX), Y0
+	VADDPS  (AX), Y0, Y0
+	VMOVUPS Y0, (DX)
+	ADDQ $32, AX
+	ADDQ R12, DX
+	DECQ R9
+	JNZ  aprow8
+
+apnext_image:
 	ADDQ istride-24(SP), R11
 	DECQ R10
 	JNZ  apimage
