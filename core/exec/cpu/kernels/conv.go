@@ -18,12 +18,6 @@ import (
 // summed per group and the groups' sums are added in order, so the result
 // is the same on every run and for any number of cores.
 
-// convFast: TEMPORARY A/B switch.
-var convFast = true
-
-// SetConvFast: TEMPORARY A/B switch.
-func SetConvFast(on bool) { convFast = on }
-
 // groupColumns is the least number of columns of a group's product.
 const groupColumns = 1024
 
@@ -263,7 +257,7 @@ func im2col[T Float](g ConvGeom, col []T, ld int, x []T) {
 // pixel along a row: each tap of a channel meets OH rows of OW
 // consecutive pixels (vec.Patches32, vec.AddPatches32; LeNet's layers).
 func (g ConvGeom) unpadded() bool {
-	return convFast && g.PH == 0 && g.PW == 0 && g.SW == 1 && g.OH > 0 && g.OW > 0 &&
+	return g.PH == 0 && g.PW == 0 && g.SW == 1 && g.OH > 0 && g.OW > 0 &&
 		(g.OH-1)*g.SH+g.KH <= g.H && g.OW-1+g.KW <= g.W
 }
 
@@ -407,7 +401,7 @@ func (j *convFwdJob[T]) run(gi, wk int) {
 	n0, mm, ld := j.group(gi)
 	im2colGroup(g, col, ld, x, n0, mm)
 	gemm(false, false, g.F, ld, k, w, k, col, ld, 0, tmp, ld)
-	if t32, ok := any(tmp).([]float32); ok && convFast {
+	if t32, ok := any(tmp).([]float32); ok {
 		y32 := any(y).([]float32)
 		for i := 0; i < mm; i++ {
 			yi := y32[(n0+i)*g.F*p : (n0+i+1)*g.F*p]
@@ -449,7 +443,7 @@ func ConvForward[T Float](ws *Workspace, g ConvGeom, y, x, w, b []T) {
 // gatherGroup copies the (f, p) blocks of images n0.. into dst (f, mm·p).
 func gatherGroup[T Float](g ConvGeom, dst []T, ld int, gz []T, n0, mm int) {
 	p := g.P()
-	if d32, ok := any(dst).([]float32); ok && convFast {
+	if d32, ok := any(dst).([]float32); ok {
 		gz32 := any(gz).([]float32)
 		for i := 0; i < mm; i++ {
 			vec.CopyRows32(d32[i*p:], ld, gz32[(n0+i)*g.F*p:(n0+i+1)*g.F*p], p, g.F, p)
@@ -567,7 +561,12 @@ func ConvBackwardWeights[T Float](ws *Workspace, g ConvGeom, gw, x, gz []T) {
 	}
 	j.gw, j.x, j.gz = gw, x, gz
 	RunRegion(j, &j.Chunks, groups, parts)
+	gw32, ok := any(gw).([]float32)
 	for i := 1; i < groups; i++ {
+		if ok { // the same sums, 8 lanes at a time
+			vec.Add32(gw32, any(j.part(i)).([]float32))
+			continue
+		}
 		for e, v := range j.part(i) {
 			gw[e] += v
 		}
