@@ -142,6 +142,47 @@ func gemm[T Float](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, bet
 	Gemm(tA, tB, m, n, k, a, lda, b, ldb, beta, c, ldc)
 }
 
+// im2colGroup writes the columns of images n0..n0+mm of x side by side
+// into col (k rows of mm·p entries, ld apart). Unpadded float32
+// convolutions take one vec.Patches32 call per channel, which fills each
+// row of col in order across the images; the others, im2col image by
+// image. The same values either way.
+func im2colGroup[T Float](g ConvGeom, col []T, ld int, x []T, n0, mm int) {
+	chw := g.C * g.H * g.W
+	if c32, ok := any(col).([]float32); ok && g.unpadded() {
+		x32, hw, taps := any(x).([]float32), g.H*g.W, g.KH*g.KW
+		w := g.patches(mm)
+		for ci := range g.C {
+			vec.Patches32(c32[ci*taps*ld:], ld, x32[n0*chw+ci*hw:(n0+mm)*chw], w)
+		}
+		return
+	}
+	for i := range mm {
+		im2col(g, col[i*g.P():], ld, x[(n0+i)*chw:(n0+i+1)*chw])
+	}
+}
+
+// col2imGroup sets images n0..n0+mm of gx to the sums of their columns in
+// col (k rows of mm·p entries, ld apart): im2colGroup's adjoint. Each
+// pixel receives its terms in the order of the filter's taps, whichever
+// path runs.
+func col2imGroup[T Float](g ConvGeom, gx, col []T, ld, n0, mm int) {
+	chw := g.C * g.H * g.W
+	imgs := gx[n0*chw : (n0+mm)*chw]
+	clear(imgs)
+	if c32, ok := any(col).([]float32); ok && g.unpadded() {
+		x32, hw, taps := any(imgs).([]float32), g.H*g.W, g.KH*g.KW
+		w := g.patches(mm)
+		for ci := range g.C {
+			vec.AddPatches32(x32[ci*hw:], c32[ci*taps*ld:], ld, w)
+		}
+		return
+	}
+	for i := range mm {
+		col2im(g, imgs[i*chw:(i+1)*chw], col[i*g.P():], ld)
+	}
+}
+
 // im2col writes the columns of one image x (c, h, w) into col (k rows of
 // p entries, ld apart):
 // col[(ci, a, b), (i, j)] is the pixel filter entry (a, b) of channel ci
@@ -210,6 +251,26 @@ func im2col[T Float](g ConvGeom, col []T, ld int, x []T) {
 			}
 		}
 	}
+}
+
+// unpadded says whether the convolution reads no padding and steps one
+// pixel along a row: each tap of a channel meets OH rows of OW
+// consecutive pixels (vec.Patches32, vec.AddPatches32; LeNet's layers).
+func (g ConvGeom) unpadded() bool {
+	return g.PH == 0 && g.PW == 0 && g.SW == 1 && g.OH > 0 && g.OW > 0 &&
+		(g.OH-1)*g.SH+g.KH <= g.H && g.OW-1+g.KW <= g.W
+}
+
+// patches is an unpadded convolution's window over one channel of n
+// images: tap (a, b) at offset tap(a, b) of the window (flipped filters
+// step backwards).
+func (g ConvGeom) patches(n int) vec.Patches {
+	p := vec.Patches{N: n, ImageStride: g.C * g.H * g.W, KH: g.KH, KW: g.KW, OH: g.OH, OW: g.OW,
+		TapRow: g.W, TapCol: 1, RowStride: g.SH * g.W}
+	if g.Flip {
+		p.Base, p.TapRow, p.TapCol = (g.KH-1)*g.W+g.KW-1, -g.W, -1
+	}
+	return p
 }
 
 // tap is the offset (r, s) in the window of filter entry (a, b): the
@@ -335,13 +396,23 @@ func (j *convFwdJob[T]) RunPart(i, _ int) { j.Each(i, j.run) }
 
 func (j *convFwdJob[T]) run(gi, wk int) {
 	g, y, x, w, b := j.g, j.y, j.x, j.w, j.b
-	k, p, chw := g.K(), g.P(), g.C*g.H*g.W
+	k, p := g.K(), g.P()
 	col, tmp := j.bufs[wk][0], j.bufs[wk][1]
 	n0, mm, ld := j.group(gi)
-	for i := 0; i < mm; i++ {
-		im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
-	}
+	im2colGroup(g, col, ld, x, n0, mm)
 	gemm(false, false, g.F, ld, k, w, k, col, ld, 0, tmp, ld)
+	if t32, ok := any(tmp).([]float32); ok {
+		y32 := any(y).([]float32)
+		for i := 0; i < mm; i++ {
+			yi := y32[(n0+i)*g.F*p : (n0+i+1)*g.F*p]
+			if b == nil {
+				vec.CopyRows32(yi, p, t32[i*p:], ld, g.F, p)
+			} else {
+				vec.CopyRowsBias32(yi, p, t32[i*p:], ld, g.F, p, any(b).([]float32))
+			}
+		}
+		return
+	}
 	for i := 0; i < mm; i++ {
 		yi := y[(n0+i)*g.F*p : (n0+i+1)*g.F*p]
 		for f := 0; f < g.F; f++ {
@@ -370,9 +441,15 @@ func ConvForward[T Float](ws *Workspace, g ConvGeom, y, x, w, b []T) {
 }
 
 // gatherGroup copies the (f, p) blocks of images n0.. into dst (f, mm·p).
-func gatherGroup[T Float](g ConvGeom, dst, gz []T, n0, mm int) {
+func gatherGroup[T Float](g ConvGeom, dst []T, ld int, gz []T, n0, mm int) {
 	p := g.P()
-	ld := mm * p
+	if d32, ok := any(dst).([]float32); ok {
+		gz32 := any(gz).([]float32)
+		for i := 0; i < mm; i++ {
+			vec.CopyRows32(d32[i*p:], ld, gz32[(n0+i)*g.F*p:(n0+i+1)*g.F*p], p, g.F, p)
+		}
+		return
+	}
 	for i := 0; i < mm; i++ {
 		gi := gz[(n0+i)*g.F*p : (n0+i+1)*g.F*p]
 		for f := 0; f < g.F; f++ {
@@ -391,16 +468,12 @@ func (j *convBwdInputJob[T]) RunPart(i, _ int) { j.Each(i, j.run) }
 
 func (j *convBwdInputJob[T]) run(gi, wk int) {
 	g, gx, gz, w := j.g, j.gx, j.gz, j.w
-	k, p, chw := g.K(), g.P(), g.C*g.H*g.W
+	k := g.K()
 	col, tmp := j.bufs[wk][0], j.bufs[wk][1]
 	n0, mm, ld := j.group(gi)
-	gatherGroup(g, tmp, gz, n0, mm)
+	gatherGroup(g, tmp, ld, gz, n0, mm)
 	gemm(true, false, k, ld, g.F, w, k, tmp, ld, 0, col, ld)
-	for i := 0; i < mm; i++ {
-		img := gx[(n0+i)*chw : (n0+i+1)*chw]
-		clear(img)
-		col2im(g, img, col[i*p:], ld)
-	}
+	col2imGroup(g, gx, col, ld, n0, mm)
 }
 
 // ConvBackwardInput: for each group, GCOL (k, m·p) = Wᵀ · GZ (f, m·p),
@@ -437,13 +510,11 @@ func (j *convBwdWeightsJob[T]) part(i int) []T {
 
 func (j *convBwdWeightsJob[T]) run(gi, wk int) {
 	g, x, gz := j.g, j.x, j.gz
-	k, p, chw := g.K(), g.P(), g.C*g.H*g.W
+	k := g.K()
 	col, tmp := j.bufs[wk][0], j.bufs[wk][1]
 	n0, mm, ld := j.group(gi)
-	for i := 0; i < mm; i++ {
-		im2col(g, col[i*p:], ld, x[(n0+i)*chw:(n0+i+1)*chw])
-	}
-	gatherGroup(g, tmp, gz, n0, mm)
+	im2colGroup(g, col, ld, x, n0, mm)
+	gatherGroup(g, tmp, ld, gz, n0, mm)
 	if !j.transposed {
 		gemm(false, true, g.F, k, ld, tmp, ld, col, ld, 0, j.part(gi), k)
 		return
@@ -490,7 +561,12 @@ func ConvBackwardWeights[T Float](ws *Workspace, g ConvGeom, gw, x, gz []T) {
 	}
 	j.gw, j.x, j.gz = gw, x, gz
 	RunRegion(j, &j.Chunks, groups, parts)
+	gw32, ok := any(gw).([]float32)
 	for i := 1; i < groups; i++ {
+		if ok { // the same sums, 8 lanes at a time
+			vec.Add32(gw32, any(j.part(i)).([]float32))
+			continue
+		}
 		for e, v := range j.part(i) {
 			gw[e] += v
 		}
