@@ -45,6 +45,7 @@ func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 // lends the float32 outputs.
 func fusedCast(ss *Transformer, dt nd.DType, castSel []bool, sources []string, batches *nd.Recycler) transformFunc {
 	spec := *ss.fuse
+	conv := vec.NewByteScaler(spec.scale, spec.shift)
 	inner := ss.transform
 	return func(data []*nd.Array) ([]*nd.Array, error) {
 		out := slices.Clone(data)
@@ -64,7 +65,7 @@ func fusedCast(ss *Transformer, dt nd.DType, castSel []bool, sources []string, b
 				scaled = scaled || spec.sel[i]
 				continue
 			}
-			out[i] = scaleShiftCast(x, a.Shape, spec, dt, batches)
+			out[i] = scaleShiftCast(x, a.Shape, spec, conv, dt, batches)
 			if batches != nil {
 				a.Release() // converted: nothing reads it again
 			}
@@ -108,12 +109,13 @@ func castOne(a *nd.Array, dt nd.DType) *nd.Array {
 	return astype(a, dt)
 }
 
-// scaleShiftCast is the fused pass over one uint8 source. Float32 outputs
-// are lent by batches when it is not nil.
-func scaleShiftCast(x []uint8, shape []int, spec scaleShiftSpec, dt nd.DType, batches *nd.Recycler) *nd.Array {
+// scaleShiftCast is the fused pass over one uint8 source; conv is spec's
+// float32 converter. Float32 outputs are lent by batches when it is not
+// nil.
+func scaleShiftCast(x []uint8, shape []int, spec scaleShiftSpec, conv vec.ByteScaler, dt nd.DType, batches *nd.Recycler) *nd.Array {
 	if dt == nd.Float32 {
 		out := batches.Float32(slices.Clone(shape)...)
-		vec.ScaleShiftUint8ToFloat32(out.Data.([]float32), x, spec.scale, spec.shift)
+		conv.Convert(out.Data.([]float32), x)
 		return out
 	}
 	var f64 [256]float64
