@@ -39,6 +39,12 @@ func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 	// batches, fuel.LendingDataset): the fused pass releases each one it
 	// converted, and hands the others on.
 	t.passesLoans = true
+	// The uint8 sources the fused pass converts it reads once and drops:
+	// they may be views of an in-memory dataset (no copy of the bytes).
+	t.views = make([]bool, len(castSel))
+	for i := range t.views {
+		t.views[i] = ss.fuse.sel[i] && castSel[i]
+	}
 }
 
 // fusedCast is the fused Cast's transform over ss; batches, when not nil,
