@@ -148,6 +148,10 @@ func gemm[T Float](tA, tB bool, m, n, k int, a []T, lda int, b []T, ldb int, bet
 // meets at output (i, j) — with flipped filters, entry (a, b) sits at
 // offset (kh-1-a, kw-1-b) of the window. Padding reads as zeros.
 func im2col[T Float](g ConvGeom, col []T, ld int, x []T) {
+	if c32, ok := any(col).([]float32); ok && g.SW == 1 && g.KH*g.KW <= maxTaps {
+		im2col32(g, c32, ld, any(x).([]float32))
+		return
+	}
 	p := g.P()
 	for ci := 0; ci < g.C; ci++ {
 		xc := x[ci*g.H*g.W : (ci+1)*g.H*g.W]
@@ -212,6 +216,85 @@ func im2col[T Float](g ConvGeom, col []T, ld int, x []T) {
 	}
 }
 
+// maxTaps is the most filter entries (KH·KW) of a convolution whose
+// float32 im2col and col2im take their taps from a table on the stack.
+const maxTaps = 64
+
+// convTap is where one filter entry's row of the columns meets the image
+// (stride 1 along the width): output rows [i0, i1) and columns [j0, j1)
+// read the pixels from src on in a channel's plane, rows sh·w apart; the
+// rest of the row is padding.
+type convTap struct{ i0, i1, j0, j1, src int }
+
+// taps fills t with the filter entries' convTaps, in (a, b) order, and
+// returns them: they are the same for every channel and image.
+func (g ConvGeom) taps(t *[maxTaps]convTap) []convTap {
+	n := 0
+	for a := 0; a < g.KH; a++ {
+		for b := 0; b < g.KW; b++ {
+			r, s := g.tap(a, b)
+			x0 := s - g.PW
+			j0, j1 := max(0, -x0), min(g.OW, g.W-x0)
+			i0, i1 := rowRange(g, r)
+			if j1 <= j0 {
+				i1 = i0
+			}
+			t[n] = convTap{i0: i0, i1: i1, j0: j0, j1: j1}
+			if i1 > i0 {
+				t[n].src = (i0*g.SH+r-g.PH)*g.W + j0 + x0
+			}
+			n++
+		}
+	}
+	return t[:n]
+}
+
+// im2col32 is im2col for float32 with stride 1 along the width: the taps
+// worked out once per image, then one vectorized copy of rows per filter
+// entry and channel, zeros for the padding (the values im2col's loop
+// writes).
+func im2col32(g ConvGeom, col []float32, ld int, x []float32) {
+	var buf [maxTaps]convTap
+	taps := g.taps(&buf)
+	p, hw, ow := g.P(), g.H*g.W, g.OW
+	rowStride := g.SH * g.W
+	for ci := 0; ci < g.C; ci++ {
+		xc := x[ci*hw : (ci+1)*hw]
+		for t, tp := range taps {
+			row := col[(ci*len(taps)+t)*ld:][:p]
+			clear(row[:tp.i0*ow])
+			clear(row[tp.i1*ow:])
+			if tp.i1 > tp.i0 {
+				blk := row[tp.i0*ow : tp.i1*ow]
+				if tp.j0 > 0 || tp.j1 < ow {
+					clear(blk)
+				}
+				vec.CopyRows32(blk[tp.j0:], ow, xc[tp.src:], rowStride, tp.i1-tp.i0, tp.j1-tp.j0)
+			}
+		}
+	}
+}
+
+// col2im32 is col2im for float32 with stride 1 along the width: the
+// taps worked out once per image, then one vectorized addition of rows
+// per filter entry and channel, in col2im's order.
+func col2im32(g ConvGeom, gx, col []float32, ld int) {
+	var buf [maxTaps]convTap
+	taps := g.taps(&buf)
+	p, hw, ow := g.P(), g.H*g.W, g.OW
+	rowStride := g.SH * g.W
+	for ci := 0; ci < g.C; ci++ {
+		xc := gx[ci*hw : (ci+1)*hw]
+		for t, tp := range taps {
+			if tp.i1 <= tp.i0 {
+				continue
+			}
+			row := col[(ci*len(taps)+t)*ld:][:p]
+			vec.AddRows32(xc[tp.src:], rowStride, row[tp.i0*ow+tp.j0:], ow, tp.i1-tp.i0, tp.j1-tp.j0)
+		}
+	}
+}
+
 // tap is the offset (r, s) in the window of filter entry (a, b): the
 // entry itself, or with flipped filters (kh-1-a, kw-1-b).
 func (g ConvGeom) tap(a, b int) (r, s int) {
@@ -242,6 +325,10 @@ func rowRange(g ConvGeom, r int) (i0, i1 int) {
 // the image gx (c, h, w), which the caller has zeroed: the adjoint of
 // im2col.
 func col2im[T Float](g ConvGeom, gx, col []T, ld int) {
+	if c32, ok := any(col).([]float32); ok && g.SW == 1 && g.KH*g.KW <= maxTaps {
+		col2im32(g, any(gx).([]float32), c32, ld)
+		return
+	}
 	p := g.P()
 	for ci := 0; ci < g.C; ci++ {
 		xc := gx[ci*g.H*g.W : (ci+1)*g.H*g.W]
