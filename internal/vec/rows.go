@@ -36,3 +36,27 @@ func AddRows32(dst []float32, dstStride int, src []float32, srcStride, rows, wid
 		}
 	}
 }
+
+// CopyTaps32 is CopyRows32 for each offset offs[t] of src: rows segments
+// of width floats, srcStride apart from src[offs[t]] on, copied to
+// consecutive segments from dst[t·ld] on (an im2col of a convolution
+// without padding: one block of output rows per filter entry). It panics,
+// as slicing does, when a block falls outside dst or src.
+func CopyTaps32(dst []float32, ld int, src []float32, offs []int, srcStride, rows, width int) {
+	if len(offs) == 0 || rows <= 0 || width <= 0 {
+		return
+	}
+	_ = dst[(len(offs)-1)*ld+rows*width-1]
+	for _, o := range offs {
+		_, _ = src[o], src[o+(rows-1)*srcStride+width-1]
+	}
+	if useAVX2 {
+		copyTaps32AVX2(&dst[0], ld, &src[0], &offs[0], len(offs), srcStride, rows, width)
+		return
+	}
+	for t, o := range offs {
+		for i := range rows {
+			copy(dst[t*ld+i*width:t*ld+(i+1)*width], src[o+i*srcStride:])
+		}
+	}
+}

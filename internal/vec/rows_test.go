@@ -48,3 +48,49 @@ func TestRows(t *testing.T) {
 		useAVX2 = saved
 	}
 }
+
+// TestCopyTaps: CopyTaps32 against index arithmetic, widths around the
+// block of 8, with the AVX2 path and the portable one; nothing outside
+// the blocks is written, and a block outside src panics.
+func TestCopyTaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, avx := range []bool{useAVX2, false} {
+		saved := useAVX2
+		useAVX2 = avx
+		for _, width := range []int{1, 5, 8, 9, 16, 24, 25} {
+			for _, rows := range []int{1, 3, 8} {
+				srcStride := width + r.IntN(5)
+				offs := []int{0, 3, 1, 2*srcStride + 1, 7}
+				src := make([]float32, 8+(rows+2)*srcStride+width)
+				for i := range src {
+					src[i] = float32(r.NormFloat64())
+				}
+				ld := rows*width + r.IntN(4)
+				dst := make([]float32, len(offs)*ld+3)
+				for i := range dst {
+					dst[i] = -7
+				}
+				CopyTaps32(dst, ld, src, offs, srcStride, rows, width)
+				for k := range dst {
+					tp, e := k/ld, k%ld
+					want := float32(-7)
+					if tp < len(offs) && e < rows*width {
+						want = src[offs[tp]+e/width*srcStride+e%width]
+					}
+					if dst[k] != want {
+						t.Fatalf("avx %v width %d rows %d: dst[%d] = %v, want %v", avx, width, rows, k, dst[k], want)
+					}
+				}
+				func() {
+					defer func() {
+						if recover() == nil {
+							t.Errorf("avx %v width %d rows %d: a block past src's end did not panic", avx, width, rows)
+						}
+					}()
+					CopyTaps32(dst, ld, src, []int{len(src) - width + 1}, srcStride, 1, width)
+				}()
+			}
+		}
+		useAVX2 = saved
+	}
+}

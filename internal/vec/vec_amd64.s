@@ -510,3 +510,59 @@ fmaloop:
 	JNZ          fmaloop
 	VZEROUPPER
 	RET
+
+// func copyTaps32AVX2(dst *float32, ld int, src *float32, offs *int, taps, srcStride, rows, width int)
+// For each tap t < taps: copies rows segments of width floats, srcStride
+// floats apart from src+offs[t], to consecutive segments at dst+t·ld.
+TEXT ·copyTaps32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R12
+	MOVQ ld+8(FP), R14
+	MOVQ src+16(FP), R15
+	MOVQ offs+24(FP), BX
+	MOVQ taps+32(FP), DX
+	MOVQ srcStride+40(FP), R10
+	MOVQ rows+48(FP), AX
+	MOVQ width+56(FP), R9
+	SHLQ $2, R10
+	SHLQ $2, R14
+
+cttap:
+	MOVQ (BX), SI
+	LEAQ (R15)(SI*4), SI
+	MOVQ R12, DI
+	MOVQ AX, R8
+
+ctrow:
+	MOVQ SI, R11
+	MOVQ R9, CX
+
+ct8:
+	CMPQ    CX, $8
+	JLT     cttail
+	VMOVUPS (R11), Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, R11
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     ct8
+
+cttail:
+	TESTQ CX, CX
+	JZ    ctnext
+	MOVSS (R11), X0
+	MOVSS X0, (DI)
+	ADDQ  $4, R11
+	ADDQ  $4, DI
+	DECQ  CX
+	JMP   cttail
+
+ctnext:
+	ADDQ R10, SI
+	DECQ R8
+	JNZ  ctrow
+	ADDQ R14, R12
+	ADDQ $8, BX
+	DECQ DX
+	JNZ  cttap
+	VZEROUPPER
+	RET

@@ -258,6 +258,20 @@ func im2col32(g ConvGeom, col []float32, ld int, x []float32) {
 	taps := g.taps(&buf)
 	p, hw, ow := g.P(), g.H*g.W, g.OW
 	rowStride := g.SH * g.W
+	// No padding met (a valid convolution, LeNet's): each channel's
+	// filter entries in one call, every block its output rows whole.
+	var offs [maxTaps]int
+	full := true
+	for t, tp := range taps {
+		full = full && tp.i0 == 0 && tp.i1 == g.OH && tp.j0 == 0 && tp.j1 == ow
+		offs[t] = tp.src
+	}
+	if full {
+		for ci := 0; ci < g.C; ci++ {
+			vec.CopyTaps32(col[ci*len(taps)*ld:], ld, x[ci*hw:(ci+1)*hw], offs[:len(taps)], rowStride, g.OH, ow)
+		}
+		return
+	}
 	for ci := 0; ci < g.C; ci++ {
 		xc := x[ci*hw : (ci+1)*hw]
 		for t, tp := range taps {
