@@ -42,8 +42,7 @@ func addTo32AVX2(out, a, b *float32, n int) {}
 
 func gruStep32AVX2(h, n, u, hp *float32, cnt int) {}
 
-var useFMA = false
-
 func scaleUint8ToFloat32FMA(dst *float32, src *uint8, n int, r, d, h float32) {}
 
-func copyTaps32AVX2(dst *float32, ld int, src *float32, offs *int, taps, srcStride, rows, width int) {}
+func copyTaps32AVX2(dst *float32, ld int, src *float32, offs *int, taps, srcStride, rows, width int) {
+}
