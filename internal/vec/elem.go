@@ -96,6 +96,20 @@ func AddTo32(out, a, b []float32) {
 	}
 }
 
+// AddScalar32 sets out[i] = x[i] + s (out may be x): a convolution's
+// bias added to one filter's output.
+func AddScalar32(out, x []float32, s float32) {
+	x = x[:len(out)]
+	done := 0
+	if useAVX2 && len(out) >= 8 {
+		done = len(out) &^ 7
+		addScalar32AVX2(&out[0], &x[0], done, s)
+	}
+	for i := done; i < len(out); i++ {
+		out[i] = x[i] + s
+	}
+}
+
 // Relu32 sets out[i] = x[i] if x[i] > 0, else +0 (NaN gives 0).
 func Relu32(out, x []float32) {
 	x = x[:len(out)]

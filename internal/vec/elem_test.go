@@ -177,3 +177,27 @@ func TestMul32(t *testing.T) {
 		t.Fatalf("MulAdd32 fused the multiply-add: %v", acc)
 	}
 }
+
+// TestAddScalar32: the AVX2 kernel against the scalar loop, bit for bit,
+// on random and special values, every tail length, in place too; and a
+// closed form.
+func TestAddScalar32(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := 0; n < 40; n++ {
+		x := randomSlice(r, n)
+		s := float32(r.NormFloat64())
+		want, got := make([]float32, n), make([]float32, n)
+		for i := range n {
+			want[i] = x[i] + s
+		}
+		AddScalar32(got, x, s)
+		sameBits(t, "AddScalar32", n, got, want)
+		AddScalar32(x, x, s)
+		sameBits(t, "AddScalar32 in place", n, x, want)
+	}
+	got := make([]float32, 9)
+	AddScalar32(got, []float32{1, 2, 3, 4, 5, 6, 7, 8, 9}, 0.5)
+	if got[0] != 1.5 || got[7] != 8.5 || got[8] != 9.5 {
+		t.Fatalf("got %v", got)
+	}
+}

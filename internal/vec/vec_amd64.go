@@ -100,3 +100,6 @@ func scaleUint8ToFloat32FMA(dst *float32, src *uint8, n int, r, d, h float32)
 
 //go:noescape
 func copyTaps32AVX2(dst *float32, ld int, src *float32, offs *int, taps, srcStride, rows, width int)
+
+//go:noescape
+func addScalar32AVX2(out, x *float32, n int, s float32)

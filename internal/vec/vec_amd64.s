@@ -566,3 +566,21 @@ ctnext:
 	JNZ  cttap
 	VZEROUPPER
 	RET
+
+// func addScalar32AVX2(out, x *float32, n int, s float32)
+// out = x + s; n is a positive multiple of 8.
+TEXT ·addScalar32AVX2(SB), NOSPLIT, $0-28
+	MOVQ         out+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS s+24(FP), Y1
+
+asloop:
+	VADDPS  (SI), Y1, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JNZ     asloop
+	VZEROUPPER
+	RET

@@ -46,3 +46,5 @@ func scaleUint8ToFloat32FMA(dst *float32, src *uint8, n int, r, d, h float32) {}
 
 func copyTaps32AVX2(dst *float32, ld int, src *float32, offs *int, taps, srcStride, rows, width int) {
 }
+
+func addScalar32AVX2(out, x *float32, n int, s float32) {}

@@ -451,6 +451,10 @@ func (j *convFwdJob[T]) run(gi, wk int) {
 				continue
 			}
 			bf, src := b[f], tmp[f*ld+i*p:f*ld+(i+1)*p]
+			if y32, ok := any(yi).([]float32); ok {
+				vec.AddScalar32(y32[f*p:(f+1)*p], any(src).([]float32), float32(bf))
+				continue
+			}
 			for e, v := range src {
 				yi[f*p+e] = v + bf
 			}
