@@ -60,3 +60,30 @@ func CopyTaps32(dst []float32, ld int, src []float32, offs []int, srcStride, row
 		}
 	}
 }
+
+// AddTaps32 is CopyTaps32's adjoint: for each offset offs[t] in order, the
+// consecutive segments of width floats from src[t·ld] on are added into
+// rows segments dstStride apart from dst[offs[t]] on (a col2im of a
+// convolution without padding), each as AddRows32 adds. It panics, as
+// slicing does, when a block falls outside dst or src.
+func AddTaps32(dst []float32, dstStride int, src []float32, ld int, offs []int, rows, width int) {
+	if len(offs) == 0 || rows <= 0 || width <= 0 {
+		return
+	}
+	_ = src[(len(offs)-1)*ld+rows*width-1]
+	for _, o := range offs {
+		_, _ = dst[o], dst[o+(rows-1)*dstStride+width-1]
+	}
+	if useAVX2 {
+		addTaps32AVX2(&dst[0], dstStride, &src[0], ld, &offs[0], len(offs), rows, width)
+		return
+	}
+	for t, o := range offs {
+		for i := range rows {
+			d := dst[o+i*dstStride : o+i*dstStride+width]
+			for j, v := range src[t*ld+i*width : t*ld+(i+1)*width] {
+				d[j] += v
+			}
+		}
+	}
+}

@@ -94,3 +94,42 @@ func TestCopyTaps(t *testing.T) {
 		useAVX2 = saved
 	}
 }
+
+// TestAddTaps: AddTaps32 against one AddRows32 a tap in order (the taps'
+// blocks overlap in dst, as a col2im's do), bit for bit, with the AVX2
+// path and the portable one, widths around the block of 8.
+func TestAddTaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, avx := range []bool{useAVX2, false} {
+		saved := useAVX2
+		useAVX2 = avx
+		for _, width := range []int{1, 5, 8, 9, 16, 24, 25} {
+			for _, rows := range []int{1, 3, 8} {
+				dstStride := width + r.IntN(5)
+				offs := []int{0, 3, 1, 2*dstStride + 1, 7, 1}
+				ld := rows*width + r.IntN(4)
+				src := make([]float32, len(offs)*ld)
+				for i := range src {
+					src[i] = float32(r.NormFloat64())
+				}
+				got := make([]float32, 8+(rows+2)*dstStride+width)
+				for i := range got {
+					got[i] = float32(r.NormFloat64())
+				}
+				want := append([]float32(nil), got...)
+				AddTaps32(got, dstStride, src, ld, offs, rows, width)
+				useAVX2 = saved
+				for k, o := range offs {
+					AddRows32(want[o:], dstStride, src[k*ld:], width, rows, width)
+				}
+				useAVX2 = avx
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("avx %v width %d rows %d: dst[%d] = %v, want %v", avx, width, rows, i, got[i], want[i])
+					}
+				}
+			}
+		}
+		useAVX2 = saved
+	}
+}

@@ -103,3 +103,6 @@ func copyTaps32AVX2(dst *float32, ld int, src *float32, offs *int, taps, srcStri
 
 //go:noescape
 func addScalar32AVX2(out, x *float32, n int, s float32)
+
+//go:noescape
+func addTaps32AVX2(dst *float32, dstStride int, src *float32, ld int, offs *int, taps, rows, width int)

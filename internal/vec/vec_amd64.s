@@ -584,3 +584,62 @@ asloop:
 	JNZ     asloop
 	VZEROUPPER
 	RET
+
+// func addTaps32AVX2(dst *float32, dstStride int, src *float32, ld int, offs *int, taps, rows, width int)
+// For each tap t < taps in order: adds consecutive segments of width
+// floats from src+t·ld into rows segments dstStride floats apart from
+// dst+offs[t] (addRows32AVX2's arithmetic).
+TEXT ·addTaps32AVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), R15
+	MOVQ dstStride+8(FP), R13
+	MOVQ src+16(FP), R12
+	MOVQ ld+24(FP), R14
+	MOVQ offs+32(FP), BX
+	MOVQ taps+40(FP), DX
+	MOVQ rows+48(FP), AX
+	MOVQ width+56(FP), R9
+	SHLQ $2, R13
+	SHLQ $2, R14
+
+attap:
+	MOVQ (BX), DI
+	LEAQ (R15)(DI*4), DI
+	MOVQ R12, SI
+	MOVQ AX, R8
+
+atrow:
+	MOVQ DI, R11
+	MOVQ R9, CX
+
+at8:
+	CMPQ    CX, $8
+	JLT     attail
+	VMOVUPS (R11), Y0
+	VADDPS  (SI), Y0, Y0
+	VMOVUPS Y0, (R11)
+	ADDQ    $32, R11
+	ADDQ    $32, SI
+	SUBQ    $8, CX
+	JMP     at8
+
+attail:
+	TESTQ CX, CX
+	JZ    atnext
+	MOVSS (R11), X0
+	ADDSS (SI), X0
+	MOVSS X0, (R11)
+	ADDQ  $4, R11
+	ADDQ  $4, SI
+	DECQ  CX
+	JMP   attail
+
+atnext:
+	ADDQ R13, DI
+	DECQ R8
+	JNZ  atrow
+	ADDQ R14, R12
+	ADDQ $8, BX
+	DECQ DX
+	JNZ  attap
+	VZEROUPPER
+	RET

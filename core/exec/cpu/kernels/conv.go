@@ -297,6 +297,19 @@ func col2im32(g ConvGeom, gx, col []float32, ld int) {
 	taps := g.taps(&buf)
 	p, hw, ow := g.P(), g.H*g.W, g.OW
 	rowStride := g.SH * g.W
+	// No padding met: each channel's filter entries in one call, in order.
+	var offs [maxTaps]int
+	full := true
+	for t, tp := range taps {
+		full = full && tp.i0 == 0 && tp.i1 == g.OH && tp.j0 == 0 && tp.j1 == ow
+		offs[t] = tp.src
+	}
+	if full {
+		for ci := 0; ci < g.C; ci++ {
+			vec.AddTaps32(gx[ci*hw:(ci+1)*hw], rowStride, col[ci*len(taps)*ld:], ld, offs[:len(taps)], g.OH, ow)
+		}
+		return
+	}
 	for ci := 0; ci < g.C; ci++ {
 		xc := gx[ci*hw : (ci+1)*hw]
 		for t, tp := range taps {
