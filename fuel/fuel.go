@@ -78,6 +78,19 @@ type LendingDataset interface {
 	GetDataLent(req Request, r *nd.Recycler) ([]*nd.Array, error)
 }
 
+// A ViewingDataset is a LendingDataset that can give some sources of a
+// slice request as views of its own storage instead of copies: for a
+// consumer that only reads them, each before it asks for the next item
+// (fuel.Viewer).
+type ViewingDataset interface {
+	LendingDataset
+	// GetDataView is GetDataLent, except that the uint8 arrays of the
+	// sources marked in view are views of the dataset's storage where
+	// the request is a slice (Release leaves them alone). The caller must
+	// not write them.
+	GetDataView(req Request, r *nd.Recycler, view []bool) ([]*nd.Array, error)
+}
+
 // Stream is Fuel's data stream: something that gives epoch iterators over
 // batches (or examples).
 type Stream interface {

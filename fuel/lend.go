@@ -36,3 +36,18 @@ func Lend(it EpochIterator) bool {
 	}
 	return false
 }
+
+// Viewer is a lending epoch iterator that can give some sources' uint8
+// arrays as views of the dataset's storage (fuel.ViewingDataset), for a
+// consumer inside the pipeline that reads each such array once, before it
+// asks for the next item, and never hands it on: the fused ScaleAndShift
+// and Cast, which converts the bytes straight from the dataset instead of
+// from a copy. The arrays the pipeline gives its own consumer are never
+// views.
+type Viewer interface {
+	Lender
+	// View makes the uint8 arrays of the sources marked in which views
+	// where it can, from the next item on (once items are lent); it
+	// reports whether it may.
+	View(which []bool) bool
+}

@@ -193,6 +193,13 @@ func (d *IndexableDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 // list requests in buffers r lends (fuel.LendingDataset); a nil r lends
 // nothing.
 func (d *IndexableDataset) GetDataLent(req fuel.Request, r *nd.Recycler) ([]*nd.Array, error) {
+	return d.GetDataView(req, r, nil)
+}
+
+// GetDataView is GetDataLent with the uint8 sources marked in view given
+// as views of the dataset's arrays for a slice request
+// (fuel.ViewingDataset): the caller only reads them.
+func (d *IndexableDataset) GetDataView(req fuel.Request, r *nd.Recycler, view []bool) ([]*nd.Array, error) {
 	n := d.NumExamples()
 	out := make([]*nd.Array, len(d.data))
 	switch {
@@ -235,6 +242,10 @@ func (d *IndexableDataset) GetDataLent(req fuel.Request, r *nd.Recycler) ([]*nd.
 				d.name, req.Start, req.Stop, n, n)
 		}
 		for k, a := range d.data {
+			if _, u8 := a.Data.([]uint8); u8 && r != nil && k < len(view) && view[k] && a.NDim() > 0 {
+				out[k] = a.Slice(req.Start, req.Stop)
+				continue
+			}
 			if lendable(r, a) {
 				rows := a.Slice(req.Start, req.Stop)
 				dst := r.Lent(a.DType(), rows.Shape...)

@@ -456,12 +456,19 @@ func (d *H5PYDataset) GetData(req fuel.Request) ([]*nd.Array, error) {
 	return d.GetDataLent(req, nil)
 }
 
-var _ fuel.LendingDataset = (*H5PYDataset)(nil)
+var _ fuel.ViewingDataset = (*H5PYDataset)(nil)
 
 // GetDataLent is GetData with the float32 and uint8 batches (not single
 // examples) in buffers rec lends (fuel.LendingDataset); a nil rec lends
 // nothing.
 func (d *H5PYDataset) GetDataLent(req fuel.Request, rec *nd.Recycler) ([]*nd.Array, error) {
+	return d.GetDataView(req, rec, nil)
+}
+
+// GetDataView is GetDataLent with the uint8 sources marked in view given
+// as views of the arrays in memory (load_in_memory) for a slice request
+// (fuel.ViewingDataset): the caller only reads them.
+func (d *H5PYDataset) GetDataView(req fuel.Request, rec *nd.Recycler, view []bool) ([]*nd.Array, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
@@ -486,6 +493,8 @@ func (d *H5PYDataset) GetDataLent(req fuel.Request, rec *nd.Recycler) ([]*nd.Arr
 				out[i] = takeRows(rec.Lent(s.dtype, append([]int{len(r.list)}, data.Shape[1:]...)...), data, r.list)
 			case r.isList:
 				out[i] = data.Take(r.list)
+			case lends(rec, s) && s.dtype == nd.Uint8 && i < len(view) && view[i]:
+				out[i] = data.Slice(r.start, r.stop)
 			case lends(rec, s):
 				rows := data.Slice(r.start, r.stop)
 				out[i] = rec.Lent(s.dtype, rows.Shape...)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"github.com/blocks-go/blocks/fuel"
 	"github.com/blocks-go/blocks/fuel/datasets"
@@ -166,5 +167,101 @@ func TestFusedPipelineAllocatesNoBatch(t *testing.T) {
 	perBatch := float64(after.TotalAlloc-before.TotalAlloc) / (n / batch)
 	if perBatch > width*batch/8 {
 		t.Errorf("%.0f bytes allocated a batch, want far less than a batch's %d", perBatch, width*batch)
+	}
+}
+
+// TestFusedCastReadsViews: MNIST's default pipeline consumed as the main
+// loop consumes it gives the batches of the unlent pipeline bit for bit,
+// for sequential and shuffled schemes, while its fused ScaleAndShift +
+// Cast reads a sequential batch's uint8 images straight from the dataset
+// (a view: no uint8 buffer is lent for them) and the consumer never
+// gets an array that aliases the dataset, whose bytes stay unchanged.
+func TestFusedCastReadsViews(t *testing.T) {
+	noConfig(t)
+	const n, width, batch = 100, 33, 16 // a last partial batch
+	x, y := nd.New(nd.Uint8, n, width), nd.New(nd.Uint8, n, 1)
+	xs := x.Data.([]uint8)
+	for i := range xs {
+		xs[i] = uint8(i*37 + i/251)
+	}
+	for i := range n {
+		y.SetFlat(i, float64(i%10))
+	}
+	orig := x.Copy()
+	ds := must(datasets.NewIndexableDataset([]datasets.Source{{Name: "features", Data: x}, {Name: "targets", Data: y}}, datasets.IndexableOptions{}))
+	pipeline := func(scheme schemes.Scheme) fuel.Stream {
+		return must(transformers.Flatten(must(transformers.Cast(must(transformers.ScaleAndShift(
+			must(DataStream(ds, scheme)), 1/255.0, 0, []string{"features"})), "float32", []string{"features"})), nil))
+	}
+	inData := func(a *nd.Array) bool {
+		if a.Size() == 0 {
+			return false
+		}
+		var p uintptr
+		switch d := a.Data.(type) {
+		case []uint8:
+			p = uintptr(unsafe.Pointer(&d[0]))
+		default:
+			return false
+		}
+		lo := uintptr(unsafe.Pointer(&xs[0]))
+		return p >= lo && p < lo+uintptr(len(xs))
+	}
+	for name, mk := range map[string]func() schemes.Scheme{
+		"sequential": func() schemes.Scheme { return must(schemes.SequentialScheme(schemes.Range(n), batch)) },
+		"shuffled": func() schemes.Scheme {
+			return must(schemes.ShuffledScheme(schemes.Range(n), batch, numpyrand.New(5), false))
+		},
+	} {
+		want := drain(t, must(pipeline(mk()).GetEpochIterator()))
+		s := pipeline(mk())
+		it := must(s.GetEpochIterator())
+		if !fuel.Lend(it) {
+			t.Fatalf("%s: the pipeline does not lend", name)
+		}
+		for k := 0; ; k++ {
+			d, err := it.Next()
+			if errors.Is(err, io.EOF) {
+				if k != len(want) {
+					t.Fatalf("%s: %d batches, want %d", name, k, len(want))
+				}
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range d {
+				if !nd.Equal(d[i], want[k][i]) || d[i].DType() != want[k][i].DType() {
+					t.Fatalf("%s: batch %d source %d differs from the unlent pipeline's", name, k, i)
+				}
+				if inData(d[i]) {
+					t.Fatalf("%s: batch %d source %d aliases the dataset", name, k, i)
+				}
+			}
+			for _, a := range d {
+				a.Release()
+			}
+		}
+		if !nd.Equal(x, orig) {
+			t.Fatalf("%s: the dataset's bytes changed", name)
+		}
+	}
+	// The iterator below the fused pass gives views of the features (and
+	// copies of the targets, which the pass hands on).
+	it := must(must(DataStream(ds, must(schemes.SequentialScheme(schemes.Range(n), batch)))).GetEpochIterator())
+	if !fuel.Lend(it) || !it.(fuel.Viewer).View([]bool{true, false}) {
+		t.Fatal("a lending DataStream over an IndexableDataset does not view")
+	}
+	d := must(it.Next())
+	if !inData(d[0]) || &d[0].Data.([]uint8)[0] != &xs[0] || inData(d[1]) {
+		t.Errorf("features a view: %v, targets a view: %v; want true, false", inData(d[0]), inData(d[1]))
+	}
+	// Without a loan there are no views.
+	it = must(must(DataStream(ds, must(schemes.SequentialScheme(schemes.Range(n), batch)))).GetEpochIterator())
+	if it.(fuel.Viewer).View([]bool{true, true}) {
+		t.Error("View without Lend")
+	}
+	if d := must(it.Next()); inData(d[0]) {
+		t.Error("a batch of an unlent iteration is a view")
 	}
 }

@@ -172,9 +172,27 @@ type epochIterator struct {
 	lent    fuel.LendingDataset
 	batches *nd.Recycler
 	lending atomic.Bool
+	// viewing and view, once a reader inside the pipeline asked for views
+	// (View), are the dataset and the sources it gives as views.
+	viewing fuel.ViewingDataset
+	view    atomic.Pointer[[]bool]
 }
 
-var _ fuel.Lender = (*epochIterator)(nil)
+// View makes the dataset's uint8 sources marked in which views of its
+// storage from the next item on, when the dataset can give them
+// (fuel.ViewingDataset) and the iterator lends; it reports whether it does.
+func (it *epochIterator) View(which []bool) bool {
+	vd, ok := it.s.dataset.(fuel.ViewingDataset)
+	if !ok || !it.lending.Load() {
+		return false
+	}
+	it.viewing = vd
+	w := slices.Clone(which)
+	it.view.Store(&w) // after viewing: a producer goroutine may be calling Next
+	return true
+}
+
+var _ fuel.Viewer = (*epochIterator)(nil)
 
 var _ fuel.StatefulIterator = (*epochIterator)(nil)
 
@@ -189,7 +207,11 @@ func (it *epochIterator) Next() ([]*nd.Array, error) {
 	it.served++
 	var data []*nd.Array
 	if it.lending.Load() {
-		data, err = it.lent.GetDataLent(req, it.batches)
+		if v := it.view.Load(); v != nil {
+			data, err = it.viewing.GetDataView(req, it.batches, *v)
+		} else {
+			data, err = it.lent.GetDataLent(req, it.batches)
+		}
 	} else {
 		data, err = it.s.read(req)
 	}

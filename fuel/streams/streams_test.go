@@ -26,7 +26,7 @@ func must[T any](v T, err error) T {
 }
 
 // noConfig makes floatX the default (float32) whatever ~/.fuelrc says.
-func noConfig(t *testing.T) {
+func noConfig(t testing.TB) {
 	t.Setenv("FUEL_CONFIG", filepath.Join(t.TempDir(), "none"))
 	t.Setenv("FUEL_FLOATX", "")
 }

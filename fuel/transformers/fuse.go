@@ -39,12 +39,19 @@ func fuseCast(t *Transformer, dt nd.DType, castSel []bool) {
 	// batches, fuel.LendingDataset): the fused pass releases each one it
 	// converted, and hands the others on.
 	t.passesLoans = true
+	// The uint8 sources the fused pass converts it reads once and drops:
+	// they may be views of an in-memory dataset (no copy of the bytes).
+	t.views = make([]bool, len(castSel))
+	for i := range t.views {
+		t.views[i] = ss.fuse.sel[i] && castSel[i]
+	}
 }
 
 // fusedCast is the fused Cast's transform over ss; batches, when not nil,
 // lends the float32 outputs.
 func fusedCast(ss *Transformer, dt nd.DType, castSel []bool, sources []string, batches *nd.Recycler) transformFunc {
 	spec := *ss.fuse
+	conv := vec.NewByteScaler(spec.scale, spec.shift)
 	inner := ss.transform
 	return func(data []*nd.Array) ([]*nd.Array, error) {
 		out := slices.Clone(data)
@@ -64,7 +71,7 @@ func fusedCast(ss *Transformer, dt nd.DType, castSel []bool, sources []string, b
 				scaled = scaled || spec.sel[i]
 				continue
 			}
-			out[i] = scaleShiftCast(x, a.Shape, spec, dt, batches)
+			out[i] = scaleShiftCast(x, a.Shape, spec, conv, dt, batches)
 			if batches != nil {
 				a.Release() // converted: nothing reads it again
 			}
@@ -108,12 +115,13 @@ func castOne(a *nd.Array, dt nd.DType) *nd.Array {
 	return astype(a, dt)
 }
 
-// scaleShiftCast is the fused pass over one uint8 source. Float32 outputs
-// are lent by batches when it is not nil.
-func scaleShiftCast(x []uint8, shape []int, spec scaleShiftSpec, dt nd.DType, batches *nd.Recycler) *nd.Array {
+// scaleShiftCast is the fused pass over one uint8 source; conv is spec's
+// float32 converter. Float32 outputs are lent by batches when it is not
+// nil.
+func scaleShiftCast(x []uint8, shape []int, spec scaleShiftSpec, conv vec.ByteScaler, dt nd.DType, batches *nd.Recycler) *nd.Array {
 	if dt == nd.Float32 {
 		out := batches.Float32(slices.Clone(shape)...)
-		vec.ScaleShiftUint8ToFloat32(out.Data.([]float32), x, spec.scale, spec.shift)
+		conv.Convert(out.Data.([]float32), x)
 		return out
 	}
 	var f64 [256]float64

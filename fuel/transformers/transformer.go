@@ -43,6 +43,10 @@ type Transformer struct {
 	// input array on unchanged (or a view of all of it, nd.HandOver) or
 	// make new ones, and keep none.
 	passesLoans bool
+	// views, on a fused Cast, marks the sources of the stream it reads
+	// whose uint8 batches it converts and never hands on: once lent, it
+	// asks for them as views of the dataset's storage (fuel.Viewer).
+	views []bool
 	// fuse, on a ScaleAndShift, describes it for a Cast to fuse with.
 	fuse *scaleShiftSpec
 	// rng is a random transformer's generator: its state is part of every
@@ -208,6 +212,9 @@ func (it *iterator) Lend() bool {
 	}
 	if it.t.passesLoans && fuel.Lend(it.child) {
 		lends = true
+		if v, ok := it.child.(fuel.Viewer); ok && it.t.views != nil {
+			v.View(it.t.views)
+		}
 	}
 	return lends
 }

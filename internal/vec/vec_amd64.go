@@ -91,3 +91,9 @@ func addTo32AVX2(out, a, b *float32, n int)
 
 //go:noescape
 func gruStep32AVX2(h, n, u, hp *float32, cnt int)
+
+// scaleUint8ToFloat32FMA is ByteScaler's fast kernel over n bytes (a
+// positive multiple of 16): q = x·r, q += (x − q·d)·r, q + h, in float32.
+//
+//go:noescape
+func scaleUint8ToFloat32FMA(dst *float32, src *uint8, n int, r, d, h float32)

@@ -476,3 +476,37 @@ addtoloop:
 	JNZ     addtoloop
 	VZEROUPPER
 	RET
+
+// func scaleUint8ToFloat32FMA(dst *float32, src *uint8, n int, r, d, h float32)
+// n is a positive multiple of 16. Per 8 bytes: zero-extend to int32,
+// convert to float32 (exact), q = x·r, e = x − q·d (fused), q = q + e·r
+// (fused), q + h.
+TEXT ·scaleUint8ToFloat32FMA(SB), NOSPLIT, $0-36
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS r+24(FP), Y13
+	VBROADCASTSS d+28(FP), Y14
+	VBROADCASTSS h+32(FP), Y15
+
+fmaloop:
+	VPMOVZXBD    (SI), Y0
+	VPMOVZXBD    8(SI), Y1
+	VCVTDQ2PS    Y0, Y0
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y13, Y0, Y2
+	VMULPS       Y13, Y1, Y3
+	VFNMADD231PS Y14, Y2, Y0
+	VFNMADD231PS Y14, Y3, Y1
+	VFMADD231PS  Y13, Y0, Y2
+	VFMADD231PS  Y13, Y1, Y3
+	VADDPS       Y15, Y2, Y2
+	VADDPS       Y15, Y3, Y3
+	VMOVUPS      Y2, (DI)
+	VMOVUPS      Y3, 32(DI)
+	ADDQ         $16, SI
+	ADDQ         $64, DI
+	SUBQ         $16, CX
+	JNZ          fmaloop
+	VZEROUPPER
+	RET

@@ -41,3 +41,5 @@ func exp32AVX2(dst, src *float32, n int) {}
 func addTo32AVX2(out, a, b *float32, n int) {}
 
 func gruStep32AVX2(h, n, u, hp *float32, cnt int) {}
+
+func scaleUint8ToFloat32FMA(dst *float32, src *uint8, n int, r, d, h float32) {}
