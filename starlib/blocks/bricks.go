@@ -318,14 +318,26 @@ func (b *Brick) AttrNames() []string {
 }
 
 // Attr returns an attribute: a script brick's (script_bricks.go), then
-// the brick's own.
+// the brick's own, then the script class's __getattr__.
 func (b *Brick) Attr(name string) (starlark.Value, error) {
-	if x := brickExtra(b.B); x != nil {
-		if v, ok, err := scriptBrickAttr(b, x, name); ok || err != nil {
-			return v, err
+	x := brickExtra(b.B)
+	if x == nil {
+		return b.nativeAttr(name)
+	}
+	v, ok, err := scriptBrickAttr(b, x, name)
+	if !ok && err == nil {
+		v, err = b.nativeAttr(name)
+	}
+	// A script subclass's __getattr__: Python's fallback when the lookup
+	// (the brick's own attributes included) finds nothing or raises
+	// AttributeError.
+	_, missing := err.(starlark.NoSuchAttrError)
+	if v == nil && (err == nil || missing) {
+		if g, gerr := starlib.ScriptGetattr(b, x.st, name); g != nil || gerr != nil {
+			return g, gerr
 		}
 	}
-	return b.nativeAttr(name)
+	return v, err
 }
 
 // nativeAttr is an attribute of the brick itself.

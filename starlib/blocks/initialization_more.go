@@ -19,13 +19,23 @@ import (
 //
 // A scheme prints as Blocks' repr: <blocks.initialization.Constant object: constant=1.0>.
 
-// Attr: generate(rng, shape).
+// Attr: generate(rng, shape); on a script subclass its attributes
+// first and its __getattr__ last (Python's fallback).
 func (s *Scheme) Attr(name string) (starlark.Value, error) {
-	if st := s.ScriptState(); st != nil { // script_classes.go
-		if v, found, err := starlib.ScriptAttr(s, st, name); found || err != nil {
-			return v, err
-		}
+	st := s.ScriptState() // script_classes.go
+	if st == nil {
+		return s.attr(name)
 	}
+	if v, found, err := starlib.ScriptAttr(s, st, name); found || err != nil {
+		return v, err
+	}
+	if v, err := s.attr(name); v != nil || err != nil {
+		return v, err
+	}
+	return starlib.ScriptGetattr(s, st, name)
+}
+
+func (s *Scheme) attr(name string) (starlark.Value, error) {
 	if name == "initialize" {
 		return schemeInitialize(s), nil // script_bricks.go
 	}

@@ -42,10 +42,14 @@ func (q *Quantity) Hash() (uint32, error) { return starlark.String(fmt.Sprintf("
 // ScriptState is the instance's class and attributes.
 func (q *Quantity) ScriptState() *starlib.ObjectState { return q.st }
 
-// Attr looks name up as Python does.
+// Attr looks name up as Python does: the normal lookup, then the
+// class's __getattr__.
 func (q *Quantity) Attr(name string) (starlark.Value, error) {
-	v, _, err := starlib.ScriptAttr(q, q.st, name)
-	return v, err
+	v, found, err := starlib.ScriptAttr(q, q.st, name)
+	if found || err != nil {
+		return v, err
+	}
+	return starlib.ScriptGetattr(q, q.st, name)
 }
 
 // AttrNames lists the attributes.

@@ -460,10 +460,13 @@ func (s *streamOverride) ResumeEpochIterator(state fuel.IteratorState) (fuel.Epo
 // SetField sets a stream's sources (renaming them, as Fuel) or
 // axis_labels.
 func (s *Stream) SetField(name string, v starlark.Value) error {
-	if a, ok := s.S.(*scriptAbstractStream); ok && s.st != nil && name == "produces_examples" {
+	a, abstract := s.S.(*scriptAbstractStream)
+	if abstract && s.st != nil && name == "produces_examples" {
 		return a.setProducesExamples(v)
 	}
-	if s.st != nil && (s.S == nil || (name != "sources" && name != "axis_labels")) {
+	// An AbstractDataStream subclass's sources and axis_labels are its
+	// own attributes (scriptAbstractStream reads them there).
+	if s.st != nil && (s.S == nil || abstract || (name != "sources" && name != "axis_labels")) {
 		_, err := starlib.ScriptSetField(s, s.st, name, v, true)
 		return err
 	}
@@ -629,14 +632,19 @@ func (s *SchemeValue) AttrNames() []string {
 	return []string{"get_request_iterator", "requests_examples", "rng"}
 }
 
-// Attr returns a scheme's attribute.
+// Attr returns a scheme's attribute: a script subclass's, the
+// library's, then the subclass's __getattr__ (Python's fallback).
 func (s *SchemeValue) Attr(name string) (starlark.Value, error) {
-	if s.st != nil {
-		if v, found, err := starlib.ScriptAttr(s, s.st, name); found || err != nil {
-			return v, err
-		}
+	if s.st == nil {
+		return schemeAttr(s.S, name)
 	}
-	return schemeAttr(s.S, name)
+	if v, found, err := starlib.ScriptAttr(s, s.st, name); found || err != nil {
+		return v, err
+	}
+	if v, err := schemeAttr(s.S, name); v != nil || err != nil {
+		return v, err
+	}
+	return starlib.ScriptGetattr(s, s.st, name)
 }
 
 // AttrNames lists a ConstantScheme's attributes.

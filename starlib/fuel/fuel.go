@@ -335,13 +335,25 @@ func (d *Dataset) AttrNames() []string {
 	return names
 }
 
-// Attr returns an attribute.
+// Attr returns an attribute: a script subclass's, the library's, then
+// the subclass's __getattr__ (Python's fallback).
 func (d *Dataset) Attr(name string) (starlark.Value, error) {
+	v, err := d.attr(name)
+	if v == nil && err == nil && d.st != nil {
+		return starlib.ScriptGetattr(d, d.st, name)
+	}
+	return v, err
+}
+
+func (d *Dataset) attr(name string) (starlark.Value, error) {
 	if d.st != nil {
 		if v, found, err := starlib.ScriptAttr(d, d.st, name); found || err != nil {
 			return v, err
 		}
 		if d.D == nil {
+			if v, err := starlib.ScriptGetattr(d, d.st, name); v != nil || err != nil {
+				return v, err
+			}
 			return nil, fmt.Errorf("'%s' object has no attribute '%s' yet (call super(%s, self).__init__(...) first)", d.name, name, d.name)
 		}
 		if sd, ok := d.D.(*scriptDataset); ok {
@@ -349,6 +361,11 @@ func (d *Dataset) Attr(name string) (starlark.Value, error) {
 				return v, nil
 			}
 			if name == "example_iteration_scheme" {
+				// Fuel's property raises AttributeError, so Python
+				// falls back to __getattr__.
+				if v, err := starlib.ScriptGetattr(d, d.st, name); v != nil || err != nil {
+					return v, err
+				}
 				return nil, fmt.Errorf("AttributeError: %s: dataset does not provide an example iteration scheme", d.name)
 			}
 		}
@@ -594,13 +611,25 @@ func (s *Stream) AttrNames() []string {
 	return []string{"axis_labels", "close", "data_stream", "dataset", "get_epoch_iterator", "iteration_scheme", "iterate_epochs", "next_epoch", "produces_examples", "reset", "resume_epoch_iterator", "sources"}
 }
 
-// Attr returns an attribute.
+// Attr returns an attribute: a script subclass's, the library's, then
+// the subclass's __getattr__ (Python's fallback).
 func (s *Stream) Attr(name string) (starlark.Value, error) {
+	v, err := s.attr(name)
+	if v == nil && err == nil && s.st != nil {
+		return starlib.ScriptGetattr(s, s.st, name)
+	}
+	return v, err
+}
+
+func (s *Stream) attr(name string) (starlark.Value, error) {
 	if s.st != nil {
 		if v, found, err := starlib.ScriptAttr(s, s.st, name); found || err != nil {
 			return v, err
 		}
 		if s.S == nil {
+			if v, err := starlib.ScriptGetattr(s, s.st, name); v != nil || err != nil {
+				return v, err
+			}
 			return nil, fmt.Errorf("'%s' object has no attribute '%s' yet (call super(%s, self).__init__(...) first)", s.Name, name, s.Name)
 		}
 		if v, ok, err := s.scriptBaseAttr(name); ok {
