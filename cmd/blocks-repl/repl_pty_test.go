@@ -170,6 +170,31 @@ func (tm *terminal) waitRaw(limit time.Duration) {
 	}
 }
 
+// waitCooked waits, up to limit, until the terminal is in its cooked mode
+// (the REPL runs a statement), or the session has ended.
+func (tm *terminal) waitCooked(limit time.Duration) {
+	tm.t.Helper()
+	conn, err := tm.pty.SyscallConn()
+	if err != nil {
+		tm.t.Fatal(err)
+	}
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		cooked := false
+		if err := conn.Control(func(fd uintptr) {
+			t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+			cooked = err == nil && t.Lflag&unix.ICANON != 0
+		}); err != nil || cooked {
+			return
+		}
+		select {
+		case <-tm.exited:
+			return
+		default:
+		}
+	}
+	tm.t.Fatalf("the terminal stayed in raw mode for %v; screen:\n%s", limit, tm.screen())
+}
+
 func TestTerminalEditingCompletionHelpErrors(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "history")
 	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + hist})
@@ -298,6 +323,53 @@ func TestTerminalHistoryAcrossSessions(t *testing.T) {
 	second.send("\r")
 	second.expect("42")
 	second.exit()
+}
+
+// TestTerminalCtrlDWhileAStatementRuns: Ctrl-D typed while a statement
+// runs reaches the terminal in its cooked mode, where it is an end of
+// file; read only once the REPL is back at its prompt, in raw mode, the
+// line discipline hands it over as a NUL byte. The session ends there,
+// with no other key: readline took the NUL for the end of input but read
+// on in the background, and its Close waited for that read, which no
+// further Ctrl-D could end (a read begun in raw mode waits for a byte;
+// the cooked mode's end of file gives none). CI saw that hang for 12
+// minutes.
+func TestTerminalCtrlDWhileAStatementRuns(t *testing.T) {
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Skipf("no named pipe: %v", err)
+	}
+	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(dir, "h")})
+	tm.expect(">>> ")
+	tm.line(`load("fuel.datasets", "TextFile")`)
+	tm.expect(">>> ")
+	// The statement waits (opening the pipe) until the test writes it.
+	tm.line(`print("WAIT" + "ING"); n = len(list(TextFile(["` + gate + `"], {"a": 1, "<S>": 0, "</S>": 2, "<UNK>": 3}).get_example_stream().get_epoch_iterator()))`)
+	tm.expect("WAITING")
+	tm.waitCooked(60 * time.Second)
+	tm.send("\x04")
+	// The line discipline takes the key in on its own time: give it some
+	// before the statement ends (were it late, the key would be read in
+	// raw mode, an ordinary Ctrl-D: the test would pass without showing
+	// anything).
+	time.Sleep(300 * time.Millisecond)
+	if err := os.WriteFile(gate, []byte("a a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-tm.done:
+		if err != nil {
+			t.Fatalf("blocks-repl ended with %v; screen:\n%s", err, tm.screen())
+		}
+	case <-time.After(60 * time.Second):
+		_ = tm.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-tm.exited:
+		case <-time.After(10 * time.Second):
+		}
+		t.Fatalf("the Ctrl-D typed while a statement ran did not end the session; screen (with the stacks of a SIGQUIT):\n%s", tm.screen())
+	}
 }
 
 const trainingScript = `
