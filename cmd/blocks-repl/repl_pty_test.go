@@ -402,16 +402,58 @@ main_loop = MainLoop(
 )
 `
 
+// pauseAttempts bounds pauseTraining's fresh sessions.
+const pauseAttempts = 5
+
+// pauseTraining starts a session (start), types main_loop.run() at its
+// prompt and Ctrl-C once trigger is on the screen, and returns the
+// session back at its prompt with the training paused, and how long the
+// run took from its Enter to that prompt. A Ctrl-C that arrives after the
+// training's end (a loaded machine can run the rest of a short run before
+// the key reaches the REPL: the finished banner is then on the screen
+// before the prompt) proves nothing, and the session, which may still
+// hold it, is dropped: a fresh one tries again, pauseAttempts times in
+// all. A pause that never takes fails the test as before, only later.
+func pauseTraining(t *testing.T, start func() *terminal, trigger string) (*terminal, time.Duration) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		tm := start()
+		tm.expect(">>> ")
+		from := tm.seen
+		t0 := time.Now()
+		tm.line("main_loop.run()")
+		tm.expect(trigger)
+		tm.send("\x03")
+		tm.expect(">>> ")
+		ran := time.Since(t0)
+		s := tm.screen()[from:tm.seen]
+		if !strings.Contains(s, "TRAINING HAS BEEN FINISHED") {
+			if !strings.Contains(s, "training pauses after this batch") {
+				t.Fatalf("Ctrl-C during main_loop.run(): no pause; the run's screen:\n%s", s)
+			}
+			return tm, ran
+		}
+		if attempt == pauseAttempts {
+			t.Fatalf("in %d sessions the training ran to its end after Ctrl-C; the last run's screen:\n%s", attempt, s)
+		}
+		t.Logf("session %d: the training ended before Ctrl-C took effect; a fresh session tries again", attempt)
+		tm.close()
+	}
+}
+
+// close ends the session (a kill) and waits for its end.
+func (tm *terminal) close() {
+	_ = tm.cmd.Process.Kill()
+	<-tm.exited
+	tm.pty.Close()
+}
+
 func TestTerminalCtrlCStopsTrainingAndRunContinues(t *testing.T) {
 	const total = 600
 	script := writeScript(t, "train.star", fmt.Sprintf(trainingScript, total))
-	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
-	tm.expect(">>> ")
-	tm.line("main_loop.run()")
-	tm.expect("iterations_done: 20")
-	tm.send("\x03")
-	tm.expect("training pauses after this batch")
-	tm.expect(">>> ")
+	tm, _ := pauseTraining(t, func() *terminal {
+		return startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
+	}, "iterations_done: 20")
 	tm.line(`print("STOPPED AT", main_loop.status["iterations_done"])`)
 	tm.expect("STOPPED AT ")
 	stopped := readInt(t, tm)
