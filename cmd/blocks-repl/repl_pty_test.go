@@ -113,12 +113,11 @@ func (tm *terminal) line(text string) {
 	tm.send(text + "\r")
 }
 
-// exit sends Ctrl-D and checks the session ends with status 0. A Ctrl-D
-// typed while the REPL is not reading keys (still evaluating the previous
-// line, or between prompts) reaches the terminal in its cooked mode, which
-// reads it as an empty line (a new prompt, as a person sees it too): so
-// each Ctrl-D waits until the REPL has the terminal in raw mode, reading
-// keys at its prompt, and is typed again if the session goes on.
+// exit sends Ctrl-D and checks the session ends with status 0. Each
+// Ctrl-D waits until the REPL has the terminal in raw mode, reading keys
+// at its prompt, as a person types it, and is typed again if the session
+// goes on. (A Ctrl-D typed in the cooked mode, while a statement runs,
+// ends the session too: TestTerminalCtrlDWhileAStatementRuns.)
 func (tm *terminal) exit() {
 	tm.t.Helper()
 	// Up to a minute or more: under a loaded machine (load 26 on 2 cores)
