@@ -363,7 +363,7 @@ func TestDistributedTimeout(t *testing.T) {
 	// loaded machine the two processes reach the first exchange seconds
 	// apart, so it leaves them 15 s (a 2 s timeout failed at load 27).
 	cmd.Env = append(cmd.Env, "BLOCKS_MPI_TIMEOUT=15")
-	var out bytes.Buffer
+	var out lockedBuffer // read while the job writes it
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -409,7 +409,7 @@ func TestDistributedInterrupt(t *testing.T) {
 	script, _ := filepath.Abs("../../scripts/demo.star")
 	cmd := startIn(t, t.TempDir(), "run", "--np", "2", "--microbatches", "2", "--set", "epochs=1000", script)
 	cmd.Env = append(cmd.Env, "BLOCKS_MPI_TIMEOUT=60")
-	var out bytes.Buffer
+	var out lockedBuffer // read while the job writes it
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
