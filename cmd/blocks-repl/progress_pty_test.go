@@ -74,7 +74,7 @@ func TestTerminalProgressBarLeavesOutThePause(t *testing.T) {
 	script := writeScript(t, "train.star", fmt.Sprintf(progressScript, 1000, 1000, 25, 1))
 	tm, ran := pauseTraining(t, func() *terminal {
 		return startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
-	}, "Epoch 0, step ")
+	}, "Epoch 0, step ", 200)
 	tm.line(`print("MID-EPOCH", main_loop.status["iterations_done"] < 200)`)
 	tm.expect("MID-EPOCH True")
 	time.Sleep(idle)

@@ -21,7 +21,7 @@ func TestTerminalPauseAndSave(t *testing.T) {
 	script := writeScript(t, "train.star", fmt.Sprintf(trainingScript, total))
 	tm, _ := pauseTraining(t, func() *terminal {
 		return startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
-	}, "iterations_done: 20")
+	}, "iterations_done: 20", total)
 	pause := tm.seen
 	tm.line(`print("PAUSED", main_loop.log.current_row.get("training_finished"), main_loop.status["iterations_done"] < 600)`)
 	tm.expect("PAUSED None True")

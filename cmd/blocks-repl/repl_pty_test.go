@@ -406,14 +406,16 @@ const pauseAttempts = 5
 
 // pauseTraining starts a session (start), types main_loop.run() at its
 // prompt and Ctrl-C once trigger is on the screen, and returns the
-// session back at its prompt with the training paused, and how long the
-// run took from its Enter to that prompt. A Ctrl-C that arrives after the
-// training's end (a loaded machine can run the rest of a short run before
-// the key reaches the REPL: the finished banner is then on the screen
-// before the prompt) proves nothing, and the session, which may still
-// hold it, is dropped: a fresh one tries again, pauseAttempts times in
-// all. A pause that never takes fails the test as before, only later.
-func pauseTraining(t *testing.T, start func() *terminal, trigger string) (*terminal, time.Duration) {
+// session back at its prompt with the training paused before its end
+// (total iterations), and how long the run took from its Enter to that
+// prompt. A Ctrl-C that arrives at the training's end or after it (a
+// loaded machine can run the rest of a short run before the key reaches
+// the REPL) proves nothing: the finished banner is on the screen before
+// the prompt, or the pause came after the last batch. That session,
+// which may still hold the key, is dropped and a fresh one tries again,
+// pauseAttempts times in all; a pause that never takes fails the test as
+// before, only later.
+func pauseTraining(t *testing.T, start func() *terminal, trigger string, total int) (*terminal, time.Duration) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		tm := start()
@@ -430,7 +432,14 @@ func pauseTraining(t *testing.T, start func() *terminal, trigger string) (*termi
 			if !strings.Contains(s, "training pauses after this batch") {
 				t.Fatalf("Ctrl-C during main_loop.run(): no pause; the run's screen:\n%s", s)
 			}
-			return tm, ran
+			// The key was taken during the training: no stray Ctrl-C
+			// is left to stop this statement.
+			tm.line(`print("PAUSED AT", main_loop.status["iterations_done"])`)
+			tm.expect("PAUSED AT ")
+			if readInt(t, tm) < total {
+				tm.expect(">>> ")
+				return tm, ran
+			}
 		}
 		if attempt == pauseAttempts {
 			t.Fatalf("in %d sessions the training ran to its end after Ctrl-C; the last run's screen:\n%s", attempt, s)
@@ -452,7 +461,7 @@ func TestTerminalCtrlCStopsTrainingAndRunContinues(t *testing.T) {
 	script := writeScript(t, "train.star", fmt.Sprintf(trainingScript, total))
 	tm, _ := pauseTraining(t, func() *terminal {
 		return startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
-	}, "iterations_done: 20")
+	}, "iterations_done: 20", total)
 	tm.line(`print("STOPPED AT", main_loop.status["iterations_done"])`)
 	tm.expect("STOPPED AT ")
 	stopped := readInt(t, tm)
