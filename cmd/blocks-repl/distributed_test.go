@@ -172,23 +172,25 @@ func TestDistributedTutorial(t *testing.T) {
 		t.Fatal("1 and 4 microbatches gave the same parameters")
 	}
 
-	// Kill process 0 of a 2-process job after its first checkpoint.
+	// Kill process 0 of a 2-process job after its first checkpoint, in
+	// its second checkpoint write (after batch 40), which it holds half
+	// way (holdWrite) while the job waits for it: the kill lands there
+	// whatever the load (a kill sent once ck.tar appeared could come
+	// after the job's end).
 	killed := newDir(t, "killed")
 	cmd := startIn(t, killed, "run", "--np", "2", "--microbatches", "4", script)
-	var out bytes.Buffer
+	cmd.Env = append(cmd.Env, holdWrite(2)...)
+	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	ck := filepath.Join(killed, "ck.tar")
 	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if _, err := os.Stat(ck); err == nil {
-			break
-		}
+	for !strings.Contains(out.String(), "checkpoint: write held") {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatalf("no checkpoint after 2 minutes:\n%s", out.String())
+			t.Fatalf("no held checkpoint write after 2 minutes:\n%s", out.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -210,8 +212,8 @@ func TestDistributedTutorial(t *testing.T) {
 		t.Fatalf("the job still runs 10 s after process 0 was killed:\n%s", out.String())
 	}
 	left := readCkpt(t, ck) // intact: it reads and checks
-	if it := left.Log.Status.IterationsDone; it == 0 || it >= 200 {
-		t.Fatalf("the checkpoint left is at iteration %d", it)
+	if it := left.Log.Status.IterationsDone; it != 20 {
+		t.Fatalf("the checkpoint left is at iteration %d, want 20 (the write of iteration 40 was killed half way)", it)
 	}
 	t.Logf("checkpoint left at iteration %d", left.Log.Status.IterationsDone)
 	for _, np := range []string{"1", "2", "4"} {
@@ -361,7 +363,7 @@ func TestDistributedTimeout(t *testing.T) {
 	// loaded machine the two processes reach the first exchange seconds
 	// apart, so it leaves them 15 s (a 2 s timeout failed at load 27).
 	cmd.Env = append(cmd.Env, "BLOCKS_MPI_TIMEOUT=15")
-	var out bytes.Buffer
+	var out lockedBuffer // read while the job writes it
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -407,7 +409,7 @@ func TestDistributedInterrupt(t *testing.T) {
 	script, _ := filepath.Abs("../../scripts/demo.star")
 	cmd := startIn(t, t.TempDir(), "run", "--np", "2", "--microbatches", "2", "--set", "epochs=1000", script)
 	cmd.Env = append(cmd.Env, "BLOCKS_MPI_TIMEOUT=60")
-	var out bytes.Buffer
+	var out lockedBuffer // read while the job writes it
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

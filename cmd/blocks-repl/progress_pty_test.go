@@ -72,15 +72,9 @@ var elapsedRE = regexp.MustCompile(`Epoch 0, step 200/200 \(100%\) \|#+\| [0-9.]
 func TestTerminalProgressBarLeavesOutThePause(t *testing.T) {
 	const idle = 6 * time.Second
 	script := writeScript(t, "train.star", fmt.Sprintf(progressScript, 1000, 1000, 25, 1))
-	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
-	tm.expect(">>> ")
-	t0 := time.Now()
-	tm.line("main_loop.run()")
-	tm.expect("Epoch 0, step ")
-	tm.send("\x03")
-	tm.expect("training pauses after this batch")
-	tm.expect(">>> ")
-	ran := time.Since(t0)
+	tm, ran := pauseTraining(t, func() *terminal {
+		return startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
+	}, "Epoch 0, step ", 200)
 	tm.line(`print("MID-EPOCH", main_loop.status["iterations_done"] < 200)`)
 	tm.expect("MID-EPOCH True")
 	time.Sleep(idle)

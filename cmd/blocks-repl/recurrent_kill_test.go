@@ -93,23 +93,44 @@ func TestRecurrentKillResumeBitIdentical(t *testing.T) {
 	second, _, _ := finishedCheckpoint(t, again)
 	compareRuns(t, want, second)
 
-	dir := t.TempDir()
-	write(dir)
 	// Each checkpoint write pauses 15 ms (60 a run), so that a kill at a
 	// random moment lands in the middle of the training.
-	killAndResume(t, bin, dir, 4, refDur/4, 600*time.Millisecond)
+	dir := killAndResume(t, bin, write, 4, refDur/4, 600*time.Millisecond)
 	got, _, _ := finishedCheckpoint(t, dir)
 	compareRuns(t, want, got)
 }
 
-// killAndResume runs exp.star in dir to its end: three times it starts
-// the run (or resumes run.tar) and SIGKILLs it after minDelay plus a
-// random part of jitter (from seed), checkpoint writes slowed by 15 ms
-// each, then it lets the run finish. It fails t when no kill landed.
-func killAndResume(t *testing.T, bin, dir string, seed int64, minDelay, jitter time.Duration) {
+// killAndResume runs exp.star (written by write) to its end in a fresh
+// directory, which it returns: three times it starts the run (or resumes
+// run.tar) and SIGKILLs it after minDelay plus a random part of jitter
+// (from seed), checkpoint writes slowed by 15 ms each, then it lets the
+// run finish. The delays come from a reference run's duration: a machine
+// that got faster since (its load fell) can finish the run before the
+// first kill, which proves nothing, so a fresh directory tries again with
+// the delays halved, a few times; no kill landing in any fails t.
+func killAndResume(t *testing.T, bin string, write func(dir string), seed int64, minDelay, jitter time.Duration) (dir string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		dir = t.TempDir()
+		write(dir)
+		if killTrials(t, bin, dir, seed, minDelay, jitter) > 0 {
+			return dir
+		}
+		if attempt == 4 {
+			t.Error("no kill landed before the run ended")
+			return dir
+		}
+		t.Logf("no kill landed before the run ended; a fresh run tries again with the delays halved")
+		minDelay, jitter = minDelay/2, jitter/2
+	}
+}
+
+// killTrials is one try of killAndResume in dir; it returns how many
+// kills landed.
+func killTrials(t *testing.T, bin, dir string, seed int64, minDelay, jitter time.Duration) (kills int) {
 	t.Helper()
 	r := rand.New(rand.NewSource(seed))
-	kills, midEpoch := 0, 0
+	midEpoch := 0
 	for k := 0; ; k++ {
 		c, exists, done := finishedCheckpoint(t, dir)
 		if done {
@@ -134,7 +155,5 @@ func killAndResume(t *testing.T, bin, dir string, seed int64, minDelay, jitter t
 		}
 	}
 	t.Logf("%d kills, %d resumes from a mid-epoch checkpoint", kills, midEpoch)
-	if kills == 0 {
-		t.Error("no kill landed before the run ended")
-	}
+	return kills
 }

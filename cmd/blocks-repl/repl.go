@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/chzyer/readline"
 	"go.starlark.net/starlark"
@@ -407,9 +408,25 @@ func (r *readlineReader) ReadLine(prompt string) (string, error) {
 	return line, err
 }
 
+// readlineCloseWait bounds how long Close waits for readline to stop.
+const readlineCloseWait = time.Second
+
 func (r *readlineReader) Close() error {
 	io.WriteString(r.inst.Stdout(), disableBracketedPaste)
-	return r.inst.Close()
+	// readline's Close waits for its reader of the terminal, which stops
+	// only after an Enter, Ctrl-C or Ctrl-D: one left in a read (after
+	// any other key) would hold the session open until the next key. The
+	// terminal is back in its cooked mode already (readline leaves raw
+	// mode as each line ends) and the history is written: the session
+	// need not wait for that read.
+	done := make(chan error, 1)
+	go func() { done <- r.inst.Close() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(readlineCloseWait):
+		return nil
+	}
 }
 
 // historyPath is the history file: $BLOCKS_REPL_HISTORY, else

@@ -110,7 +110,7 @@ func (p *pasteInput) Read(b []byte) (int, error) {
 		}
 		if err != nil {
 			if len(p.raw) > 0 { // an incomplete sequence at the end
-				p.out, p.raw = p.raw, nil
+				p.out, p.raw = appendKeys(p.out, p.raw), nil
 				continue
 			}
 			return 0, err
@@ -145,7 +145,7 @@ func (p *pasteInput) scan(fresh bool) bool {
 		return p.scan(false)
 	} else if i > 0 {
 		// Keys before the paste go first.
-		p.out = append(p.out, p.raw[:i]...)
+		p.out = appendKeys(p.out, p.raw[:i])
 		p.raw = p.raw[i:]
 		return true
 	}
@@ -165,10 +165,30 @@ func (p *pasteInput) scan(fresh bool) bool {
 	if j := bytes.LastIndexByte(p.raw, 0x1b); j >= 0 && strings.HasPrefix(pasteStart, string(p.raw[j:])) {
 		keep = len(p.raw) - j
 	}
-	p.out = append(p.out, p.raw[:len(p.raw)-keep]...)
+	p.out = appendKeys(p.out, p.raw[:len(p.raw)-keep])
 	p.raw = p.raw[len(p.raw)-keep:]
 	p.lastCR = false
 	return len(p.out) > 0
+}
+
+// appendKeys appends typed keys to out, a NUL as Ctrl-D. A NUL is what
+// the terminal's line discipline hands over, in raw mode, for a Ctrl-D
+// typed in its cooked mode (while a statement ran) and read only once the
+// REPL is back at its prompt. readline ends the input on a NUL as on
+// Ctrl-D, but only Ctrl-D, Ctrl-C and Enter stop its reader: after a NUL
+// it reads the terminal on, and its Close waits for that read, which no
+// later Ctrl-D ends (a read begun in raw mode waits for a byte, and the
+// cooked mode's end of file is none): the session never ended. As Ctrl-D
+// the key also means the same at a non-empty line (delete the character
+// under the cursor) as typed at the prompt, where a NUL sent the line.
+func appendKeys(out, keys []byte) []byte {
+	for _, c := range keys {
+		if c == 0 {
+			c = readline.CharDelete
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func lastRuneStart(b []byte) int {

@@ -73,4 +73,13 @@ func TestPasteInputSplits(t *testing.T) {
 			t.Errorf("keys %q came out as %q", keys, got)
 		}
 	}
+
+	// A NUL (a Ctrl-D typed in the terminal's cooked mode, read in raw
+	// mode) is Ctrl-D, alone and after keys.
+	for keys, want := range map[string]string{"\x00": "\x04", "ab\x00": "ab\x04"} {
+		p = newPasteInput(strings.NewReader(keys))
+		if got := read(p); got != want {
+			t.Errorf("keys %q came out as %q, want %q", keys, got, want)
+		}
+	}
 }

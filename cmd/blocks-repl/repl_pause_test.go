@@ -19,13 +19,9 @@ func TestTerminalPauseAndSave(t *testing.T) {
 	dir := t.TempDir()
 	saved := filepath.Join(dir, "session.star")
 	script := writeScript(t, "train.star", fmt.Sprintf(trainingScript, total))
-	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
-	tm.expect(">>> ")
-	tm.line("main_loop.run()")
-	tm.expect("iterations_done: 20")
-	tm.send("\x03")
-	tm.expect("training pauses after this batch")
-	tm.expect(">>> ")
+	tm, _ := pauseTraining(t, func() *terminal {
+		return startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
+	}, "iterations_done: 20", total)
 	pause := tm.seen
 	tm.line(`print("PAUSED", main_loop.log.current_row.get("training_finished"), main_loop.status["iterations_done"] < 600)`)
 	tm.expect("PAUSED None True")

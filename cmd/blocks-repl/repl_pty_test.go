@@ -113,12 +113,11 @@ func (tm *terminal) line(text string) {
 	tm.send(text + "\r")
 }
 
-// exit sends Ctrl-D and checks the session ends with status 0. A Ctrl-D
-// typed while the REPL is not reading keys (still evaluating the previous
-// line, or between prompts) reaches the terminal in its cooked mode, which
-// reads it as an empty line (a new prompt, as a person sees it too): so
-// each Ctrl-D waits until the REPL has the terminal in raw mode, reading
-// keys at its prompt, and is typed again if the session goes on.
+// exit sends Ctrl-D and checks the session ends with status 0. Each
+// Ctrl-D waits until the REPL has the terminal in raw mode, reading keys
+// at its prompt, as a person types it, and is typed again if the session
+// goes on. (A Ctrl-D typed in the cooked mode, while a statement runs,
+// ends the session too: TestTerminalCtrlDWhileAStatementRuns.)
 func (tm *terminal) exit() {
 	tm.t.Helper()
 	// Up to a minute or more: under a loaded machine (load 26 on 2 cores)
@@ -168,6 +167,31 @@ func (tm *terminal) waitRaw(limit time.Duration) {
 		default:
 		}
 	}
+}
+
+// waitCooked waits, up to limit, until the terminal is in its cooked mode
+// (the REPL runs a statement), or the session has ended.
+func (tm *terminal) waitCooked(limit time.Duration) {
+	tm.t.Helper()
+	conn, err := tm.pty.SyscallConn()
+	if err != nil {
+		tm.t.Fatal(err)
+	}
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		cooked := false
+		if err := conn.Control(func(fd uintptr) {
+			t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+			cooked = err == nil && t.Lflag&unix.ICANON != 0
+		}); err != nil || cooked {
+			return
+		}
+		select {
+		case <-tm.exited:
+			return
+		default:
+		}
+	}
+	tm.t.Fatalf("the terminal stayed in raw mode for %v; screen:\n%s", limit, tm.screen())
 }
 
 func TestTerminalEditingCompletionHelpErrors(t *testing.T) {
@@ -300,6 +324,53 @@ func TestTerminalHistoryAcrossSessions(t *testing.T) {
 	second.exit()
 }
 
+// TestTerminalCtrlDWhileAStatementRuns: Ctrl-D typed while a statement
+// runs reaches the terminal in its cooked mode, where it is an end of
+// file; read only once the REPL is back at its prompt, in raw mode, the
+// line discipline hands it over as a NUL byte. The session ends there,
+// with no other key: readline took the NUL for the end of input but read
+// on in the background, and its Close waited for that read, which no
+// further Ctrl-D could end (a read begun in raw mode waits for a byte;
+// the cooked mode's end of file gives none). CI saw that hang for 12
+// minutes.
+func TestTerminalCtrlDWhileAStatementRuns(t *testing.T) {
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Skipf("no named pipe: %v", err)
+	}
+	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(dir, "h")})
+	tm.expect(">>> ")
+	tm.line(`load("fuel.datasets", "TextFile")`)
+	tm.expect(">>> ")
+	// The statement waits (opening the pipe) until the test writes it.
+	tm.line(`print("WAIT" + "ING"); n = len(list(TextFile(["` + gate + `"], {"a": 1, "<S>": 0, "</S>": 2, "<UNK>": 3}).get_example_stream().get_epoch_iterator()))`)
+	tm.expect("WAITING")
+	tm.waitCooked(60 * time.Second)
+	tm.send("\x04")
+	// The line discipline takes the key in on its own time: give it some
+	// before the statement ends (were it late, the key would be read in
+	// raw mode, an ordinary Ctrl-D: the test would pass without showing
+	// anything).
+	time.Sleep(300 * time.Millisecond)
+	if err := os.WriteFile(gate, []byte("a a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-tm.done:
+		if err != nil {
+			t.Fatalf("blocks-repl ended with %v; screen:\n%s", err, tm.screen())
+		}
+	case <-time.After(60 * time.Second):
+		_ = tm.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-tm.exited:
+		case <-time.After(10 * time.Second):
+		}
+		t.Fatalf("the Ctrl-D typed while a statement ran did not end the session; screen (with the stacks of a SIGQUIT):\n%s", tm.screen())
+	}
+}
+
 const trainingScript = `
 load("tensor", "matrix", "lmatrix")
 load("blocks.bricks", "MLP", "Rectifier", "Softmax")
@@ -330,16 +401,67 @@ main_loop = MainLoop(
 )
 `
 
+// pauseAttempts bounds pauseTraining's fresh sessions.
+const pauseAttempts = 5
+
+// pauseTraining starts a session (start), types main_loop.run() at its
+// prompt and Ctrl-C once trigger is on the screen, and returns the
+// session back at its prompt with the training paused before its end
+// (total iterations), and how long the run took from its Enter to that
+// prompt. A Ctrl-C that arrives at the training's end or after it (a
+// loaded machine can run the rest of a short run before the key reaches
+// the REPL) proves nothing: the finished banner is on the screen before
+// the prompt, or the pause came after the last batch. That session,
+// which may still hold the key, is dropped and a fresh one tries again,
+// pauseAttempts times in all; a pause that never takes fails the test as
+// before, only later.
+func pauseTraining(t *testing.T, start func() *terminal, trigger string, total int) (*terminal, time.Duration) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		tm := start()
+		tm.expect(">>> ")
+		from := tm.seen
+		t0 := time.Now()
+		tm.line("main_loop.run()")
+		tm.expect(trigger)
+		tm.send("\x03")
+		tm.expect(">>> ")
+		ran := time.Since(t0)
+		s := tm.screen()[from:tm.seen]
+		if !strings.Contains(s, "TRAINING HAS BEEN FINISHED") {
+			if !strings.Contains(s, "training pauses after this batch") {
+				t.Fatalf("Ctrl-C during main_loop.run(): no pause; the run's screen:\n%s", s)
+			}
+			// The key was taken during the training: no stray Ctrl-C
+			// is left to stop this statement.
+			tm.line(`print("PAUSED AT", main_loop.status["iterations_done"])`)
+			tm.expect("PAUSED AT ")
+			if readInt(t, tm) < total {
+				tm.expect(">>> ")
+				return tm, ran
+			}
+		}
+		if attempt == pauseAttempts {
+			t.Fatalf("in %d sessions the training ran to its end after Ctrl-C; the last run's screen:\n%s", attempt, s)
+		}
+		t.Logf("session %d: the training ended before Ctrl-C took effect; a fresh session tries again", attempt)
+		tm.close()
+	}
+}
+
+// close ends the session (a kill) and waits for its end.
+func (tm *terminal) close() {
+	_ = tm.cmd.Process.Kill()
+	<-tm.exited
+	tm.pty.Close()
+}
+
 func TestTerminalCtrlCStopsTrainingAndRunContinues(t *testing.T) {
 	const total = 600
 	script := writeScript(t, "train.star", fmt.Sprintf(trainingScript, total))
-	tm := startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
-	tm.expect(">>> ")
-	tm.line("main_loop.run()")
-	tm.expect("iterations_done: 20")
-	tm.send("\x03")
-	tm.expect("training pauses after this batch")
-	tm.expect(">>> ")
+	tm, _ := pauseTraining(t, func() *terminal {
+		return startTerminal(t, []string{"BLOCKS_REPL_HISTORY=" + filepath.Join(t.TempDir(), "h")}, "repl", script)
+	}, "iterations_done: 20", total)
 	tm.line(`print("STOPPED AT", main_loop.status["iterations_done"])`)
 	tm.expect("STOPPED AT ")
 	stopped := readInt(t, tm)

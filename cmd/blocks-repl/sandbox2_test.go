@@ -247,7 +247,12 @@ func TestOneRunPerCheckpointPath(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "exp.star"), []byte(sbScript), 0o644)
 	first := exec.Command(binary(t), "run", "--set", "epochs=1000", "exp.star")
 	first.Dir = dir
-	first.Env = append(os.Environ(), "FUEL_FLOATX=float32")
+	// The first run holds its first checkpoint write (holdWrite) until
+	// it is killed: it holds the lock for as long as the test needs,
+	// whatever the load (it once had to outlast the second run's start).
+	first.Env = append(append(os.Environ(), "FUEL_FLOATX=float32"), holdWrite(1)...)
+	var firstErr lockedBuffer
+	first.Stderr = &firstErr
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -255,13 +260,13 @@ func TestOneRunPerCheckpointPath(t *testing.T) {
 		first.Process.Signal(syscall.SIGKILL)
 		first.Wait()
 	}()
-	// Wait until the first run holds the lock.
-	lock := filepath.Join(dir, ".run.tar.lock")
-	for i := 0; i < 200; i++ {
-		if b, _ := os.ReadFile(lock); len(b) > 0 {
-			break
+	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(firstErr.String(), "checkpoint: write held"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first run did not reach its first checkpoint write in 2 minutes:\n%s", firstErr.String())
 		}
-		time.Sleep(50 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".run.tar.lock")); len(b) == 0 {
+		t.Fatal("the first run, in its first checkpoint write, holds no lock")
 	}
 	start := time.Now()
 	code, _, errs := runBinIn(t, dir, nil, "run", "exp.star")

@@ -137,11 +137,9 @@ func TestVAEKillResumeBitIdentical(t *testing.T) {
 	compareRuns(t, want, second)
 	compareDraws(t, want, second)
 
-	dir := t.TempDir()
-	write(dir)
 	// Each checkpoint write pauses 15 ms (36 a run), so that a kill at a
 	// random moment lands in the middle of the training.
-	killAndResume(t, bin, dir, 36, refDur/4, 500*time.Millisecond)
+	dir := killAndResume(t, bin, write, 36, refDur/4, 500*time.Millisecond)
 	got, _, _ := finishedCheckpoint(t, dir)
 	compareRuns(t, want, got)
 	compareDraws(t, want, got)

@@ -76,6 +76,14 @@ def notebook(src, dst, cwd):
     return {"ok": True}
 
 
+def paused_before(stderr, done, total):
+    """Whether a run's stderr says it paused and done ("DONE n ...")
+    shows it paused before its last batch (n < total)."""
+    parts = done.split()
+    return ("training pauses after this batch" in stderr and len(parts) > 1 and parts[0] == "DONE"
+            and parts[1].isdigit() and int(parts[1]) < int(total))
+
+
 def interrupt(setup_file, total, cwd):
     km = None
     try:
@@ -102,10 +110,11 @@ def interrupt(setup_file, total, cwd):
             outs, reply = run(kc, "main_loop.run()", on_output)
             first = {"status": reply["status"], "stderr": stream_text(outs, "stderr"),
                      "interrupted": bool(sent), "attempts": attempt}
-            if "training pauses after this batch" in first["stderr"] or reply["status"] != "ok":
+            outs, _ = run(kc, 'print("DONE", main_loop.status["iterations_done"], main_loop.log.current_row.get("training_finished"))')
+            paused_at = stream_text(outs)
+            # A pause taken after the last batch came too late as well.
+            if reply["status"] != "ok" or paused_before(first["stderr"], paused_at, total):
                 break
-        outs, _ = run(kc, 'print("DONE", main_loop.status["iterations_done"], main_loop.log.current_row.get("training_finished"))')
-        paused_at = stream_text(outs)
         outs, reply = run(kc, "main_loop.run()")
         second = {"status": reply["status"], "stdout": stream_text(outs), "stderr": stream_text(outs, "stderr")}
         outs, _ = run(kc, 'print("DONE", main_loop.status["iterations_done"], main_loop.log.current_row.get("training_finished"))\n'
@@ -125,10 +134,10 @@ def interrupt(setup_file, total, cwd):
             sent.clear()
             outs, reply = run(kc, "main_loop.run()", on_output2)
             by_message = {"status": reply["status"], "stderr": stream_text(outs, "stderr"), "attempts": attempt}
-            if "training pauses after this batch" in by_message["stderr"] or reply["status"] != "ok":
+            outs, _ = run(kc, 'print("DONE", main_loop.status["iterations_done"])')
+            by_message["after"] = stream_text(outs)
+            if reply["status"] != "ok" or paused_before(by_message["stderr"], by_message["after"], total):
                 break
-        outs, _ = run(kc, 'print("DONE", main_loop.status["iterations_done"])')
-        by_message["after"] = stream_text(outs)
         return {"first": first, "paused_at": paused_at, "second": second, "final": final, "by_message": by_message}
     finally:
         if km is not None:
