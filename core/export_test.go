@@ -4,7 +4,6 @@ package core
 // backend: core itself imports no backend) reach of core's internals.
 
 import (
-	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -33,7 +32,7 @@ func Conv2dGradWeights(x, gz, wl *Variable, opts Conv2dOptions) *Variable {
 	if err != nil {
 		panic(err)
 	}
-	return apply(conv2dGradWeightsOp{convParams: p, ws: kernels.NewWorkspace()}, x, gz, wl)
+	return apply(Conv2DGradWeightsOp{convParams: p}, x, gz, wl)
 }
 
 // UncheckedSoftmax is softmax of x built without its type check, with

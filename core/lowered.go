@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -20,6 +21,31 @@ import (
 // it to fold constants.
 type Runner interface {
 	Run(out *nd.Array, in []*nd.Array)
+}
+
+// HostRunner is a backend that runs one op on host arrays. core folds
+// constants with the CPU backend's (core/exec/cpu), which holds the
+// kernels of the ops whose definitions carry none (runOnHost).
+type HostRunner interface {
+	RunOp(op Op, out *nd.Array, in []*nd.Array) error
+}
+
+// runOnHost runs op on host arrays, to fold a constant: its own Run, else
+// the CPU backend's kernel.
+func runOnHost(op Op, out *nd.Array, in []*nd.Array) error {
+	if r, ok := op.(Runner); ok {
+		r.Run(out, in)
+		return nil
+	}
+	b, err := BackendFor(device.Device{})
+	if err != nil {
+		return fmt.Errorf("folding %s: %w", op, err)
+	}
+	h, ok := b.(HostRunner)
+	if !ok {
+		return fmt.Errorf("%s has no host kernel to fold it with", op)
+	}
+	return h.RunOp(op, out, in)
 }
 
 // ViewOp is an op whose output can share its first input's data for some

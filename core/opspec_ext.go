@@ -123,14 +123,14 @@ func specExt(op Op) OpSpec {
 	var e Ext
 	kind := ""
 	switch o := op.(type) {
-	case conv2dOp:
+	case Conv2DOp:
 		kind, e.Conv = "conv2d", convSpec(o.convParams)
-	case conv2dGradInputOp:
+	case Conv2DGradInputOp:
 		kind, e.Conv = "conv2d_grad_input", convSpec(o.convParams)
 		e.Conv.ImageSize = o.size
-	case conv2dGradWeightsOp:
+	case Conv2DGradWeightsOp:
 		kind, e.Conv = "conv2d_grad_weights", convSpec(o.convParams)
-	case mapSumOp:
+	case MapSumOp:
 		kind = "map_sum"
 	case pool2dOp:
 		kind, e.Pool = "pool2d", o.o

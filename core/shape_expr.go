@@ -110,11 +110,9 @@ func (e *shapeExpr) eval(shapes [][]int) (*nd.Array, error) {
 					}
 				}
 				out = nd.New(x.dtype, s...)
-				r, ok := x.op.(Runner)
-				if !ok {
-					return nil, fmt.Errorf("%s has no host kernel to fold it with", x.op)
+				if err := runOnHost(x.op, out, ins); err != nil {
+					return nil, err
 				}
-				r.Run(out, ins)
 			}
 		}
 		memo[x] = out
@@ -255,11 +253,9 @@ func foldOrApply(op Op, dtype nd.DType, leaves []*Variable) (*Variable, error) {
 		return nil, err
 	}
 	a := nd.New(dtype, s...)
-	r, ok := op.(Runner)
-	if !ok {
-		return nil, fmt.Errorf("%s has no host kernel to fold it with", op)
+	if err := runOnHost(op, a, nil); err != nil {
+		return nil, err
 	}
-	r.Run(a, nil)
 	return NewConstant(a), nil
 }
 

@@ -22,6 +22,21 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.ReluGradOp]():  reluGrad,
 	reflect.TypeFor[core.BiasReluOp]():  biasRelu,
 	reflect.TypeFor[core.ScaledSubOp](): scaledSub,
+	reflect.TypeFor[core.MapSumOp]():    mapSum,
+}
+
+// A kernelMaker makes the kernel of one node of a plan, bound to its op:
+// a kernel with scratch of its own (a convolution's workspace, a
+// recurrent sequence's packed weights) is made per node, and the backend,
+// not the graph, owns the scratch.
+type kernelMaker func(op core.Op) kernel
+
+// opKernelMakers are the backend's kernels with scratch, by op type (each
+// op type has an entry in opKernels or here, not both).
+var opKernelMakers = map[reflect.Type]kernelMaker{
+	reflect.TypeFor[core.Conv2DOp]():            newConvKernel,
+	reflect.TypeFor[core.Conv2DGradInputOp]():   newConvKernel,
+	reflect.TypeFor[core.Conv2DGradWeightsOp](): newConvKernel,
 }
 
 // opKernel is a registered kernel bound to its op, as a plan's step runs it.
@@ -37,6 +52,9 @@ func (k opKernel) Run(out *nd.Array, in []*nd.Array) { k.k(k.op, out, in) }
 func kernelOf(op core.Op) (kernel, error) {
 	if k, ok := opKernels[reflect.TypeOf(op)]; ok {
 		return opKernel{op, k}, nil
+	}
+	if m, ok := opKernelMakers[reflect.TypeOf(op)]; ok {
+		return m(op), nil
 	}
 	if r, ok := op.(kernel); ok {
 		return r, nil
@@ -68,12 +86,16 @@ func RunOp(op core.Op, out *nd.Array, in []*nd.Array) error {
 	if err != nil {
 		return err
 	}
-	if r, ok := op.(core.ErrRunner); ok {
+	if r, ok := k.(core.ErrRunner); ok {
 		return r.RunErr(out, in)
 	}
 	k.Run(out, in)
 	return nil
 }
+
+// RunOp runs op's CPU kernel on host arrays (RunOp): core folds constants
+// with it (core.HostRunner).
+func (Backend) RunOp(op core.Op, out *nd.Array, in []*nd.Array) error { return RunOp(op, out, in) }
 
 // reluGrad is core.ReluGradOp's kernel: out = gz where y > 0, else +0, by
 // a bit mask (kernels.ReluGrad). Inputs y, gz.

@@ -57,7 +57,17 @@ func TestEveryOpHasAKernel(t *testing.T) {
 		t.Fatalf("found %d op types in core", len(ops))
 	}
 	registered := map[string]bool{}
+	types := []reflect.Type{}
 	for typ := range opKernels {
+		types = append(types, typ)
+	}
+	for typ := range opKernelMakers {
+		if _, ok := opKernels[typ]; ok {
+			t.Errorf("%s has a kernel and a kernel maker: one kernel per backend", typ)
+		}
+		types = append(types, typ)
+	}
+	for _, typ := range types {
 		if typ.PkgPath() != reflect.TypeFor[core.Op]().PkgPath() {
 			t.Errorf("kernel registered for %s, not an op of core", typ)
 		}
