@@ -114,7 +114,7 @@ func checkConvTypes(name string, a, b *Variable) (nd.DType, error) {
 	return a.dtype, nil
 }
 
-// conv2dOp is Theano's conv2d: images (n, c, h, w) and filters
+// Conv2DOp is Theano's conv2d: images (n, c, h, w) and filters
 // (f, c, kh, kw) to (n, f, oh, ow), as im2col and matrix products written
 // into the NCHW output; with a third input b (f,), b[f] is added to every
 // pixel of map f on the way (Blocks' tied biases, without a broadcast
@@ -154,7 +154,7 @@ func (o Conv2DOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return []*Variable{gx, gw}
 }
 
-// mapSumOp sums a 4-d (n, f, h, w) tensor over all axes but f: the
+// MapSumOp sums a 4-d (n, f, h, w) tensor over all axes but f: the
 // gradient of tied biases.
 type MapSumOp struct{}
 
@@ -174,7 +174,7 @@ func must1(v *Variable, err error) *Variable {
 	return v
 }
 
-// conv2dGradInputOp is the gradient of conv2d with respect to its images
+// Conv2DGradInputOp is the gradient of conv2d with respect to its images
 // (and the transposed convolution): inputs gz (n, f, oh, ow), filters
 // (f, c, kh, kw) and a third variable whose shape is the images' shape
 // (n, c, h, w); or, with size set, only gz and the filters and the image
@@ -233,7 +233,7 @@ func (o Conv2DGradInputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return res
 }
 
-// conv2dGradWeightsOp is the gradient of conv2d with respect to its
+// Conv2DGradWeightsOp is the gradient of conv2d with respect to its
 // filters: inputs the images x (n, c, h, w), gz (n, f, oh, ow) and a
 // variable shaped like the filters (f, c, kh, kw).
 type Conv2DGradWeightsOp struct {

@@ -132,9 +132,9 @@ func specExt(op Op) OpSpec {
 		kind, e.Conv = "conv2d_grad_weights", convSpec(o.convParams)
 	case MapSumOp:
 		kind = "map_sum"
-	case pool2dOp:
+	case Pool2DOp:
 		kind, e.Pool = "pool2d", o.o
-	case poolGradOp:
+	case PoolGradOp:
 		kind, e.Pool = "pool2d_grad", o.o
 	case fusedOp:
 		kind, e.Parts, e.FullInputs = "fused", o.k.Parts(), -1

@@ -37,6 +37,8 @@ var opKernelMakers = map[reflect.Type]kernelMaker{
 	reflect.TypeFor[core.Conv2DOp]():            newConvKernel,
 	reflect.TypeFor[core.Conv2DGradInputOp]():   newConvKernel,
 	reflect.TypeFor[core.Conv2DGradWeightsOp](): newConvKernel,
+	reflect.TypeFor[core.Pool2DOp]():            newPoolKernel,
+	reflect.TypeFor[core.PoolGradOp]():          newPoolKernel,
 }
 
 // opKernel is a registered kernel bound to its op, as a plan's step runs it.
