@@ -38,7 +38,7 @@ func Spec(op Op) OpSpec {
 		return OpSpec{Kind: "elemwise", Func: elemNames[o.kind]}
 	case castOp:
 		return OpSpec{Kind: "cast", DType: o.to}
-	case dotOp:
+	case DotOp:
 		return OpSpec{Kind: "dot", TransA: o.transA, TransB: o.transB}
 	case softmaxOp:
 		return OpSpec{Kind: "softmax", Log: o.log}

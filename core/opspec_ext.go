@@ -170,7 +170,7 @@ func specExt(op Op) OpSpec {
 		}
 	case rowsOp:
 		kind = "rows"
-	case dotNDOp:
+	case DotNDOp:
 		kind = "dot_nd"
 	case takeOp:
 		kind = "take"

@@ -12,12 +12,12 @@ import (
 // row lookup (a LookupTable) and the repetition of an initial state over a
 // batch.
 
-// dotNDOp is x·W for an n-d x (n ≥ 3) and a 2-d W: the product over x's
+// DotNDOp is x·W for an n-d x (n ≥ 3) and a 2-d W: the product over x's
 // last axis, as Theano's dot of a tensor3 and a matrix.
-type dotNDOp struct{}
+type DotNDOp struct{}
 
-func (dotNDOp) String() string { return "Dot{nd}" }
-func (dotNDOp) Type(in []*Variable) (nd.DType, int, error) {
+func (DotNDOp) String() string { return "Dot{nd}" }
+func (DotNDOp) Type(in []*Variable) (nd.DType, int, error) {
 	x, w := in[0], in[1]
 	if x.ndim < 1 || w.ndim != 2 {
 		return 0, 0, fmt.Errorf("dot: want an n-d and a 2-d operand, got %d-d %s and %d-d %s", x.ndim, x, w.ndim, w)
@@ -27,7 +27,7 @@ func (dotNDOp) Type(in []*Variable) (nd.DType, int, error) {
 	}
 	return x.dtype, x.ndim, nil
 }
-func (dotNDOp) Shape(in [][]int) ([]int, error) {
+func (DotNDOp) Shape(in [][]int) ([]int, error) {
 	x, w := in[0], in[1]
 	if x[len(x)-1] != w[0] {
 		return nil, fmt.Errorf("dot: shapes %s and %s are not aligned: %d (dim %d) != %d (dim 0)", nd.ShapeString(x), nd.ShapeString(w), x[len(x)-1], len(x)-1, w[0])
@@ -35,40 +35,15 @@ func (dotNDOp) Shape(in [][]int) ([]int, error) {
 	out := append([]int(nil), x[:len(x)-1]...)
 	return append(out, w[1]), nil
 }
-func (dotNDOp) Run(out *nd.Array, in []*nd.Array) {
-	x, w := in[0], in[1]
-	k := x.Shape[len(x.Shape)-1]
-	m := 0
-	if k > 0 {
-		m = x.Size() / k
-	} else {
-		m = nd.Prod(x.Shape[:len(x.Shape)-1])
-	}
-	n := w.Shape[1]
-	// float data: the product straight on the buffers (no 2-d views to
-	// allocate each call)
-	switch c := out.Data.(type) {
-	case []float32:
-		if a, ok := x.Data.([]float32); ok && rnnGemm(false, false, m, n, k, a, w.F32(), c) == nil {
-			return
-		}
-	case []float64:
-		if a, ok := x.Data.([]float64); ok && rnnGemm(false, false, m, n, k, a, w.F64(), c) == nil {
-			return
-		}
-	}
-	dotOp{}.Run(&nd.Array{Shape: []int{m, n}, Data: out.Data},
-		[]*nd.Array{{Shape: []int{m, k}, Data: x.Data}, w})
-}
-func (dotNDOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (DotNDOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	x, w := in[0], in[1]
 	if !x.dtype.IsFloat() {
 		return []*Variable{nil, nil}
 	}
 	g2 := apply(rowsOp{}, gz)
 	x2 := apply(rowsOp{}, x)
-	gx := apply(reshapeLikeOp{}, apply(dotOp{transB: true}, g2, w), x)
-	gw := apply(dotOp{transA: true}, x2, g2)
+	gx := apply(reshapeLikeOp{}, apply(DotOp{transB: true}, g2, w), x)
+	gw := apply(DotOp{transA: true}, x2, g2)
 	return []*Variable{gx, gw}
 }
 
@@ -99,7 +74,7 @@ func DotND(x, w *Variable) (*Variable, error) {
 		return nil, fmt.Errorf("dot of a %d-d %s needs a matrix, got a %d-d %s", x.ndim, x, w.ndim, w)
 	}
 	dt := resultType(x, w)
-	return tryApply(dotNDOp{}, as(x, dt), as(w, dt))
+	return tryApply(DotNDOp{}, as(x, dt), as(w, dt))
 }
 
 // concatOp joins its inputs along an axis (Theano's concatenate).

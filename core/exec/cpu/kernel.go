@@ -23,6 +23,8 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.BiasReluOp]():  biasRelu,
 	reflect.TypeFor[core.ScaledSubOp](): scaledSub,
 	reflect.TypeFor[core.MapSumOp]():    mapSum,
+	reflect.TypeFor[core.DotOp]():       dot,
+	reflect.TypeFor[core.DotNDOp]():     dotND,
 }
 
 // A kernelMaker makes the kernel of one node of a plan, bound to its op:
