@@ -7,10 +7,6 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-// MaxFastDims is the most dimensions broadcasting handles without
-// allocating.
-const MaxFastDims = maxFastDims
-
 // RNNMinSplitRows is the fewest rows a fused sequence splits.
 const RNNMinSplitRows = rnnMinSplitRows
 

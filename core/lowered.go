@@ -185,11 +185,11 @@ func (f *Function) Lower() Lowered {
 				n.Inputs[k] = f.index[in]
 			}
 			switch o := v.op.(type) {
-			case elemOp:
+			case ElemOp:
 				n.Elem = elemNames[o.kind]
 			case copyOp:
 				n.Identity = true
-			case sumToOp:
+			case SumToOp:
 				n.ShapeOnly = 1
 			}
 		}

@@ -34,9 +34,9 @@ type OpSpec struct {
 // Spec describes op for a backend other than the CPU's.
 func Spec(op Op) OpSpec {
 	switch o := op.(type) {
-	case elemOp:
+	case ElemOp:
 		return OpSpec{Kind: "elemwise", Func: elemNames[o.kind]}
-	case castOp:
+	case CastOp:
 		return OpSpec{Kind: "cast", DType: o.to}
 	case DotOp:
 		return OpSpec{Kind: "dot", TransA: o.transA, TransB: o.transB}
@@ -48,11 +48,11 @@ func Spec(op Op) OpSpec {
 		return OpSpec{Kind: "pick"}
 	case pickGradOp:
 		return OpSpec{Kind: "pick_grad"}
-	case reduceOp:
+	case ReduceOp:
 		return OpSpec{Kind: "reduce", Func: [...]string{"sum", "mean", "max", "min", "prod"}[o.kind], Axes: o.axes, Keepdims: o.keepdims, DType: o.dtype}
-	case sumToOp:
+	case SumToOp:
 		return OpSpec{Kind: "sum_to"}
-	case broadcastLikeOp:
+	case BroadcastLikeOp:
 		return OpSpec{Kind: "broadcast_to"}
 	case ReluGradOp:
 		return OpSpec{Kind: "relu_grad"}

@@ -186,7 +186,7 @@ func specExt(op Op) OpSpec {
 		kind, e.Start, e.Stop = "slice_last", o.start, o.stop
 	case sliceLastGradOp:
 		kind, e.Start, e.Stop = "slice_last_grad", o.s.start, o.s.stop
-	case countOp, shapeOfOp, shapeIOp, *allocShapedOp:
+	case CountOp, shapeOfOp, shapeIOp, *allocShapedOp:
 		kind = "shape_value"
 	case *lstmSeqOp:
 		kind, e.Reverse, e.Mask = "lstm_seq", o.reverse, o.mask
@@ -228,7 +228,7 @@ func specExt(op Op) OpSpec {
 		kind, e.Pieces = "maxout", o.k
 	case maxoutGradOp:
 		kind, e.Pieces = "maxout_grad", o.k
-	case argOp:
+	case ArgOp:
 		kind, e.ArgMax, e.Axis, e.Flat = "arg", o.max, o.axis, o.flat
 	case BiasReluOp:
 		kind = "bias_relu"

@@ -344,3 +344,11 @@ func rnnGemmCheck[T float32 | float64](m, n, k int, a, b, c []T) error {
 	}
 	return nil
 }
+
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}

@@ -19,12 +19,19 @@ type Kernel func(op core.Op, out *nd.Array, in []*nd.Array)
 // op's kernel moves here, its Run beside its definition: core.Runner).
 // TestEveryOpHasAKernel checks that every op of core has one or the other.
 var opKernels = map[reflect.Type]Kernel{
-	reflect.TypeFor[core.ReluGradOp]():  reluGrad,
-	reflect.TypeFor[core.BiasReluOp]():  biasRelu,
-	reflect.TypeFor[core.ScaledSubOp](): scaledSub,
-	reflect.TypeFor[core.MapSumOp]():    mapSum,
-	reflect.TypeFor[core.DotOp]():       dot,
-	reflect.TypeFor[core.DotNDOp]():     dotND,
+	reflect.TypeFor[core.ReluGradOp]():      reluGrad,
+	reflect.TypeFor[core.BiasReluOp]():      biasRelu,
+	reflect.TypeFor[core.ScaledSubOp]():     scaledSub,
+	reflect.TypeFor[core.MapSumOp]():        mapSum,
+	reflect.TypeFor[core.DotOp]():           dot,
+	reflect.TypeFor[core.DotNDOp]():         dotND,
+	reflect.TypeFor[core.ElemOp]():          elem,
+	reflect.TypeFor[core.CastOp]():          cast,
+	reflect.TypeFor[core.SumToOp]():         sumTo,
+	reflect.TypeFor[core.BroadcastLikeOp](): broadcastLike,
+	reflect.TypeFor[core.ReduceOp]():        reduce,
+	reflect.TypeFor[core.CountOp]():         count,
+	reflect.TypeFor[core.ArgOp]():           arg,
 }
 
 // A kernelMaker makes the kernel of one node of a plan, bound to its op:
