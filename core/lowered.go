@@ -187,7 +187,7 @@ func (f *Function) Lower() Lowered {
 			switch o := v.op.(type) {
 			case ElemOp:
 				n.Elem = elemNames[o.kind]
-			case copyOp:
+			case CopyOp:
 				n.Identity = true
 			case SumToOp:
 				n.ShapeOnly = 1

@@ -298,7 +298,7 @@ func CategoricalCrossEntropy(p, y *Variable) (*Variable, error) {
 	}
 	base := p
 	for base.kind == KindOp {
-		if _, ok := base.op.(copyOp); !ok {
+		if _, ok := base.op.(CopyOp); !ok {
 			break
 		}
 		base = base.inputs[0]

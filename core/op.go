@@ -31,7 +31,7 @@ type Op interface {
 
 // The optional methods an executor looks for, checked here.
 var (
-	_ ViewOp    = copyOp{}
+	_ ViewOp    = CopyOp{}
 	_ ErrRunner = (*scanOp)(nil)
 	_ Checker   = pickOp{}
 )
@@ -57,14 +57,13 @@ func tryApply(op Op, inputs ...*Variable) (*Variable, error) {
 	return newVar(KindOp, op, inputs, dt, ndim), nil
 }
 
-// copyOp is Theano's tensor copy: the identity, run as a view.
-type copyOp struct{}
+// CopyOp is Theano's tensor copy: the identity, run as a view.
+type CopyOp struct{}
 
-func (copyOp) String() string { return "copy" }
-func (copyOp) Type(in []*Variable) (nd.DType, int, error) {
+func (CopyOp) String() string { return "copy" }
+func (CopyOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (copyOp) Shape(in [][]int) ([]int, error)                    { return in[0], nil }
-func (copyOp) IsView(in [][]int, out []int) bool                  { return true }
-func (copyOp) Run(out *nd.Array, in []*nd.Array)                  { out.Data = in[0].Data }
-func (copyOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return []*Variable{gz} }
+func (CopyOp) Shape(in [][]int) ([]int, error)                    { return in[0], nil }
+func (CopyOp) IsView(in [][]int, out []int) bool                  { return true }
+func (CopyOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return []*Variable{gz} }

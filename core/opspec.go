@@ -58,7 +58,7 @@ func Spec(op Op) OpSpec {
 		return OpSpec{Kind: "relu_grad"}
 	case dimshuffleOp:
 		return OpSpec{Kind: "dimshuffle", Pattern: o.pattern}
-	case copyOp, expandOp, reshapeOp, reshapeLikeOp, flattenOp, checkedReshapeLikeOp, mergeLeadingOp, splitLeadingOp:
+	case CopyOp, ExpandOp, ReshapeOp, ReshapeLikeOp, FlattenOp, CheckedReshapeLikeOp, MergeLeadingOp, SplitLeadingOp:
 		return OpSpec{Kind: "view"}
 	}
 	return specExt(op)

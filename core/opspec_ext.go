@@ -168,7 +168,7 @@ func specExt(op Op) OpSpec {
 			offs, _ := RNNGradLayout(rk == gruKind, in[1][0], in[1][1], d)
 			return offs[k]
 		}
-	case rowsOp:
+	case RowsOp:
 		kind = "rows"
 	case DotNDOp:
 		kind = "dot_nd"

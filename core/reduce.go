@@ -97,7 +97,7 @@ func (o ReduceOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	}
 	keep := gz
 	if !o.keepdims && o.axes != nil {
-		keep = apply(expandOp{o.axes}, gz)
+		keep = apply(ExpandOp{o.axes}, gz)
 	}
 	g := broadcastLike(Cast(keep, x.dtype), x)
 	switch o.kind {
@@ -106,28 +106,28 @@ func (o ReduceOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	case ReduceMax, ReduceMin:
 		outKeep := out
 		if !o.keepdims && o.axes != nil {
-			outKeep = apply(expandOp{o.axes}, out)
+			outKeep = apply(ExpandOp{o.axes}, out)
 		}
 		g = Mul(g, Cast(EQ(x, outKeep), x.dtype))
 	case ReduceProd:
 		outKeep := out
 		if !o.keepdims && o.axes != nil {
-			outKeep = apply(expandOp{o.axes}, out)
+			outKeep = apply(ExpandOp{o.axes}, out)
 		}
 		g = Mul(g, Div(outKeep, x))
 	}
 	return []*Variable{g}
 }
 
-// expandOp inserts size-1 axes at the given (output) positions: the inverse
+// ExpandOp inserts size-1 axes at the given (output) positions: the inverse
 // of a reduction without keepdims. A view.
-type expandOp struct{ axes []int }
+type ExpandOp struct{ axes []int }
 
-func (o expandOp) String() string { return fmt.Sprintf("ExpandDims{%v}", o.axes) }
-func (o expandOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o ExpandOp) String() string { return fmt.Sprintf("ExpandDims{%v}", o.axes) }
+func (o ExpandOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim + len(o.axes), nil
 }
-func (o expandOp) Shape(in [][]int) ([]int, error) {
+func (o ExpandOp) Shape(in [][]int) ([]int, error) {
 	n := len(in[0]) + len(o.axes)
 	out := make([]int, 0, n)
 	j := 0
@@ -141,10 +141,9 @@ func (o expandOp) Shape(in [][]int) ([]int, error) {
 	}
 	return out, nil
 }
-func (expandOp) IsView(in [][]int, out []int) bool { return true }
-func (expandOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (o expandOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+func (ExpandOp) IsView(in [][]int, out []int) bool { return true }
+func (o ExpandOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0])}
 }
 
 // CountOp is the number of elements a reduction over axes combines, as a

@@ -40,28 +40,27 @@ func (DotNDOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	if !x.dtype.IsFloat() {
 		return []*Variable{nil, nil}
 	}
-	g2 := apply(rowsOp{}, gz)
-	x2 := apply(rowsOp{}, x)
-	gx := apply(reshapeLikeOp{}, apply(DotOp{transB: true}, g2, w), x)
+	g2 := apply(RowsOp{}, gz)
+	x2 := apply(RowsOp{}, x)
+	gx := apply(ReshapeLikeOp{}, apply(DotOp{transB: true}, g2, w), x)
 	gw := apply(DotOp{transA: true}, x2, g2)
 	return []*Variable{gx, gw}
 }
 
-// rowsOp views an n-d array as a matrix of its last axis: (Π leading, last).
-type rowsOp struct{}
+// RowsOp views an n-d array as a matrix of its last axis: (Π leading, last).
+type RowsOp struct{}
 
-func (rowsOp) String() string { return "Rows" }
-func (rowsOp) Type(in []*Variable) (nd.DType, int, error) {
+func (RowsOp) String() string { return "Rows" }
+func (RowsOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, 2, nil
 }
-func (rowsOp) Shape(in [][]int) ([]int, error) {
+func (RowsOp) Shape(in [][]int) ([]int, error) {
 	s := in[0]
 	return []int{nd.Prod(s[:len(s)-1]), s[len(s)-1]}, nil
 }
-func (rowsOp) IsView(in [][]int, out []int) bool { return true }
-func (rowsOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (rowsOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+func (RowsOp) IsView(in [][]int, out []int) bool { return true }
+func (RowsOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0])}
 }
 
 // DotND is Theano's dot(x, W) for any x of at least one dimension and a
@@ -313,11 +312,11 @@ func PickLast(x, y *Variable) (*Variable, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := Pick(apply(rowsOp{}, x), yf)
+	p, err := Pick(apply(RowsOp{}, x), yf)
 	if err != nil {
 		return nil, err
 	}
-	return apply(reshapeLikeOp{}, p, y), nil
+	return apply(ReshapeLikeOp{}, p, y), nil
 }
 
 // sliceLastOp is x[..., start:stop]: contiguous blocks of rows, copied

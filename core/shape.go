@@ -7,24 +7,23 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-// reshapeOp reshapes to a fixed shape (one entry may be -1). A view.
-type reshapeOp struct{ shape []int }
+// ReshapeOp reshapes to a fixed shape (one entry may be -1). A view.
+type ReshapeOp struct{ shape []int }
 
-func (o reshapeOp) String() string { return fmt.Sprintf("Reshape{%d}", len(o.shape)) }
-func (o reshapeOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o ReshapeOp) String() string { return fmt.Sprintf("Reshape{%d}", len(o.shape)) }
+func (o ReshapeOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, len(o.shape), nil
 }
-func (o reshapeOp) Shape(in [][]int) ([]int, error) {
+func (o ReshapeOp) Shape(in [][]int) ([]int, error) {
 	s, err := nd.ResolveShape(nd.Prod(in[0]), o.shape)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reshape %s into %v", nd.ShapeString(in[0]), o.shape)
 	}
 	return s, nil
 }
-func (reshapeOp) IsView(in [][]int, out []int) bool { return true }
-func (reshapeOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (reshapeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+func (ReshapeOp) IsView(in [][]int, out []int) bool { return true }
+func (ReshapeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0])}
 }
 
 // Reshape is Theano's reshape with a constant shape (-1 inferred).
@@ -40,39 +39,37 @@ func Reshape(x *Variable, shape []int) (*Variable, error) {
 	if neg > 1 {
 		return nil, fmt.Errorf("reshape: at most one -1 in %v", shape)
 	}
-	return tryApply(reshapeOp{slices.Clone(shape)}, x)
+	return tryApply(ReshapeOp{slices.Clone(shape)}, x)
 }
 
-// reshapeLikeOp gives its first input the shape of its second. A view.
-type reshapeLikeOp struct{}
+// ReshapeLikeOp gives its first input the shape of its second. A view.
+type ReshapeLikeOp struct{}
 
-func (reshapeLikeOp) String() string { return "ReshapeLike" }
-func (reshapeLikeOp) Type(in []*Variable) (nd.DType, int, error) {
+func (ReshapeLikeOp) String() string { return "ReshapeLike" }
+func (ReshapeLikeOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[1].ndim, nil
 }
-func (reshapeLikeOp) Shape(in [][]int) ([]int, error)   { return in[1], nil }
-func (reshapeLikeOp) IsView(in [][]int, out []int) bool { return true }
-func (reshapeLikeOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (reshapeLikeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0]), nil}
+func (ReshapeLikeOp) Shape(in [][]int) ([]int, error)   { return in[1], nil }
+func (ReshapeLikeOp) IsView(in [][]int, out []int) bool { return true }
+func (ReshapeLikeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0]), nil}
 }
 
-// flattenOp keeps the first outdim-1 axes and flattens the rest. A view.
-type flattenOp struct{ outdim int }
+// FlattenOp keeps the first outdim-1 axes and flattens the rest. A view.
+type FlattenOp struct{ outdim int }
 
-func (o flattenOp) String() string { return fmt.Sprintf("Flatten{%d}", o.outdim) }
-func (o flattenOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o FlattenOp) String() string { return fmt.Sprintf("Flatten{%d}", o.outdim) }
+func (o FlattenOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, o.outdim, nil
 }
-func (o flattenOp) Shape(in [][]int) ([]int, error) {
+func (o FlattenOp) Shape(in [][]int) ([]int, error) {
 	s := in[0]
 	out := slices.Clone(s[:o.outdim-1])
 	return append(out, nd.Prod(s[o.outdim-1:])), nil
 }
-func (flattenOp) IsView(in [][]int, out []int) bool { return true }
-func (flattenOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (flattenOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+func (FlattenOp) IsView(in [][]int, out []int) bool { return true }
+func (FlattenOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0])}
 }
 
 // Flatten is Theano's flatten(ndim): keeps ndim-1 leading axes.
@@ -80,7 +77,7 @@ func Flatten(x *Variable, ndim int) (*Variable, error) {
 	if ndim < 1 || ndim > max(1, x.ndim) {
 		return nil, fmt.Errorf("flatten: ndim must be between 1 and %d, got %d", max(1, x.ndim), ndim)
 	}
-	return tryApply(flattenOp{ndim}, x)
+	return tryApply(FlattenOp{ndim}, x)
 }
 
 // dimshuffleOp is Theano's dimshuffle: pattern lists input axes in their new

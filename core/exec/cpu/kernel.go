@@ -31,7 +31,17 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.BroadcastLikeOp](): broadcastLike,
 	reflect.TypeFor[core.ReduceOp]():        reduce,
 	reflect.TypeFor[core.CountOp]():         count,
-	reflect.TypeFor[core.ArgOp]():           arg,
+	// views: the output is the first input's data, reshaped
+	reflect.TypeFor[core.CopyOp]():               view,
+	reflect.TypeFor[core.ExpandOp]():             view,
+	reflect.TypeFor[core.RowsOp]():               view,
+	reflect.TypeFor[core.ReshapeOp]():            view,
+	reflect.TypeFor[core.ReshapeLikeOp]():        view,
+	reflect.TypeFor[core.FlattenOp]():            view,
+	reflect.TypeFor[core.CheckedReshapeLikeOp](): view,
+	reflect.TypeFor[core.MergeLeadingOp]():       view,
+	reflect.TypeFor[core.SplitLeadingOp]():       view,
+	reflect.TypeFor[core.ArgOp]():                arg,
 }
 
 // A kernelMaker makes the kernel of one node of a plan, bound to its op:
@@ -107,6 +117,10 @@ func RunOp(op core.Op, out *nd.Array, in []*nd.Array) error {
 // RunOp runs op's CPU kernel on host arrays (RunOp): core folds constants
 // with it (core.HostRunner).
 func (Backend) RunOp(op core.Op, out *nd.Array, in []*nd.Array) error { return RunOp(op, out, in) }
+
+// view is the kernel of the ops whose output is their first input's data
+// with another shape (reshape, copy, flatten, ...; core.ViewOp).
+func view(op core.Op, out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
 
 // reluGrad is core.ReluGradOp's kernel: out = gz where y > 0, else +0, by
 // a bit mask (kernels.ReluGrad). Inputs y, gz.
