@@ -172,19 +172,19 @@ func specExt(op Op) OpSpec {
 		kind = "rows"
 	case DotNDOp:
 		kind = "dot_nd"
-	case takeOp:
+	case TakeOp:
 		kind = "take"
-	case takeGradOp:
+	case TakeGradOp:
 		kind = "take_grad"
-	case repeatOp:
+	case RepeatOp:
 		kind, e.Axis = "repeat", o.axis
-	case concatOp:
+	case ConcatOp:
 		kind, e.Axis = "concat", o.axis
-	case concatGradOp:
+	case ConcatGradOp:
 		kind, e.Axis, e.Part = "concat_grad", o.axis, o.k
-	case sliceLastOp:
+	case SliceLastOp:
 		kind, e.Start, e.Stop = "slice_last", o.start, o.stop
-	case sliceLastGradOp:
+	case SliceLastGradOp:
 		kind, e.Start, e.Stop = "slice_last_grad", o.s.start, o.s.stop
 	case CountOp, shapeOfOp, shapeIOp, *allocShapedOp:
 		kind = "shape_value"

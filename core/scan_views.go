@@ -96,28 +96,3 @@ func sumAt(dst, g *nd.Array, off int, c *nd.Array) {
 	copyInto(dst, view(g, off, dst.Shape))
 	addInto(dst, c)
 }
-
-// sliceRows copies rows blocks of width elements from src (the first at
-// srcOff, one every srcStride) to dst (from dstOff, every dstStride), for
-// float data of one dtype; false (nothing done) otherwise.
-func sliceRows(dst any, dstOff, dstStride int, src any, srcOff, srcStride, rows, width int) bool {
-	switch d := dst.(type) {
-	case []float32:
-		if s, ok := src.([]float32); ok {
-			copyRows(d, dstOff, dstStride, s, srcOff, srcStride, rows, width)
-			return true
-		}
-	case []float64:
-		if s, ok := src.([]float64); ok {
-			copyRows(d, dstOff, dstStride, s, srcOff, srcStride, rows, width)
-			return true
-		}
-	}
-	return false
-}
-
-func copyRows[T float32 | float64](d []T, dOff, dStride int, s []T, sOff, sStride, rows, width int) {
-	for r := range rows {
-		copy(d[dOff+r*dStride:dOff+r*dStride+width], s[sOff+r*sStride:sOff+r*sStride+width])
-	}
-}

@@ -49,7 +49,7 @@ func Stack(xs []*Variable, axis int) (*Variable, error) {
 	if len(parts) == 1 {
 		return parts[0], nil
 	}
-	return tryApply(concatOp{axis}, parts...)
+	return tryApply(ConcatOp{axis}, parts...)
 }
 
 // Clip is Theano's tensor.clip(x, lo, hi): lo where x < lo, hi where

@@ -31,6 +31,13 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.BroadcastLikeOp](): broadcastLike,
 	reflect.TypeFor[core.ReduceOp]():        reduce,
 	reflect.TypeFor[core.CountOp]():         count,
+	reflect.TypeFor[core.ConcatOp]():        concat,
+	reflect.TypeFor[core.ConcatGradOp]():    concatGrad,
+	reflect.TypeFor[core.TakeOp]():          take,
+	reflect.TypeFor[core.TakeGradOp]():      takeGrad,
+	reflect.TypeFor[core.RepeatOp]():        repeat,
+	reflect.TypeFor[core.SliceLastOp]():     sliceLast,
+	reflect.TypeFor[core.SliceLastGradOp](): sliceLastGrad,
 	// views: the output is the first input's data, reshaped
 	reflect.TypeFor[core.CopyOp]():               view,
 	reflect.TypeFor[core.ExpandOp]():             view,
