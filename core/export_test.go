@@ -7,20 +7,6 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-// RNNMinSplitRows is the fewest rows a fused sequence splits.
-const RNNMinSplitRows = rnnMinSplitRows
-
-// RNNRowParts is rnnRowParts.
-func RNNRowParts(T, B, w int) int { return rnnRowParts(T, B, w) }
-
-// SplitSmallRNNs makes every fused sequence of RNNMinSplitRows rows or
-// more split by rows, until the returned restore is called.
-func SplitSmallRNNs() (restore func()) {
-	work, w := rnnMinSplitWork, rnnMaxSplitWeights
-	rnnMinSplitWork, rnnMaxSplitWeights = 0, 1<<30
-	return func() { rnnMinSplitWork, rnnMaxSplitWeights = work, w }
-}
-
 // Conv2dGradWeights is the filters' gradient op applied to x and gz, the
 // filters wl standing for their shape.
 func Conv2dGradWeights(x, gz, wl *Variable, opts Conv2dOptions) *Variable {

@@ -104,6 +104,23 @@ func RNNLayout(gru bool, T, B, d int) (a, b, c, e, total int) {
 	return lstmLayout(r)
 }
 
+// LSTMLayout and GRULayout are RNNLayout without its interface: an
+// LSTM's h, c, gates, tanh(c) offsets and total; a GRU's h, gates,
+// candidates, h(t-1)·r offsets and total.
+func LSTMLayout(T, B, d int) (h, c, g, tc, total int) { return lstmLayout(rnnDims{T: T, B: B, d: d}) }
+
+// GRULayout is the GRU's RNNLayout.
+func GRULayout(T, B, d int) (h, g, nn, hr, total int) { return gruLayout(rnnDims{T: T, B: B, d: d}) }
+
+// LSTMGradLayout and GRUGradLayout are RNNGradLayout without allocating:
+// the offsets of the gradients of an LSTM's 7 inputs (a GRU's 5) in its
+// packed gradient, and the total, which ends with 3·B·d elements of
+// scratch for the backward scan.
+func LSTMGradLayout(T, B, d int) ([7]int, int) { return lstmGradLayout(rnnDims{T: T, B: B, d: d}) }
+
+// GRUGradLayout is the GRU's LSTMGradLayout.
+func GRUGradLayout(T, B, d int) ([5]int, int) { return gruGradLayout(rnnDims{T: T, B: B, d: d}) }
+
 // RNNGradLayout is the offsets of the gradients in a fused sequence's
 // packed gradient (LSTM: dX, dh0, dc0, dW, dwci, dwcf, dwco; GRU: dX,
 // dXG, dh0, dU, dWg) and its total.
@@ -145,20 +162,20 @@ func specExt(op Op) OpSpec {
 	case fusedPartOp:
 		part := o.part
 		kind, e.Offset = "view_at", func(in [][]int) int { return part * nd.Prod(in[0][1:]) }
-	case rnnOutOp:
+	case RNNOutOp:
 		k := o.k
 		kind, e.Offset = "view_at", func(in [][]int) int {
 			T, n := in[1][0], nd.Prod(in[2])
 			return (k*(T+1) + 1) * n
 		}
-	case rnnOutGradOp:
+	case RNNOutGradOp:
 		if o.parts() == 1 {
 			kind = "view"
 			break
 		}
 		k := o.k
 		kind, e.Offset = "place", func(in [][]int) int { return k * nd.Prod(in[0]) }
-	case rnnGradPartOp:
+	case RNNGradPartOp:
 		rk, k := o.kind, o.k
 		kind, e.Offset = "view_at", func(in [][]int) int {
 			d := in[2][1] // LSTM: h0 (B, d)
@@ -188,13 +205,13 @@ func specExt(op Op) OpSpec {
 		kind, e.Start, e.Stop = "slice_last_grad", o.s.start, o.s.stop
 	case CountOp, shapeOfOp, shapeIOp, *allocShapedOp:
 		kind = "shape_value"
-	case *lstmSeqOp:
+	case *LSTMSeqOp:
 		kind, e.Reverse, e.Mask = "lstm_seq", o.reverse, o.mask
-	case *lstmSeqGradOp:
+	case *LSTMSeqGradOp:
 		kind, e.Reverse, e.Mask = "lstm_seq_grad", o.f.reverse, o.f.mask
-	case *gruSeqOp:
+	case *GRUSeqOp:
 		kind, e.Reverse, e.Mask = "gru_seq", o.reverse, o.mask
-	case *gruSeqGradOp:
+	case *GRUSeqGradOp:
 		kind, e.Reverse, e.Mask = "gru_seq_grad", o.f.reverse, o.f.mask
 	case *scanOp:
 		kind = "scan"

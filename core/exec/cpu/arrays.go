@@ -76,3 +76,28 @@ func copyRows[T float32 | float64](d []T, dOff, dStride int, s []T, sOff, sStrid
 		copy(d[dOff+r*dStride:dOff+r*dStride+width], s[sOff+r*sStride:sOff+r*sStride+width])
 	}
 }
+
+// setView points out at data[lo:hi], unless it already does: the executor
+// reuses its arrays from call to call, so after the first call a view op
+// allocates nothing (a new slice in an interface would).
+func setView(out *nd.Array, data any, lo, hi int) {
+	switch d := data.(type) {
+	case []float32:
+		if o, ok := out.Data.([]float32); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
+			return
+		}
+	case []float64:
+		if o, ok := out.Data.([]float64); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
+			return
+		}
+	case []int64:
+		if o, ok := out.Data.([]int64); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
+			return
+		}
+	case []int32:
+		if o, ok := out.Data.([]int32); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
+			return
+		}
+	}
+	out.Data = nd.SliceData(data, lo, hi)
+}

@@ -38,6 +38,9 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.RepeatOp]():        repeat,
 	reflect.TypeFor[core.SliceLastOp]():     sliceLast,
 	reflect.TypeFor[core.SliceLastGradOp](): sliceLastGrad,
+	reflect.TypeFor[core.RNNOutOp]():        rnnOut,
+	reflect.TypeFor[core.RNNOutGradOp]():    rnnOutGrad,
+	reflect.TypeFor[core.RNNGradPartOp]():   rnnGradPart,
 	// views: the output is the first input's data, reshaped
 	reflect.TypeFor[core.CopyOp]():               view,
 	reflect.TypeFor[core.ExpandOp]():             view,
@@ -65,6 +68,10 @@ var opKernelMakers = map[reflect.Type]kernelMaker{
 	reflect.TypeFor[core.Conv2DGradWeightsOp](): newConvKernel,
 	reflect.TypeFor[core.Pool2DOp]():            newPoolKernel,
 	reflect.TypeFor[core.PoolGradOp]():          newPoolKernel,
+	reflect.TypeFor[*core.LSTMSeqOp]():          newRNNKernel,
+	reflect.TypeFor[*core.LSTMSeqGradOp]():      newRNNKernel,
+	reflect.TypeFor[*core.GRUSeqOp]():           newRNNKernel,
+	reflect.TypeFor[*core.GRUSeqGradOp]():       newRNNKernel,
 }
 
 // opKernel is a registered kernel bound to its op, as a plan's step runs it.
