@@ -20,7 +20,7 @@ func Conv2dGradWeights(x, gz, wl *Variable, opts Conv2dOptions) *Variable {
 // UncheckedSoftmax is softmax of x built without its type check, with
 // the node's dtype dt.
 func UncheckedSoftmax(x *Variable, dt nd.DType) *Variable {
-	return newVar(KindOp, softmaxOp{}, []*Variable{x}, dt, x.ndim)
+	return newVar(KindOp, SoftmaxOp{}, []*Variable{x}, dt, x.ndim)
 }
 
 // ScanStepPlans is how many shape signatures the step function of the

@@ -33,7 +33,7 @@ type Op interface {
 var (
 	_ ViewOp    = CopyOp{}
 	_ ErrRunner = (*scanOp)(nil)
-	_ Checker   = pickOp{}
+	_ Checker   = PickOp{}
 )
 
 // apply makes the variable op(inputs...). It panics when the op refuses the

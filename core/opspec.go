@@ -40,13 +40,13 @@ func Spec(op Op) OpSpec {
 		return OpSpec{Kind: "cast", DType: o.to}
 	case DotOp:
 		return OpSpec{Kind: "dot", TransA: o.transA, TransB: o.transB}
-	case softmaxOp:
+	case SoftmaxOp:
 		return OpSpec{Kind: "softmax", Log: o.log}
-	case softmaxGradOp:
+	case SoftmaxGradOp:
 		return OpSpec{Kind: "softmax_grad", Log: o.log}
-	case pickOp:
+	case PickOp:
 		return OpSpec{Kind: "pick"}
-	case pickGradOp:
+	case PickGradOp:
 		return OpSpec{Kind: "pick_grad"}
 	case ReduceOp:
 		return OpSpec{Kind: "reduce", Func: [...]string{"sum", "mean", "max", "min", "prod"}[o.kind], Axes: o.axes, Keepdims: o.keepdims, DType: o.dtype}

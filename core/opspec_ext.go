@@ -241,9 +241,9 @@ func specExt(op Op) OpSpec {
 		kind, e.Ranges = "subtensor", o.rangesSpec
 	case subtensorGradOp:
 		kind, e.Ranges = "subtensor_grad", o.sub.rangesSpec
-	case maxoutOp:
+	case MaxoutOp:
 		kind, e.Pieces = "maxout", o.k
-	case maxoutGradOp:
+	case MaxoutGradOp:
 		kind, e.Pieces = "maxout_grad", o.k
 	case ArgOp:
 		kind, e.ArgMax, e.Axis, e.Flat = "arg", o.max, o.axis, o.flat

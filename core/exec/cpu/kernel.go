@@ -41,6 +41,12 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.RNNOutOp]():        rnnOut,
 	reflect.TypeFor[core.RNNOutGradOp]():    rnnOutGrad,
 	reflect.TypeFor[core.RNNGradPartOp]():   rnnGradPart,
+	reflect.TypeFor[core.SoftmaxOp]():       softmax,
+	reflect.TypeFor[core.SoftmaxGradOp]():   softmaxGrad,
+	reflect.TypeFor[core.PickOp]():          pick,
+	reflect.TypeFor[core.PickGradOp]():      pickGrad,
+	reflect.TypeFor[core.MaxoutOp]():        maxout,
+	reflect.TypeFor[core.MaxoutGradOp]():    maxoutGrad,
 	// views: the output is the first input's data, reshaped
 	reflect.TypeFor[core.CopyOp]():               view,
 	reflect.TypeFor[core.ExpandOp]():             view,
