@@ -251,7 +251,7 @@ func specExt(op Op) OpSpec {
 		kind = "bias_relu"
 	case ScaledSubOp:
 		kind = "scaled_sub"
-	case rollOp, repeatNOp, repeatNGradOp, cumSumOp, *arangeOp, *subtensorShapedOp, *subtensorShapedGradOp:
+	case RollOp, RepeatNOp, RepeatNGradOp, CumSumOp, *ArangeOp, *subtensorShapedOp, *subtensorShapedGradOp:
 		// Theano's roll, repeat, cumsum, arange and slices with symbolic
 		// bounds (tensor_extra.go, shape_expr_subtensor.go): no kernels of
 		// their own on other backends; they run their CPU Run there.

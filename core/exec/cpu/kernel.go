@@ -47,6 +47,11 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.PickGradOp]():      pickGrad,
 	reflect.TypeFor[core.MaxoutOp]():        maxout,
 	reflect.TypeFor[core.MaxoutGradOp]():    maxoutGrad,
+	reflect.TypeFor[core.RollOp]():          roll,
+	reflect.TypeFor[core.RepeatNOp]():       repeatN,
+	reflect.TypeFor[core.RepeatNGradOp]():   repeatNGrad,
+	reflect.TypeFor[core.CumSumOp]():        cumSum,
+	reflect.TypeFor[*core.ArangeOp]():       arange,
 	// views: the output is the first input's data, reshaped
 	reflect.TypeFor[core.CopyOp]():               view,
 	reflect.TypeFor[core.ExpandOp]():             view,
