@@ -141,7 +141,7 @@ func (o DotOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 
 // outer is the outer product of two vectors.
 func outer(u, v *Variable) *Variable {
-	return apply(DotOp{}, apply(dimshuffleOp{[]int{0, -1}}, u), apply(dimshuffleOp{[]int{-1, 0}}, v))
+	return apply(DotOp{}, apply(DimshuffleOp{[]int{0, -1}}, u), apply(DimshuffleOp{[]int{-1, 0}}, v))
 }
 
 // Dot is Theano's dot for 1-d and 2-d operands. Mixed dtypes are promoted.

@@ -56,7 +56,7 @@ func Spec(op Op) OpSpec {
 		return OpSpec{Kind: "broadcast_to"}
 	case ReluGradOp:
 		return OpSpec{Kind: "relu_grad"}
-	case dimshuffleOp:
+	case DimshuffleOp:
 		return OpSpec{Kind: "dimshuffle", Pattern: o.pattern}
 	case CopyOp, ExpandOp, ReshapeOp, ReshapeLikeOp, FlattenOp, CheckedReshapeLikeOp, MergeLeadingOp, SplitLeadingOp:
 		return OpSpec{Kind: "view"}

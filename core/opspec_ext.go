@@ -203,7 +203,7 @@ func specExt(op Op) OpSpec {
 		kind, e.Start, e.Stop = "slice_last", o.start, o.stop
 	case SliceLastGradOp:
 		kind, e.Start, e.Stop = "slice_last_grad", o.s.start, o.s.stop
-	case CountOp, shapeOfOp, shapeIOp, *allocShapedOp:
+	case CountOp, ShapeOfOp, ShapeIOp, *AllocShapedOp:
 		kind = "shape_value"
 	case *LSTMSeqOp:
 		kind, e.Reverse, e.Mask = "lstm_seq", o.reverse, o.mask
@@ -237,9 +237,9 @@ func specExt(op Op) OpSpec {
 		}
 	case *randomOp:
 		kind = "random"
-	case subtensorOp:
+	case SubtensorOp:
 		kind, e.Ranges = "subtensor", o.rangesSpec
-	case subtensorGradOp:
+	case SubtensorGradOp:
 		kind, e.Ranges = "subtensor_grad", o.sub.rangesSpec
 	case MaxoutOp:
 		kind, e.Pieces = "maxout", o.k
@@ -251,7 +251,7 @@ func specExt(op Op) OpSpec {
 		kind = "bias_relu"
 	case ScaledSubOp:
 		kind = "scaled_sub"
-	case RollOp, RepeatNOp, RepeatNGradOp, CumSumOp, *ArangeOp, *subtensorShapedOp, *subtensorShapedGradOp:
+	case RollOp, RepeatNOp, RepeatNGradOp, CumSumOp, *ArangeOp, *SubtensorShapedOp, *SubtensorShapedGradOp:
 		// Theano's roll, repeat, cumsum, arange and slices with symbolic
 		// bounds (tensor_extra.go, shape_expr_subtensor.go): no kernels of
 		// their own on other backends; they run their CPU Run there.
@@ -260,7 +260,7 @@ func specExt(op Op) OpSpec {
 }
 
 // rangesSpec is ranges as (start, step, count) triples.
-func (o subtensorOp) rangesSpec(shape []int) ([][3]int, error) {
+func (o SubtensorOp) rangesSpec(shape []int) ([][3]int, error) {
 	rs, err := o.ranges(shape)
 	if err != nil {
 		return nil, err

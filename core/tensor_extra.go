@@ -82,13 +82,13 @@ func Ceil(x *Variable) *Variable {
 func subtensorOf(what string, sub *Variable) (x *Variable, scatter func(v *Variable) *Variable, err error) {
 	if sub.kind == KindOp {
 		switch o := sub.op.(type) {
-		case subtensorOp:
+		case SubtensorOp:
 			x = sub.inputs[0]
-			return x, func(v *Variable) *Variable { return apply(subtensorGradOp{o}, x, v) }, nil
-		case *subtensorShapedOp:
+			return x, func(v *Variable) *Variable { return apply(SubtensorGradOp{o}, x, v) }, nil
+		case *SubtensorShapedOp:
 			x = sub.inputs[0]
 			return x, func(v *Variable) *Variable {
-				return apply(&subtensorShapedGradOp{o}, append([]*Variable{x, v}, sub.inputs[1:]...)...)
+				return apply(&SubtensorShapedGradOp{o}, append([]*Variable{x, v}, sub.inputs[1:]...)...)
 			}, nil
 		}
 	}
@@ -166,7 +166,7 @@ func BatchedDot(a, b *Variable) (*Variable, error) {
 	if b.ndim == 3 {
 		keep = append(keep, 2)
 	}
-	return tryApply(dimshuffleOp{keep}, s)
+	return tryApply(DimshuffleOp{keep}, s)
 }
 
 // BinaryCrossEntropy is Theano's nnet.binary_crossentropy(output, target):
