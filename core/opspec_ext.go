@@ -235,7 +235,7 @@ func specExt(op Op) OpSpec {
 			off, _ := gradLayout(in[1:])
 			return off[k]
 		}
-	case *randomOp:
+	case *DrawOp:
 		kind = "random"
 	case SubtensorOp:
 		kind, e.Ranges = "subtensor", o.rangesSpec

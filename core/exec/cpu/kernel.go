@@ -60,6 +60,7 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.ShapeOfOp]():              shapeOf,
 	reflect.TypeFor[core.ShapeIOp]():               shapeI,
 	reflect.TypeFor[*core.AllocShapedOp]():         allocShaped,
+	reflect.TypeFor[*core.DrawOp]():                draw,
 	// views: the output is the first input's data, reshaped
 	reflect.TypeFor[core.CopyOp]():               view,
 	reflect.TypeFor[core.ExpandOp]():             view,
