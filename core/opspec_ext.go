@@ -153,13 +153,13 @@ func specExt(op Op) OpSpec {
 		kind, e.Pool = "pool2d", o.o
 	case PoolGradOp:
 		kind, e.Pool = "pool2d_grad", o.o
-	case fusedOp:
+	case FusedOp:
 		kind, e.Parts, e.FullInputs = "fused", o.k.Parts(), -1
 		if d, ok := o.k.(DescribedKernel); ok {
 			e.FullInputs, e.Consts = d.FullInputs(), d.Consts()
 		}
 		return OpSpec{Kind: kind, Func: o.k.Name(), Ext: e}
-	case fusedPartOp:
+	case FusedPartOp:
 		part := o.part
 		kind, e.Offset = "view_at", func(in [][]int) int { return part * nd.Prod(in[0][1:]) }
 	case RNNOutOp:

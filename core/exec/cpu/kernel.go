@@ -61,6 +61,8 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.ShapeIOp]():               shapeI,
 	reflect.TypeFor[*core.AllocShapedOp]():         allocShaped,
 	reflect.TypeFor[*core.DrawOp]():                draw,
+	reflect.TypeFor[core.FusedOp]():                fused,
+	reflect.TypeFor[core.FusedPartOp]():            fusedPart,
 	// views: the output is the first input's data, reshaped
 	reflect.TypeFor[core.CopyOp]():               view,
 	reflect.TypeFor[core.ExpandOp]():             view,
