@@ -363,6 +363,3 @@ func Switch(cond, a, b *Variable) *Variable {
 	dt := resultType(a, b)
 	return apply(ElemOp{ElemSwitch}, cond, as(a, dt), as(b, dt))
 }
-
-// float is the float dtypes the kernels still in core handle.
-type float interface{ ~float32 | ~float64 }
