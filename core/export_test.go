@@ -26,5 +26,5 @@ func UncheckedSoftmax(x *Variable, dt nd.DType) *Variable {
 // ScanStepPlans is how many shape signatures the step function of the
 // loop v's op runs has been planned for.
 func ScanStepPlans(v *Variable) int {
-	return v.op.(*scanOp).info.step.exec.(interface{ Plans() int }).Plans()
+	return v.op.(*ScanOp).info.step.exec.(interface{ Plans() int }).Plans()
 }

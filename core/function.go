@@ -191,19 +191,6 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 	return f.exec.Run(args, copyOutputs)
 }
 
-// copyInto copies src into dst (same shape), converting the dtype as
-// numpy's astype does (the CPU backend's kernels.Cast, whose fast loops
-// give the same values).
-func copyInto(dst, src *nd.Array) {
-	if dst.DType() == src.DType() {
-		_ = dst.CopyFrom(src)
-		return
-	}
-	for i, n := 0, src.Size(); i < n; i++ {
-		dst.SetFlat(i, src.Flat(i))
-	}
-}
-
 // CanFeed reports whether data of dtype from may feed an input variable
 // of dtype to, as Theano's TensorType.filter decides it without
 // allow_input_downcast: when the upcast of the two dtypes is to, so that

@@ -31,9 +31,8 @@ type Op interface {
 
 // The optional methods an executor looks for, checked here.
 var (
-	_ ViewOp    = CopyOp{}
-	_ ErrRunner = (*scanOp)(nil)
-	_ Checker   = PickOp{}
+	_ ViewOp  = CopyOp{}
+	_ Checker = PickOp{}
 )
 
 // apply makes the variable op(inputs...). It panics when the op refuses the

@@ -213,23 +213,23 @@ func specExt(op Op) OpSpec {
 		kind, e.Reverse, e.Mask = "gru_seq", o.reverse, o.mask
 	case *GRUSeqGradOp:
 		kind, e.Reverse, e.Mask = "gru_seq_grad", o.f.reverse, o.f.mask
-	case *scanOp:
+	case *ScanOp:
 		kind = "scan"
-	case *scanOutputOp:
+	case *ScanOutputOp:
 		info, k := o.info, o.k
 		kind, e.Offset = "view_at", func(in [][]int) int {
 			l, _ := info.layout(in[1:])
-			return l.offsets[k]
+			return l.Offsets[k]
 		}
-	case *scanOutputGradOp:
+	case *ScanOutputGradOp:
 		info, k := o.info, o.k
 		kind, e.Offset = "place", func(in [][]int) int {
 			l, _ := info.layout(in[1:])
-			return l.offsets[k]
+			return l.Offsets[k]
 		}
-	case *scanGradOp:
+	case *ScanGradOp:
 		kind = "scan_grad"
-	case *scanGradPartOp:
+	case *ScanGradPartOp:
 		k := o.k
 		kind, e.Offset = "view_at", func(in [][]int) int {
 			off, _ := gradLayout(in[1:])

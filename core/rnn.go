@@ -404,28 +404,3 @@ func (o RNNGradPartOp) Part() (k int, gru bool) { return o.k, o.kind == gruKind 
 func (o RNNGradPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }
-
-// setView points out at data[lo:hi], unless it already does: the executor
-// reuses its arrays from call to call, so after the first call a view op
-// allocates nothing (a new slice in an interface would).
-func setView(out *nd.Array, data any, lo, hi int) {
-	switch d := data.(type) {
-	case []float32:
-		if o, ok := out.Data.([]float32); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
-			return
-		}
-	case []float64:
-		if o, ok := out.Data.([]float64); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
-			return
-		}
-	case []int64:
-		if o, ok := out.Data.([]int64); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
-			return
-		}
-	case []int32:
-		if o, ok := out.Data.([]int32); ok && len(o) == hi-lo && hi > lo && &o[0] == &d[lo] {
-			return
-		}
-	}
-	out.Data = nd.SliceData(data, lo, hi)
-}

@@ -63,6 +63,9 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[*core.DrawOp]():                draw,
 	reflect.TypeFor[core.FusedOp]():                fused,
 	reflect.TypeFor[core.FusedPartOp]():            fusedPart,
+	reflect.TypeFor[*core.ScanOutputOp]():          scanOutput,
+	reflect.TypeFor[*core.ScanOutputGradOp]():      scanOutputGrad,
+	reflect.TypeFor[*core.ScanGradPartOp]():        scanGradPart,
 	// views: the output is the first input's data, reshaped
 	reflect.TypeFor[core.CopyOp]():               view,
 	reflect.TypeFor[core.ExpandOp]():             view,
@@ -94,6 +97,8 @@ var opKernelMakers = map[reflect.Type]kernelMaker{
 	reflect.TypeFor[*core.LSTMSeqGradOp]():      newRNNKernel,
 	reflect.TypeFor[*core.GRUSeqOp]():           newRNNKernel,
 	reflect.TypeFor[*core.GRUSeqGradOp]():       newRNNKernel,
+	reflect.TypeFor[*core.ScanOp]():             newScanKernel,
+	reflect.TypeFor[*core.ScanGradOp]():         newScanKernel,
 }
 
 // opKernel is a registered kernel bound to its op, as a plan's step runs it.
