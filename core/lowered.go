@@ -15,10 +15,10 @@ import (
 // backend imports core and consumes this view; core imports no backend.
 
 // Runner is an op's own host kernel, kept beside its definition: Run
-// computes out, allocated with Shape's result, from in. The CPU backend
-// runs it for an op whose type it registers no kernel of its own for (the
-// ops whose kernels have not moved into core/exec/cpu yet), and core runs
-// it to fold constants.
+// computes out, allocated with Shape's result, from in. The ops of this
+// package have none (their kernels are the backends'); the CPU backend
+// runs it for an op defined elsewhere (a RandomOp of another package), and
+// core runs it to fold constants.
 type Runner interface {
 	Run(out *nd.Array, in []*nd.Array)
 }
@@ -60,8 +60,9 @@ type Checker interface {
 	Check(in []*nd.Array) error
 }
 
-// ErrRunner is an op whose run can fail (a loop whose step checks its
-// inputs); an executor reports the error instead of calling Run.
+// ErrRunner is a kernel whose run can fail (a loop's, whose step checks
+// its inputs; a fused sequence's); an executor reports the error instead
+// of calling Run.
 type ErrRunner interface {
 	RunErr(out *nd.Array, in []*nd.Array) error
 }

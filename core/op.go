@@ -11,13 +11,12 @@ import (
 // signature and the op's kernel once per call.
 //
 // An op's kernels are its backends': the CPU backend (core/exec/cpu)
-// registers a kernel per op type, and runs the op's own Run (Runner) for
-// the ops whose kernel has not moved there yet; other backends run their
-// own kernels for the ops Spec describes. An op may also have the optional
+// registers a kernel per op type of this package, and runs the op's own
+// Run (Runner) for an op defined outside it; other backends run their own
+// kernels for the ops Spec describes. An op may also have the optional
 // methods an executor looks for (lowered.go): IsView (ViewOp: the output
 // shares its first input's data for these shapes, and the plan allocates
-// nothing for it), Check (Checker: validate input values first) and RunErr
-// (ErrRunner: a run that can fail, a loop's).
+// nothing for it) and Check (Checker: validate input values first).
 type Op interface {
 	fmt.Stringer
 	// Type is the output's dtype and number of dimensions for these inputs.

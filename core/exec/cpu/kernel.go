@@ -15,9 +15,9 @@ import (
 type Kernel func(op core.Op, out *nd.Array, in []*nd.Array)
 
 // opKernels are the backend's own kernels, by op type: adding an op to
-// core means its definition there and its kernel here (or, until the
-// op's kernel moves here, its Run beside its definition: core.Runner).
-// TestEveryOpHasAKernel checks that every op of core has one or the other.
+// core means its definition there and its kernel here (or in
+// opKernelMakers). TestEveryOpHasAKernel checks that every op of core has
+// exactly one; an op defined outside core runs its own Run (core.Runner).
 var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.ReluGradOp]():             reluGrad,
 	reflect.TypeFor[core.BiasReluOp]():             biasRelu,
@@ -110,7 +110,8 @@ type opKernel struct {
 func (k opKernel) String() string                    { return k.op.String() }
 func (k opKernel) Run(out *nd.Array, in []*nd.Array) { k.k(k.op, out, in) }
 
-// kernelOf is op's CPU kernel: the backend's own, else the op's Run.
+// kernelOf is op's CPU kernel: the backend's own, else (an op defined
+// outside core) the op's Run.
 func kernelOf(op core.Op) (kernel, error) {
 	if k, ok := opKernels[reflect.TypeOf(op)]; ok {
 		return opKernel{op, k}, nil
