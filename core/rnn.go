@@ -10,7 +10,7 @@ import (
 // a whole sequence as one op each, instead of a Scan of their step graph.
 // The forward op runs one matrix product per step for all the gates
 // (two for the GRU, whose candidate needs the reset gate first) and one
-// fused elementwise pass (rnn_kernels.go); it keeps the gates for the
+// fused elementwise pass (core/exec/cpu/rnn_steps.go); it keeps the gates for the
 // gradient in its packed output. The gradient op runs the backward scan
 // with one product per step for the previous state's gradient (two for
 // the GRU), writes the pre-activations' gradients straight into the

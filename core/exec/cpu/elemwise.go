@@ -107,7 +107,7 @@ func unaryFloat[T float](k core.ElemKind, out, x []T) {
 			out[i] = T(math.Log(float64(v)))
 		}
 	case core.ElemTanh:
-		// float32: vec.Tanh32 (rnn_kernels.go's fused steps use the same)
+		// float32: vec.Tanh32 (rnn_steps.go's fused steps use the same)
 		if o, ok := any(out).([]float32); ok {
 			tanhInto(o, any(x).([]float32))
 			return
