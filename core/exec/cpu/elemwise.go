@@ -216,7 +216,7 @@ func unaryInt[T integer](k core.ElemKind, out, x []T) {
 				v = ^T(0) // -1 for signed types
 			}
 		default:
-			panic(fmt.Sprintf("core: %s on integers", k))
+			panic(fmt.Sprintf("cpu: %s on integers", k))
 		}
 		out[i] = v
 	}
@@ -264,7 +264,7 @@ type rowOffsets [maxBroadcastInputs]int
 // to maxFastDims dimensions.
 func forBroadcast(shape []int, ins [][]int, f func(o int, offs, strides rowOffsets, inner int)) {
 	if len(ins) > maxBroadcastInputs {
-		panic(fmt.Sprintf("core: forBroadcast of %d inputs", len(ins)))
+		panic(fmt.Sprintf("cpu: forBroadcast of %d inputs", len(ins)))
 	}
 	nd_ := len(shape)
 	if nd_ > maxFastDims {

@@ -31,6 +31,7 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.BroadcastLikeOp]():        broadcastLike,
 	reflect.TypeFor[core.ReduceOp]():               reduce,
 	reflect.TypeFor[core.CountOp]():                count,
+	reflect.TypeFor[core.ArgOp]():                  arg,
 	reflect.TypeFor[core.ConcatOp]():               concat,
 	reflect.TypeFor[core.ConcatGradOp]():           concatGrad,
 	reflect.TypeFor[core.TakeOp]():                 take,
@@ -76,7 +77,6 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.CheckedReshapeLikeOp](): view,
 	reflect.TypeFor[core.MergeLeadingOp]():       view,
 	reflect.TypeFor[core.SplitLeadingOp]():       view,
-	reflect.TypeFor[core.ArgOp]():                arg,
 }
 
 // A kernelMaker makes the kernel of one node of a plan, bound to its op:
