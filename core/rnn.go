@@ -16,8 +16,10 @@ import (
 // the GRU), writes the pre-activations' gradients straight into the
 // inputs' gradient, and computes the recurrent weights' gradients after
 // the loop as one product over all the steps (Hᵀ·dA, (d × T·B)·(T·B × 4d)),
-// as cuDNN and PyTorch do. Nothing is allocated per call: every buffer,
-// scratch included, lives in the ops' outputs, which the executor reuses.
+// as cuDNN and PyTorch do. The ops' outputs pack what the gradient and
+// the views read (lstmLayout, ...), and the backward scan's per-row
+// scratch; the kernels are the backends' (core/exec/cpu/rnn.go), which
+// keep their own scratch (packed weights, a split's partial sums).
 //
 // Semantics are the bricks' (bricks/recurrent.go): Blocks' LSTM with its
 // diagonal peepholes and GatedRecurrent, Tanh and Logistic activations,
