@@ -2,6 +2,7 @@ package bricks
 
 import (
 	"github.com/blocks-go/blocks/core"
+	"github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // Fused sequences: an LSTM or GatedRecurrent with its default activations
@@ -18,7 +19,7 @@ type fusedSequenceFunc func(in map[string]*core.Variable, reverse bool) ([]*core
 
 // defaultActivations says whether act and gate are Tanh and Logistic.
 func defaultActivations(act, gate Brick) bool {
-	return core.FusionEnabled() && act != nil && gate != nil &&
+	return cpu.FusionEnabled() && act != nil && gate != nil &&
 		act.BaseBrick().Class() == "Tanh" && gate.BaseBrick().Class() == "Logistic"
 }
 

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
-	"github.com/blocks-go/blocks/internal/vec"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -78,14 +76,22 @@ func (p convParams) String() string {
 	return strings.Join(s, ", ")
 }
 
-// convGeom is one convolution's sizes (the CPU backend's kernels.ConvGeom).
-type convGeom = kernels.ConvGeom
+// ConvGeom is one convolution's sizes: images N×C×H×W, F filters
+// C×KH×KW, steps SH, SW, paddings PH, PW, outputs F×OH×OW, flipped
+// filters (true convolution) with Flip.
+type ConvGeom struct {
+	N, C, H, W     int
+	F, KH, KW      int
+	SH, SW, PH, PW int
+	OH, OW         int
+	Flip           bool
+}
 
-func (p convParams) geom(xs, ws []int) (convGeom, error) {
+func (p convParams) geom(xs, ws []int) (ConvGeom, error) {
 	if len(xs) != 4 || len(ws) != 4 {
-		return convGeom{}, fmt.Errorf("conv2d needs 4-d images and filters, got shapes %s and %s", nd.ShapeString(xs), nd.ShapeString(ws))
+		return ConvGeom{}, fmt.Errorf("conv2d needs 4-d images and filters, got shapes %s and %s", nd.ShapeString(xs), nd.ShapeString(ws))
 	}
-	g := convGeom{N: xs[0], C: xs[1], H: xs[2], W: xs[3], F: ws[0], KH: ws[2], KW: ws[3], SH: p.step[0], SW: p.step[1], Flip: p.flip}
+	g := ConvGeom{N: xs[0], C: xs[1], H: xs[2], W: xs[3], F: ws[0], KH: ws[2], KW: ws[3], SH: p.step[0], SW: p.step[1], Flip: p.flip}
 	if ws[1] != xs[1] {
 		return g, fmt.Errorf("conv2d: the images have %d channels (shape %s) but the filters expect %d (shape %s)", xs[1], nd.ShapeString(xs), ws[1], nd.ShapeString(ws))
 	}
@@ -108,25 +114,28 @@ func checkConvTypes(name string, a, b *Variable) (nd.DType, error) {
 	return a.dtype, nil
 }
 
-// conv2dOp is Theano's conv2d: images (n, c, h, w) and filters
+// Conv2DOp is Theano's conv2d: images (n, c, h, w) and filters
 // (f, c, kh, kw) to (n, f, oh, ow), as im2col and matrix products written
 // into the NCHW output; with a third input b (f,), b[f] is added to every
 // pixel of map f on the way (Blocks' tied biases, without a broadcast
 // pass).
-type conv2dOp struct {
+type Conv2DOp struct {
 	convParams
-	ws *kernels.Workspace
 }
 
-func (o conv2dOp) String() string { return "Conv2d{" + o.convParams.String() + "}" }
-func (o conv2dOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o Conv2DOp) String() string { return "Conv2d{" + o.convParams.String() + "}" }
+func (o Conv2DOp) Type(in []*Variable) (nd.DType, int, error) {
 	dt, err := checkConvTypes("conv2d", in[0], in[1])
 	if err == nil && len(in) > 2 && (in[2].ndim != 1 || in[2].dtype != dt) {
 		err = fmt.Errorf("conv2d: the biases must be a %s vector, got %s (%s)", dt, in[2], in[2].TypeString())
 	}
 	return dt, 4, err
 }
-func (o conv2dOp) Shape(in [][]int) ([]int, error) {
+
+// Geom is the geometry of images of shape xs and filters of shape ws.
+func (o Conv2DOp) Geom(xs, ws []int) (ConvGeom, error) { return o.geom(xs, ws) }
+
+func (o Conv2DOp) Shape(in [][]int) ([]int, error) {
 	g, err := o.geom(in[0], in[1])
 	if err != nil {
 		return nil, err
@@ -136,64 +145,25 @@ func (o conv2dOp) Shape(in [][]int) ([]int, error) {
 	}
 	return []int{g.N, g.F, g.OH, g.OW}, nil
 }
-func (o conv2dOp) Run(out *nd.Array, in []*nd.Array) {
-	g, _ := o.geom(in[0].Shape, in[1].Shape)
-	switch y := out.Data.(type) {
-	case []float32:
-		var b []float32
-		if len(in) > 2 {
-			b = in[2].F32()
-		}
-		kernels.ConvForward(o.ws, g, y, in[0].F32(), in[1].F32(), b)
-	case []float64:
-		var b []float64
-		if len(in) > 2 {
-			b = in[2].F64()
-		}
-		kernels.ConvForward(o.ws, g, y, in[0].F64(), in[1].F64(), b)
-	default:
-		panic(Unsupported(o, out.DType()))
-	}
-}
-func (o conv2dOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	gx := apply(conv2dGradInputOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, gz, in[1], in[0])
-	gw := apply(conv2dGradWeightsOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, in[0], gz, in[1])
+func (o Conv2DOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	gx := apply(Conv2DGradInputOp{convParams: o.convParams}, gz, in[1], in[0])
+	gw := apply(Conv2DGradWeightsOp{convParams: o.convParams}, in[0], gz, in[1])
 	if len(in) > 2 {
-		return []*Variable{gx, gw, apply(mapSumOp{}, gz)}
+		return []*Variable{gx, gw, apply(MapSumOp{}, gz)}
 	}
 	return []*Variable{gx, gw}
 }
 
-// mapSumOp sums a 4-d (n, f, h, w) tensor over all axes but f: the
+// MapSumOp sums a 4-d (n, f, h, w) tensor over all axes but f: the
 // gradient of tied biases.
-type mapSumOp struct{}
+type MapSumOp struct{}
 
-func (mapSumOp) String() string { return "MapSum" }
-func (mapSumOp) Type(in []*Variable) (nd.DType, int, error) {
+func (MapSumOp) String() string { return "MapSum" }
+func (MapSumOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, 1, nil
 }
-func (mapSumOp) Shape(in [][]int) ([]int, error) { return []int{in[0][1]}, nil }
-func (mapSumOp) Run(out *nd.Array, in []*nd.Array) {
-	s := in[0].Shape
-	for f := 0; f < s[1]; f++ {
-		acc := 0.0
-		for n := 0; n < s[0]; n++ {
-			base := (n*s[1] + f) * s[2] * s[3]
-			switch x := in[0].Data.(type) {
-			case []float32:
-				acc += float64(vec.Sum32(x[base : base+s[2]*s[3]]))
-			case []float64:
-				for _, v := range x[base : base+s[2]*s[3]] {
-					acc += v
-				}
-			default:
-				panic(Unsupported(mapSumOp{}, out.DType()))
-			}
-		}
-		out.SetFlat(f, acc)
-	}
-}
-func (mapSumOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (MapSumOp) Shape(in [][]int) ([]int, error) { return []int{in[0][1]}, nil }
+func (MapSumOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return []*Variable{broadcastLike(must1(Dimshuffle(gz, []int{-1, 0, -1, -1})), in[0])}
 }
 
@@ -204,31 +174,35 @@ func must1(v *Variable, err error) *Variable {
 	return v
 }
 
-// conv2dGradInputOp is the gradient of conv2d with respect to its images
+// Conv2DGradInputOp is the gradient of conv2d with respect to its images
 // (and the transposed convolution): inputs gz (n, f, oh, ow), filters
 // (f, c, kh, kw) and a third variable whose shape is the images' shape
 // (n, c, h, w); or, with size set, only gz and the filters and the image
 // size (h, w) fixed.
-type conv2dGradInputOp struct {
+type Conv2DGradInputOp struct {
 	convParams
 	size [2]int
-	ws   *kernels.Workspace
 }
 
-func (o conv2dGradInputOp) String() string {
+func (o Conv2DGradInputOp) String() string {
 	return "Conv2dGradInputs{" + o.convParams.String() + "}"
 }
-func (o conv2dGradInputOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o Conv2DGradInputOp) Type(in []*Variable) (nd.DType, int, error) {
 	dt, err := checkConvTypes("conv2d_grad_inputs", in[0], in[1])
 	return dt, 4, err
 }
-func (o conv2dGradInputOp) imageShape(in [][]int) []int {
+func (o Conv2DGradInputOp) imageShape(in [][]int) []int {
 	if len(in) > 2 {
 		return in[2]
 	}
 	return []int{in[0][0], in[1][1], o.size[0], o.size[1]}
 }
-func (o conv2dGradInputOp) geomOf(in [][]int) (convGeom, error) {
+
+// GeomOf is the geometry of the convolution whose images' gradient the
+// op computes from inputs of these shapes.
+func (o Conv2DGradInputOp) GeomOf(in [][]int) (ConvGeom, error) { return o.geomOf(in) }
+
+func (o Conv2DGradInputOp) geomOf(in [][]int) (ConvGeom, error) {
 	xs := o.imageShape(in)
 	g, err := o.geom(xs, in[1])
 	if err != nil {
@@ -239,34 +213,19 @@ func (o conv2dGradInputOp) geomOf(in [][]int) (convGeom, error) {
 	}
 	return g, nil
 }
-func (o conv2dGradInputOp) Shape(in [][]int) ([]int, error) {
+func (o Conv2DGradInputOp) Shape(in [][]int) ([]int, error) {
 	if _, err := o.geomOf(in); err != nil {
 		return nil, err
 	}
 	return o.imageShape(in), nil
 }
-func (o conv2dGradInputOp) Run(out *nd.Array, in []*nd.Array) {
-	var shapes [3][]int // no allocation per call
-	for i, a := range in[:min(len(in), 3)] {
-		shapes[i] = a.Shape
-	}
-	g, _ := o.geomOf(shapes[:len(in)])
-	switch gx := out.Data.(type) {
-	case []float32:
-		kernels.ConvBackwardInput(o.ws, g, gx, in[0].F32(), in[1].F32())
-	case []float64:
-		kernels.ConvBackwardInput(o.ws, g, gx, in[0].F64(), in[1].F64())
-	default:
-		panic(Unsupported(o, out.DType()))
-	}
-}
 
 // Grad: the op is linear in gz and in the filters. With y = gradInput(z, W)
 // and G the gradient of the cost with respect to y, ⟨conv(G, W), z⟩ =
 // ⟨G, y⟩ gives dz = conv(G, W) and dW = gradWeights(G, z).
-func (o conv2dGradInputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	dz := apply(conv2dOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, gz, in[1])
-	dw := apply(conv2dGradWeightsOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, gz, in[0], in[1])
+func (o Conv2DGradInputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	dz := apply(Conv2DOp{convParams: o.convParams}, gz, in[1])
+	dw := apply(Conv2DGradWeightsOp{convParams: o.convParams}, gz, in[0], in[1])
 	res := []*Variable{dz, dw}
 	if len(in) > 2 {
 		res = append(res, nil)
@@ -274,22 +233,26 @@ func (o conv2dGradInputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return res
 }
 
-// conv2dGradWeightsOp is the gradient of conv2d with respect to its
+// Conv2DGradWeightsOp is the gradient of conv2d with respect to its
 // filters: inputs the images x (n, c, h, w), gz (n, f, oh, ow) and a
 // variable shaped like the filters (f, c, kh, kw).
-type conv2dGradWeightsOp struct {
+type Conv2DGradWeightsOp struct {
 	convParams
-	ws *kernels.Workspace
 }
 
-func (o conv2dGradWeightsOp) String() string {
+func (o Conv2DGradWeightsOp) String() string {
 	return "Conv2dGradWeights{" + o.convParams.String() + "}"
 }
-func (o conv2dGradWeightsOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o Conv2DGradWeightsOp) Type(in []*Variable) (nd.DType, int, error) {
 	dt, err := checkConvTypes("conv2d_grad_weights", in[0], in[1])
 	return dt, 4, err
 }
-func (o conv2dGradWeightsOp) geomOf(in [][]int) (convGeom, error) {
+
+// GeomOf is the geometry of the convolution whose filters' gradient the
+// op computes from inputs of these shapes.
+func (o Conv2DGradWeightsOp) GeomOf(in [][]int) (ConvGeom, error) { return o.geomOf(in) }
+
+func (o Conv2DGradWeightsOp) geomOf(in [][]int) (ConvGeom, error) {
 	g, err := o.geom(in[0], in[2])
 	if err != nil {
 		return g, err
@@ -299,29 +262,18 @@ func (o conv2dGradWeightsOp) geomOf(in [][]int) (convGeom, error) {
 	}
 	return g, nil
 }
-func (o conv2dGradWeightsOp) Shape(in [][]int) ([]int, error) {
+func (o Conv2DGradWeightsOp) Shape(in [][]int) ([]int, error) {
 	if _, err := o.geomOf(in); err != nil {
 		return nil, err
 	}
 	return in[2], nil
 }
-func (o conv2dGradWeightsOp) Run(out *nd.Array, in []*nd.Array) {
-	g, _ := o.geomOf([][]int{in[0].Shape, in[1].Shape, in[2].Shape})
-	switch gw := out.Data.(type) {
-	case []float32:
-		kernels.ConvBackwardWeights(o.ws, g, gw, in[0].F32(), in[1].F32())
-	case []float64:
-		kernels.ConvBackwardWeights(o.ws, g, gw, in[0].F64(), in[1].F64())
-	default:
-		panic(Unsupported(o, out.DType()))
-	}
-}
 
 // Grad: the op is bilinear, ⟨gradWeights(x, z), G⟩ = ⟨conv(x, G), z⟩, so
 // dx = gradInput(z, G) and dz = conv(x, G).
-func (o conv2dGradWeightsOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	dx := apply(conv2dGradInputOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, in[1], gz, in[0])
-	dz := apply(conv2dOp{convParams: o.convParams, ws: kernels.NewWorkspace()}, in[0], gz)
+func (o Conv2DGradWeightsOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	dx := apply(Conv2DGradInputOp{convParams: o.convParams}, in[1], gz, in[0])
+	dz := apply(Conv2DOp{convParams: o.convParams}, in[0], gz)
 	return []*Variable{dx, dz, nil}
 }
 
@@ -359,7 +311,7 @@ func Conv2d(x, w *Variable, opts Conv2dOptions) (*Variable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tryApply(conv2dOp{convParams: p, ws: kernels.NewWorkspace()}, x, w)
+	return tryApply(Conv2DOp{convParams: p}, x, w)
 }
 
 // Conv2dBias is Conv2d(x, w) + b.dimshuffle('x', 0, 'x', 'x') in one op:
@@ -369,7 +321,7 @@ func Conv2dBias(x, w, b *Variable, opts Conv2dOptions) (*Variable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tryApply(conv2dOp{convParams: p, ws: kernels.NewWorkspace()}, x, w, b)
+	return tryApply(Conv2DOp{convParams: p}, x, w, b)
 }
 
 // Conv2dGradInputs is the gradient of conv2d with respect to its images:
@@ -384,5 +336,5 @@ func Conv2dGradInputs(gz, w *Variable, imageSize [2]int, opts Conv2dOptions) (*V
 	if imageSize[0] < 1 || imageSize[1] < 1 {
 		return nil, fmt.Errorf("conv2d_grad_inputs: the image size must be positive, got %v", imageSize)
 	}
-	return tryApply(conv2dGradInputOp{convParams: p, size: imageSize, ws: kernels.NewWorkspace()}, gz, w)
+	return tryApply(Conv2DGradInputOp{convParams: p, size: imageSize}, gz, w)
 }

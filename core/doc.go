@@ -19,10 +19,10 @@
 // Running a Function is a backend's business (backend.go): a backend
 // imports core, consumes the function's lowered graph (Function.Lower,
 // lowered.go) and registers itself; core imports no backend's executor.
-// The CPU backend is core/exec/cpu, linked by importing it; each op's Run
-// is still its CPU kernel, computing through the backend's numeric
-// kernels (core/exec/cpu/kernels: BLAS, the split products,
-// convolutions, the worker pool) (docs/backends.md).
+// The CPU backend is core/exec/cpu, linked by importing it; it holds every
+// op's CPU kernel, with its scratch (docs/backends.md). An op here is its
+// definition: shape inference, gradient, and the attributes a kernel reads
+// through exported accessors.
 //
 // Nothing here knows about Starlark; bricks and the training loop build on
 // this package.

@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
 
-// dotOp is the matrix product of 1-d and 2-d operands (Theano's dot), with
+// DotOp is the matrix product of 1-d and 2-d operands (Theano's dot), with
 // optional transposition of 2-d operands folded into the BLAS call.
-type dotOp struct{ transA, transB bool }
+type DotOp struct{ transA, transB bool }
 
-func (o dotOp) String() string {
+func (o DotOp) String() string {
 	switch {
 	case o.transA:
 		return "Dot{A.T}"
@@ -22,7 +21,7 @@ func (o dotOp) String() string {
 	return "Dot"
 }
 
-func (o dotOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o DotOp) Type(in []*Variable) (nd.DType, int, error) {
 	a, b := in[0], in[1]
 	if a.ndim < 1 || a.ndim > 2 || b.ndim < 1 || b.ndim > 2 {
 		return 0, 0, fmt.Errorf("dot takes 1-d or 2-d operands, got %d-d %s and %d-d %s", a.ndim, a, b.ndim, b)
@@ -35,7 +34,7 @@ func (o dotOp) Type(in []*Variable) (nd.DType, int, error) {
 
 // dims is (m, k) for a and (k, n) for b after transposition; a 1-d a is a
 // row and a 1-d b a column.
-func (o dotOp) dims(as, bs []int) (m, k, k2, n int) {
+func (o DotOp) dims(as, bs []int) (m, k, k2, n int) {
 	if len(as) == 1 {
 		m, k = 1, as[0]
 	} else if o.transA {
@@ -53,7 +52,7 @@ func (o dotOp) dims(as, bs []int) (m, k, k2, n int) {
 	return
 }
 
-func (o dotOp) Shape(in [][]int) ([]int, error) {
+func (o DotOp) Shape(in [][]int) ([]int, error) {
 	m, k, k2, n := o.dims(in[0], in[1])
 	if k != k2 {
 		return nil, fmt.Errorf("dot: shapes %s and %s are not aligned: %d (dim %d) != %d (dim 0)",
@@ -75,63 +74,14 @@ func (o dotOp) Shape(in [][]int) ([]int, error) {
 	return out, nil
 }
 
-func (o dotOp) Run(out *nd.Array, in []*nd.Array) {
-	a, b := in[0], in[1]
-	m, k, _, n := o.dims(a.Shape, b.Shape)
-	lda, ldb := k, n
-	if o.transA && a.NDim() == 2 {
-		lda = m
-	}
-	if o.transB && b.NDim() == 2 {
-		ldb = k
-	}
-	tA, tB := o.transA && a.NDim() == 2, o.transB && b.NDim() == 2
-	switch c := out.Data.(type) {
-	case []float32:
-		if m == 0 || n == 0 {
-			return
-		}
-		if k == 0 {
-			clear(c)
-			return
-		}
-		kernels.SplitGemm(tA, tB, m, n, k, a.F32(), lda, b.F32(), ldb, c)
-	case []float64:
-		if m == 0 || n == 0 {
-			return
-		}
-		if k == 0 {
-			clear(c)
-			return
-		}
-		kernels.SplitGemm(tA, tB, m, n, k, a.F64(), lda, b.F64(), ldb, c)
-	default:
-		// Integer products: a plain triple loop.
-		at := func(i, p int) float64 {
-			if tA {
-				return a.Flat(p*lda + i)
-			}
-			return a.Flat(i*lda + p)
-		}
-		bt := func(p, j int) float64 {
-			if tB {
-				return b.Flat(j*ldb + p)
-			}
-			return b.Flat(p*ldb + j)
-		}
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				s := 0.0
-				for p := 0; p < k; p++ {
-					s += at(i, p) * bt(p, j)
-				}
-				out.SetFlat(i*n+j, s)
-			}
-		}
-	}
-}
+// Trans says whether the product transposes its 2-d operands.
+func (o DotOp) Trans() (a, b bool) { return o.transA, o.transB }
 
-func (o dotOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+// Dims is (m, k) for a and (k2, n) for b after transposition, for operand
+// shapes as and bs; a 1-d a is a row and a 1-d b a column.
+func (o DotOp) Dims(as, bs []int) (m, k, k2, n int) { return o.dims(as, bs) }
+
+func (o DotOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	a, b := in[0], in[1]
 	if !a.dtype.IsFloat() {
 		return []*Variable{nil, nil}
@@ -142,35 +92,35 @@ func (o dotOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 		var ga, gb *Variable
 		if o.transA {
 			if !o.transB { // A is (k, m): dA = B·gzᵀ
-				ga = apply(dotOp{transB: true}, b, gz)
+				ga = apply(DotOp{transB: true}, b, gz)
 			} else {
-				ga = apply(dotOp{transA: true, transB: true}, b, gz)
+				ga = apply(DotOp{transA: true, transB: true}, b, gz)
 			}
 		} else if o.transB {
-			ga = apply(dotOp{}, gz, b)
+			ga = apply(DotOp{}, gz, b)
 		} else {
-			ga = apply(dotOp{transB: true}, gz, b)
+			ga = apply(DotOp{transB: true}, gz, b)
 		}
 		if o.transB {
 			if o.transA {
-				gb = apply(dotOp{transA: true, transB: true}, gz, a)
+				gb = apply(DotOp{transA: true, transB: true}, gz, a)
 			} else {
-				gb = apply(dotOp{transA: true}, gz, a)
+				gb = apply(DotOp{transA: true}, gz, a)
 			}
 		} else if o.transA {
-			gb = apply(dotOp{}, a, gz)
+			gb = apply(DotOp{}, a, gz)
 		} else {
-			gb = apply(dotOp{transA: true}, a, gz)
+			gb = apply(DotOp{transA: true}, a, gz)
 		}
 		return []*Variable{ga, gb}
 	case a.ndim == 1 && b.ndim == 2:
 		// out_j = Σ_p a_p B_pj
 		var ga, gb *Variable
 		if o.transB {
-			ga = apply(dotOp{}, gz, b)
+			ga = apply(DotOp{}, gz, b)
 			gb = outer(gz, a)
 		} else {
-			ga = apply(dotOp{}, b, gz)
+			ga = apply(DotOp{}, b, gz)
 			gb = outer(a, gz)
 		}
 		return []*Variable{ga, gb}
@@ -179,10 +129,10 @@ func (o dotOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 		var ga, gb *Variable
 		if o.transA {
 			ga = outer(b, gz)
-			gb = apply(dotOp{}, a, gz)
+			gb = apply(DotOp{}, a, gz)
 		} else {
 			ga = outer(gz, b)
-			gb = apply(dotOp{transA: true}, a, gz)
+			gb = apply(DotOp{transA: true}, a, gz)
 		}
 		return []*Variable{ga, gb}
 	}
@@ -191,7 +141,7 @@ func (o dotOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 
 // outer is the outer product of two vectors.
 func outer(u, v *Variable) *Variable {
-	return apply(dotOp{}, apply(dimshuffleOp{[]int{0, -1}}, u), apply(dimshuffleOp{[]int{-1, 0}}, v))
+	return apply(DotOp{}, apply(DimshuffleOp{[]int{0, -1}}, u), apply(DimshuffleOp{[]int{-1, 0}}, v))
 }
 
 // Dot is Theano's dot for 1-d and 2-d operands. Mixed dtypes are promoted.
@@ -200,5 +150,5 @@ func Dot(a, b *Variable) (*Variable, error) {
 		return nil, fmt.Errorf("dot takes 1-d or 2-d operands, got %s (%d-d) and %s (%d-d)", a, a.ndim, b, b.ndim)
 	}
 	dt := resultType(a, b)
-	return tryApply(dotOp{}, as(a, dt), as(b, dt))
+	return tryApply(DotOp{}, as(a, dt), as(b, dt))
 }

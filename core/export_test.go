@@ -4,27 +4,8 @@ package core
 // backend: core itself imports no backend) reach of core's internals.
 
 import (
-	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
-
-// MaxFastDims is the most dimensions broadcasting handles without
-// allocating.
-const MaxFastDims = maxFastDims
-
-// RNNMinSplitRows is the fewest rows a fused sequence splits.
-const RNNMinSplitRows = rnnMinSplitRows
-
-// RNNRowParts is rnnRowParts.
-func RNNRowParts(T, B, w int) int { return rnnRowParts(T, B, w) }
-
-// SplitSmallRNNs makes every fused sequence of RNNMinSplitRows rows or
-// more split by rows, until the returned restore is called.
-func SplitSmallRNNs() (restore func()) {
-	work, w := rnnMinSplitWork, rnnMaxSplitWeights
-	rnnMinSplitWork, rnnMaxSplitWeights = 0, 1<<30
-	return func() { rnnMinSplitWork, rnnMaxSplitWeights = work, w }
-}
 
 // Conv2dGradWeights is the filters' gradient op applied to x and gz, the
 // filters wl standing for their shape.
@@ -33,17 +14,17 @@ func Conv2dGradWeights(x, gz, wl *Variable, opts Conv2dOptions) *Variable {
 	if err != nil {
 		panic(err)
 	}
-	return apply(conv2dGradWeightsOp{convParams: p, ws: kernels.NewWorkspace()}, x, gz, wl)
+	return apply(Conv2DGradWeightsOp{convParams: p}, x, gz, wl)
 }
 
 // UncheckedSoftmax is softmax of x built without its type check, with
 // the node's dtype dt.
 func UncheckedSoftmax(x *Variable, dt nd.DType) *Variable {
-	return newVar(KindOp, softmaxOp{}, []*Variable{x}, dt, x.ndim)
+	return newVar(KindOp, SoftmaxOp{}, []*Variable{x}, dt, x.ndim)
 }
 
 // ScanStepPlans is how many shape signatures the step function of the
 // loop v's op runs has been planned for.
 func ScanStepPlans(v *Variable) int {
-	return v.op.(*scanOp).info.step.exec.(interface{ Plans() int }).Plans()
+	return v.op.(*ScanOp).info.step.exec.(interface{ Plans() int }).Plans()
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/blocks-go/blocks/core/device"
-	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -191,9 +190,6 @@ func (f *Function) call(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error)
 	}
 	return f.exec.Run(args, copyOutputs)
 }
-
-// copyInto copies src into dst (same shape), converting the dtype.
-func copyInto(dst, src *nd.Array) { kernels.CopyInto(dst, src) }
 
 // CanFeed reports whether data of dtype from may feed an input variable
 // of dtype to, as Theano's TensorType.filter decides it without

@@ -20,13 +20,13 @@ type FusedKernel interface {
 	Run(out, in []*nd.Array)
 }
 
-// fusedOp runs a FusedKernel; its output stacks the kernel's results
+// FusedOp runs a FusedKernel; its output stacks the kernel's results
 // along a new first axis, and fusedPartOp views one of them.
-type fusedOp struct{ k FusedKernel }
+type FusedOp struct{ k FusedKernel }
 
-func (o fusedOp) String() string { return "fused_" + o.k.Name() }
+func (o FusedOp) String() string { return "fused_" + o.k.Name() }
 
-func (o fusedOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o FusedOp) Type(in []*Variable) (nd.DType, int, error) {
 	if len(in) == 0 {
 		return 0, 0, fmt.Errorf("%s: no inputs", o)
 	}
@@ -46,7 +46,7 @@ func (o fusedOp) Type(in []*Variable) (nd.DType, int, error) {
 	return first.dtype, first.ndim + 1, nil
 }
 
-func (o fusedOp) Shape(in [][]int) ([]int, error) {
+func (o FusedOp) Shape(in [][]int) ([]int, error) {
 	first := in[0]
 	for _, s := range in[1:] {
 		if len(s) == 0 && len(first) != 0 {
@@ -59,42 +59,27 @@ func (o fusedOp) Shape(in [][]int) ([]int, error) {
 	return append([]int{o.k.Parts()}, first...), nil
 }
 
-func (o fusedOp) Run(out *nd.Array, in []*nd.Array) {
-	n := nd.Prod(out.Shape[1:])
-	parts := make([]*nd.Array, o.k.Parts())
-	for p := range parts {
-		parts[p] = &nd.Array{Shape: out.Shape[1:], Data: partData(out.Data, p, n)}
-	}
-	o.k.Run(parts, in)
-}
+// Kernel is the fused kernel the op runs.
+func (o FusedOp) Kernel() FusedKernel { return o.k }
 
-func (o fusedOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o FusedOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }
 
-func partData(d any, p, n int) any {
-	switch x := d.(type) {
-	case []float32:
-		return x[p*n : (p+1)*n : (p+1)*n]
-	case []float64:
-		return x[p*n : (p+1)*n : (p+1)*n]
-	}
-	panic(fmt.Sprintf("core: fused kernel output of type %T", d))
-}
+// FusedPartOp is a view of one result of a fusedOp.
+type FusedPartOp struct{ part int }
 
-// fusedPartOp is a view of one result of a fusedOp.
-type fusedPartOp struct{ part int }
-
-func (o fusedPartOp) String() string { return fmt.Sprintf("fused_part_%d", o.part) }
-func (o fusedPartOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o FusedPartOp) String() string { return fmt.Sprintf("fused_part_%d", o.part) }
+func (o FusedPartOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim - 1, nil
 }
-func (o fusedPartOp) Shape(in [][]int) ([]int, error)   { return in[0][1:], nil }
-func (o fusedPartOp) IsView(in [][]int, out []int) bool { return true }
-func (o fusedPartOp) Run(out *nd.Array, in []*nd.Array) {
-	out.Data = partData(in[0].Data, o.part, nd.Prod(out.Shape))
-}
-func (o fusedPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return []*Variable{nil} }
+func (o FusedPartOp) Shape(in [][]int) ([]int, error)   { return in[0][1:], nil }
+func (o FusedPartOp) IsView(in [][]int, out []int) bool { return true }
+
+// Part is the result the op views.
+func (o FusedPartOp) Part() int { return o.part }
+
+func (o FusedPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return []*Variable{nil} }
 
 // Fused applies a fused elementwise kernel to inputs and returns its
 // k.Parts() results, each shaped like inputs[0]. The kernel runs once per
@@ -106,13 +91,13 @@ func Fused(k FusedKernel, inputs ...*Variable) ([]*Variable, error) {
 	if k.Parts() < 1 {
 		return nil, fmt.Errorf("fused kernel %s has no results", k.Name())
 	}
-	all, err := tryApply(fusedOp{k}, inputs...)
+	all, err := tryApply(FusedOp{k}, inputs...)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*Variable, k.Parts())
 	for p := range out {
-		out[p] = apply(fusedPartOp{p}, all)
+		out[p] = apply(FusedPartOp{p}, all)
 	}
 	return out, nil
 }

@@ -103,7 +103,7 @@ func Grad(cost *Variable, wrt []*Variable, opts GradOptions) ([]*Variable, error
 			if !ancestor[w] && !opts.AllowDisconnected {
 				return nil, fmt.Errorf("grad: the cost does not depend on %s (%s)", w, w.TypeString())
 			}
-			g = apply(broadcastLikeOp{}, Const(w.dtype, 0), w)
+			g = apply(BroadcastLikeOp{}, Const(w.dtype, 0), w)
 		}
 		if g.dtype != w.dtype {
 			g = Cast(g, w.dtype)

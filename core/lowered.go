@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/blocks-go/blocks/core/device"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -14,12 +15,37 @@ import (
 // backend imports core and consumes this view; core imports no backend.
 
 // Runner is an op's own host kernel, kept beside its definition: Run
-// computes out, allocated with Shape's result, from in. The CPU backend
-// runs it for an op whose type it registers no kernel of its own for (the
-// ops whose kernels have not moved into core/exec/cpu yet), and core runs
-// it to fold constants.
+// computes out, allocated with Shape's result, from in. The ops of this
+// package have none (their kernels are the backends'); the CPU backend
+// runs it for an op defined elsewhere (a RandomOp of another package), and
+// core runs it to fold constants.
 type Runner interface {
 	Run(out *nd.Array, in []*nd.Array)
+}
+
+// HostRunner is a backend that runs one op on host arrays. core folds
+// constants with the CPU backend's (core/exec/cpu), which holds the
+// kernels of the ops whose definitions carry none (runOnHost).
+type HostRunner interface {
+	RunOp(op Op, out *nd.Array, in []*nd.Array) error
+}
+
+// runOnHost runs op on host arrays, to fold a constant: its own Run, else
+// the CPU backend's kernel.
+func runOnHost(op Op, out *nd.Array, in []*nd.Array) error {
+	if r, ok := op.(Runner); ok {
+		r.Run(out, in)
+		return nil
+	}
+	b, err := BackendFor(device.Device{})
+	if err != nil {
+		return fmt.Errorf("folding %s: %w", op, err)
+	}
+	h, ok := b.(HostRunner)
+	if !ok {
+		return fmt.Errorf("%s has no host kernel to fold it with", op)
+	}
+	return h.RunOp(op, out, in)
 }
 
 // ViewOp is an op whose output can share its first input's data for some
@@ -34,8 +60,9 @@ type Checker interface {
 	Check(in []*nd.Array) error
 }
 
-// ErrRunner is an op whose run can fail (a loop whose step checks its
-// inputs); an executor reports the error instead of calling Run.
+// ErrRunner is a kernel whose run can fail (a loop's, whose step checks
+// its inputs; a fused sequence's); an executor reports the error instead
+// of calling Run.
 type ErrRunner interface {
 	RunErr(out *nd.Array, in []*nd.Array) error
 }
@@ -159,11 +186,11 @@ func (f *Function) Lower() Lowered {
 				n.Inputs[k] = f.index[in]
 			}
 			switch o := v.op.(type) {
-			case elemOp:
+			case ElemOp:
 				n.Elem = elemNames[o.kind]
-			case copyOp:
+			case CopyOp:
 				n.Identity = true
-			case sumToOp:
+			case SumToOp:
 				n.ShapeOnly = 1
 			}
 		}

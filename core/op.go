@@ -11,13 +11,12 @@ import (
 // signature and the op's kernel once per call.
 //
 // An op's kernels are its backends': the CPU backend (core/exec/cpu)
-// registers a kernel per op type, and runs the op's own Run (Runner) for
-// the ops whose kernel has not moved there yet; other backends run their
-// own kernels for the ops Spec describes. An op may also have the optional
+// registers a kernel per op type of this package, and runs the op's own
+// Run (Runner) for an op defined outside it; other backends run their own
+// kernels for the ops Spec describes. An op may also have the optional
 // methods an executor looks for (lowered.go): IsView (ViewOp: the output
 // shares its first input's data for these shapes, and the plan allocates
-// nothing for it), Check (Checker: validate input values first) and RunErr
-// (ErrRunner: a run that can fail, a loop's).
+// nothing for it) and Check (Checker: validate input values first).
 type Op interface {
 	fmt.Stringer
 	// Type is the output's dtype and number of dimensions for these inputs.
@@ -31,9 +30,8 @@ type Op interface {
 
 // The optional methods an executor looks for, checked here.
 var (
-	_ ViewOp    = copyOp{}
-	_ ErrRunner = (*scanOp)(nil)
-	_ Checker   = pickOp{}
+	_ ViewOp  = CopyOp{}
+	_ Checker = PickOp{}
 )
 
 // apply makes the variable op(inputs...). It panics when the op refuses the
@@ -57,14 +55,13 @@ func tryApply(op Op, inputs ...*Variable) (*Variable, error) {
 	return newVar(KindOp, op, inputs, dt, ndim), nil
 }
 
-// copyOp is Theano's tensor copy: the identity, run as a view.
-type copyOp struct{}
+// CopyOp is Theano's tensor copy: the identity, run as a view.
+type CopyOp struct{}
 
-func (copyOp) String() string { return "copy" }
-func (copyOp) Type(in []*Variable) (nd.DType, int, error) {
+func (CopyOp) String() string { return "copy" }
+func (CopyOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (copyOp) Shape(in [][]int) ([]int, error)                    { return in[0], nil }
-func (copyOp) IsView(in [][]int, out []int) bool                  { return true }
-func (copyOp) Run(out *nd.Array, in []*nd.Array)                  { out.Data = in[0].Data }
-func (copyOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return []*Variable{gz} }
+func (CopyOp) Shape(in [][]int) ([]int, error)                    { return in[0], nil }
+func (CopyOp) IsView(in [][]int, out []int) bool                  { return true }
+func (CopyOp) Grad(in []*Variable, out, gz *Variable) []*Variable { return []*Variable{gz} }

@@ -34,31 +34,31 @@ type OpSpec struct {
 // Spec describes op for a backend other than the CPU's.
 func Spec(op Op) OpSpec {
 	switch o := op.(type) {
-	case elemOp:
+	case ElemOp:
 		return OpSpec{Kind: "elemwise", Func: elemNames[o.kind]}
-	case castOp:
+	case CastOp:
 		return OpSpec{Kind: "cast", DType: o.to}
-	case dotOp:
+	case DotOp:
 		return OpSpec{Kind: "dot", TransA: o.transA, TransB: o.transB}
-	case softmaxOp:
+	case SoftmaxOp:
 		return OpSpec{Kind: "softmax", Log: o.log}
-	case softmaxGradOp:
+	case SoftmaxGradOp:
 		return OpSpec{Kind: "softmax_grad", Log: o.log}
-	case pickOp:
+	case PickOp:
 		return OpSpec{Kind: "pick"}
-	case pickGradOp:
+	case PickGradOp:
 		return OpSpec{Kind: "pick_grad"}
-	case reduceOp:
+	case ReduceOp:
 		return OpSpec{Kind: "reduce", Func: [...]string{"sum", "mean", "max", "min", "prod"}[o.kind], Axes: o.axes, Keepdims: o.keepdims, DType: o.dtype}
-	case sumToOp:
+	case SumToOp:
 		return OpSpec{Kind: "sum_to"}
-	case broadcastLikeOp:
+	case BroadcastLikeOp:
 		return OpSpec{Kind: "broadcast_to"}
 	case ReluGradOp:
 		return OpSpec{Kind: "relu_grad"}
-	case dimshuffleOp:
+	case DimshuffleOp:
 		return OpSpec{Kind: "dimshuffle", Pattern: o.pattern}
-	case copyOp, expandOp, reshapeOp, reshapeLikeOp, flattenOp, checkedReshapeLikeOp, mergeLeadingOp, splitLeadingOp:
+	case CopyOp, ExpandOp, ReshapeOp, ReshapeLikeOp, FlattenOp, CheckedReshapeLikeOp, MergeLeadingOp, SplitLeadingOp:
 		return OpSpec{Kind: "view"}
 	}
 	return specExt(op)

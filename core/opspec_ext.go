@@ -104,6 +104,23 @@ func RNNLayout(gru bool, T, B, d int) (a, b, c, e, total int) {
 	return lstmLayout(r)
 }
 
+// LSTMLayout and GRULayout are RNNLayout without its interface: an
+// LSTM's h, c, gates, tanh(c) offsets and total; a GRU's h, gates,
+// candidates, h(t-1)·r offsets and total.
+func LSTMLayout(T, B, d int) (h, c, g, tc, total int) { return lstmLayout(rnnDims{T: T, B: B, d: d}) }
+
+// GRULayout is the GRU's RNNLayout.
+func GRULayout(T, B, d int) (h, g, nn, hr, total int) { return gruLayout(rnnDims{T: T, B: B, d: d}) }
+
+// LSTMGradLayout and GRUGradLayout are RNNGradLayout without allocating:
+// the offsets of the gradients of an LSTM's 7 inputs (a GRU's 5) in its
+// packed gradient, and the total, which ends with 3·B·d elements of
+// scratch for the backward scan.
+func LSTMGradLayout(T, B, d int) ([7]int, int) { return lstmGradLayout(rnnDims{T: T, B: B, d: d}) }
+
+// GRUGradLayout is the GRU's LSTMGradLayout.
+func GRUGradLayout(T, B, d int) ([5]int, int) { return gruGradLayout(rnnDims{T: T, B: B, d: d}) }
+
 // RNNGradLayout is the offsets of the gradients in a fused sequence's
 // packed gradient (LSTM: dX, dh0, dc0, dW, dwci, dwcf, dwco; GRU: dX,
 // dXG, dh0, dU, dWg) and its total.
@@ -123,42 +140,42 @@ func specExt(op Op) OpSpec {
 	var e Ext
 	kind := ""
 	switch o := op.(type) {
-	case conv2dOp:
+	case Conv2DOp:
 		kind, e.Conv = "conv2d", convSpec(o.convParams)
-	case conv2dGradInputOp:
+	case Conv2DGradInputOp:
 		kind, e.Conv = "conv2d_grad_input", convSpec(o.convParams)
 		e.Conv.ImageSize = o.size
-	case conv2dGradWeightsOp:
+	case Conv2DGradWeightsOp:
 		kind, e.Conv = "conv2d_grad_weights", convSpec(o.convParams)
-	case mapSumOp:
+	case MapSumOp:
 		kind = "map_sum"
-	case pool2dOp:
+	case Pool2DOp:
 		kind, e.Pool = "pool2d", o.o
-	case poolGradOp:
+	case PoolGradOp:
 		kind, e.Pool = "pool2d_grad", o.o
-	case fusedOp:
+	case FusedOp:
 		kind, e.Parts, e.FullInputs = "fused", o.k.Parts(), -1
 		if d, ok := o.k.(DescribedKernel); ok {
 			e.FullInputs, e.Consts = d.FullInputs(), d.Consts()
 		}
 		return OpSpec{Kind: kind, Func: o.k.Name(), Ext: e}
-	case fusedPartOp:
+	case FusedPartOp:
 		part := o.part
 		kind, e.Offset = "view_at", func(in [][]int) int { return part * nd.Prod(in[0][1:]) }
-	case rnnOutOp:
+	case RNNOutOp:
 		k := o.k
 		kind, e.Offset = "view_at", func(in [][]int) int {
 			T, n := in[1][0], nd.Prod(in[2])
 			return (k*(T+1) + 1) * n
 		}
-	case rnnOutGradOp:
+	case RNNOutGradOp:
 		if o.parts() == 1 {
 			kind = "view"
 			break
 		}
 		k := o.k
 		kind, e.Offset = "place", func(in [][]int) int { return k * nd.Prod(in[0]) }
-	case rnnGradPartOp:
+	case RNNGradPartOp:
 		rk, k := o.kind, o.k
 		kind, e.Offset = "view_at", func(in [][]int) int {
 			d := in[2][1] // LSTM: h0 (B, d)
@@ -168,73 +185,73 @@ func specExt(op Op) OpSpec {
 			offs, _ := RNNGradLayout(rk == gruKind, in[1][0], in[1][1], d)
 			return offs[k]
 		}
-	case rowsOp:
+	case RowsOp:
 		kind = "rows"
-	case dotNDOp:
+	case DotNDOp:
 		kind = "dot_nd"
-	case takeOp:
+	case TakeOp:
 		kind = "take"
-	case takeGradOp:
+	case TakeGradOp:
 		kind = "take_grad"
-	case repeatOp:
+	case RepeatOp:
 		kind, e.Axis = "repeat", o.axis
-	case concatOp:
+	case ConcatOp:
 		kind, e.Axis = "concat", o.axis
-	case concatGradOp:
+	case ConcatGradOp:
 		kind, e.Axis, e.Part = "concat_grad", o.axis, o.k
-	case sliceLastOp:
+	case SliceLastOp:
 		kind, e.Start, e.Stop = "slice_last", o.start, o.stop
-	case sliceLastGradOp:
+	case SliceLastGradOp:
 		kind, e.Start, e.Stop = "slice_last_grad", o.s.start, o.s.stop
-	case countOp, shapeOfOp, shapeIOp, *allocShapedOp:
+	case CountOp, ShapeOfOp, ShapeIOp, *AllocShapedOp:
 		kind = "shape_value"
-	case *lstmSeqOp:
+	case *LSTMSeqOp:
 		kind, e.Reverse, e.Mask = "lstm_seq", o.reverse, o.mask
-	case *lstmSeqGradOp:
+	case *LSTMSeqGradOp:
 		kind, e.Reverse, e.Mask = "lstm_seq_grad", o.f.reverse, o.f.mask
-	case *gruSeqOp:
+	case *GRUSeqOp:
 		kind, e.Reverse, e.Mask = "gru_seq", o.reverse, o.mask
-	case *gruSeqGradOp:
+	case *GRUSeqGradOp:
 		kind, e.Reverse, e.Mask = "gru_seq_grad", o.f.reverse, o.f.mask
-	case *scanOp:
+	case *ScanOp:
 		kind = "scan"
-	case *scanOutputOp:
+	case *ScanOutputOp:
 		info, k := o.info, o.k
 		kind, e.Offset = "view_at", func(in [][]int) int {
 			l, _ := info.layout(in[1:])
-			return l.offsets[k]
+			return l.Offsets[k]
 		}
-	case *scanOutputGradOp:
+	case *ScanOutputGradOp:
 		info, k := o.info, o.k
 		kind, e.Offset = "place", func(in [][]int) int {
 			l, _ := info.layout(in[1:])
-			return l.offsets[k]
+			return l.Offsets[k]
 		}
-	case *scanGradOp:
+	case *ScanGradOp:
 		kind = "scan_grad"
-	case *scanGradPartOp:
+	case *ScanGradPartOp:
 		k := o.k
 		kind, e.Offset = "view_at", func(in [][]int) int {
 			off, _ := gradLayout(in[1:])
 			return off[k]
 		}
-	case *randomOp:
+	case *DrawOp:
 		kind = "random"
-	case subtensorOp:
+	case SubtensorOp:
 		kind, e.Ranges = "subtensor", o.rangesSpec
-	case subtensorGradOp:
+	case SubtensorGradOp:
 		kind, e.Ranges = "subtensor_grad", o.sub.rangesSpec
-	case maxoutOp:
+	case MaxoutOp:
 		kind, e.Pieces = "maxout", o.k
-	case maxoutGradOp:
+	case MaxoutGradOp:
 		kind, e.Pieces = "maxout_grad", o.k
-	case argOp:
+	case ArgOp:
 		kind, e.ArgMax, e.Axis, e.Flat = "arg", o.max, o.axis, o.flat
 	case BiasReluOp:
 		kind = "bias_relu"
 	case ScaledSubOp:
 		kind = "scaled_sub"
-	case rollOp, repeatNOp, repeatNGradOp, cumSumOp, *arangeOp, *subtensorShapedOp, *subtensorShapedGradOp:
+	case RollOp, RepeatNOp, RepeatNGradOp, CumSumOp, *ArangeOp, *SubtensorShapedOp, *SubtensorShapedGradOp:
 		// Theano's roll, repeat, cumsum, arange and slices with symbolic
 		// bounds (tensor_extra.go, shape_expr_subtensor.go): no kernels of
 		// their own on other backends; they run their CPU Run there.
@@ -243,7 +260,7 @@ func specExt(op Op) OpSpec {
 }
 
 // rangesSpec is ranges as (start, step, count) triples.
-func (o subtensorOp) rangesSpec(shape []int) ([][3]int, error) {
+func (o SubtensorOp) rangesSpec(shape []int) ([][3]int, error) {
 	rs, err := o.ranges(shape)
 	if err != nil {
 		return nil, err

@@ -42,9 +42,9 @@ const (
 	DistMultinomial
 )
 
-// randomOp draws arrays of dist. It is a pointer so that every rebuilt
+// DrawOp draws arrays of dist. It is a pointer so that every rebuilt
 // copy of a graph node shares the one generator.
-type randomOp struct {
+type DrawOp struct {
 	dist Distribution
 	// a, b are the distribution's parameters: normal (avg, std), uniform
 	// (low, high), binomial (n, p), multinomial (n, unused).
@@ -58,9 +58,9 @@ type randomOp struct {
 	rng   *numpyrand.RandomState
 }
 
-var _ RandomOp = (*randomOp)(nil)
+var _ RandomOp = (*DrawOp)(nil)
 
-func (o *randomOp) String() string {
+func (o *DrawOp) String() string {
 	switch o.dist {
 	case DistNormal:
 		return fmt.Sprintf("Normal{%g, %g}", o.a, o.b)
@@ -73,9 +73,9 @@ func (o *randomOp) String() string {
 }
 
 // RNG is the op's generator.
-func (o *randomOp) RNG() *numpyrand.RandomState { return o.rng }
+func (o *DrawOp) RNG() *numpyrand.RandomState { return o.rng }
 
-func (o *randomOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o *DrawOp) Type(in []*Variable) (nd.DType, int, error) {
 	switch {
 	case o.dist == DistMultinomial:
 		if len(in) == 0 || in[0].ndim == 0 {
@@ -93,7 +93,7 @@ func (o *randomOp) Type(in []*Variable) (nd.DType, int, error) {
 	return o.dtype, in[0].ndim, nil
 }
 
-func (o *randomOp) Shape(in [][]int) ([]int, error) {
+func (o *DrawOp) Shape(in [][]int) ([]int, error) {
 	if o.dist == DistMultinomial {
 		pv := in[0]
 		if o.shape == nil {
@@ -124,98 +124,17 @@ func (o *randomOp) Shape(in [][]int) ([]int, error) {
 	return o.shape.eval(o.String(), in)
 }
 
-func (o *randomOp) Run(out *nd.Array, in []*nd.Array) {
-	if o.dist == DistMultinomial {
-		o.runMultinomial(out, in[0])
-		return
-	}
-	n := out.Size()
-	switch d := out.Data.(type) {
-	case []float32:
-		for i := range n {
-			d[i] = float32(o.draw())
-		}
-	case []float64:
-		for i := range n {
-			d[i] = o.draw()
-		}
-	default:
-		for i := range n {
-			out.SetFlat(i, o.draw())
-		}
-	}
-}
-
-func (o *randomOp) draw() float64 {
-	switch o.dist {
-	case DistNormal:
-		return o.rng.Normal(o.a, o.b)
-	case DistUniform:
-		return o.rng.Uniform(o.a, o.b)
-	}
-	return float64(o.rng.Binomial(int64(o.a), o.b))
-}
-
-// runMultinomial fills out row by row: row r holds numpy's
-// multinomial(n, p) for p the matching row of pvals (broadcast), as
-// Theano's multinomial_helper draws it, with numpy's legacy algorithm: a
-// binomial per category on what is left.
-func (o *randomOp) runMultinomial(out *nd.Array, pvals *nd.Array) {
-	k := out.Shape[len(out.Shape)-1]
-	rows := 0
-	if k > 0 {
-		rows = out.Size() / k
-	}
-	prows := 0
-	if k > 0 {
-		prows = pvals.Size() / k
-	}
-	p := make([]float64, k)
-	counts := make([]int64, k)
-	n := int64(o.a)
-	for r := range rows {
-		base := (r % prows) * k
-		for j := range k {
-			p[j] = pvals.Flat(base + j)
-		}
-		multinomialRow(o.rng, n, p, counts)
-		for j := range k {
-			out.SetFlat(r*k+j, float64(counts[j]))
-		}
-	}
-}
-
-// multinomialRow is numpy's legacy RandomState.multinomial(n, p) for one
-// row (mtrand's loop): counts[j] = binomial(left, p[j] / remaining
-// probability) until nothing is left, the last category taking the rest.
-func multinomialRow(rng *numpyrand.RandomState, n int64, p []float64, counts []int64) {
-	for j := range counts {
-		counts[j] = 0
-	}
-	d := len(p)
-	sum := 1.0
-	left := n
-	for j := 0; j < d-1; j++ {
-		q := p[j] / sum
-		q = math.Min(math.Max(q, 0), 1) // rounding in sum can leave [0, 1] by an ulp
-		counts[j] = rng.Binomial(left, q)
-		left -= counts[j]
-		if left <= 0 {
-			break
-		}
-		sum -= p[j]
-	}
-	if left > 0 {
-		counts[d-1] = left
-	}
-}
+// Dist is the distribution the op draws from and its parameters: normal
+// (avg, std), uniform (low, high), binomial (n, p), multinomial (n,
+// unused).
+func (o *DrawOp) Dist() (dist Distribution, a, b float64) { return o.dist, o.a, o.b }
 
 // Check refuses pvals that are not distributions (Checker): entries
 // outside [0, 1] or NaN, or rows summing to more than 1 + 1e-5 (numpy
 // allows 1e-12 over 1 on the first k-1 entries; a float32 softmax's rows
 // can be a few ulps over, which Theano's multinomial_helper tolerates up
 // to 1e-5 too).
-func (o *randomOp) Check(in []*nd.Array) error {
+func (o *DrawOp) Check(in []*nd.Array) error {
 	if o.dist != DistMultinomial {
 		return nil
 	}
@@ -241,7 +160,7 @@ func (o *randomOp) Check(in []*nd.Array) error {
 }
 
 // Grad: a random draw does not depend on its inputs' values.
-func (o *randomOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o *DrawOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }
 
@@ -255,7 +174,7 @@ func BinomialLike(x *Variable, p float64, dt nd.DType, rng *numpyrand.RandomStat
 	if rng == nil {
 		return nil, fmt.Errorf("binomial: no generator")
 	}
-	return tryApply(&randomOp{dist: DistBinomial, a: 1, b: p, dtype: dt, rng: rng}, x)
+	return tryApply(&DrawOp{dist: DistBinomial, a: 1, b: p, dtype: dt, rng: rng}, x)
 }
 
 // NormalLike returns a variable holding, at every call, a fresh array
@@ -267,7 +186,7 @@ func NormalLike(x *Variable, std float64, dt nd.DType, rng *numpyrand.RandomStat
 	if rng == nil {
 		return nil, fmt.Errorf("normal: no generator")
 	}
-	return tryApply(&randomOp{dist: DistNormal, b: std, dtype: dt, rng: rng}, x)
+	return tryApply(&DrawOp{dist: DistNormal, b: std, dtype: dt, rng: rng}, x)
 }
 
 // RandomDraw returns a variable holding, at every call of a compiled
@@ -280,7 +199,7 @@ func RandomDraw(dist Distribution, a, b float64, dt nd.DType, size []*Variable, 
 	if rng == nil {
 		return nil, fmt.Errorf("random draw: no generator")
 	}
-	op := &randomOp{dist: dist, a: a, b: b, dtype: dt, rng: rng}
+	op := &DrawOp{dist: dist, a: a, b: b, dtype: dt, rng: rng}
 	switch dist {
 	case DistNormal:
 		if math.IsNaN(b) || math.Signbit(b) || math.IsInf(a, 0) || math.IsNaN(a) || math.IsInf(b, 0) {
@@ -328,7 +247,7 @@ func Multinomial(n int64, pvals *Variable, dt nd.DType, size []*Variable, rng *n
 	if !pvals.dtype.IsFloat() {
 		pvals = Cast(pvals, nd.Float64)
 	}
-	op := &randomOp{dist: DistMultinomial, a: float64(n), dtype: dt, rng: rng}
+	op := &DrawOp{dist: DistMultinomial, a: float64(n), dtype: dt, rng: rng}
 	ins := []*Variable{pvals}
 	if size != nil {
 		sh, leaves, err := drawShape("multinomial", size)

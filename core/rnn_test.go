@@ -16,7 +16,7 @@ import (
 	"github.com/blocks-go/blocks/nd"
 
 	. "github.com/blocks-go/blocks/core"
-	_ "github.com/blocks-go/blocks/core/exec/cpu"
+	cpubackend "github.com/blocks-go/blocks/core/exec/cpu"
 )
 
 // The fused LSTM and GRU sequences (rnn.go) against the Scan of the
@@ -201,7 +201,7 @@ var rnnSizes = []struct{ T, B, d int }{{5, 3, 4}, {4, 19, 3}, {2, 32, 256}}
 // splitSmallRNNs makes every fused sequence of 16 rows or more split by
 // rows, for the rest of the test.
 func splitSmallRNNs(t *testing.T) {
-	t.Cleanup(SplitSmallRNNs())
+	t.Cleanup(cpubackend.SplitSmallRNNs())
 }
 
 // TestFusedRNNMatchesScan: the fused forward pass and its gradients agree
@@ -224,7 +224,7 @@ func TestFusedRNNMatchesScan(t *testing.T) {
 	for _, sz := range rnnSizes {
 		T, B, d := sz.T, sz.B, sz.d
 		// With OPENBLAS_NUM_THREADS set, OpenBLAS threads and nothing splits.
-		if kernels.SplitsProducts() && B >= RNNMinSplitRows && RNNRowParts(T, B, d*d) != 2 {
+		if kernels.SplitsProducts() && B >= cpubackend.RNNMinSplitRows && cpubackend.RNNRowParts(T, B, d*d) != 2 {
 			t.Fatalf("%d rows do not split", B)
 		}
 		for _, c := range rnnCases {

@@ -45,7 +45,9 @@ type ScanSpec struct {
 type StepFunc func(seqs, states, contexts []*Variable) (newStates, outputs []*Variable, err error)
 
 // scanInfo is what the scan node, its output views and its gradient share.
-type scanInfo struct {
+// ScanLoop is a Scan's loop: its step function, the inputs it slices and
+// carries, and its layouts. Its ops' kernels run it (the CPU backend's).
+type ScanLoop struct {
 	name                        string
 	nSeq, nState, nCtx, nFree   int
 	nSteps                      int // when there are no sequences
@@ -60,25 +62,23 @@ type scanInfo struct {
 	gradErr                     error
 	gradWrt                     []int // placeholder index per grad output
 	mu                          sync.Mutex
-	run                         sync.Mutex // one loop at a time (the layouts' views)
-	layouts                     map[string]*scanLayout
+	run                         sync.Mutex // one run of the loop at a time (Lock)
+	layouts                     map[string]*ScanLayout
 	outNames                    []string
 	stateNDim, seqNDim, outNDim []int
 }
 
-type scanLayout struct {
+// ScanLayout is a loop's packed output for some outer input shapes: T
+// steps; per inner output (states, then extra outputs) its shape at one
+// step and its offset in the packed buffer, of Total elements; InShapes
+// the per-step input shapes (slices of the sequences, then the states,
+// contexts and free inputs whole).
+type ScanLayout struct {
 	T          int
-	stepShapes [][]int // per inner output
-	offsets    []int   // per inner output, in the packed buffer
-	total      int
-	// inShapes are the per-step input shapes (slices of sequences).
-	inShapes [][]int
-	// The per-step views of the loops (forward, backward) and the
-	// backward loop's state gradients, made on the first call with these
-	// shapes and pointed again at each call's buffers (scan_views.go):
-	// the loops allocate nothing per step. Guarded by scanInfo.run.
-	fwdViews, bwdViews viewCache
-	carry, gstate      []*nd.Array
+	StepShapes [][]int
+	Offsets    []int
+	Total      int
+	InShapes   [][]int
 }
 
 // Scan builds the loop. It returns the states after each step and the extra
@@ -91,8 +91,8 @@ func Scan(spec ScanSpec, step StepFunc) (states, outputs []*Variable, err error)
 	if len(spec.Sequences) == 0 && spec.NSteps <= 0 {
 		return nil, nil, fmt.Errorf("%s: give a sequence (the number of steps is its length) or a positive number of steps", name)
 	}
-	info := &scanInfo{name: name, nSeq: len(spec.Sequences), nState: len(spec.States), nCtx: len(spec.Contexts),
-		reverse: spec.Reverse, layouts: map[string]*scanLayout{}, nSteps: spec.NSteps}
+	info := &ScanLoop{name: name, nSeq: len(spec.Sequences), nState: len(spec.States), nCtx: len(spec.Contexts),
+		reverse: spec.Reverse, layouts: map[string]*ScanLayout{}, nSteps: spec.NSteps}
 	var ph []*Variable
 	var seqP, stateP, ctxP []*Variable
 	for i, s := range spec.Sequences {
@@ -220,13 +220,13 @@ func Scan(spec ScanSpec, step StepFunc) (states, outputs []*Variable, err error)
 		return nil, nil, fmt.Errorf("%s: compiling the step: %v", name, err)
 	}
 	outerIns := append(append(append(append([]*Variable(nil), spec.Sequences...), spec.States...), spec.Contexts...), freeOuter...)
-	packed, err := tryApply(&scanOp{info}, outerIns...)
+	packed, err := tryApply(&ScanOp{info}, outerIns...)
 	if err != nil {
 		return nil, nil, err
 	}
 	packed.Name = name + ".packed"
 	for k := range innerOuts {
-		v, err := tryApply(&scanOutputOp{info, k}, append([]*Variable{packed}, outerIns...)...)
+		v, err := tryApply(&ScanOutputOp{info, k}, append([]*Variable{packed}, outerIns...)...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -241,7 +241,7 @@ func Scan(spec ScanSpec, step StepFunc) (states, outputs []*Variable, err error)
 
 // layout computes (and caches) the packed layout for the outer input
 // shapes.
-func (s *scanInfo) layout(in [][]int) (*scanLayout, error) {
+func (s *ScanLoop) layout(in [][]int) (*ScanLayout, error) {
 	var kb strings.Builder
 	for _, sh := range in {
 		for _, d := range sh {
@@ -266,12 +266,12 @@ func (s *scanInfo) layout(in [][]int) (*scanLayout, error) {
 		}
 	}
 	dummy := make([]*nd.Array, len(in))
-	l = &scanLayout{T: T}
+	l = &ScanLayout{T: T}
 	for i, sh := range in {
 		if i < s.nSeq {
 			sh = sh[1:]
 		}
-		l.inShapes = append(l.inShapes, sh)
+		l.InShapes = append(l.InShapes, sh)
 		// Empty data of the right dtype: shape inference reads only shapes.
 		dummy[i] = &nd.Array{Shape: sh, Data: emptyData(s.placeholders[i].dtype)}
 	}
@@ -289,11 +289,11 @@ func (s *scanInfo) layout(in [][]int) (*scanLayout, error) {
 	off := 0
 	for _, o := range s.innerOuts {
 		st := append([]int(nil), shapeOf(o)...)
-		l.stepShapes = append(l.stepShapes, st)
-		l.offsets = append(l.offsets, off)
+		l.StepShapes = append(l.StepShapes, st)
+		l.Offsets = append(l.Offsets, off)
 		off += T * nd.Prod(st)
 	}
-	l.total = off
+	l.Total = off
 	s.mu.Lock()
 	s.layouts[key] = l
 	s.mu.Unlock()
@@ -316,194 +316,99 @@ func emptyData(dt nd.DType) any {
 	return []bool{}
 }
 
-// view is the array of the given shape at data[off:off+size].
-func view(a *nd.Array, off int, shape []int) *nd.Array {
-	return &nd.Array{Shape: shape, Data: nd.SliceData(a.Data, off, off+nd.Prod(shape))}
-}
-
-// addInto adds src into dst (same size) elementwise.
-func addInto(dst, src *nd.Array) {
-	switch d := dst.Data.(type) {
-	case []float32:
-		if s, ok := src.Data.([]float32); ok {
-			for i := range d {
-				d[i] += s[i]
-			}
-			return
-		}
-	case []float64:
-		if s, ok := src.Data.([]float64); ok {
-			for i := range d {
-				d[i] += s[i]
-			}
-			return
-		}
-	}
-	for i, n := 0, dst.Size(); i < n; i++ {
-		dst.SetFlat(i, dst.Flat(i)+src.Flat(i))
-	}
-}
-
-// scanOp runs the loop; its output packs every stacked output into one
+// ScanOp runs the loop; its output packs every stacked output into one
 // flat array (the executor's ops have one output each); scanOutputOp views
 // one of them.
-type scanOp struct{ info *scanInfo }
+type ScanOp struct{ info *ScanLoop }
 
-func (o *scanOp) String() string { return "Scan{" + o.info.name + "}" }
-func (o *scanOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o *ScanOp) String() string { return "Scan{" + o.info.name + "}" }
+func (o *ScanOp) Type(in []*Variable) (nd.DType, int, error) {
 	return o.info.dtype, 1, nil
 }
-func (o *scanOp) Shape(in [][]int) ([]int, error) {
+func (o *ScanOp) Shape(in [][]int) ([]int, error) {
 	l, err := o.info.layout(in)
 	if err != nil {
 		return nil, err
 	}
-	return []int{l.total}, nil
+	return []int{l.Total}, nil
 }
 
-func (o *scanOp) Run(out *nd.Array, in []*nd.Array) {
-	if err := o.RunErr(out, in); err != nil {
-		panic(err)
-	}
-}
+// Loop is the op's loop.
+func (o *ScanOp) Loop() *ScanLoop { return o.info }
 
-// RunErr runs the loop, reporting the step's errors.
-func (o *scanOp) RunErr(out *nd.Array, in []*nd.Array) error {
-	s := o.info
-	shapes := make([][]int, len(in))
-	for i, a := range in {
-		shapes[i] = a.Shape
-	}
-	l, err := s.layout(shapes)
-	if err != nil {
-		return err
-	}
-	s.run.Lock()
-	defer s.run.Unlock()
-	args := make([]*nd.Array, len(in))
-	copy(args, in)
-	for step := 0; step < l.T; step++ {
-		t := step
-		if s.reverse {
-			t = l.T - 1 - step
-		}
-		for i := 0; i < s.nSeq; i++ {
-			n := nd.Prod(l.inShapes[i])
-			args[i] = l.fwdViews.at(l.T, step, i, len(in), in[i], t*n, l.inShapes[i])
-		}
-		if step > 0 {
-			for k := 0; k < s.nState; k++ {
-				n := nd.Prod(l.stepShapes[k])
-				args[s.nSeq+k] = l.fwdViews.at(l.T, step, s.nSeq+k, len(in), out, l.offsets[k]+(step-1)*n, l.stepShapes[k])
-			}
-		}
-		res, err := s.step.callNoCopy(args)
-		if err != nil {
-			return fmt.Errorf("%s, step %d: %w", s.name, step, err)
-		}
-		for k, r := range res {
-			n := nd.Prod(l.stepShapes[k])
-			copyAt(out, l.offsets[k]+step*n, r)
-		}
-	}
-	return nil
-}
-
-func (o *scanOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	g := apply(&scanGradOp{o.info}, append(append([]*Variable(nil), in...), out, gz)...)
+func (o *ScanOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	g := apply(&ScanGradOp{o.info}, append(append([]*Variable(nil), in...), out, gz)...)
 	grads := make([]*Variable, len(in))
 	for k, x := range in {
 		if !x.dtype.IsFloat() {
 			continue
 		}
-		grads[k] = apply(&scanGradPartOp{o.info, k}, append([]*Variable{g}, in...)...)
+		grads[k] = apply(&ScanGradPartOp{o.info, k}, append([]*Variable{g}, in...)...)
 	}
 	return grads
 }
 
-// scanOutputOp is the view of one stacked output in the packed buffer. Its
+// ScanOutputOp is the view of one stacked output in the packed buffer. Its
 // inputs are the packed buffer and the scan's inputs (for the layout).
-type scanOutputOp struct {
-	info *scanInfo
+type ScanOutputOp struct {
+	info *ScanLoop
 	k    int
 }
 
-func (o *scanOutputOp) String() string {
+func (o *ScanOutputOp) String() string {
 	return fmt.Sprintf("ScanOutput{%s, %s}", o.info.name, o.info.outNames[o.k])
 }
-func (o *scanOutputOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o *ScanOutputOp) Type(in []*Variable) (nd.DType, int, error) {
 	return o.info.dtype, o.info.innerOuts[o.k].ndim + 1, nil
 }
-func (o *scanOutputOp) Shape(in [][]int) ([]int, error) {
+func (o *ScanOutputOp) Shape(in [][]int) ([]int, error) {
 	l, err := o.info.layout(in[1:])
 	if err != nil {
 		return nil, err
 	}
-	return append([]int{l.T}, l.stepShapes[o.k]...), nil
+	return append([]int{l.T}, l.StepShapes[o.k]...), nil
 }
-func (o *scanOutputOp) IsView(in [][]int, out []int) bool { return true }
-func (o *scanOutputOp) Run(out *nd.Array, in []*nd.Array) {
-	shapes := make([][]int, len(in)-1)
-	for i, a := range in[1:] {
-		shapes[i] = a.Shape
-	}
-	l, _ := o.info.layout(shapes)
-	out.Data = nd.SliceData(in[0].Data, l.offsets[o.k], l.offsets[o.k]+nd.Prod(out.Shape))
-}
-func (o *scanOutputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o *ScanOutputOp) IsView(in [][]int, out []int) bool { return true }
+
+// Output is the op's loop and the inner output it views.
+func (o *ScanOutputOp) Output() (*ScanLoop, int) { return o.info, o.k }
+
+func (o *ScanOutputOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	g := make([]*Variable, len(in))
-	g[0] = apply(&scanOutputGradOp{o.info, o.k}, append([]*Variable{gz}, in[1:]...)...)
+	g[0] = apply(&ScanOutputGradOp{o.info, o.k}, append([]*Variable{gz}, in[1:]...)...)
 	return g
 }
 
-// scanOutputGradOp places the gradient of one output into a packed-shaped
+// ScanOutputGradOp places the gradient of one output into a packed-shaped
 // array of zeros.
-type scanOutputGradOp struct {
-	info *scanInfo
+type ScanOutputGradOp struct {
+	info *ScanLoop
 	k    int
 }
 
-func (o *scanOutputGradOp) String() string { return "ScanOutputGrad{" + o.info.name + "}" }
-func (o *scanOutputGradOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o *ScanOutputGradOp) String() string { return "ScanOutputGrad{" + o.info.name + "}" }
+func (o *ScanOutputGradOp) Type(in []*Variable) (nd.DType, int, error) {
 	return o.info.dtype, 1, nil
 }
-func (o *scanOutputGradOp) Shape(in [][]int) ([]int, error) {
+func (o *ScanOutputGradOp) Shape(in [][]int) ([]int, error) {
 	l, err := o.info.layout(in[1:])
 	if err != nil {
 		return nil, err
 	}
-	return []int{l.total}, nil
-}
-func (o *scanOutputGradOp) Run(out *nd.Array, in []*nd.Array) {
-	shapes := make([][]int, len(in)-1)
-	for i, a := range in[1:] {
-		shapes[i] = a.Shape
-	}
-	l, _ := o.info.layout(shapes)
-	zero(out)
-	copyInto(view(out, l.offsets[o.k], in[0].Shape), in[0])
-}
-func (o *scanOutputGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return make([]*Variable, len(in))
+	return []int{l.Total}, nil
 }
 
-func zero(a *nd.Array) {
-	switch d := a.Data.(type) {
-	case []float32:
-		clear(d)
-	case []float64:
-		clear(d)
-	default:
-		for i, n := 0, a.Size(); i < n; i++ {
-			a.SetFlat(i, 0)
-		}
-	}
+// Output is the op's loop and the inner output whose gradient it places.
+func (o *ScanOutputGradOp) Output() (*ScanLoop, int) { return o.info, o.k }
+
+func (o *ScanOutputGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return make([]*Variable, len(in))
 }
 
 // gradFunction compiles (once) the step's vector-Jacobian product: inputs
 // the placeholders and one gradient per inner output, outputs the
 // gradients with respect to the float placeholders.
-func (s *scanInfo) gradFunction() (*Function, error) {
+func (s *ScanLoop) gradFunction() (*Function, error) {
 	s.gradOnce.Do(func() {
 		known := map[*Variable]*Variable{}
 		var gph []*Variable
@@ -533,6 +438,47 @@ func (s *scanInfo) gradFunction() (*Function, error) {
 	return s.grad, s.gradErr
 }
 
+// Layout is the loop's packed layout for outer inputs of these shapes.
+func (s *ScanLoop) Layout(in [][]int) (*ScanLayout, error) { return s.layout(in) }
+
+// Lock and Unlock bracket one run of the loop, forward or backward: its
+// step functions' output buffers, valid until their next call, are the
+// loop's, whichever node and executor runs it.
+func (s *ScanLoop) Lock() { s.run.Lock() }
+
+// Unlock ends a run of the loop (Lock).
+func (s *ScanLoop) Unlock() { s.run.Unlock() }
+
+// Name names the loop in errors.
+func (s *ScanLoop) Name() string { return s.name }
+
+// Counts are the loop's numbers of sequences, states and inner outputs
+// (the states, then the extra outputs).
+func (s *ScanLoop) Counts() (seqs, states, outs int) { return s.nSeq, s.nState, s.nOut }
+
+// Reverse says whether the loop runs from the sequences' ends.
+func (s *ScanLoop) Reverse() bool { return s.reverse }
+
+// DType is the dtype of the loop's states and outputs.
+func (s *ScanLoop) DType() nd.DType { return s.dtype }
+
+// Step is the loop's step function: inputs the placeholders (a step's
+// slices of the sequences, the states, contexts, free inputs), outputs
+// the inner outputs.
+func (s *ScanLoop) Step() *Function { return s.step }
+
+// GradStep is the step's vector-Jacobian product (compiled once): inputs
+// the placeholders then one gradient per inner output; outputs the
+// gradients of the placeholders wrt lists (the float ones, by index).
+func (s *ScanLoop) GradStep() (f *Function, wrt []int, err error) {
+	f, err = s.gradFunction()
+	return f, s.gradWrt, err
+}
+
+// ScanGradLayout is where each input's gradient sits in a loop's packed
+// gradient, for inputs of these shapes.
+func ScanGradLayout(in [][]int) (offsets []int, total int) { return gradLayout(in) }
+
 // gradLayout is where each input's gradient sits in the packed gradient.
 func gradLayout(in [][]int) (offsets []int, total int) {
 	for _, sh := range in {
@@ -542,153 +488,60 @@ func gradLayout(in [][]int) (offsets []int, total int) {
 	return offsets, total
 }
 
-// scanGradOp is back-propagation through time. Inputs: the scan's inputs,
+// ScanGradOp is back-propagation through time. Inputs: the scan's inputs,
 // its packed output and the packed output gradient. Output: the gradients
 // of all the scan's inputs, packed (integer inputs get zeros).
-type scanGradOp struct{ info *scanInfo }
+type ScanGradOp struct{ info *ScanLoop }
 
-func (o *scanGradOp) String() string { return "ScanGrad{" + o.info.name + "}" }
-func (o *scanGradOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o *ScanGradOp) String() string { return "ScanGrad{" + o.info.name + "}" }
+func (o *ScanGradOp) Type(in []*Variable) (nd.DType, int, error) {
 	return o.info.dtype, 1, nil
 }
-func (o *scanGradOp) Shape(in [][]int) ([]int, error) {
+func (o *ScanGradOp) Shape(in [][]int) ([]int, error) {
 	if _, err := o.info.gradFunction(); err != nil {
 		return nil, err
 	}
 	_, total := gradLayout(in[:len(in)-2])
 	return []int{total}, nil
 }
-func (o *scanGradOp) Run(out *nd.Array, in []*nd.Array) {
-	if err := o.RunErr(out, in); err != nil {
-		panic(err)
-	}
-}
 
-// RunErr runs the backward loop.
-func (o *scanGradOp) RunErr(out *nd.Array, in []*nd.Array) error {
-	s := o.info
-	gf, err := s.gradFunction()
-	if err != nil {
-		return err
-	}
-	n := len(in) - 2
-	xs, packed, gz := in[:n], in[n], in[n+1]
-	shapes := make([][]int, n)
-	for i, a := range xs {
-		shapes[i] = a.Shape
-	}
-	l, err := s.layout(shapes)
-	if err != nil {
-		return err
-	}
-	goff, _ := gradLayout(shapes)
-	s.run.Lock()
-	defer s.run.Unlock()
-	zero(out)
-	// carry: the gradient with respect to the states entering the step
-	// being processed, from the step after it.
-	if l.carry == nil {
-		for k := 0; k < s.nState; k++ {
-			l.carry = append(l.carry, nd.New(s.dtype, l.stepShapes[k]...))
-			l.gstate = append(l.gstate, nd.New(s.dtype, l.stepShapes[k]...))
-		}
-	}
-	carry, gstate := l.carry, l.gstate
-	for _, c := range carry {
-		zero(c)
-	}
-	args := make([]*nd.Array, n+s.nOut)
-	copy(args, xs)
-	slots := n + s.nOut
-	for step := l.T - 1; step >= 0; step-- {
-		t := step
-		if s.reverse {
-			t = l.T - 1 - step
-		}
-		for i := 0; i < s.nSeq; i++ {
-			m := nd.Prod(l.inShapes[i])
-			args[i] = l.bwdViews.at(l.T, step, i, slots, xs[i], t*m, l.inShapes[i])
-		}
-		for k := 0; k < s.nState; k++ {
-			if step > 0 {
-				m := nd.Prod(l.stepShapes[k])
-				args[s.nSeq+k] = l.bwdViews.at(l.T, step, s.nSeq+k, slots, packed, l.offsets[k]+(step-1)*m, l.stepShapes[k])
-			} else {
-				args[s.nSeq+k] = xs[s.nSeq+k]
-			}
-		}
-		for k := 0; k < s.nOut; k++ {
-			m := nd.Prod(l.stepShapes[k])
-			if k < s.nState {
-				sumAt(gstate[k], gz, l.offsets[k]+step*m, carry[k])
-				args[n+k] = gstate[k]
-				continue
-			}
-			args[n+k] = l.bwdViews.at(l.T, step, n+k, slots, gz, l.offsets[k]+step*m, l.stepShapes[k])
-		}
-		res, err := gf.callNoCopy(args)
-		if err != nil {
-			return fmt.Errorf("%s gradient, step %d: %w", s.name, step, err)
-		}
-		for j, r := range res {
-			i := s.gradWrt[j]
-			switch {
-			case i < s.nSeq:
-				m := nd.Prod(l.inShapes[i])
-				copyAt(out, goff[i]+t*m, r)
-			case i < s.nSeq+s.nState:
-				copyInto(carry[i-s.nSeq], r)
-			default:
-				addAt(out, goff[i], r)
-			}
-		}
-	}
-	for k := 0; k < s.nState; k++ {
-		i := s.nSeq + k
-		if xs[i].DType().IsFloat() {
-			copyAt(out, goff[i], carry[k])
-		}
-	}
-	return nil
-}
+// Loop is the loop whose gradient the op computes.
+func (o *ScanGradOp) Loop() *ScanLoop { return o.info }
 
-func (o *scanGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o *ScanGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }
 
-// scanGradPartOp views the gradient of input k in the packed gradient.
+// ScanGradPartOp views the gradient of input k in the packed gradient.
 // Inputs: the packed gradient and the scan's inputs.
-type scanGradPartOp struct {
-	info *scanInfo
+type ScanGradPartOp struct {
+	info *ScanLoop
 	k    int
 }
 
-func (o *scanGradPartOp) String() string {
+func (o *ScanGradPartOp) String() string {
 	return fmt.Sprintf("ScanGradPart{%s, %d}", o.info.name, o.k)
 }
-func (o *scanGradPartOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o *ScanGradPartOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[1+o.k].dtype, in[1+o.k].ndim, nil
 }
-func (o *scanGradPartOp) Shape(in [][]int) ([]int, error) { return in[1+o.k], nil }
-func (o *scanGradPartOp) IsView(in [][]int, out []int) bool {
+func (o *ScanGradPartOp) Shape(in [][]int) ([]int, error) { return in[1+o.k], nil }
+func (o *ScanGradPartOp) IsView(in [][]int, out []int) bool {
 	return true
 }
-func (o *scanGradPartOp) Run(out *nd.Array, in []*nd.Array) {
-	shapes := make([][]int, len(in)-1)
-	for i, a := range in[1:] {
-		shapes[i] = a.Shape
-	}
-	off, _ := gradLayout(shapes)
-	out.Data = nd.SliceData(in[0].Data, off[o.k], off[o.k]+nd.Prod(out.Shape))
-}
-func (o *scanGradPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+
+// Part is the input whose gradient the op views.
+func (o *ScanGradPartOp) Part() int { return o.k }
+
+func (o *ScanGradPartOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }
 
-// callNoCopy runs f on args (already of the right dtypes and dimensions)
+// RunNoCopy runs f on args (already of the right dtypes and dimensions)
 // and returns its output buffers themselves, valid until the next call:
-// a loop's step function, run by its executor as any function is.
-func (f *Function) callNoCopy(args []*nd.Array) ([]*nd.Array, error) {
+// a loop's step function, run by its executor as any function is (a
+// loop's kernel calls it once per step).
+func (f *Function) RunNoCopy(args []*nd.Array) ([]*nd.Array, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.exec.Run(args, false)

@@ -3,7 +3,7 @@ package core
 // IsScan reports whether v is the node of a loop made by Scan (Blocks'
 // ComputationGraph.scans lists them).
 func IsScan(v *Variable) bool {
-	_, ok := v.op.(*scanOp)
+	_, ok := v.op.(*ScanOp)
 	return ok
 }
 
@@ -11,7 +11,7 @@ func IsScan(v *Variable) bool {
 // per-step placeholders (sequence slices, states, contexts) and every
 // variable its step outputs are computed from. Nil when v is not a loop.
 func ScanInnerVariables(v *Variable) []*Variable {
-	s, ok := v.op.(*scanOp)
+	s, ok := v.op.(*ScanOp)
 	if !ok {
 		return nil
 	}

@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 
-	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/nd"
 )
 
@@ -12,12 +11,12 @@ import (
 // row lookup (a LookupTable) and the repetition of an initial state over a
 // batch.
 
-// dotNDOp is x·W for an n-d x (n ≥ 3) and a 2-d W: the product over x's
+// DotNDOp is x·W for an n-d x (n ≥ 3) and a 2-d W: the product over x's
 // last axis, as Theano's dot of a tensor3 and a matrix.
-type dotNDOp struct{}
+type DotNDOp struct{}
 
-func (dotNDOp) String() string { return "Dot{nd}" }
-func (dotNDOp) Type(in []*Variable) (nd.DType, int, error) {
+func (DotNDOp) String() string { return "Dot{nd}" }
+func (DotNDOp) Type(in []*Variable) (nd.DType, int, error) {
 	x, w := in[0], in[1]
 	if x.ndim < 1 || w.ndim != 2 {
 		return 0, 0, fmt.Errorf("dot: want an n-d and a 2-d operand, got %d-d %s and %d-d %s", x.ndim, x, w.ndim, w)
@@ -27,7 +26,7 @@ func (dotNDOp) Type(in []*Variable) (nd.DType, int, error) {
 	}
 	return x.dtype, x.ndim, nil
 }
-func (dotNDOp) Shape(in [][]int) ([]int, error) {
+func (DotNDOp) Shape(in [][]int) ([]int, error) {
 	x, w := in[0], in[1]
 	if x[len(x)-1] != w[0] {
 		return nil, fmt.Errorf("dot: shapes %s and %s are not aligned: %d (dim %d) != %d (dim 0)", nd.ShapeString(x), nd.ShapeString(w), x[len(x)-1], len(x)-1, w[0])
@@ -35,58 +34,32 @@ func (dotNDOp) Shape(in [][]int) ([]int, error) {
 	out := append([]int(nil), x[:len(x)-1]...)
 	return append(out, w[1]), nil
 }
-func (dotNDOp) Run(out *nd.Array, in []*nd.Array) {
-	x, w := in[0], in[1]
-	k := x.Shape[len(x.Shape)-1]
-	m := 0
-	if k > 0 {
-		m = x.Size() / k
-	} else {
-		m = nd.Prod(x.Shape[:len(x.Shape)-1])
-	}
-	n := w.Shape[1]
-	// float data: the product straight on the buffers (no 2-d views to
-	// allocate each call)
-	switch c := out.Data.(type) {
-	case []float32:
-		if a, ok := x.Data.([]float32); ok && rnnGemm(false, false, m, n, k, a, w.F32(), c) == nil {
-			return
-		}
-	case []float64:
-		if a, ok := x.Data.([]float64); ok && rnnGemm(false, false, m, n, k, a, w.F64(), c) == nil {
-			return
-		}
-	}
-	dotOp{}.Run(&nd.Array{Shape: []int{m, n}, Data: out.Data},
-		[]*nd.Array{{Shape: []int{m, k}, Data: x.Data}, w})
-}
-func (dotNDOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (DotNDOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	x, w := in[0], in[1]
 	if !x.dtype.IsFloat() {
 		return []*Variable{nil, nil}
 	}
-	g2 := apply(rowsOp{}, gz)
-	x2 := apply(rowsOp{}, x)
-	gx := apply(reshapeLikeOp{}, apply(dotOp{transB: true}, g2, w), x)
-	gw := apply(dotOp{transA: true}, x2, g2)
+	g2 := apply(RowsOp{}, gz)
+	x2 := apply(RowsOp{}, x)
+	gx := apply(ReshapeLikeOp{}, apply(DotOp{transB: true}, g2, w), x)
+	gw := apply(DotOp{transA: true}, x2, g2)
 	return []*Variable{gx, gw}
 }
 
-// rowsOp views an n-d array as a matrix of its last axis: (Π leading, last).
-type rowsOp struct{}
+// RowsOp views an n-d array as a matrix of its last axis: (Π leading, last).
+type RowsOp struct{}
 
-func (rowsOp) String() string { return "Rows" }
-func (rowsOp) Type(in []*Variable) (nd.DType, int, error) {
+func (RowsOp) String() string { return "Rows" }
+func (RowsOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, 2, nil
 }
-func (rowsOp) Shape(in [][]int) ([]int, error) {
+func (RowsOp) Shape(in [][]int) ([]int, error) {
 	s := in[0]
 	return []int{nd.Prod(s[:len(s)-1]), s[len(s)-1]}, nil
 }
-func (rowsOp) IsView(in [][]int, out []int) bool { return true }
-func (rowsOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (rowsOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+func (RowsOp) IsView(in [][]int, out []int) bool { return true }
+func (RowsOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0])}
 }
 
 // DotND is Theano's dot(x, W) for any x of at least one dimension and a
@@ -99,14 +72,14 @@ func DotND(x, w *Variable) (*Variable, error) {
 		return nil, fmt.Errorf("dot of a %d-d %s needs a matrix, got a %d-d %s", x.ndim, x, w.ndim, w)
 	}
 	dt := resultType(x, w)
-	return tryApply(dotNDOp{}, as(x, dt), as(w, dt))
+	return tryApply(DotNDOp{}, as(x, dt), as(w, dt))
 }
 
-// concatOp joins its inputs along an axis (Theano's concatenate).
-type concatOp struct{ axis int }
+// ConcatOp joins its inputs along an axis (Theano's concatenate).
+type ConcatOp struct{ axis int }
 
-func (o concatOp) String() string { return fmt.Sprintf("Join{%d}", o.axis) }
-func (o concatOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o ConcatOp) String() string { return fmt.Sprintf("Join{%d}", o.axis) }
+func (o ConcatOp) Type(in []*Variable) (nd.DType, int, error) {
 	for _, x := range in[1:] {
 		if x.ndim != in[0].ndim || x.dtype != in[0].dtype {
 			return 0, 0, fmt.Errorf("concatenate: %s is %s but %s is %s", in[0], in[0].TypeString(), x, x.TypeString())
@@ -114,7 +87,7 @@ func (o concatOp) Type(in []*Variable) (nd.DType, int, error) {
 	}
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o concatOp) Shape(in [][]int) ([]int, error) {
+func (o ConcatOp) Shape(in [][]int) ([]int, error) {
 	out := append([]int(nil), in[0]...)
 	for _, s := range in[1:] {
 		for d := range s {
@@ -127,54 +100,33 @@ func (o concatOp) Shape(in [][]int) ([]int, error) {
 	return out, nil
 }
 
-func (o concatOp) Run(out *nd.Array, in []*nd.Array) {
-	outer := nd.Prod(out.Shape[:o.axis])
-	inner := nd.Prod(out.Shape[o.axis+1:])
-	rowOut := out.Shape[o.axis] * inner
-	off := 0
-	for _, x := range in {
-		n := x.Shape[o.axis] * inner
-		for b := 0; b < outer; b++ {
-			dst := view(out, b*rowOut+off, []int{n})
-			src := view(x, b*n, []int{n})
-			copyInto(dst, src)
-		}
-		off += n
-	}
-}
-func (o concatOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+// Axis is the axis the op joins along.
+func (o ConcatOp) Axis() int { return o.axis }
+
+func (o ConcatOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	g := make([]*Variable, len(in))
 	for k, x := range in {
 		if x.dtype.IsFloat() {
-			g[k] = apply(concatGradOp{o.axis, k}, append([]*Variable{gz}, in...)...)
+			g[k] = apply(ConcatGradOp{o.axis, k}, append([]*Variable{gz}, in...)...)
 		}
 	}
 	return g
 }
 
-// concatGradOp is the part of gz that concerns input k.
-type concatGradOp struct{ axis, k int }
+// ConcatGradOp is the part of gz that concerns input k.
+type ConcatGradOp struct{ axis, k int }
 
-func (o concatGradOp) String() string { return fmt.Sprintf("JoinGrad{%d,%d}", o.axis, o.k) }
-func (o concatGradOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o ConcatGradOp) String() string { return fmt.Sprintf("JoinGrad{%d,%d}", o.axis, o.k) }
+func (o ConcatGradOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o concatGradOp) Shape(in [][]int) ([]int, error) { return in[1+o.k], nil }
-func (o concatGradOp) Run(out *nd.Array, in []*nd.Array) {
-	gz, xs := in[0], in[1:]
-	outer := nd.Prod(gz.Shape[:o.axis])
-	inner := nd.Prod(gz.Shape[o.axis+1:])
-	row := gz.Shape[o.axis] * inner
-	off := 0
-	for _, x := range xs[:o.k] {
-		off += x.Shape[o.axis] * inner
-	}
-	n := xs[o.k].Shape[o.axis] * inner
-	for b := 0; b < outer; b++ {
-		copyInto(view(out, b*n, []int{n}), view(gz, b*row+off, []int{n}))
-	}
-}
-func (o concatGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o ConcatGradOp) Shape(in [][]int) ([]int, error) { return in[1+o.k], nil }
+
+// Axis is the joined axis, and k the input whose part of the gradient
+// the op takes.
+func (o ConcatGradOp) Axis() (axis, k int) { return o.axis, o.k }
+
+func (o ConcatGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }
 
@@ -194,7 +146,7 @@ func Concatenate(xs []*Variable, axis int) (*Variable, error) {
 	if len(xs) == 1 {
 		return xs[0], nil
 	}
-	return tryApply(concatOp{axis}, upcastAll(xs)...)
+	return tryApply(ConcatOp{axis}, upcastAll(xs)...)
 }
 
 // upcastAll casts variables to their common dtype (numpy's promotion), as
@@ -211,12 +163,12 @@ func upcastAll(xs []*Variable) []*Variable {
 	return out
 }
 
-// takeOp is W[indices]: rows of W picked by an integer array of any shape
+// TakeOp is W[indices]: rows of W picked by an integer array of any shape
 // (Theano's advanced indexing on the first axis).
-type takeOp struct{}
+type TakeOp struct{}
 
-func (takeOp) String() string { return "AdvancedSubtensor1" }
-func (takeOp) Type(in []*Variable) (nd.DType, int, error) {
+func (TakeOp) String() string { return "AdvancedSubtensor1" }
+func (TakeOp) Type(in []*Variable) (nd.DType, int, error) {
 	w, idx := in[0], in[1]
 	if w.ndim < 1 {
 		return 0, 0, fmt.Errorf("cannot index the scalar %s", w)
@@ -226,12 +178,12 @@ func (takeOp) Type(in []*Variable) (nd.DType, int, error) {
 	}
 	return w.dtype, idx.ndim + w.ndim - 1, nil
 }
-func (takeOp) Shape(in [][]int) ([]int, error) {
+func (TakeOp) Shape(in [][]int) ([]int, error) {
 	return append(append([]int(nil), in[1]...), in[0][1:]...), nil
 }
 
 // Check refuses indices outside the table.
-func (takeOp) Check(in []*nd.Array) error {
+func (TakeOp) Check(in []*nd.Array) error {
 	n := in[0].Shape[0]
 	for i, m := 0, in[1].Size(); i < m; i++ {
 		if j := int(in[1].Flat(i)); j < 0 || j >= n {
@@ -240,77 +192,45 @@ func (takeOp) Check(in []*nd.Array) error {
 	}
 	return nil
 }
-func (takeOp) Run(out *nd.Array, in []*nd.Array) {
-	w, idx := in[0], in[1]
-	row := nd.Prod(w.Shape[1:])
-	if kernels.TakeRows(out, w, idx, row, false) {
-		return
-	}
-	for i, m := 0, idx.Size(); i < m; i++ {
-		j := int(idx.Flat(i))
-		copyInto(view(out, i*row, []int{row}), view(w, j*row, []int{row}))
-	}
-}
-func (takeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (TakeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	if !in[0].dtype.IsFloat() {
 		return []*Variable{nil, nil}
 	}
-	return []*Variable{apply(takeGradOp{}, in[0], in[1], gz), nil}
+	return []*Variable{apply(TakeGradOp{}, in[0], in[1], gz), nil}
 }
 
-// takeGradOp scatters gz's rows, summed, into zeros shaped like W.
-type takeGradOp struct{}
+// TakeGradOp scatters gz's rows, summed, into zeros shaped like W.
+type TakeGradOp struct{}
 
-func (takeGradOp) String() string { return "AdvancedIncSubtensor1" }
-func (takeGradOp) Type(in []*Variable) (nd.DType, int, error) {
+func (TakeGradOp) String() string { return "AdvancedIncSubtensor1" }
+func (TakeGradOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (takeGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
-func (takeGradOp) Run(out *nd.Array, in []*nd.Array) {
-	idx, gz := in[1], in[2]
-	zero(out)
-	row := nd.Prod(out.Shape[1:])
-	if kernels.TakeRows(gz, out, idx, row, true) {
-		return
-	}
-	for i, m := 0, idx.Size(); i < m; i++ {
-		j := int(idx.Flat(i))
-		addInto(view(out, j*row, []int{row}), view(gz, i*row, []int{row}))
-	}
-}
-func (takeGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{nil, nil, apply(takeOp{}, gz, in[1])}
+func (TakeGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+func (TakeGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{nil, nil, apply(TakeOp{}, gz, in[1])}
 }
 
 // Take is W[indices] for an integer array of indices of any shape: the
 // result has shape indices.shape + W.shape[1:].
-func Take(w, indices *Variable) (*Variable, error) { return tryApply(takeOp{}, w, indices) }
+func Take(w, indices *Variable) (*Variable, error) { return tryApply(TakeOp{}, w, indices) }
 
-// repeatOp repeats x along a new leading axis as many times as ref's
+// RepeatOp repeats x along a new leading axis as many times as ref's
 // dimension axis: Blocks' tensor.repeat(initial_state[None, :], batch_size, 0)
 // with the batch size read from a sequence at run time.
-type repeatOp struct{ axis int }
+type RepeatOp struct{ axis int }
 
-func (o repeatOp) String() string { return fmt.Sprintf("RepeatLike{%d}", o.axis) }
-func (o repeatOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o RepeatOp) String() string { return fmt.Sprintf("RepeatLike{%d}", o.axis) }
+func (o RepeatOp) Type(in []*Variable) (nd.DType, int, error) {
 	if in[1].ndim <= o.axis {
 		return 0, 0, fmt.Errorf("repeat: %s has no axis %d", in[1], o.axis)
 	}
 	return in[0].dtype, in[0].ndim + 1, nil
 }
-func (o repeatOp) Shape(in [][]int) ([]int, error) {
+func (o RepeatOp) Shape(in [][]int) ([]int, error) {
 	return append([]int{in[1][o.axis]}, in[0]...), nil
 }
-func (o repeatOp) Run(out *nd.Array, in []*nd.Array) {
-	n := in[0].Size()
-	if kernels.RepeatRows(out, in[0]) {
-		return
-	}
-	for b := 0; b < out.Shape[0]; b++ {
-		copyInto(view(out, b*n, in[0].Shape), in[0])
-	}
-}
-func (o repeatOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o RepeatOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	if !in[0].dtype.IsFloat() {
 		return []*Variable{nil, nil}
 	}
@@ -321,7 +241,7 @@ func (o repeatOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 // RepeatLike stacks copies of x along a new first axis, one per element of
 // ref's dimension axis (the batch size of a sequence, for example).
 func RepeatLike(x, ref *Variable, axis int) (*Variable, error) {
-	return tryApply(repeatOp{axis}, x, ref)
+	return tryApply(RepeatOp{axis}, x, ref)
 }
 
 // PickLast is x[..., y[...]]: for each position of the integer array y
@@ -338,25 +258,25 @@ func PickLast(x, y *Variable) (*Variable, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := Pick(apply(rowsOp{}, x), yf)
+	p, err := Pick(apply(RowsOp{}, x), yf)
 	if err != nil {
 		return nil, err
 	}
-	return apply(reshapeLikeOp{}, p, y), nil
+	return apply(ReshapeLikeOp{}, p, y), nil
 }
 
-// sliceLastOp is x[..., start:stop]: contiguous blocks of rows, copied
+// SliceLastOp is x[..., start:stop]: contiguous blocks of rows, copied
 // with one copy per row (the gates of LSTM and GRU steps).
-type sliceLastOp struct{ start, stop int }
+type SliceLastOp struct{ start, stop int }
 
-func (o sliceLastOp) String() string { return fmt.Sprintf("SliceLast{%d:%d}", o.start, o.stop) }
-func (o sliceLastOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o SliceLastOp) String() string { return fmt.Sprintf("SliceLast{%d:%d}", o.start, o.stop) }
+func (o SliceLastOp) Type(in []*Variable) (nd.DType, int, error) {
 	if in[0].ndim < 1 {
 		return 0, 0, fmt.Errorf("cannot slice the scalar %s", in[0])
 	}
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o sliceLastOp) Shape(in [][]int) ([]int, error) {
+func (o SliceLastOp) Shape(in [][]int) ([]int, error) {
 	s := in[0]
 	if o.stop > s[len(s)-1] {
 		return nil, fmt.Errorf("slice %d:%d of an axis of %d", o.start, o.stop, s[len(s)-1])
@@ -364,46 +284,30 @@ func (o sliceLastOp) Shape(in [][]int) ([]int, error) {
 	out := append([]int(nil), s[:len(s)-1]...)
 	return append(out, o.stop-o.start), nil
 }
-func (o sliceLastOp) Run(out *nd.Array, in []*nd.Array) {
-	x := in[0]
-	m := x.Shape[len(x.Shape)-1]
-	n := o.stop - o.start
-	rows := nd.Prod(x.Shape[:len(x.Shape)-1])
-	if sliceRows(out.Data, 0, n, x.Data, o.start, m, rows, n) {
-		return
-	}
-	for r := 0; r < rows; r++ {
-		copyInto(view(out, r*n, []int{n}), view(x, r*m+o.start, []int{n}))
-	}
-}
-func (o sliceLastOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+
+// Bounds are the slice's start and stop along the last axis.
+func (o SliceLastOp) Bounds() (start, stop int) { return o.start, o.stop }
+
+func (o SliceLastOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	if !in[0].dtype.IsFloat() {
 		return []*Variable{nil}
 	}
-	return []*Variable{apply(sliceLastGradOp{o}, in[0], gz)}
+	return []*Variable{apply(SliceLastGradOp{o}, in[0], gz)}
 }
 
-// sliceLastGradOp places gz in zeros shaped like x.
-type sliceLastGradOp struct{ s sliceLastOp }
+// SliceLastGradOp places gz in zeros shaped like x.
+type SliceLastGradOp struct{ s SliceLastOp }
 
-func (o sliceLastGradOp) String() string { return "SliceLastGrad" }
-func (o sliceLastGradOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o SliceLastGradOp) String() string { return "SliceLastGrad" }
+func (o SliceLastGradOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o sliceLastGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
-func (o sliceLastGradOp) Run(out *nd.Array, in []*nd.Array) {
-	zero(out)
-	m := out.Shape[len(out.Shape)-1]
-	n := o.s.stop - o.s.start
-	rows := nd.Prod(out.Shape[:len(out.Shape)-1])
-	if sliceRows(out.Data, o.s.start, m, in[1].Data, 0, n, rows, n) {
-		return
-	}
-	for r := 0; r < rows; r++ {
-		copyInto(view(out, r*m+o.s.start, []int{n}), view(in[1], r*n, []int{n}))
-	}
-}
-func (o sliceLastGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o SliceLastGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+
+// Bounds are the slice's start and stop along the last axis.
+func (o SliceLastGradOp) Bounds() (start, stop int) { return o.s.start, o.s.stop }
+
+func (o SliceLastGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return []*Variable{nil, apply(o.s, gz)}
 }
 
@@ -412,5 +316,5 @@ func SliceLast(x *Variable, start, stop int) (*Variable, error) {
 	if start < 0 || stop < start {
 		return nil, fmt.Errorf("bad slice %d:%d", start, stop)
 	}
-	return tryApply(sliceLastOp{start, stop}, x)
+	return tryApply(SliceLastOp{start, stop}, x)
 }

@@ -7,24 +7,23 @@ import (
 	"github.com/blocks-go/blocks/nd"
 )
 
-// reshapeOp reshapes to a fixed shape (one entry may be -1). A view.
-type reshapeOp struct{ shape []int }
+// ReshapeOp reshapes to a fixed shape (one entry may be -1). A view.
+type ReshapeOp struct{ shape []int }
 
-func (o reshapeOp) String() string { return fmt.Sprintf("Reshape{%d}", len(o.shape)) }
-func (o reshapeOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o ReshapeOp) String() string { return fmt.Sprintf("Reshape{%d}", len(o.shape)) }
+func (o ReshapeOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, len(o.shape), nil
 }
-func (o reshapeOp) Shape(in [][]int) ([]int, error) {
+func (o ReshapeOp) Shape(in [][]int) ([]int, error) {
 	s, err := nd.ResolveShape(nd.Prod(in[0]), o.shape)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reshape %s into %v", nd.ShapeString(in[0]), o.shape)
 	}
 	return s, nil
 }
-func (reshapeOp) IsView(in [][]int, out []int) bool { return true }
-func (reshapeOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (reshapeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+func (ReshapeOp) IsView(in [][]int, out []int) bool { return true }
+func (ReshapeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0])}
 }
 
 // Reshape is Theano's reshape with a constant shape (-1 inferred).
@@ -40,39 +39,37 @@ func Reshape(x *Variable, shape []int) (*Variable, error) {
 	if neg > 1 {
 		return nil, fmt.Errorf("reshape: at most one -1 in %v", shape)
 	}
-	return tryApply(reshapeOp{slices.Clone(shape)}, x)
+	return tryApply(ReshapeOp{slices.Clone(shape)}, x)
 }
 
-// reshapeLikeOp gives its first input the shape of its second. A view.
-type reshapeLikeOp struct{}
+// ReshapeLikeOp gives its first input the shape of its second. A view.
+type ReshapeLikeOp struct{}
 
-func (reshapeLikeOp) String() string { return "ReshapeLike" }
-func (reshapeLikeOp) Type(in []*Variable) (nd.DType, int, error) {
+func (ReshapeLikeOp) String() string { return "ReshapeLike" }
+func (ReshapeLikeOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[1].ndim, nil
 }
-func (reshapeLikeOp) Shape(in [][]int) ([]int, error)   { return in[1], nil }
-func (reshapeLikeOp) IsView(in [][]int, out []int) bool { return true }
-func (reshapeLikeOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (reshapeLikeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0]), nil}
+func (ReshapeLikeOp) Shape(in [][]int) ([]int, error)   { return in[1], nil }
+func (ReshapeLikeOp) IsView(in [][]int, out []int) bool { return true }
+func (ReshapeLikeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0]), nil}
 }
 
-// flattenOp keeps the first outdim-1 axes and flattens the rest. A view.
-type flattenOp struct{ outdim int }
+// FlattenOp keeps the first outdim-1 axes and flattens the rest. A view.
+type FlattenOp struct{ outdim int }
 
-func (o flattenOp) String() string { return fmt.Sprintf("Flatten{%d}", o.outdim) }
-func (o flattenOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o FlattenOp) String() string { return fmt.Sprintf("Flatten{%d}", o.outdim) }
+func (o FlattenOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, o.outdim, nil
 }
-func (o flattenOp) Shape(in [][]int) ([]int, error) {
+func (o FlattenOp) Shape(in [][]int) ([]int, error) {
 	s := in[0]
 	out := slices.Clone(s[:o.outdim-1])
 	return append(out, nd.Prod(s[o.outdim-1:])), nil
 }
-func (flattenOp) IsView(in [][]int, out []int) bool { return true }
-func (flattenOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (flattenOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+func (FlattenOp) IsView(in [][]int, out []int) bool { return true }
+func (FlattenOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0])}
 }
 
 // Flatten is Theano's flatten(ndim): keeps ndim-1 leading axes.
@@ -80,15 +77,15 @@ func Flatten(x *Variable, ndim int) (*Variable, error) {
 	if ndim < 1 || ndim > max(1, x.ndim) {
 		return nil, fmt.Errorf("flatten: ndim must be between 1 and %d, got %d", max(1, x.ndim), ndim)
 	}
-	return tryApply(flattenOp{ndim}, x)
+	return tryApply(FlattenOp{ndim}, x)
 }
 
-// dimshuffleOp is Theano's dimshuffle: pattern lists input axes in their new
+// DimshuffleOp is Theano's dimshuffle: pattern lists input axes in their new
 // order, with -1 for a new broadcastable axis ('x'); input axes left out
 // must have length 1.
-type dimshuffleOp struct{ pattern []int }
+type DimshuffleOp struct{ pattern []int }
 
-func (o dimshuffleOp) String() string {
+func (o DimshuffleOp) String() string {
 	s := "DimShuffle{"
 	for i, p := range o.pattern {
 		if i > 0 {
@@ -102,10 +99,10 @@ func (o dimshuffleOp) String() string {
 	}
 	return s + "}"
 }
-func (o dimshuffleOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o DimshuffleOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, len(o.pattern), nil
 }
-func (o dimshuffleOp) Shape(in [][]int) ([]int, error) {
+func (o DimshuffleOp) Shape(in [][]int) ([]int, error) {
 	s := in[0]
 	out := make([]int, len(o.pattern))
 	for i, p := range o.pattern {
@@ -124,7 +121,7 @@ func (o dimshuffleOp) Shape(in [][]int) ([]int, error) {
 }
 
 // ordered reports whether the kept axes stay in order (then it's a view).
-func (o dimshuffleOp) ordered() bool {
+func (o DimshuffleOp) ordered() bool {
 	last := -1
 	for _, p := range o.pattern {
 		if p >= 0 {
@@ -136,89 +133,22 @@ func (o dimshuffleOp) ordered() bool {
 	}
 	return true
 }
-func (o dimshuffleOp) IsView(in [][]int, out []int) bool { return o.ordered() }
-func (o dimshuffleOp) Run(out *nd.Array, in []*nd.Array) {
-	if o.ordered() {
-		out.Data = in[0].Data
-		return
-	}
-	// Strides of the input axes in output order.
-	x := in[0]
-	xst := make([]int, len(x.Shape))
-	acc := 1
-	for i := len(x.Shape) - 1; i >= 0; i-- {
-		xst[i] = acc
-		acc *= x.Shape[i]
-	}
-	st := make([]int, len(o.pattern))
-	for i, p := range o.pattern {
-		if p >= 0 {
-			st[i] = xst[p]
-		}
-	}
-	switch d := out.Data.(type) {
-	case []float32:
-		permute(d, out.Shape, x.Data.([]float32), st)
-	case []float64:
-		permute(d, out.Shape, x.Data.([]float64), st)
-	case []int64:
-		permute(d, out.Shape, x.Data.([]int64), st)
-	case []int32:
-		permute(d, out.Shape, x.Data.([]int32), st)
-	case []uint8:
-		permute(d, out.Shape, x.Data.([]uint8), st)
-	case []int16:
-		permute(d, out.Shape, x.Data.([]int16), st)
-	case []uint16:
-		permute(d, out.Shape, x.Data.([]uint16), st)
-	case []int8:
-		permute(d, out.Shape, x.Data.([]int8), st)
-	case []bool:
-		permute(d, out.Shape, x.Data.([]bool), st)
-	default:
-		panic(Unsupported(o, out.DType()))
-	}
-}
+func (o DimshuffleOp) IsView(in [][]int, out []int) bool { return o.ordered() }
 
-// permute fills out (C order, shape) from x read with strides st.
-func permute[T nd.Numeric | bool](out []T, shape []int, x []T, st []int) {
-	if len(out) == 0 {
-		return
-	}
-	n := len(shape)
-	if n == 2 {
-		r, c := shape[0], shape[1]
-		for i := 0; i < r; i++ {
-			row := out[i*c : (i+1)*c]
-			for j := range row {
-				row[j] = x[i*st[0]+j*st[1]]
-			}
-		}
-		return
-	}
-	idx := make([]int, n)
-	for k := range out {
-		off := 0
-		for d, i := range idx {
-			off += i * st[d]
-		}
-		out[k] = x[off]
-		for d := n - 1; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < shape[d] {
-				break
-			}
-			idx[d] = 0
-		}
-	}
-}
+// Pattern is the output's axes: an input axis, or -1 for a broadcastable
+// axis inserted.
+func (o DimshuffleOp) Pattern() []int { return o.pattern }
 
-func (o dimshuffleOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+// Ordered says whether the input's axes keep their order (the op is a
+// view).
+func (o DimshuffleOp) Ordered() bool { return o.ordered() }
+
+func (o DimshuffleOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	inv := make([]int, in[0].ndim)
 	for i := range inv {
 		inv[i] = slices.Index(o.pattern, i) // -1 for dropped axes
 	}
-	return []*Variable{apply(dimshuffleOp{inv}, gz)}
+	return []*Variable{apply(DimshuffleOp{inv}, gz)}
 }
 
 // Dimshuffle is Theano's dimshuffle; pattern entries are input axes or -1
@@ -234,7 +164,7 @@ func Dimshuffle(x *Variable, pattern []int) (*Variable, error) {
 		}
 		seen[p] = true
 	}
-	return tryApply(dimshuffleOp{slices.Clone(pattern)}, x)
+	return tryApply(DimshuffleOp{slices.Clone(pattern)}, x)
 }
 
 // Transpose reverses the axes (Theano's .T).
@@ -243,7 +173,7 @@ func Transpose(x *Variable) *Variable {
 	for i := range p {
 		p[i] = x.ndim - 1 - i
 	}
-	return apply(dimshuffleOp{p}, x)
+	return apply(DimshuffleOp{p}, x)
 }
 
 // Index is one entry of a subscript: an integer (Slice false) or a slice
@@ -258,11 +188,11 @@ type Index struct {
 	StartVar, StopVar *Variable
 }
 
-// subtensorOp is basic indexing x[i, a:b:c, ...].
-type subtensorOp struct{ idx []Index }
+// SubtensorOp is basic indexing x[i, a:b:c, ...].
+type SubtensorOp struct{ idx []Index }
 
-func (o subtensorOp) String() string { return "Subtensor" }
-func (o subtensorOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o SubtensorOp) String() string { return "Subtensor" }
+func (o SubtensorOp) Type(in []*Variable) (nd.DType, int, error) {
 	n := in[0].ndim
 	for _, ix := range o.idx {
 		if !ix.Slice {
@@ -275,7 +205,7 @@ func (o subtensorOp) Type(in []*Variable) (nd.DType, int, error) {
 // axisRange is the start, step and count an index selects on one axis.
 type axisRange struct{ start, step, count int }
 
-func (o subtensorOp) ranges(s []int) ([]axisRange, error) {
+func (o SubtensorOp) ranges(s []int) ([]axisRange, error) {
 	r := make([]axisRange, len(s))
 	for ax, d := range s {
 		if ax >= len(o.idx) {
@@ -343,7 +273,7 @@ func pySlice(d int, startp, stopp *int, step int) (start, stop, n int) {
 	return start, stop, n
 }
 
-func (o subtensorOp) Shape(in [][]int) ([]int, error) {
+func (o SubtensorOp) Shape(in [][]int) ([]int, error) {
 	rs, err := o.ranges(in[0])
 	if err != nil {
 		return nil, err
@@ -358,71 +288,30 @@ func (o subtensorOp) Shape(in [][]int) ([]int, error) {
 	return out, nil
 }
 
-func (o subtensorOp) Run(out *nd.Array, in []*nd.Array) {
-	x := in[0]
-	rs, _ := o.ranges(x.Shape)
-	forSubtensor(x.Shape, rs, func(dst, src int) {
-		out.SetFlat(dst, x.Flat(src))
-	})
-}
+// Ranges are the (start, step, count) the indices select on each axis of
+// an input of shape shape.
+func (o SubtensorOp) Ranges(shape []int) ([][3]int, error) { return o.rangesSpec(shape) }
 
-// forSubtensor calls f with each selected element's output and input flat
-// offsets.
-func forSubtensor(shape []int, rs []axisRange, f func(dst, src int)) {
-	n := len(shape)
-	st := make([]int, n)
-	acc := 1
-	for i := n - 1; i >= 0; i-- {
-		st[i] = acc
-		acc *= shape[i]
-	}
-	total := 1
-	for _, r := range rs {
-		total *= r.count
-	}
-	idx := make([]int, n)
-	for k := 0; k < total; k++ {
-		src := 0
-		for d, i := range idx {
-			src += (rs[d].start + i*rs[d].step) * st[d]
-		}
-		f(k, src)
-		for d := n - 1; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < rs[d].count {
-				break
-			}
-			idx[d] = 0
-		}
-	}
-}
-
-func (o subtensorOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o SubtensorOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	if !in[0].dtype.IsFloat() {
 		return []*Variable{nil}
 	}
-	return []*Variable{apply(subtensorGradOp{o}, in[0], gz)}
+	return []*Variable{apply(SubtensorGradOp{o}, in[0], gz)}
 }
 
-// subtensorGradOp scatters gz into zeros shaped like x.
-type subtensorGradOp struct{ sub subtensorOp }
+// SubtensorGradOp scatters gz into zeros shaped like x.
+type SubtensorGradOp struct{ sub SubtensorOp }
 
-func (o subtensorGradOp) String() string { return "IncSubtensor" }
-func (o subtensorGradOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o SubtensorGradOp) String() string { return "IncSubtensor" }
+func (o SubtensorGradOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o subtensorGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
-func (o subtensorGradOp) Run(out *nd.Array, in []*nd.Array) {
-	rs, _ := o.sub.ranges(out.Shape)
-	for i, n := 0, out.Size(); i < n; i++ {
-		out.SetFlat(i, 0)
-	}
-	g := in[1]
-	forSubtensor(out.Shape, rs, func(dst, src int) {
-		out.SetFlat(src, out.Flat(src)+g.Flat(dst))
-	})
-}
-func (o subtensorGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o SubtensorGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+
+// Subtensor is the indexing whose gradient the op computes.
+func (o SubtensorGradOp) Subtensor() SubtensorOp { return o.sub }
+
+func (o SubtensorGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return []*Variable{nil, apply(o.sub, gz)}
 }
 
@@ -441,5 +330,5 @@ func Subtensor(x *Variable, idx []Index) (*Variable, error) {
 	if symbolic {
 		return subtensorShaped(x, idx) // shape_expr_subtensor.go
 	}
-	return tryApply(subtensorOp{slices.Clone(idx)}, x)
+	return tryApply(SubtensorOp{slices.Clone(idx)}, x)
 }

@@ -41,7 +41,7 @@ func newShapeExpr(what string, v *Variable) (*shapeExpr, error) {
 			return nil
 		case KindOp:
 			switch x.op.(type) {
-			case shapeOfOp, shapeIOp:
+			case ShapeOfOp, ShapeIOp:
 				if !slices.Contains(e.leaves, x.inputs[0]) {
 					e.leaves = append(e.leaves, x.inputs[0])
 				}
@@ -80,13 +80,13 @@ func (e *shapeExpr) eval(shapes [][]int) (*nd.Array, error) {
 			out = x.value
 		default:
 			switch op := x.op.(type) {
-			case shapeOfOp:
+			case ShapeOfOp:
 				s := shapes[slices.Index(e.leaves, x.inputs[0])]
 				out = nd.New(nd.Int64, len(s))
 				for i, d := range s {
 					out.I64()[i] = int64(d)
 				}
-			case shapeIOp:
+			case ShapeIOp:
 				s := shapes[slices.Index(e.leaves, x.inputs[0])]
 				out = nd.New(nd.Int64)
 				out.I64()[0] = int64(s[op.i])
@@ -110,11 +110,9 @@ func (e *shapeExpr) eval(shapes [][]int) (*nd.Array, error) {
 					}
 				}
 				out = nd.New(x.dtype, s...)
-				r, ok := x.op.(Runner)
-				if !ok {
-					return nil, fmt.Errorf("%s has no host kernel to fold it with", x.op)
+				if err := runOnHost(x.op, out, ins); err != nil {
+					return nil, err
 				}
-				r.Run(out, ins)
 			}
 		}
 		memo[x] = out
@@ -172,7 +170,7 @@ func newSymShape(what string, dims []*Variable) (*symShape, error) {
 	sh := &symShape{}
 	if len(dims) == 1 && dims[0].ndim == 1 {
 		d := dims[0]
-		switch _, isShape := d.op.(shapeOfOp); {
+		switch _, isShape := d.op.(ShapeOfOp); {
 		case d.kind == KindConstant:
 			sh.ndim = d.value.Size()
 		case d.kind == KindOp && isShape:
@@ -240,7 +238,7 @@ func AllocShaped(value float64, dtype nd.DType, dims []*Variable) (*Variable, er
 	if err != nil {
 		return nil, err
 	}
-	op := &allocShapedOp{value: value, dtype: dtype, shape: sh}
+	op := &AllocShapedOp{value: value, dtype: dtype, shape: sh}
 	return foldOrApply(op, dtype, sh.leaves)
 }
 
@@ -255,32 +253,29 @@ func foldOrApply(op Op, dtype nd.DType, leaves []*Variable) (*Variable, error) {
 		return nil, err
 	}
 	a := nd.New(dtype, s...)
-	r, ok := op.(Runner)
-	if !ok {
-		return nil, fmt.Errorf("%s has no host kernel to fold it with", op)
+	if err := runOnHost(op, a, nil); err != nil {
+		return nil, err
 	}
-	r.Run(a, nil)
 	return NewConstant(a), nil
 }
 
-// allocShapedOp fills an array whose shape its exprs compute from the
+// AllocShapedOp fills an array whose shape its exprs compute from the
 // shapes of its inputs (the leaves).
-type allocShapedOp struct {
+type AllocShapedOp struct {
 	value float64
 	dtype nd.DType
 	shape *symShape
 }
 
-func (o *allocShapedOp) String() string { return fmt.Sprintf("AllocShaped{%v}", o.value) }
-func (o *allocShapedOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o *AllocShapedOp) String() string { return fmt.Sprintf("AllocShaped{%v}", o.value) }
+func (o *AllocShapedOp) Type(in []*Variable) (nd.DType, int, error) {
 	return o.dtype, o.shape.ndim, nil
 }
-func (o *allocShapedOp) Shape(in [][]int) ([]int, error) { return o.shape.eval("alloc", in) }
-func (o *allocShapedOp) Run(out *nd.Array, in []*nd.Array) {
-	for i, n := 0, out.Size(); i < n; i++ {
-		out.SetFlat(i, o.value)
-	}
-}
-func (o *allocShapedOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o *AllocShapedOp) Shape(in [][]int) ([]int, error) { return o.shape.eval("alloc", in) }
+
+// Value is the value the op fills its output with.
+func (o *AllocShapedOp) Value() float64 { return o.value }
+
+func (o *AllocShapedOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }

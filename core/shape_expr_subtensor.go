@@ -15,7 +15,7 @@ import (
 
 // subtensorShaped is Subtensor for an index with symbolic slice bounds.
 func subtensorShaped(x *Variable, idx []Index) (*Variable, error) {
-	op := &subtensorShapedOp{idx: slices.Clone(idx), exprs: make([][2]*shapeExpr, len(idx))}
+	op := &SubtensorShapedOp{idx: slices.Clone(idx), exprs: make([][2]*shapeExpr, len(idx))}
 	for ax, ix := range idx {
 		for k, b := range []*Variable{ix.StartVar, ix.StopVar} {
 			if b == nil {
@@ -39,22 +39,22 @@ func subtensorShaped(x *Variable, idx []Index) (*Variable, error) {
 	return tryApply(op, append([]*Variable{x}, op.leaves...)...)
 }
 
-// subtensorShapedOp is x[idx] whose bounds its exprs compute from the
+// SubtensorShapedOp is x[idx] whose bounds its exprs compute from the
 // shapes of its inputs after x (the leaves).
-type subtensorShapedOp struct {
+type SubtensorShapedOp struct {
 	idx    []Index
 	exprs  [][2]*shapeExpr // per axis: start, stop (nil: idx's own)
 	leaves []*Variable
 }
 
-func (o *subtensorShapedOp) String() string { return "Subtensor" }
-func (o *subtensorShapedOp) Type(in []*Variable) (nd.DType, int, error) {
-	return subtensorOp{o.idx}.Type(in[:1])
+func (o *SubtensorShapedOp) String() string { return "Subtensor" }
+func (o *SubtensorShapedOp) Type(in []*Variable) (nd.DType, int, error) {
+	return SubtensorOp{o.idx}.Type(in[:1])
 }
 
 // concrete is the index with its bounds computed from the leaves' shapes
 // (in[1:]).
-func (o *subtensorShapedOp) concrete(in [][]int) (subtensorOp, error) {
+func (o *SubtensorShapedOp) concrete(in [][]int) (SubtensorOp, error) {
 	idx := slices.Clone(o.idx)
 	for ax, es := range o.exprs {
 		for k, e := range es {
@@ -67,7 +67,7 @@ func (o *subtensorShapedOp) concrete(in [][]int) (subtensorOp, error) {
 			}
 			a, err := e.eval(shapes)
 			if err != nil {
-				return subtensorOp{}, err
+				return SubtensorOp{}, err
 			}
 			b := int(a.Flat(0))
 			if k == 0 {
@@ -77,10 +77,10 @@ func (o *subtensorShapedOp) concrete(in [][]int) (subtensorOp, error) {
 			}
 		}
 	}
-	return subtensorOp{idx}, nil
+	return SubtensorOp{idx}, nil
 }
 
-func (o *subtensorShapedOp) Shape(in [][]int) ([]int, error) {
+func (o *SubtensorShapedOp) Shape(in [][]int) ([]int, error) {
 	c, err := o.concrete(in)
 	if err != nil {
 		return nil, err
@@ -88,46 +88,38 @@ func (o *subtensorShapedOp) Shape(in [][]int) ([]int, error) {
 	return c.Shape(in[:1])
 }
 
-func shapesOf(in []*nd.Array) [][]int {
-	s := make([][]int, len(in))
-	for i, a := range in {
-		s[i] = a.Shape
-	}
-	return s
-}
+// Concrete is the indexing the op computes for inputs of these shapes.
+func (o *SubtensorShapedOp) Concrete(in [][]int) (SubtensorOp, error) { return o.concrete(in) }
 
-func (o *subtensorShapedOp) Run(out *nd.Array, in []*nd.Array) {
-	c, _ := o.concrete(shapesOf(in))
-	c.Run(out, in[:1])
-}
-
-func (o *subtensorShapedOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o *SubtensorShapedOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	g := make([]*Variable, len(in))
 	if in[0].dtype.IsFloat() {
-		g[0] = apply(&subtensorShapedGradOp{o}, append([]*Variable{in[0], gz}, in[1:]...)...)
+		g[0] = apply(&SubtensorShapedGradOp{o}, append([]*Variable{in[0], gz}, in[1:]...)...)
 	}
 	return g
 }
 
-// subtensorShapedGradOp scatters gz into zeros shaped like x: inputs x,
+// SubtensorShapedGradOp scatters gz into zeros shaped like x: inputs x,
 // gz, then the leaves.
-type subtensorShapedGradOp struct{ sub *subtensorShapedOp }
+type SubtensorShapedGradOp struct{ sub *SubtensorShapedOp }
 
-func (o *subtensorShapedGradOp) String() string { return "IncSubtensor" }
-func (o *subtensorShapedGradOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o *SubtensorShapedGradOp) String() string { return "IncSubtensor" }
+func (o *SubtensorShapedGradOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o *subtensorShapedGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+func (o *SubtensorShapedGradOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
 
 // leafShapes are the op's input shapes as the subtensor saw them: x, then
 // the leaves (gz left out).
 func leafShapes(in [][]int) [][]int { return append([][]int{in[0]}, in[2:]...) }
 
-func (o *subtensorShapedGradOp) Run(out *nd.Array, in []*nd.Array) {
-	c, _ := o.sub.concrete(leafShapes(shapesOf(in)))
-	subtensorGradOp{c}.Run(out, in[:2])
+// Concrete is the indexing whose gradient the op computes for inputs of
+// these shapes (x, gz, the leaves).
+func (o *SubtensorShapedGradOp) Concrete(in [][]int) (SubtensorOp, error) {
+	return o.sub.concrete(leafShapes(in))
 }
-func (o *subtensorShapedGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+
+func (o *SubtensorShapedGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	g := make([]*Variable, len(in))
 	g[1] = apply(o.sub, append([]*Variable{gz}, in[2:]...)...)
 	return g

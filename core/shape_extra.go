@@ -15,28 +15,27 @@ func ReshapeLike(x, like *Variable) (*Variable, error) {
 	if like == nil {
 		return nil, fmt.Errorf("reshape_like: no variable to take the shape of")
 	}
-	return tryApply(checkedReshapeLikeOp{}, x, like)
+	return tryApply(CheckedReshapeLikeOp{}, x, like)
 }
 
-// checkedReshapeLikeOp is reshapeLikeOp with a size check (the exported
+// CheckedReshapeLikeOp is reshapeLikeOp with a size check (the exported
 // face; the gradients use reshapeLikeOp, whose sizes agree by
 // construction).
-type checkedReshapeLikeOp struct{}
+type CheckedReshapeLikeOp struct{}
 
-func (checkedReshapeLikeOp) String() string { return "ReshapeLike" }
-func (checkedReshapeLikeOp) Type(in []*Variable) (nd.DType, int, error) {
+func (CheckedReshapeLikeOp) String() string { return "ReshapeLike" }
+func (CheckedReshapeLikeOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[1].ndim, nil
 }
-func (checkedReshapeLikeOp) Shape(in [][]int) ([]int, error) {
+func (CheckedReshapeLikeOp) Shape(in [][]int) ([]int, error) {
 	if nd.Prod(in[0]) != nd.Prod(in[1]) {
 		return nil, fmt.Errorf("cannot reshape %s like %s: the sizes differ", nd.ShapeString(in[0]), nd.ShapeString(in[1]))
 	}
 	return in[1], nil
 }
-func (checkedReshapeLikeOp) IsView(in [][]int, out []int) bool { return true }
-func (checkedReshapeLikeOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (checkedReshapeLikeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0]), nil}
+func (CheckedReshapeLikeOp) IsView(in [][]int, out []int) bool { return true }
+func (CheckedReshapeLikeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0]), nil}
 }
 
 // MergeLeadingAxes merges x's first n+1 axes into one: a (2, 3, 5, 4)
@@ -53,23 +52,22 @@ func MergeLeadingAxes(x *Variable, n int) (*Variable, error) {
 	if x.ndim < n+1 {
 		return nil, fmt.Errorf("merge leading axes: %d extra dimensions need an input of at least %d dimensions, got %d", n, n+1, x.ndim)
 	}
-	return tryApply(mergeLeadingOp{n}, x)
+	return tryApply(MergeLeadingOp{n}, x)
 }
 
-type mergeLeadingOp struct{ n int }
+type MergeLeadingOp struct{ n int }
 
-func (o mergeLeadingOp) String() string { return fmt.Sprintf("MergeLeading{%d}", o.n) }
-func (o mergeLeadingOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o MergeLeadingOp) String() string { return fmt.Sprintf("MergeLeading{%d}", o.n) }
+func (o MergeLeadingOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim - o.n, nil
 }
-func (o mergeLeadingOp) Shape(in [][]int) ([]int, error) {
+func (o MergeLeadingOp) Shape(in [][]int) ([]int, error) {
 	s := in[0]
 	return append([]int{nd.Prod(s[:o.n+1])}, s[o.n+1:]...), nil
 }
-func (mergeLeadingOp) IsView(in [][]int, out []int) bool { return true }
-func (mergeLeadingOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (mergeLeadingOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0])}
+func (MergeLeadingOp) IsView(in [][]int, out []int) bool { return true }
+func (MergeLeadingOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0])}
 }
 
 // SplitLeadingAxes undoes MergeLeadingAxes on a result: x's first axis is
@@ -90,16 +88,16 @@ func SplitLeadingAxes(x, like *Variable, n int) (*Variable, error) {
 	if like.ndim < n {
 		return nil, fmt.Errorf("split leading axes: %d extra dimensions, but the input has only %d", n, like.ndim)
 	}
-	return tryApply(splitLeadingOp{n}, x, like)
+	return tryApply(SplitLeadingOp{n}, x, like)
 }
 
-type splitLeadingOp struct{ n int }
+type SplitLeadingOp struct{ n int }
 
-func (o splitLeadingOp) String() string { return fmt.Sprintf("SplitLeading{%d}", o.n) }
-func (o splitLeadingOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o SplitLeadingOp) String() string { return fmt.Sprintf("SplitLeading{%d}", o.n) }
+func (o SplitLeadingOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim + o.n, nil
 }
-func (o splitLeadingOp) Shape(in [][]int) ([]int, error) {
+func (o SplitLeadingOp) Shape(in [][]int) ([]int, error) {
 	s, extra := in[0], in[1][:o.n]
 	p := nd.Prod(extra)
 	if p == 0 || s[0]%p != 0 {
@@ -109,8 +107,7 @@ func (o splitLeadingOp) Shape(in [][]int) ([]int, error) {
 	out = append(out, s[0]/p)
 	return append(out, s[1:]...), nil
 }
-func (splitLeadingOp) IsView(in [][]int, out []int) bool { return true }
-func (splitLeadingOp) Run(out *nd.Array, in []*nd.Array) { out.Data = in[0].Data }
-func (splitLeadingOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
-	return []*Variable{apply(reshapeLikeOp{}, gz, in[0]), nil}
+func (SplitLeadingOp) IsView(in [][]int, out []int) bool { return true }
+func (SplitLeadingOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+	return []*Variable{apply(ReshapeLikeOp{}, gz, in[0]), nil}
 }

@@ -49,7 +49,7 @@ func Stack(xs []*Variable, axis int) (*Variable, error) {
 	if len(parts) == 1 {
 		return parts[0], nil
 	}
-	return tryApply(concatOp{axis}, parts...)
+	return tryApply(ConcatOp{axis}, parts...)
 }
 
 // Clip is Theano's tensor.clip(x, lo, hi): lo where x < lo, hi where
@@ -82,13 +82,13 @@ func Ceil(x *Variable) *Variable {
 func subtensorOf(what string, sub *Variable) (x *Variable, scatter func(v *Variable) *Variable, err error) {
 	if sub.kind == KindOp {
 		switch o := sub.op.(type) {
-		case subtensorOp:
+		case SubtensorOp:
 			x = sub.inputs[0]
-			return x, func(v *Variable) *Variable { return apply(subtensorGradOp{o}, x, v) }, nil
-		case *subtensorShapedOp:
+			return x, func(v *Variable) *Variable { return apply(SubtensorGradOp{o}, x, v) }, nil
+		case *SubtensorShapedOp:
 			x = sub.inputs[0]
 			return x, func(v *Variable) *Variable {
-				return apply(&subtensorShapedGradOp{o}, append([]*Variable{x, v}, sub.inputs[1:]...)...)
+				return apply(&SubtensorShapedGradOp{o}, append([]*Variable{x, v}, sub.inputs[1:]...)...)
 			}, nil
 		}
 	}
@@ -166,7 +166,7 @@ func BatchedDot(a, b *Variable) (*Variable, error) {
 	if b.ndim == 3 {
 		keep = append(keep, 2)
 	}
-	return tryApply(dimshuffleOp{keep}, s)
+	return tryApply(DimshuffleOp{keep}, s)
 }
 
 // BinaryCrossEntropy is Theano's nnet.binary_crossentropy(output, target):
@@ -193,38 +193,26 @@ func Roll(x *Variable, shift, axis int) (*Variable, error) {
 	}
 	// x[-s:] then x[:-s] along axis, with s taken modulo the length when
 	// the graph runs (the length is not known here): the op does it.
-	return tryApply(rollOp{shift, axis}, x)
+	return tryApply(RollOp{shift, axis}, x)
 }
 
-// rollOp is numpy.roll along one axis.
-type rollOp struct{ shift, axis int }
+// RollOp is numpy.roll along one axis.
+type RollOp struct{ shift, axis int }
 
-func (o rollOp) String() string { return fmt.Sprintf("Roll{%d, %d}", o.shift, o.axis) }
-func (o rollOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o RollOp) String() string { return fmt.Sprintf("Roll{%d, %d}", o.shift, o.axis) }
+func (o RollOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o rollOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
-func (o rollOp) Run(out *nd.Array, in []*nd.Array) {
-	x := in[0]
-	n := x.Shape[o.axis]
-	if n == 0 {
-		return
-	}
-	outer := nd.Prod(x.Shape[:o.axis])
-	inner := nd.Prod(x.Shape[o.axis+1:])
-	s := ((o.shift % n) + n) % n
-	for b := 0; b < outer; b++ {
-		for i := 0; i < n; i++ {
-			j := (i + s) % n
-			copyInto(view(out, (b*n+j)*inner, []int{inner}), view(x, (b*n+i)*inner, []int{inner}))
-		}
-	}
-}
-func (o rollOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o RollOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+
+// Shift is the roll's shift along its axis.
+func (o RollOp) Shift() (shift, axis int) { return o.shift, o.axis }
+
+func (o RollOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	if !in[0].dtype.IsFloat() {
 		return []*Variable{nil}
 	}
-	return []*Variable{apply(rollOp{-o.shift, o.axis}, gz)}
+	return []*Variable{apply(RollOp{-o.shift, o.axis}, gz)}
 }
 
 // Tile is Theano's tile(x, reps): x repeated reps[i] times along axis i
@@ -265,74 +253,51 @@ func Repeat(x *Variable, repeats, axis int) (*Variable, error) {
 	if repeats < 0 {
 		return nil, fmt.Errorf("repeat: repeats must not be negative, got %d", repeats)
 	}
-	return tryApply(repeatNOp{repeats, axis}, x)
+	return tryApply(RepeatNOp{repeats, axis}, x)
 }
 
-// repeatNOp is numpy.repeat(x, n, axis).
-type repeatNOp struct{ n, axis int }
+// RepeatNOp is numpy.repeat(x, n, axis).
+type RepeatNOp struct{ n, axis int }
 
-func (o repeatNOp) String() string { return fmt.Sprintf("Repeat{%d, %d}", o.n, o.axis) }
-func (o repeatNOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o RepeatNOp) String() string { return fmt.Sprintf("Repeat{%d, %d}", o.n, o.axis) }
+func (o RepeatNOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o repeatNOp) Shape(in [][]int) ([]int, error) {
+func (o RepeatNOp) Shape(in [][]int) ([]int, error) {
 	s := slices.Clone(in[0])
 	s[o.axis] *= o.n
 	return s, nil
 }
-func (o repeatNOp) Run(out *nd.Array, in []*nd.Array) {
-	x := in[0]
-	d := x.Shape[o.axis]
-	outer := nd.Prod(x.Shape[:o.axis])
-	inner := nd.Prod(x.Shape[o.axis+1:])
-	for b := 0; b < outer; b++ {
-		for i := 0; i < d; i++ {
-			src := view(x, (b*d+i)*inner, []int{inner})
-			for k := 0; k < o.n; k++ {
-				copyInto(view(out, ((b*d+i)*o.n+k)*inner, []int{inner}), src)
-			}
-		}
-	}
-}
-func (o repeatNOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+
+// Repeats is how many times each entry along axis is repeated.
+func (o RepeatNOp) Repeats() (n, axis int) { return o.n, o.axis }
+
+func (o RepeatNOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	if !in[0].dtype.IsFloat() {
 		return []*Variable{nil}
 	}
-	return []*Variable{apply(repeatNGradOp{o}, gz)}
+	return []*Variable{apply(RepeatNGradOp{o}, gz)}
 }
 
-// repeatNGradOp sums each run of n entries along the axis.
-type repeatNGradOp struct{ r repeatNOp }
+// RepeatNGradOp sums each run of n entries along the axis.
+type RepeatNGradOp struct{ r RepeatNOp }
 
-func (o repeatNGradOp) String() string { return "RepeatGrad" }
-func (o repeatNGradOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o RepeatNGradOp) String() string { return "RepeatGrad" }
+func (o RepeatNGradOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o repeatNGradOp) Shape(in [][]int) ([]int, error) {
+func (o RepeatNGradOp) Shape(in [][]int) ([]int, error) {
 	s := slices.Clone(in[0])
 	if o.r.n > 0 {
 		s[o.r.axis] /= o.r.n
 	}
 	return s, nil
 }
-func (o repeatNGradOp) Run(out *nd.Array, in []*nd.Array) {
-	g := in[0]
-	d := out.Shape[o.r.axis]
-	outer := nd.Prod(out.Shape[:o.r.axis])
-	inner := nd.Prod(out.Shape[o.r.axis+1:])
-	for b := 0; b < outer; b++ {
-		for i := 0; i < d; i++ {
-			for j := 0; j < inner; j++ {
-				var s float64
-				for k := 0; k < o.r.n; k++ {
-					s += g.Flat(((b*d+i)*o.r.n+k)*inner + j)
-				}
-				out.SetFlat((b*d+i)*inner+j, s)
-			}
-		}
-	}
-}
-func (o repeatNGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+
+// Repeats is the repeat's count and axis.
+func (o RepeatNGradOp) Repeats() (n, axis int) { return o.r.n, o.r.axis }
+
+func (o RepeatNGradOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return []*Variable{apply(o.r, gz)}
 }
 
@@ -344,7 +309,7 @@ func CumSum(x *Variable, axis *int) (*Variable, error) {
 		if err != nil {
 			return nil, err
 		}
-		return tryApply(cumSumOp{0, false}, f)
+		return tryApply(CumSumOp{0, false}, f)
 	}
 	a := *axis
 	if a < 0 {
@@ -353,46 +318,31 @@ func CumSum(x *Variable, axis *int) (*Variable, error) {
 	if a < 0 || a >= x.ndim {
 		return nil, fmt.Errorf("cumsum: axis %d out of range for a %d-d variable", *axis, x.ndim)
 	}
-	return tryApply(cumSumOp{a, false}, x)
+	return tryApply(CumSumOp{a, false}, x)
 }
 
-// cumSumOp is the running sum along axis (from the end when reverse: the
+// CumSumOp is the running sum along axis (from the end when reverse: the
 // gradient of the running sum).
-type cumSumOp struct {
+type CumSumOp struct {
 	axis    int
 	reverse bool
 }
 
-func (o cumSumOp) String() string { return fmt.Sprintf("CumSum{%d}", o.axis) }
-func (o cumSumOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o CumSumOp) String() string { return fmt.Sprintf("CumSum{%d}", o.axis) }
+func (o CumSumOp) Type(in []*Variable) (nd.DType, int, error) {
 	return in[0].dtype, in[0].ndim, nil
 }
-func (o cumSumOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
-func (o cumSumOp) Run(out *nd.Array, in []*nd.Array) {
-	x := in[0]
-	d := x.Shape[o.axis]
-	outer := nd.Prod(x.Shape[:o.axis])
-	inner := nd.Prod(x.Shape[o.axis+1:])
-	for b := 0; b < outer; b++ {
-		for j := 0; j < inner; j++ {
-			var s float64
-			for k := 0; k < d; k++ {
-				i := k
-				if o.reverse {
-					i = d - 1 - k
-				}
-				p := (b*d+i)*inner + j
-				s += x.Flat(p)
-				out.SetFlat(p, s)
-			}
-		}
-	}
-}
-func (o cumSumOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+func (o CumSumOp) Shape(in [][]int) ([]int, error) { return in[0], nil }
+
+// Axis is the running sum's axis, and reverse whether it runs from the
+// end.
+func (o CumSumOp) Axis() (axis int, reverse bool) { return o.axis, o.reverse }
+
+func (o CumSumOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	if !in[0].dtype.IsFloat() {
 		return []*Variable{nil}
 	}
-	return []*Variable{apply(cumSumOp{o.axis, !o.reverse}, gz)}
+	return []*Variable{apply(CumSumOp{o.axis, !o.reverse}, gz)}
 }
 
 // Arange is Theano's arange(start, stop, step, dtype): start, start+step,
@@ -400,7 +350,7 @@ func (o cumSumOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 // float constant or an int scalar computed from shapes (x.shape[0]); the
 // length is known when the graph runs.
 func Arange(start, stop, step *Variable, dtype nd.DType) (*Variable, error) {
-	op := &arangeOp{dtype: dtype}
+	op := &ArangeOp{dtype: dtype}
 	for i, v := range []*Variable{start, stop, step} {
 		if v.ndim != 0 {
 			return nil, fmt.Errorf("arange: %s must be a scalar, got a %d-d variable", [3]string{"start", "stop", "step"}[i], v.ndim)
@@ -428,20 +378,20 @@ func Arange(start, stop, step *Variable, dtype nd.DType) (*Variable, error) {
 	return foldOrApply(op, dtype, op.leaves)
 }
 
-// arangeOp computes its bounds from the shapes of its inputs (the leaves).
-type arangeOp struct {
+// ArangeOp computes its bounds from the shapes of its inputs (the leaves).
+type ArangeOp struct {
 	dtype  nd.DType
 	consts [3]float64
 	exprs  [3]*shapeExpr // nil for a constant bound
 	leaves []*Variable
 }
 
-func (o *arangeOp) String() string { return "ARange" }
-func (o *arangeOp) Type(in []*Variable) (nd.DType, int, error) {
+func (o *ArangeOp) String() string { return "ARange" }
+func (o *ArangeOp) Type(in []*Variable) (nd.DType, int, error) {
 	return o.dtype, 1, nil
 }
 
-func (o *arangeOp) bounds(in [][]int) (b [3]float64, err error) {
+func (o *ArangeOp) bounds(in [][]int) (b [3]float64, err error) {
 	for i, e := range o.exprs {
 		if e == nil {
 			b[i] = o.consts[i]
@@ -463,7 +413,7 @@ func (o *arangeOp) bounds(in [][]int) (b [3]float64, err error) {
 	return b, nil
 }
 
-func (o *arangeOp) Shape(in [][]int) ([]int, error) {
+func (o *ArangeOp) Shape(in [][]int) ([]int, error) {
 	b, err := o.bounds(in)
 	if err != nil {
 		return nil, err
@@ -477,16 +427,10 @@ func (o *arangeOp) Shape(in [][]int) ([]int, error) {
 	}
 	return []int{int(n)}, nil
 }
-func (o *arangeOp) Run(out *nd.Array, in []*nd.Array) {
-	shapes := make([][]int, len(in))
-	for i, a := range in {
-		shapes[i] = a.Shape
-	}
-	b, _ := o.bounds(shapes)
-	for i, n := 0, out.Size(); i < n; i++ {
-		out.SetFlat(i, b[0]+float64(i)*b[2])
-	}
-}
-func (o *arangeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
+
+// Bounds are start, stop and step for inputs of these shapes.
+func (o *ArangeOp) Bounds(in [][]int) ([3]float64, error) { return o.bounds(in) }
+
+func (o *ArangeOp) Grad(in []*Variable, out, gz *Variable) []*Variable {
 	return make([]*Variable, len(in))
 }

@@ -318,7 +318,7 @@ func (v *Variable) String() string {
 // Copy returns a new variable equal in value to v (Theano's tensor copy):
 // a fresh node to hang annotations on. It costs nothing at run time.
 func (v *Variable) Copy() *Variable {
-	c := apply(copyOp{}, v)
+	c := apply(CopyOp{}, v)
 	c.Name = v.Name
 	return c
 }

@@ -45,8 +45,8 @@ var mutableState = map[string]string{
 	"core/exec/cpu/kernels.unJob64":   "the running split elementwise job, guarded by the worker pool's split lock",
 	"core/exec/cpu/kernels.colSum32":  "the running split column sum's job, guarded by the worker pool's split lock",
 	"core/exec/cpu/kernels.colSum64":  "the running split column sum's job, guarded by the worker pool's split lock",
-	"core.rnnRows32":                  "the running split recurrent step's job, guarded by the worker pool's split lock",
-	"core.rnnRows64":                  "the running split recurrent step's job, guarded by the worker pool's split lock",
+	"core/exec/cpu.rnnRows32":         "the running split recurrent step's job, guarded by the worker pool's split lock",
+	"core/exec/cpu.rnnRows64":         "the running split recurrent step's job, guarded by the worker pool's split lock",
 
 	// Registries filled at start.
 	"core.backends":                "the backends linked into the program (RegisterBackend from a backend package's init)",
@@ -59,10 +59,10 @@ var mutableState = map[string]string{
 	"bricks.callIDs":             "the application call ID counter (an atomic)",
 
 	// CPU-feature flags and test hooks.
-	"internal/vec.useAVX2":    "a CPU-feature flag, read once (tests turn it off to check the portable loop)",
-	"internal/vec.useFMA":     "a CPU-feature flag, read once (tests turn it off to check the portable loop)",
-	"core.rnnMinSplitWork":    "a test hook: tests split small layers",
-	"core.rnnMaxSplitWeights": "a test hook: tests split small layers",
+	"internal/vec.useAVX2":             "a CPU-feature flag, read once (tests turn it off to check the portable loop)",
+	"internal/vec.useFMA":              "a CPU-feature flag, read once (tests turn it off to check the portable loop)",
+	"core/exec/cpu.rnnMinSplitWork":    "a test hook: tests split small layers",
+	"core/exec/cpu.rnnMaxSplitWeights": "a test hook: tests split small layers",
 
 	// Set once from another package's init: a Starlark attribute lookup has
 	// no thread that could carry it.

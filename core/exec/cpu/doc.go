@@ -5,7 +5,8 @@
 // The executor plans a graph once per input-shape signature (shapes from
 // the graph's own inference, every buffer allocated once, views aliasing
 // their source, elementwise chains fused, updates made in place where
-// safe), then runs the plan's steps: each op's CPU kernel (Op.Run), over
+// safe), then runs the plan's steps: each op's CPU kernel (kernel.go: one
+// per op type of core, made per node when it keeps scratch), over
 // the numeric kernels of core/exec/cpu/kernels (OpenBLAS products, or
 // gonum's Go BLAS in the pure-Go build; AVX2 loops each with a portable
 // twin computing the same bits; large kernels split across cores with a

@@ -13,10 +13,9 @@ import (
 )
 
 // TestEveryOpHasAKernel: every op type of package core (a type with the Op
-// interface's Grad method) has exactly one CPU kernel: the backend's own,
-// registered in opKernels, or, until it moves here, its Run beside its
-// definition (core.Runner, the declared fallback). A registered op keeps
-// no Run of its own.
+// interface's Grad method) has exactly one CPU kernel, the backend's own,
+// registered in opKernels or opKernelMakers, and no Run or RunErr of its
+// own (core.Runner is the fallback of ops defined outside core).
 func TestEveryOpHasAKernel(t *testing.T) {
 	files, err := filepath.Glob("../../*.go")
 	if err != nil {
@@ -57,21 +56,35 @@ func TestEveryOpHasAKernel(t *testing.T) {
 		t.Fatalf("found %d op types in core", len(ops))
 	}
 	registered := map[string]bool{}
+	types := []reflect.Type{}
 	for typ := range opKernels {
-		if typ.PkgPath() != reflect.TypeFor[core.Op]().PkgPath() {
+		types = append(types, typ)
+	}
+	for typ := range opKernelMakers {
+		if _, ok := opKernels[typ]; ok {
+			t.Errorf("%s has a kernel and a kernel maker: one kernel per backend", typ)
+		}
+		types = append(types, typ)
+	}
+	for _, typ := range types {
+		named := typ
+		if typ.Kind() == reflect.Pointer {
+			named = typ.Elem()
+		}
+		if named.PkgPath() != reflect.TypeFor[core.Op]().PkgPath() {
 			t.Errorf("kernel registered for %s, not an op of core", typ)
 		}
-		registered[typ.Name()] = true
+		registered[named.Name()] = true
 		if _, ok := reflect.Zero(typ).Interface().(core.Runner); ok {
 			t.Errorf("%s has a registered kernel and a Run of its own: one kernel per backend", typ.Name())
 		}
 	}
 	for op := range ops {
-		switch {
-		case registered[op] && runs[op]:
-			// reported above
-		case !registered[op] && !runs[op]:
+		if !registered[op] {
 			t.Errorf("op %s has no CPU kernel: register one in opKernels", op)
+		}
+		if runs[op] {
+			t.Errorf("op %s keeps a Run of its own in core: its kernel is the backend's", op)
 		}
 	}
 	for name := range registered {

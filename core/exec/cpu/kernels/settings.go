@@ -47,7 +47,7 @@ type Settings struct {
 	MinElemPart int
 	// NoFuse turns fusions off, for comparisons: the executor's
 	// planning-time fusions (bias + ReLU, p − s·g written in place) and
-	// the bricks' fused recurrent sequences (core.FusionEnabled);
+	// the bricks' fused recurrent sequences (cpu.FusionEnabled);
 	// BLOCKS_NOFUSE=1 sets it. The executor's fusions never change a
 	// result's bits; the fused recurrent sequences' products may sum in
 	// another order than the Scan's (OpenBLAS's order depends on the

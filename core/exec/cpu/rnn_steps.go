@@ -1,10 +1,6 @@
-package core
+package cpu
 
 import (
-	"fmt"
-	"math"
-
-	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/internal/vec"
 )
 
@@ -19,32 +15,6 @@ import (
 // (TestFusedLSTMMatchesScan). The LSTM forward row and the LSTM and GRU
 // gradients' unmasked float32 rows run internal/vec's AVX2 kernels (the
 // loops' bits); the rest is plain Go, the same on every architecture.
-
-// sigmoidInPlace applies the logistic function to s.
-func sigmoidInPlace[T float32 | float64](s []T) {
-	switch v := any(s).(type) {
-	case []float32:
-		vec.SigmoidSlice32(v, v)
-	case []float64:
-		for i, x := range v {
-			v[i] = sigmoid(x)
-		}
-	}
-}
-
-// tanhInto is dst = tanh(src).
-func tanhInto[T float32 | float64](dst, src []T) {
-	switch d := any(dst).(type) {
-	case []float32:
-		vec.TanhSlice32(d, any(src).([]float32))
-	case []float64:
-		s := any(src).([]float64)
-		s = s[:len(d)]
-		for i, x := range s {
-			d[i] = math.Tanh(x)
-		}
-	}
-}
 
 // lstmStep finishes one LSTM step for a batch of rows. On entry g (rows ×
 // 4d) holds h(t-1)·W; x (rows × 4d) is the step's input, cp (rows × d)
@@ -311,36 +281,4 @@ func addRows[T float32 | float64](out, a, b []T) {
 	for j := range out {
 		out[j] = a[j] + b[j]
 	}
-}
-
-// rnnGemm is c = op(a)·op(b) (m×n) through the Dot op's code path (split
-// across the cores when large), after checking that every buffer holds
-// what the dimensions say: a bad shape is an error, never a read outside
-// a buffer in C.
-func rnnGemm[T float32 | float64](tA, tB bool, m, n, k int, a, b, c []T) error {
-	if err := rnnGemmCheck(m, n, k, a, b, c); err != nil || m == 0 || n == 0 {
-		return err
-	}
-	if k == 0 {
-		clear(c[:m*n])
-		return nil
-	}
-	lda, ldb := k, n
-	if tA {
-		lda = m
-	}
-	if tB {
-		ldb = k
-	}
-	kernels.SplitGemm(tA, tB, m, n, k, a[:m*k], lda, b[:k*n], ldb, c[:m*n])
-	return nil
-}
-
-// rnnGemmCheck says whether the buffers of an (m×k)·(k×n) product hold
-// what the dimensions say.
-func rnnGemmCheck[T float32 | float64](m, n, k int, a, b, c []T) error {
-	if m < 0 || n < 0 || k < 0 || len(a) < m*k || len(b) < k*n || len(c) < m*n {
-		return fmt.Errorf("recurrent product (%d×%d)·(%d×%d) with buffers of %d, %d and %d elements", m, k, k, n, len(a), len(b), len(c))
-	}
-	return nil
 }

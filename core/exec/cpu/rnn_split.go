@@ -1,8 +1,9 @@
-package core
+package cpu
 
 import (
 	"errors"
 	"fmt"
+	"github.com/blocks-go/blocks/core"
 
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
 	"github.com/blocks-go/blocks/internal/vec"
@@ -79,7 +80,7 @@ func rnnProduct[T float32 | float64](direct, tB bool, m, n, k int, a, b, bp, c [
 	if bp == nil {
 		return rnnGemmRows(direct, tB, m, n, k, a, b, c)
 	}
-	if err := rnnGemmCheck(m, n, k, a, b, c); err != nil {
+	if err := gemmCheck(m, n, k, a, b, c); err != nil {
 		return err
 	}
 	if len(bp) < vec.PanelsSize32(k, n) {
@@ -113,6 +114,22 @@ func rnnRowParts(T, B, w int) int {
 	return kernels.MaxParts
 }
 
+// RNNMinSplitRows is the fewest rows a fused sequence splits by.
+const RNNMinSplitRows = rnnMinSplitRows
+
+// RNNRowParts is how many row blocks a fused sequence of T steps, B rows
+// and a recurrent weight matrix of w elements runs in.
+func RNNRowParts(T, B, w int) int { return rnnRowParts(T, B, w) }
+
+// SplitSmallRNNs makes every fused sequence of RNNMinSplitRows rows or
+// more split by rows, until the returned restore is called: a test hook,
+// for checking the split's bits on small layers.
+func SplitSmallRNNs() (restore func()) {
+	work, w := rnnMinSplitWork, rnnMaxSplitWeights
+	rnnMinSplitWork, rnnMaxSplitWeights = 0, 1<<30
+	return func() { rnnMinSplitWork, rnnMaxSplitWeights = work, w }
+}
+
 // rnnRowRange is part i of parts of B rows, in multiples of 8 rows (the
 // products' row blocks).
 func rnnRowRange(B, i, parts int) (lo, hi int) { return kernels.PartRange(B, 8, i, parts) }
@@ -131,12 +148,13 @@ const (
 // rnnRowRange(B, i, parts) over every step.
 type rnnRowsJob[T float32 | float64] struct {
 	pass   rnnPass
-	lstm   *lstmSeqOp
-	gru    *gruSeqOp
+	lstm   *core.LSTMSeqOp
+	gru    *core.GRUSeqOp
 	out    []T
 	in     []*nd.Array
 	B      int
 	p1, p2 []T  // packed weights (vec.Gemm32), or nil
+	sums   []T  // the LSTM gradient's peephole sums of row blocks 1..
 	direct bool // one BLAS call per product (the parts run in parallel)
 	errs   [kernels.MaxParts]error
 }
@@ -150,7 +168,7 @@ func (j *rnnRowsJob[T]) RunPart(i, parts int) {
 	case lstmFwdPass:
 		j.errs[i] = lstmForwardRows(j.lstm, j.out, j.in, lo, hi, j.direct, j.p1)
 	case lstmBwdPass:
-		j.errs[i] = lstmBackwardRows(j.lstm, j.out, j.in, lo, hi, i, j.direct, j.p1)
+		j.errs[i] = lstmBackwardRows(j.lstm, j.out, j.in, lo, hi, i, j.direct, j.p1, j.sums)
 	case gruFwdPass:
 		j.errs[i] = gruForwardRows(j.gru, j.out, j.in, lo, hi, j.direct, j.p1, j.p2)
 	case gruBwdPass:
@@ -195,9 +213,9 @@ func runRNNRows[T float32 | float64](j rnnRowsJob[T], parts int) error {
 // else rnnGemm's split product.
 func rnnGemmRows[T float32 | float64](direct, tB bool, m, n, k int, a, b, c []T) error {
 	if !direct {
-		return rnnGemm(false, tB, m, n, k, a, b, c)
+		return gemm(false, tB, m, n, k, a, b, c)
 	}
-	if err := rnnGemmCheck(m, n, k, a, b, c); err != nil || m == 0 || n == 0 {
+	if err := gemmCheck(m, n, k, a, b, c); err != nil || m == 0 || n == 0 {
 		return err
 	}
 	if k == 0 {

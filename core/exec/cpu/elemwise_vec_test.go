@@ -1,6 +1,7 @@
-package core
+package cpu
 
 import (
+	"github.com/blocks-go/blocks/core"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -24,9 +25,9 @@ func TestBinLoopAddVectorized(t *testing.T) {
 			}
 		}
 		out := make([]float32, n)
-		binLoop(eAdd, out, 0, a, 1, b, 1, n)
+		binLoop(core.ElemAdd, out, 0, a, 1, b, 1, n)
 		inPlace := append([]float32(nil), a...)
-		binLoop(eAdd, inPlace, 0, inPlace, 1, b, 1, n)
+		binLoop(core.ElemAdd, inPlace, 0, inPlace, 1, b, 1, n)
 		for i := range n {
 			want := a[i] + b[i]
 			for _, got := range []float32{out[i], inPlace[i]} {
