@@ -63,8 +63,8 @@ func lenetModel(tb testing.TB, batch int, dev device.Device) (*algorithms.Gradie
 	mlp, err := bricks.NewMLP(cfg, "", []bricks.Brick{relu, bricks.NewSoftmax(cfg, "")}, []int{800, 500, 10})
 	must(err)
 	for _, br := range []bricks.Brick{seq, mlp} {
-		must(br.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.05}))
-		must(br.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0}))
+		must(bricks.SetInitSchemes(br, initialization.IsotropicGaussian{Std: 0.05}, nil))
+		must(bricks.SetInitSchemes(br, nil, initialization.Constant{Value: 0}))
 		must(bricks.Initialize(br))
 	}
 	x := core.NewInput("features", nd.Float32, 4)

@@ -39,12 +39,12 @@ func NewSequenceContentAttention(cfg *Config, name string, stateNames []string, 
 		return nil, err
 	}
 	for _, l := range st.Transforms {
-		l.attrs["use_bias"] = false
+		l.UseBias = new(false)
 	}
 	a.StateTransformers = st
 	a.Preprocess = NewLinear(cfg, "preprocess")
 	a.EnergyComputer = NewLinear(cfg, "energy_comp")
-	a.EnergyComputer.attrs["use_bias"] = false
+	a.EnergyComputer.UseBias = new(false)
 	a.SetChildren([]Brick{st, a.Preprocess, a.EnergyComputer})
 	if stateDims != nil {
 		a.attrs["state_dims"] = stateDims
@@ -73,10 +73,8 @@ func (a *SequenceContentAttention) PushAllocationConfigHook() error {
 	}
 	a.StateTransformers.attrs["input_dims"] = sd
 	a.StateTransformers.attrs["output_dims"] = outs
-	a.Preprocess.attrs["input_dim"] = ad
-	a.Preprocess.attrs["output_dim"] = md
-	a.EnergyComputer.attrs["input_dim"] = md
-	a.EnergyComputer.attrs["output_dim"] = 1
+	a.Preprocess.InputDim, a.Preprocess.OutputDim = ad, md
+	a.EnergyComputer.InputDim, a.EnergyComputer.OutputDim = md, 1
 	return nil
 }
 

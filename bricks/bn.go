@@ -390,19 +390,16 @@ func NewBatchNormalizedMLP(cfg *Config, name string, activations []Brick, dims [
 		m.Activations = append(m.Activations, seq)
 		apps = append(apps, AppRef{l, "apply"}, AppRef{seq, "apply"})
 	}
-	m.initBase(m, cfg, name, []string{"BatchNormalizedMLP", "MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"}, append([]AttrSpec{
-		{Name: "dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the input, hidden layers and output"},
+	m.initBase(m, cfg, name, []string{"BatchNormalizedMLP", "MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"}, []AttrSpec{
 		{Name: "conserve_memory", Kind: AttrBool, Doc: "pushed to the BatchNormalization bricks"},
 		{Name: "mean_only", Kind: AttrBool, Doc: "pushed to the BatchNormalization bricks"},
 		{Name: "learn_scale", Kind: AttrBool, Doc: "pushed to the BatchNormalization bricks"},
 		{Name: "learn_shift", Kind: AttrBool, Doc: "pushed to the BatchNormalization bricks"},
-	}, initializableSpecs...))
+	})
 	m.setApps(apps)
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: m.apply})
-	if dims != nil {
-		m.attrs["dims"] = dims
-	}
-	m.attrs["use_bias"] = false
+	m.Dims = dims
+	m.UseBias = new(false)
 	m.attrs["conserve_memory"] = true
 	m.attrs["mean_only"] = false
 	m.attrs["learn_scale"] = true
@@ -416,7 +413,7 @@ func (m *BatchNormalizedMLP) PushAllocationConfigHook() error {
 	if err := m.MLP.PushAllocationConfigHook(); err != nil {
 		return err
 	}
-	dims, _ := m.Attr("dims").([]int)
+	dims := m.Dims
 	for i, bn := range m.BNs {
 		bn.attrs["input_dim"] = dims[i+1]
 		for _, k := range []string{"mean_only", "learn_scale", "learn_shift"} {

@@ -225,7 +225,7 @@ func TestBatchNormalizedMLPStructure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.1})
+	m.WeightsInit = initialization.IsotropicGaussian{Std: 0.1}
 	if err := Initialize(m); err != nil {
 		t.Fatal(err)
 	}

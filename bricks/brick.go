@@ -425,6 +425,11 @@ func Allocate(br Brick) error {
 			return err
 		}
 	}
+	if lc, ok := br.(allocationChecker); ok {
+		if m := lc.missingAllocation(); len(m) > 0 {
+			return fmt.Errorf("%s: allocation config not set: %s (pass it to the constructor, set it, or let a parent brick push it)", b.AnnotationName(), m[0])
+		}
+	}
 	for _, s := range b.specs {
 		if s.Lazy == ForAllocation && b.attrs[s.Name] == nil {
 			return fmt.Errorf("%s: allocation config not set: %s (pass it to the constructor, set it, or let a parent brick push it)", b.AnnotationName(), s.Name)
@@ -444,20 +449,27 @@ func Allocate(br Brick) error {
 func PushInitializationConfig(br Brick) error {
 	b := br.BaseBrick()
 	if b.IsInstance("Initializable") {
+		w, bi := initSchemes(br)
 		for _, c := range b.Children {
 			cb := c.BaseBrick()
 			if !cb.IsInstance("Initializable") {
 				continue
 			}
 			cb.rng = b.RNG()
-			if w := b.Init("weights_init"); w != nil {
-				cb.attrs["weights_init"] = w
+			if w != nil {
+				if ic, ok := c.(Initializable); ok {
+					ic.Initialization().WeightsInit = w
+				} else {
+					cb.attrs["weights_init"] = w
+				}
 			}
 		}
-		if bi := b.Init("biases_init"); bi != nil {
+		if bi != nil {
 			for _, c := range b.Children {
 				if cb := c.BaseBrick(); cb.IsInstance("Initializable") {
-					if _, ok := cb.Spec("biases_init"); ok {
+					if ic, ok := c.(Initializable); ok {
+						ic.Initialization().BiasesInit = bi
+					} else if _, ok := cb.Spec("biases_init"); ok {
 						cb.attrs["biases_init"] = bi
 					}
 				}
@@ -503,18 +515,33 @@ func Initialize(br Brick) error {
 	return nil
 }
 
-// initParam initializes one parameter with the attribute scheme (e.g.
-// "weights_init"), with a clear error when it is not set.
-func (b *Base) initParam(p *core.Variable, scheme string) error {
-	s := b.Init(scheme)
+// initSchemes are br's weights and biases schemes (nil when unset).
+func initSchemes(br Brick) (weights, biases initialization.Scheme) {
+	if ic, ok := br.(Initializable); ok {
+		c := ic.Initialization()
+		return c.WeightsInit, c.BiasesInit
+	}
+	b := br.BaseBrick()
+	return b.Init("weights_init"), b.Init("biases_init")
+}
+
+// initWith initializes one parameter with scheme s, the brick's argument
+// arg (named in the error when it is not set).
+func (b *Base) initWith(p *core.Variable, s initialization.Scheme, arg string) error {
 	if s == nil {
-		return fmt.Errorf("%s: initialization argument %s is not set (set %s.%s, or on a parent brick)", b.AnnotationName(), scheme, b.Name, scheme)
+		return fmt.Errorf("%s: initialization argument %s is not set (set %s.%s, or on a parent brick)", b.AnnotationName(), arg, b.Name, arg)
 	}
 	p.BeforeWrite()
 	if err := initialization.Initialize(s, p.Value(), b.RNG()); err != nil {
 		return fmt.Errorf("%s: %v", b.AnnotationName(), err)
 	}
 	return nil
+}
+
+// initParam initializes one parameter with the attribute scheme (e.g.
+// "weights_init"), with a clear error when it is not set.
+func (b *Base) initParam(p *core.Variable, scheme string) error {
+	return b.initWith(p, b.Init(scheme), scheme)
 }
 
 // newParameter allocates a NaN-filled floatX shared variable named name

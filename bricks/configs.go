@@ -33,7 +33,8 @@ type LinearConfig struct {
 // NewLinearWith makes a Linear from its arguments.
 func NewLinearWith(cfg *Config, name string, c LinearConfig) (*Linear, error) {
 	l := NewLinear(cfg, name)
-	return l, configure(l, &c.Init, "input_dim", c.InputDim, "output_dim", c.OutputDim)
+	l.InputDim, l.OutputDim = c.InputDim, c.OutputDim
+	return l, configure(l, &c.Init)
 }
 
 // BiasConfig is Bias(dim, biases_init=None).
@@ -45,7 +46,8 @@ type BiasConfig struct {
 // NewBiasWith makes a Bias from its arguments.
 func NewBiasWith(cfg *Config, name string, c BiasConfig) (*Bias, error) {
 	b := NewBias(cfg, name)
-	return b, configure(b, nil, "dim", c.Dim, "biases_init", c.BiasesInit)
+	b.Dim, b.BiasesInit = c.Dim, c.BiasesInit
+	return b, nil
 }
 
 // MaxoutConfig is Maxout(num_pieces).
@@ -184,6 +186,11 @@ func configure(b Brick, init *Init, pairs ...any) error {
 		if err := base.SetSeed(*init.Seed); err != nil {
 			return err
 		}
+	}
+	if ic, ok := b.(Initializable); ok {
+		c := ic.Initialization()
+		c.WeightsInit, c.BiasesInit, c.UseBias = init.WeightsInit, init.BiasesInit, init.UseBias
+		return nil
 	}
 	return configure(b, nil, "weights_init", init.WeightsInit, "biases_init", init.BiasesInit, "use_bias", init.UseBias)
 }

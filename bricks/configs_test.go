@@ -38,8 +38,8 @@ func TestTypedConstructors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lazy.Attr("input_dim") != nil || lazy.Attr("output_dim") != 4 || lazy.Attr("use_bias") != false {
-		t.Errorf("lazy Linear: input_dim %v output_dim %v use_bias %v", lazy.Attr("input_dim"), lazy.Attr("output_dim"), lazy.Attr("use_bias"))
+	if lazy.InputDim != 0 || lazy.OutputDim != 4 || lazy.HasBias() {
+		t.Errorf("lazy Linear: input_dim %v output_dim %v use_bias %v", lazy.InputDim, lazy.OutputDim, lazy.HasBias())
 	}
 
 	full := core.Border{Mode: "full"}
@@ -81,8 +81,8 @@ func TestTypedConstructors(t *testing.T) {
 		t.Errorf("num_pieces %v", m.Attr("num_pieces"))
 	}
 	b, err := NewBiasWith(cfg, "b", BiasConfig{Dim: 5})
-	if err != nil || b.Attr("dim") != 5 || b.Attr("biases_init") != nil {
-		t.Errorf("Bias: %v dim %v", err, b.Attr("dim"))
+	if err != nil || b.Dim != 5 || b.BiasesInit != nil {
+		t.Errorf("Bias: %v dim %v", err, b.Dim)
 	}
 	mx, err := NewMaxoutWith(cfg, "mx", MaxoutConfig{NumPieces: 2})
 	if err != nil || mx.Attr("num_pieces") != 2 {

@@ -582,10 +582,10 @@ func (lm *LinearMaxout) PushAllocationConfigHook() error {
 	if !ok1 || !ok2 || !ok3 {
 		return fmt.Errorf("%s: input_dim, output_dim and num_pieces must be set", lm.AnnotationName())
 	}
-	lm.Linear.attrs["input_dim"] = in
-	lm.Linear.attrs["output_dim"] = out * k
+	lm.Linear.InputDim = in
+	lm.Linear.OutputDim = out * k
 	if ub, ok := lm.Attr("use_bias").(bool); ok {
-		lm.Linear.attrs["use_bias"] = ub
+		lm.Linear.UseBias = &ub
 	}
 	lm.Maxout.attrs["num_pieces"] = k
 	return nil

@@ -74,8 +74,9 @@ func randShared(r *rand.Rand, name string, shape ...int) *core.Variable {
 
 func initAll(t *testing.T, b Brick) {
 	t.Helper()
-	b.BaseBrick().SetAttr("weights_init", initialization.Uniform{Width: 0.6})
-	b.BaseBrick().SetAttr("biases_init", initialization.Uniform{Width: 0.4})
+	if err := SetInitSchemes(b, initialization.Uniform{Width: 0.6}, initialization.Uniform{Width: 0.4}); err != nil {
+		t.Fatal(err)
+	}
 	if err := Initialize(b); err != nil {
 		t.Fatal(err)
 	}

@@ -28,10 +28,22 @@ var (
 )
 
 // SetInputDim sets input_dim.
-func (l *Linear) SetInputDim(d int) error { return setPushed(l, "input_dim", d) }
+func (l *Linear) SetInputDim(d int) error {
+	if h := l.hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("input_dim", d)
+	}
+	l.InputDim = d
+	return nil
+}
 
 // SetOutputDim sets output_dim.
-func (l *Linear) SetOutputDim(d int) error { return setPushed(l, "output_dim", d) }
+func (l *Linear) SetOutputDim(d int) error {
+	if h := l.hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("output_dim", d)
+	}
+	l.OutputDim = d
+	return nil
+}
 
 // SetInputDim sets input_dim.
 func (lm *LinearMaxout) SetInputDim(d int) error { return setPushed(lm, "input_dim", d) }
@@ -60,6 +72,20 @@ func setPushed(br Brick, name string, v any) error {
 	return nil
 }
 
+// pushUseBias sets a layer's use_bias as a parent (an MLP) pushes it:
+// through the subclass's face when the brick has one, else its
+// InitConfig, else its declared attribute.
+func pushUseBias(br Brick, ub bool) error {
+	if h := br.BaseBrick().hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("use_bias", ub)
+	}
+	if ic, ok := br.(Initializable); ok {
+		ic.Initialization().UseBias = &ub
+		return nil
+	}
+	return setPushed(br, "use_bias", ub)
+}
+
 // blankCopier is a brick type that Copy can make afresh: a brick of the
 // same type and configuration with nothing set.
 type blankCopier interface{ blankCopy() (Brick, error) }
@@ -77,7 +103,7 @@ func (s *ScriptBrick) blankCopy() (Brick, error) {
 // classes that NewActivation knows: a subclass's names come first).
 func (a *Activation) blankCopy() (Brick, error) {
 	for _, c := range a.classes {
-		if x, err := NewActivation(a.cfg, c, a.Name, a.Float("leak", LeakyRectifierLeak)); err == nil {
+		if x, err := NewActivation(a.cfg, c, a.Name, a.Leak); err == nil {
 			return x, nil
 		}
 	}
@@ -114,6 +140,7 @@ func Copy(br Brick, memo map[Brick]Brick) (Brick, error) {
 	memo[br] = nb
 	n := nb.BaseBrick()
 	copyBase(n, b)
+	copyFields(nb, br)
 	switch {
 	case len(n.Children) == 0:
 		if len(b.Children) > 0 {
@@ -137,11 +164,27 @@ func Copy(br Brick, memo map[Brick]Brick) (Brick, error) {
 			}
 			memo[c] = n.Children[i]
 			copyBase(n.Children[i].BaseBrick(), c.BaseBrick())
+			copyFields(n.Children[i], c)
 		}
 	default:
 		return nil, fmt.Errorf("copying %s: it has %d children, a new one %d", b.AnnotationName(), len(b.Children), len(n.Children))
 	}
 	return nb, nil
+}
+
+// copyFields gives dst, a blank brick of src's type, src's typed
+// configuration (slices and pointers copied).
+func copyFields(dst, src Brick) {
+	switch d := dst.(type) {
+	case *Linear:
+		s := src.(*Linear)
+		d.InputDim, d.OutputDim, d.InitConfig = s.InputDim, s.OutputDim, s.InitConfig.clone()
+	case *Bias:
+		s := src.(*Bias)
+		d.Dim, d.InitConfig = s.Dim, s.InitConfig.clone()
+	case *Activation:
+		d.Leak = src.(*Activation).Leak
+	}
 }
 
 // copyBase gives n b's name, classes, attributes (slices copied), seeds,

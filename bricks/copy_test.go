@@ -45,13 +45,11 @@ func TestMLPOfLinearMaxoutCopies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := mlp.SetAttr("weights_init", initialization.Constant{Value: 1}); err != nil {
-		t.Fatal(err)
-	}
+	mlp.WeightsInit = initialization.Constant{Value: 1}
 	if err := Initialize(mlp); err != nil {
 		t.Fatal(err)
 	}
-	if proto.Allocated || proto.Linear.AttrSet("input_dim") {
+	if proto.Allocated || proto.Linear.InputDim != 0 {
 		t.Errorf("the prototype was changed through its copies")
 	}
 	var paths []string
@@ -98,8 +96,7 @@ func TestCopy(t *testing.T) {
 		t.Errorf("children %v: want one copy of l twice, parented by the copy", ch)
 	}
 	l2 := NewLinear(cfg, "l2")
-	_ = l2.SetAttr("input_dim", 2)
-	_ = l2.SetAttr("output_dim", 2)
+	l2.InputDim, l2.OutputDim = 2, 2
 	if err := Allocate(l2); err != nil {
 		t.Fatal(err)
 	}

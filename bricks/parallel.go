@@ -32,17 +32,19 @@ func newParallel(cfg *Config, class []string, name, prefix string, names []strin
 	p := &Parallel{Base: &Base{}, InputNames: names, kind: class[0]}
 	p.initBase(p, cfg, name, append(class, "Initializable", "Brick"), append(append([]AttrSpec(nil), parallelSpecs...), initializableSpecs...))
 	if prototype != nil {
-		useBias = prototype.Bool("use_bias", true)
+		useBias = prototype.HasBias()
 	}
 	var children []Brick
 	for _, n := range names {
 		l := NewLinear(cfg, prefix+"_"+n)
-		l.attrs["use_bias"] = useBias
+		ub := useBias
+		l.UseBias = &ub
 		if prototype != nil {
-			for _, k := range []string{"weights_init", "biases_init"} {
-				if v := prototype.Attr(k); v != nil {
-					l.attrs[k] = v
-				}
+			if w := prototype.WeightsInit; w != nil {
+				l.WeightsInit = w
+			}
+			if b := prototype.BiasesInit; b != nil {
+				l.BiasesInit = b
 			}
 		}
 		p.Transforms = append(p.Transforms, l)
@@ -92,8 +94,7 @@ func (p *Parallel) PushAllocationConfigHook() error {
 		return fmt.Errorf("%s: need %d input and output dimensions (one per name %v), got %v and %v", p.AnnotationName(), n, p.InputNames, in, out)
 	}
 	for i, l := range p.Transforms {
-		l.attrs["input_dim"] = in[i]
-		l.attrs["output_dim"] = out[i]
+		l.InputDim, l.OutputDim = in[i], out[i]
 	}
 	return nil
 }

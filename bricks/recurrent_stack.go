@@ -93,7 +93,7 @@ func NewRecurrentStack(cfg *Config, name string, transitions []Brick, forkProtot
 		}
 		if forkPrototype == nil {
 			for _, l := range f.Transforms {
-				l.attrs["use_bias"] = !skip
+				l.UseBias = new(!skip)
 			}
 		}
 		r.Forks = append(r.Forks, f)

@@ -32,7 +32,7 @@ func randomMask(r *rand.Rand, T, B int) *nd.Array {
 
 func initRandom(t *testing.T, b Brick, seed uint64) {
 	t.Helper()
-	if err := b.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.5}); err != nil {
+	if err := SetInitSchemes(b, initialization.IsotropicGaussian{Std: 0.5}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := Initialize(b); err != nil {

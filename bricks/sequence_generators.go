@@ -231,7 +231,7 @@ func (r *Readout) PushAllocationConfigHook() error {
 	}
 	r.Merge.attrs["input_dims"] = sd
 	r.Merge.attrs["output_dim"] = d
-	r.PostMerge.attrs["dim"] = d
+	r.PostMerge.Dim = d
 	return nil
 }
 

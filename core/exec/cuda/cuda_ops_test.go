@@ -238,8 +238,8 @@ func mlpWith(t *testing.T, rule func() algorithms.StepRule) func(device.Device) 
 		must(t, err)
 		mlp, err := bricks.NewMLP(cfg, "", []bricks.Brick{relu, bricks.NewSoftmax(cfg, "")}, dims)
 		must(t, err)
-		must(t, mlp.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.05}))
-		must(t, mlp.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0.01}))
+		must(t, bricks.SetInitSchemes(mlp, initialization.IsotropicGaussian{Std: 0.05}, nil))
+		must(t, bricks.SetInitSchemes(mlp, nil, initialization.Constant{Value: 0.01}))
 		must(t, bricks.Initialize(mlp))
 		out, err := bricks.Apply(mlp, "apply", x)
 		must(t, err)
@@ -312,8 +312,8 @@ func lenet(t *testing.T) func(device.Device) (*algorithms.GradientDescent, []*co
 		mlp, err := bricks.NewMLP(cfg, "", []bricks.Brick{relu, bricks.NewSoftmax(cfg, "")}, []int{800, 500, 10})
 		must(t, err)
 		for _, br := range []bricks.Brick{seq, mlp} {
-			must(t, br.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.05}))
-			must(t, br.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0}))
+			must(t, bricks.SetInitSchemes(br, initialization.IsotropicGaussian{Std: 0.05}, nil))
+			must(t, bricks.SetInitSchemes(br, nil, initialization.Constant{Value: 0}))
 			must(t, bricks.Initialize(br))
 		}
 		x := core.NewInput("features", nd.Float32, 4)
@@ -367,8 +367,7 @@ func rnnLM(t *testing.T, cell string, rule func() algorithms.StepRule) func(devi
 		must(t, err)
 		linear := func(name string, out int) *bricks.Linear {
 			l := bricks.NewLinear(cfg, name)
-			must(t, l.SetAttr("input_dim", emb))
-			must(t, l.SetAttr("output_dim", out))
+			l.InputDim, l.OutputDim = emb, out
 			inits = append(inits, l)
 			return l
 		}
@@ -398,9 +397,9 @@ func rnnLM(t *testing.T, cell string, rule func() algorithms.StepRule) func(devi
 		must(t, err)
 		inits = append(inits, mlp)
 		for _, br := range inits {
-			must(t, br.BaseBrick().SetAttr("weights_init", initialization.Uniform{Width: 0.2}))
+			must(t, bricks.SetInitSchemes(br, initialization.Uniform{Width: 0.2}, nil))
 			if br != bricks.Brick(lookup) {
-				_ = br.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0})
+				_ = bricks.SetInitSchemes(br, nil, initialization.Constant{Value: 0})
 			}
 			must(t, bricks.Initialize(br))
 		}
