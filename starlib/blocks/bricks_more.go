@@ -50,13 +50,13 @@ func moreBrickAttr(b *Brick, name string) (starlark.Value, bool, error) {
 			if attr == "" {
 				return starlark.MakeInt(0), nil
 			}
-			return attrValue(base.Attr(attr)), nil
+			return attrValue(brickAttrOf(b.B, attr)), nil
 		})
 	}
 	switch name {
 	case "allocation_args":
 		var out []starlark.Value
-		for _, sp := range base.Specs() {
+		for _, sp := range brickSpecs(b.B) {
 			if sp.Lazy == bricks.ForAllocation {
 				out = append(out, starlark.String(sp.Name))
 			}

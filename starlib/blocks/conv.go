@@ -46,7 +46,7 @@ func convModules() (mods []*starlarkstruct.Module) {
 // setConvBrickAttr is setBrickAttr that also takes an int for a pair
 // (filter_size=5 means (5, 5)).
 func setConvBrickAttr(b bricks.Brick, name string, v starlark.Value) error {
-	if spec, ok := b.BaseBrick().Spec(name); ok && spec.Kind == bricks.AttrInts {
+	if spec, ok := brickSpec(b, name); ok && spec.Kind == bricks.AttrInts {
 		var n int
 		if err := starlark.AsInt(v, &n); err == nil {
 			v = starlark.Tuple{starlark.MakeInt(n), starlark.MakeInt(n)}

@@ -819,7 +819,7 @@ func scriptBrickSetField(b *Brick, x *scriptExtra, name string, v starlark.Value
 		}
 	}
 	if _, own := x.st.Get(name); !own && !x.pending {
-		if _, ok := base.Spec(name); ok {
+		if _, ok := brickSpec(b.B, name); ok {
 			return b.nativeSetField(name, v)
 		}
 		if ok, err := setBrickFieldMore(b, name, v); ok {

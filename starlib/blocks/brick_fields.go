@@ -1,0 +1,244 @@
+package blocks
+
+import (
+	"fmt"
+
+	"github.com/blocks-go/blocks/bricks"
+	"github.com/blocks-go/blocks/bricks/initialization"
+)
+
+// The attributes of the bricks whose Go types keep their configuration in
+// typed fields (Linear, Bias, the activations, MLP), under their Blocks
+// names: a table per class from the Python name to the Go field. The
+// other bricks still declare their attributes in bricks.Base (AttrSpec);
+// brickSpecs, brickAttrOf, brickAttrIsSet and setBrickAttrOf see both.
+
+// brickField is one attribute of a typed brick.
+type brickField struct {
+	spec bricks.AttrSpec
+	get  func() any        // the value; nil is None
+	set  func(v any) error // v of the spec's kind, or nil for None
+	// isSet reports whether the attribute holds a value of its own
+	// (else the class default reads, brick_defaults.go).
+	isSet func() bool
+}
+
+// typedBrickFields lists br's typed attributes (none for a brick still on
+// bricks.Base's attributes).
+func typedBrickFields(br bricks.Brick) []brickField {
+	switch b := br.(type) {
+	case *bricks.Linear:
+		return append([]brickField{
+			intField(b, &b.InputDim, "input_dim", "dimension of the input"),
+			intField(b, &b.OutputDim, "output_dim", "dimension of the output"),
+		}, initFields(b, &b.InitConfig, true)...)
+	case *bricks.Bias:
+		return []brickField{
+			intField(b, &b.Dim, "dim", "dimension of the bias"),
+			schemeField(b, &b.BiasesInit, "biases_init", "initialization scheme of the biases"),
+		}
+	case *bricks.Activation:
+		if b.IsInstance("LeakyRectifier") {
+			return []brickField{leakField(b)}
+		}
+	case *bricks.MLP:
+		return mlpFields(b)
+	case *bricks.BatchNormalizedMLP:
+		return mlpFields(&b.MLP)
+	}
+	return nil
+}
+
+func mlpFields(m *bricks.MLP) []brickField {
+	return append([]brickField{intsField(m, &m.Dims, "dims", "dimensions of the input, hidden layers and output")},
+		initFields(m, &m.InitConfig, true)...)
+}
+
+// initFields are Initializable's weights_init (withWeights), biases_init
+// and use_bias.
+func initFields(b bricks.Brick, c *bricks.InitConfig, withWeights bool) []brickField {
+	var out []brickField
+	if withWeights {
+		out = append(out, schemeField(b, &c.WeightsInit, "weights_init", "initialization scheme of the weights"))
+	}
+	return append(out,
+		schemeField(b, &c.BiasesInit, "biases_init", "initialization scheme of the biases"),
+		brickField{
+			spec: bricks.AttrSpec{Name: "use_bias", Kind: bricks.AttrBool, Doc: "whether the brick has biases (default True)"},
+			get: func() any {
+				if c.UseBias == nil {
+					return nil
+				}
+				return *c.UseBias
+			},
+			set: func(v any) error {
+				if v == nil {
+					c.UseBias = nil
+					return nil
+				}
+				x, ok := v.(bool)
+				if !ok {
+					return fieldTypeError(b, "use_bias", v)
+				}
+				c.UseBias = &x
+				return nil
+			},
+			isSet: func() bool { return c.UseBias != nil },
+		})
+}
+
+// intField is a lazy allocation dimension (0: unset).
+func intField(b bricks.Brick, p *int, name, doc string) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrInt, Lazy: bricks.ForAllocation, Doc: doc},
+		get: func() any {
+			if *p == 0 {
+				return nil
+			}
+			return *p
+		},
+		set: func(v any) error {
+			if v == nil {
+				*p = 0
+				return nil
+			}
+			x, ok := v.(int)
+			if !ok {
+				return fieldTypeError(b, name, v)
+			}
+			*p = x
+			return nil
+		},
+		isSet: func() bool { return *p != 0 },
+	}
+}
+
+// intsField is a lazy allocation list of dimensions (nil: unset).
+func intsField(b bricks.Brick, p *[]int, name, doc string) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrInts, Lazy: bricks.ForAllocation, Doc: doc},
+		get: func() any {
+			if *p == nil {
+				return nil
+			}
+			return *p
+		},
+		set: func(v any) error {
+			if v == nil {
+				*p = nil
+				return nil
+			}
+			x, ok := v.([]int)
+			if !ok {
+				return fieldTypeError(b, name, v)
+			}
+			*p = x
+			return nil
+		},
+		isSet: func() bool { return *p != nil },
+	}
+}
+
+// schemeField is an initialization scheme (nil: unset).
+func schemeField(b bricks.Brick, p *initialization.Scheme, name, doc string) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrInit, Lazy: bricks.ForInitialization, Doc: doc},
+		get: func() any {
+			if *p == nil {
+				return nil
+			}
+			return *p
+		},
+		set: func(v any) error {
+			if v == nil {
+				*p = nil
+				return nil
+			}
+			x, ok := v.(initialization.Scheme)
+			if !ok {
+				return fieldTypeError(b, name, v)
+			}
+			*p = x
+			return nil
+		},
+		isSet: func() bool { return *p != nil },
+	}
+}
+
+// leakField is LeakyRectifier's leak (None sets Blocks' default).
+func leakField(a *bricks.Activation) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: "leak", Kind: bricks.AttrFloat, Doc: "the slope for negative inputs (default 0.01)"},
+		get:  func() any { return a.Leak },
+		set: func(v any) error {
+			if v == nil {
+				a.Leak = bricks.LeakyRectifierLeak
+				return nil
+			}
+			x, ok := v.(float64)
+			if !ok {
+				return fieldTypeError(a, "leak", v)
+			}
+			a.Leak = x
+			return nil
+		},
+		isSet: func() bool { return true },
+	}
+}
+
+func fieldTypeError(b bricks.Brick, name string, v any) error {
+	return fmt.Errorf("%s.%s: got %T", b.BaseBrick().AnnotationName(), name, v)
+}
+
+func typedBrickField(br bricks.Brick, name string) (brickField, bool) {
+	for _, f := range typedBrickFields(br) {
+		if f.spec.Name == name {
+			return f, true
+		}
+	}
+	return brickField{}, false
+}
+
+// brickSpecs lists br's declared attributes: its typed fields', then
+// bricks.Base's.
+func brickSpecs(br bricks.Brick) []bricks.AttrSpec {
+	var out []bricks.AttrSpec
+	for _, f := range typedBrickFields(br) {
+		out = append(out, f.spec)
+	}
+	return append(out, br.BaseBrick().Specs()...)
+}
+
+// brickSpec is the declaration of br's attribute name.
+func brickSpec(br bricks.Brick, name string) (bricks.AttrSpec, bool) {
+	if f, ok := typedBrickField(br, name); ok {
+		return f.spec, true
+	}
+	return br.BaseBrick().Spec(name)
+}
+
+// brickAttrOf is the value of br's attribute name (nil: None).
+func brickAttrOf(br bricks.Brick, name string) any {
+	if f, ok := typedBrickField(br, name); ok {
+		return f.get()
+	}
+	return br.BaseBrick().Attr(name)
+}
+
+// brickAttrIsSet reports whether br's attribute name holds a value of its
+// own (else the class default reads).
+func brickAttrIsSet(br bricks.Brick, name string) bool {
+	if f, ok := typedBrickField(br, name); ok {
+		return f.isSet()
+	}
+	return br.BaseBrick().AttrSet(name)
+}
+
+// setBrickAttrOf sets br's declared attribute name to v (of the
+// attribute's kind, or nil for None).
+func setBrickAttrOf(br bricks.Brick, name string, v any) error {
+	if f, ok := typedBrickField(br, name); ok {
+		return f.set(v)
+	}
+	return br.BaseBrick().SetAttr(name, v)
+}
