@@ -16,6 +16,7 @@ import (
 // tanh: Blocks' ShallowEnergyComputer).
 type SequenceContentAttention struct {
 	*Base
+	InitConfig
 	StateNames        []string
 	StateTransformers *Parallel
 	Preprocess        *Linear
@@ -29,17 +30,17 @@ var attentionGlimpseNames = []string{"weighted_averages", "weights"}
 // pushed by a parent (AttentionRecurrent sets state_dims and attended_dim).
 func NewSequenceContentAttention(cfg *Config, name string, stateNames []string, stateDims []int, attendedDim, matchDim int) (*SequenceContentAttention, error) {
 	a := &SequenceContentAttention{Base: &Base{}, StateNames: stateNames}
-	a.initBase(a, cfg, name, []string{"SequenceContentAttention", "GenericSequenceAttention", "AbstractAttention", "Initializable", "Brick"}, append([]AttrSpec{
+	a.initBase(a, cfg, name, []string{"SequenceContentAttention", "GenericSequenceAttention", "AbstractAttention", "Initializable", "Brick"}, []AttrSpec{
 		{Name: "state_dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the states"},
 		{Name: "attended_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the attended sequence"},
 		{Name: "match_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the match vectors"},
-	}, initializableSpecs...))
+	})
 	st, err := NewParallel(cfg, "state_trans", stateNames, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	for _, l := range st.Transforms {
-		l.UseBias = new(false)
+		l.(*Linear).UseBias = new(false)
 	}
 	a.StateTransformers = st
 	a.Preprocess = NewLinear(cfg, "preprocess")
@@ -71,8 +72,7 @@ func (a *SequenceContentAttention) PushAllocationConfigHook() error {
 	for i := range outs {
 		outs[i] = md
 	}
-	a.StateTransformers.attrs["input_dims"] = sd
-	a.StateTransformers.attrs["output_dims"] = outs
+	a.StateTransformers.InputDims, a.StateTransformers.OutputDims = sd, outs
 	a.Preprocess.InputDim, a.Preprocess.OutputDim = ad, md
 	a.EnergyComputer.InputDim, a.EnergyComputer.OutputDim = md, 1
 	return nil
@@ -226,6 +226,7 @@ func (a *SequenceContentAttention) InitialGlimpses(attended *core.Variable) ([]*
 // glimpses; its contexts the transition's plus attended and attended_mask.
 type AttentionRecurrent struct {
 	*Base
+	InitConfig
 	recurrentBase
 	Transition RecurrentBrick
 	Attention  *SequenceContentAttention
@@ -252,7 +253,7 @@ func NewAttentionRecurrent(cfg *Config, name string, transition Brick, attention
 		return nil, err
 	}
 	r.Distribute = d
-	r.initBase(r, cfg, name, []string{"AttentionRecurrent", "BaseRecurrent", "Initializable", "Brick"}, initializableSpecs)
+	r.initBase(r, cfg, name, []string{"AttentionRecurrent", "BaseRecurrent", "Initializable", "Brick"}, nil)
 	r.SetChildren([]Brick{transition, attention, d})
 	spec := RecurrentSpec{
 		Sequences: ta.Spec.Sequences,
@@ -291,7 +292,7 @@ func (r *AttentionRecurrent) PushAllocationConfigHook() error {
 	}
 	r.Attention.attrs["state_dims"] = sd
 	ad, _ := r.Attention.Int("attended_dim")
-	r.Distribute.attrs["source_dim"] = ad
+	r.Distribute.SourceDim = ad
 	var td []int
 	for _, n := range r.seqNames {
 		d, err := gd.GetDim(n)
@@ -300,7 +301,7 @@ func (r *AttentionRecurrent) PushAllocationConfigHook() error {
 		}
 		td = append(td, d)
 	}
-	r.Distribute.attrs["target_dims"] = td
+	r.Distribute.TargetDims = td
 	return nil
 }
 

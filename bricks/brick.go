@@ -295,6 +295,8 @@ func (b *Base) Init(name string) initialization.Scheme {
 	return v
 }
 
+func intsAttr(b *Base, name string) []int { v, _ := b.Attr(name).([]int); return v }
+
 // Applications lists the brick's applications.
 func (b *Base) Applications() []*Application { return b.apps }
 
@@ -456,22 +458,14 @@ func PushInitializationConfig(br Brick) error {
 				continue
 			}
 			cb.rng = b.RNG()
-			if w != nil {
-				if ic, ok := c.(Initializable); ok {
-					ic.Initialization().WeightsInit = w
-				} else {
-					cb.attrs["weights_init"] = w
-				}
+			if ic, ok := c.(Initializable); ok && w != nil {
+				ic.Initialization().WeightsInit = w
 			}
 		}
 		if bi != nil {
 			for _, c := range b.Children {
-				if cb := c.BaseBrick(); cb.IsInstance("Initializable") {
-					if ic, ok := c.(Initializable); ok {
-						ic.Initialization().BiasesInit = bi
-					} else if _, ok := cb.Spec("biases_init"); ok {
-						cb.attrs["biases_init"] = bi
-					}
+				if ic, ok := c.(Initializable); ok && c.BaseBrick().IsInstance("Initializable") {
+					ic.Initialization().BiasesInit = bi
 				}
 			}
 		}
@@ -521,8 +515,7 @@ func initSchemes(br Brick) (weights, biases initialization.Scheme) {
 		c := ic.Initialization()
 		return c.WeightsInit, c.BiasesInit
 	}
-	b := br.BaseBrick()
-	return b.Init("weights_init"), b.Init("biases_init")
+	return nil, nil // Pooling: an Initializable class without parameters
 }
 
 // initWith initializes one parameter with scheme s, the brick's argument
@@ -536,12 +529,6 @@ func (b *Base) initWith(p *core.Variable, s initialization.Scheme, arg string) e
 		return fmt.Errorf("%s: %v", b.AnnotationName(), err)
 	}
 	return nil
-}
-
-// initParam initializes one parameter with the attribute scheme (e.g.
-// "weights_init"), with a clear error when it is not set.
-func (b *Base) initParam(p *core.Variable, scheme string) error {
-	return b.initWith(p, b.Init(scheme), scheme)
 }
 
 // newParameter allocates a NaN-filled floatX shared variable named name

@@ -187,10 +187,11 @@ func configure(b Brick, init *Init, pairs ...any) error {
 			return err
 		}
 	}
-	if ic, ok := b.(Initializable); ok {
-		c := ic.Initialization()
-		c.WeightsInit, c.BiasesInit, c.UseBias = init.WeightsInit, init.BiasesInit, init.UseBias
-		return nil
+	ic, ok := b.(Initializable)
+	if !ok {
+		return fmt.Errorf("%s is not Initializable", base.AnnotationName())
 	}
-	return configure(b, nil, "weights_init", init.WeightsInit, "biases_init", init.BiasesInit, "use_bias", init.UseBias)
+	c := ic.Initialization()
+	c.WeightsInit, c.BiasesInit, c.UseBias = init.WeightsInit, init.BiasesInit, init.UseBias
+	return nil
 }

@@ -10,6 +10,7 @@ import "fmt"
 // to its children, so that a seed given to it seeds the whole hierarchy.
 type Container struct {
 	*Base
+	InitConfig
 }
 
 // NewContainer makes a container of class "Brick" or "Initializable".
@@ -19,7 +20,7 @@ func NewContainer(cfg *Config, class, name string, children []Brick) (*Container
 	case "Brick":
 		c.initBase(c, cfg, name, []string{"Brick"}, nil)
 	case "Initializable":
-		c.initBase(c, cfg, name, []string{"Initializable", "Brick"}, initializableSpecs)
+		c.initBase(c, cfg, name, []string{"Initializable", "Brick"}, nil)
 	default:
 		return nil, fmt.Errorf("a container is a Brick or an Initializable, not a %s", class)
 	}

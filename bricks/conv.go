@@ -55,6 +55,7 @@ func pair(name string, v []int) ([2]int, error) {
 // Theano's conv2d (a true convolution) plus the biases.
 type Convolutional struct {
 	*Base
+	InitConfig
 	W, B      *core.Variable
 	transpose bool
 }
@@ -75,7 +76,7 @@ var convSpecs = []AttrSpec{
 func NewConvolutional(cfg *Config, name string) *Convolutional {
 	c := &Convolutional{Base: &Base{}}
 	c.initBase(c, cfg, name, []string{"Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"},
-		append(slices.Clone(convSpecs), initializableSpecs...))
+		slices.Clone(convSpecs))
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
 	return c
 }
@@ -88,10 +89,9 @@ func NewConvolutional(cfg *Config, name string) *Convolutional {
 func NewConvolutionalTranspose(cfg *Config, name string) *Convolutional {
 	c := &Convolutional{Base: &Base{}, transpose: true}
 	c.initBase(c, cfg, name, []string{"ConvolutionalTranspose", "Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"},
-		append(append(slices.Clone(convSpecs),
+		append(slices.Clone(convSpecs),
 			AttrSpec{Name: "original_image_size", Kind: AttrSize, Doc: "(rows, cols) of the output; inferred when None"},
-			AttrSpec{Name: "unused_edge", Kind: AttrInts, Doc: "rows and cols the inference adds at the edge, default (0, 0)"}),
-			initializableSpecs...))
+			AttrSpec{Name: "unused_edge", Kind: AttrInts, Doc: "rows and cols the inference adds at the edge, default (0, 0)"}))
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
 	return c
 }
@@ -131,7 +131,7 @@ func (c *Convolutional) AllocateHook() error {
 	}
 	c.W = c.newParameter("W", core.Filter, nf, nc, fs[0], fs[1])
 	c.B = nil
-	if c.Bool("use_bias", true) {
+	if c.HasBias() {
 		if c.Bool("tied_biases", true) {
 			c.B = c.newParameter("b", core.Bias, nf)
 		} else {
@@ -151,11 +151,11 @@ func (c *Convolutional) AllocateHook() error {
 // InitializeHook draws the biases, then the filters (Blocks' LinearLike).
 func (c *Convolutional) InitializeHook() error {
 	if c.B != nil {
-		if err := c.initParam(c.B, "biases_init"); err != nil {
+		if err := c.initWith(c.B, c.BiasesInit, "biases_init"); err != nil {
 			return err
 		}
 	}
-	return c.initParam(c.W, "weights_init")
+	return c.initWith(c.W, c.WeightsInit, "weights_init")
 }
 
 // NamedParameter returns W or b.
@@ -409,6 +409,7 @@ func (p *Pooling) setInputShape(nc int, im Size) {
 // next one's input.
 type ConvolutionalSequence struct {
 	Sequence
+	InitConfig
 	Layers []Brick
 }
 
@@ -419,13 +420,13 @@ func NewConvolutionalSequence(cfg *Config, name string, layers []AppRef) *Convol
 	for _, l := range layers {
 		s.Layers = append(s.Layers, l.Brick)
 	}
-	s.initBase(s, cfg, name, []string{"ConvolutionalSequence", "Sequence", "Initializable", "Feedforward", "Brick"}, append([]AttrSpec{
+	s.initBase(s, cfg, name, []string{"ConvolutionalSequence", "Sequence", "Initializable", "Feedforward", "Brick"}, []AttrSpec{
 		{Name: "num_channels", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of input channels"},
 		{Name: "batch_size", Kind: AttrInt, Doc: "batch size, when known"},
 		{Name: "image_size", Kind: AttrSize, Doc: "(rows, cols) of the input images, entries may be None"},
 		{Name: "border_mode", Kind: AttrBorder, Doc: "border mode pushed to every convolution when set"},
 		{Name: "tied_biases", Kind: AttrBool, Doc: "tied_biases pushed to every convolution when set"},
-	}, initializableSpecs...))
+	})
 	s.setApps(layers)
 	s.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: s.apply})
 	return s
@@ -462,9 +463,10 @@ func (s *ConvolutionalSequence) PushAllocationConfigHook() error {
 				lb.attrs["batch_size"] = bs
 			}
 		}
-		if ub, ok := s.attrs["use_bias"].(bool); ok {
-			if _, has := lb.Spec("use_bias"); has {
-				lb.attrs["use_bias"] = ub
+		if s.UseBias != nil {
+			if ic, ok := l.(Initializable); ok && lb.IsInstance("Initializable") {
+				ub := *s.UseBias
+				ic.Initialization().UseBias = &ub
 			}
 		}
 		if !haveNC {
@@ -551,6 +553,7 @@ func NewMaxout(cfg *Config, name string) *Maxout {
 // a Linear child to output_dim·num_pieces features, then a Maxout child.
 type LinearMaxout struct {
 	*Base
+	InitConfig
 	Linear *Linear
 	Maxout *Maxout
 }
@@ -558,11 +561,11 @@ type LinearMaxout struct {
 // NewLinearMaxout makes a LinearMaxout brick.
 func NewLinearMaxout(cfg *Config, name string) *LinearMaxout {
 	lm := &LinearMaxout{Base: &Base{}, Linear: NewLinear(cfg, ""), Maxout: NewMaxout(cfg, "")}
-	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"}, append([]AttrSpec{
+	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"}, []AttrSpec{
 		{Name: "input_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the input"},
 		{Name: "output_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the output"},
 		{Name: "num_pieces", Kind: AttrInt, Lazy: ForAllocation, Doc: "pieces per output feature"},
-	}, initializableSpecs...))
+	})
 	lm.SetChildren([]Brick{lm.Linear, lm.Maxout})
 	lm.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		pre, err := Apply(lm.Linear, "apply", in[0])
@@ -584,8 +587,8 @@ func (lm *LinearMaxout) PushAllocationConfigHook() error {
 	}
 	lm.Linear.InputDim = in
 	lm.Linear.OutputDim = out * k
-	if ub, ok := lm.Attr("use_bias").(bool); ok {
-		lm.Linear.UseBias = &ub
+	if lm.UseBias != nil {
+		lm.Linear.UseBias = new(*lm.UseBias)
 	}
 	lm.Maxout.attrs["num_pieces"] = k
 	return nil

@@ -175,13 +175,16 @@ func Copy(br Brick, memo map[Brick]Brick) (Brick, error) {
 // copyFields gives dst, a blank brick of src's type, src's typed
 // configuration (slices and pointers copied).
 func copyFields(dst, src Brick) {
+	if d, ok := dst.(Initializable); ok {
+		*d.Initialization() = src.(Initializable).Initialization().clone()
+	}
 	switch d := dst.(type) {
 	case *Linear:
 		s := src.(*Linear)
-		d.InputDim, d.OutputDim, d.InitConfig = s.InputDim, s.OutputDim, s.InitConfig.clone()
+		d.InputDim, d.OutputDim = s.InputDim, s.OutputDim
 	case *Bias:
 		s := src.(*Bias)
-		d.Dim, d.InitConfig = s.Dim, s.InitConfig.clone()
+		d.Dim = s.Dim
 	case *Activation:
 		d.Leak = src.(*Activation).Leak
 	}

@@ -53,41 +53,50 @@ func (c InitConfig) clone() InitConfig {
 // order; Allocate refuses to run then.
 type allocationChecker interface{ missingAllocation() []string }
 
+// The brick types of Blocks' Initializable classes (Pooling, which has no
+// parameters, aside); ScriptBrick and Container are Initializable when
+// their class is.
 var (
 	_ Initializable = (*Linear)(nil)
 	_ Initializable = (*Bias)(nil)
 	_ Initializable = (*MLP)(nil)
+	_ Initializable = (*BatchNormalizedMLP)(nil)
+	_ Initializable = (*LinearMaxout)(nil)
+	_ Initializable = (*Convolutional)(nil)
+	_ Initializable = (*ConvolutionalSequence)(nil)
+	_ Initializable = (*Parallel)(nil)
+	_ Initializable = (*SimpleRecurrent)(nil)
+	_ Initializable = (*LSTM)(nil)
+	_ Initializable = (*GatedRecurrent)(nil)
+	_ Initializable = (*Bidirectional)(nil)
+	_ Initializable = (*RecurrentStack)(nil)
+	_ Initializable = (*LookupTable)(nil)
+	_ Initializable = (*SequenceContentAttention)(nil)
+	_ Initializable = (*AttentionRecurrent)(nil)
+	_ Initializable = (*SoftmaxEmitter)(nil)
+	_ Initializable = (*LookupFeedback)(nil)
+	_ Initializable = (*Readout)(nil)
+	_ Initializable = (*SequenceGenerator)(nil)
+	_ Initializable = (*ScriptBrick)(nil)
+	_ Initializable = (*Container)(nil)
 )
 
 // SetInitSchemes sets the weights and biases schemes of an Initializable
 // brick (a nil scheme leaves the brick's as it is), as Blocks' scripts set
-// weights_init and biases_init on the top brick for it to push down. A
-// brick of a type that keeps them in its InitConfig gets them there; the
-// others (not converted to typed fields yet) as their attributes.
+// weights_init and biases_init on the top brick for it to push down: a
+// shorthand for br.(Initializable).Initialization() where br is any
+// brick.
 func SetInitSchemes(br Brick, weights, biases initialization.Scheme) error {
-	if ic, ok := br.(Initializable); ok {
-		c := ic.Initialization()
-		if weights != nil {
-			c.WeightsInit = weights
-		}
-		if biases != nil {
-			c.BiasesInit = biases
-		}
-		return nil
+	ic, ok := br.(Initializable)
+	if !ok || !br.BaseBrick().IsInstance("Initializable") {
+		return fmt.Errorf("%s is not Initializable", br.BaseBrick().AnnotationName())
 	}
-	b := br.BaseBrick()
-	if !b.IsInstance("Initializable") {
-		return fmt.Errorf("%s is not Initializable", b.AnnotationName())
-	}
+	c := ic.Initialization()
 	if weights != nil {
-		if err := b.SetAttr("weights_init", weights); err != nil {
-			return err
-		}
+		c.WeightsInit = weights
 	}
 	if biases != nil {
-		if _, ok := b.Spec("biases_init"); ok {
-			return b.SetAttr("biases_init", biases)
-		}
+		c.BiasesInit = biases
 	}
 	return nil
 }

@@ -379,9 +379,6 @@ func (b *Base) zeroParameter(name string, role *core.Role, shape ...int) *core.V
 
 var recurrentSpecs = []AttrSpec{
 	{Name: "dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the hidden state"},
-	{Name: "weights_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the weights"},
-	{Name: "biases_init", Kind: AttrInit, Doc: "initialization scheme of the biases (unused)"},
-	{Name: "use_bias", Kind: AttrBool, Doc: "unused"},
 }
 
 // GetDimmer answers Blocks' get_dim(name) for an application input.
@@ -394,6 +391,7 @@ func (b *Base) dim() int { d, _ := b.Int("dim"); return d }
 // SimpleRecurrent is h(t) = activation(inputs(t) + h(t-1)·W).
 type SimpleRecurrent struct {
 	*Base
+	InitConfig
 	recurrentBase
 	W, InitialState *core.Variable
 	Activation      Brick
@@ -437,7 +435,9 @@ func (s *SimpleRecurrent) AllocateHook() error {
 }
 
 // InitializeHook draws W.
-func (s *SimpleRecurrent) InitializeHook() error { return s.initParam(s.W, "weights_init") }
+func (s *SimpleRecurrent) InitializeHook() error {
+	return s.initWith(s.W, s.WeightsInit, "weights_init")
+}
 
 func (s *SimpleRecurrent) step(in map[string]*core.Variable) ([]*core.Variable, error) {
 	x, h := in["inputs"], in["states"]
@@ -470,6 +470,7 @@ func gatedDefaults(cfg *Config, activation, gateActivation Brick) (Brick, Brick)
 // output gate c(t)).
 type LSTM struct {
 	*Base
+	InitConfig
 	recurrentBase
 	WState, WCellToIn, WCellToForget, WCellToOut, InitialState, InitialCells *core.Variable
 	Activation, GateActivation                                               Brick
@@ -523,7 +524,7 @@ func (l *LSTM) AllocateHook() error {
 // InitializeHook draws the four weights, in order.
 func (l *LSTM) InitializeHook() error {
 	for _, p := range []*core.Variable{l.WState, l.WCellToIn, l.WCellToForget, l.WCellToOut} {
-		if err := l.initParam(p, "weights_init"); err != nil {
+		if err := l.initWith(p, l.WeightsInit, "weights_init"); err != nil {
 			return err
 		}
 	}
@@ -580,6 +581,7 @@ func (l *LSTM) step(in map[string]*core.Variable) ([]*core.Variable, error) {
 // h' = act((h·r)·U + inputs), h = h'·u + h·(1-u).
 type GatedRecurrent struct {
 	*Base
+	InitConfig
 	recurrentBase
 	StateToState, StateToGates, InitialState *core.Variable
 	Activation, GateActivation               Brick
@@ -631,10 +633,10 @@ func (g *GatedRecurrent) AllocateHook() error {
 // InitializeHook draws state_to_state, then the update and reset blocks
 // of state_to_gates separately, as Blocks does.
 func (g *GatedRecurrent) InitializeHook() error {
-	if err := g.initParam(g.StateToState, "weights_init"); err != nil {
+	if err := g.initWith(g.StateToState, g.WeightsInit, "weights_init"); err != nil {
 		return err
 	}
-	s := g.Init("weights_init")
+	s := g.WeightsInit
 	d := g.dim()
 	upd, err := s.Generate(g.RNG(), []int{d, d})
 	if err != nil {
@@ -709,6 +711,7 @@ func CloneRecurrent(proto Brick, name string) (Brick, error) {
 	for k, v := range pb.attrs {
 		ob.attrs[k] = v
 	}
+	*out.(Initializable).Initialization() = proto.(Initializable).Initialization().clone()
 	return out, nil
 }
 
@@ -717,6 +720,7 @@ func CloneRecurrent(proto Brick, name string) (Brick, error) {
 // backward).
 type Bidirectional struct {
 	*Base
+	InitConfig
 	Forward, Backward Brick
 	// Prototype is the brick the children were copied from (not a child).
 	Prototype Brick
@@ -733,7 +737,7 @@ func NewBidirectional(cfg *Config, name string, prototype Brick) (*Bidirectional
 		return nil, fmt.Errorf("Bidirectional: %w", err)
 	}
 	b := &Bidirectional{Base: &Base{}, Forward: fw, Backward: bw, Prototype: prototype}
-	b.initBase(b, cfg, name, []string{"Bidirectional", "Initializable", "Brick"}, initializableSpecs)
+	b.initBase(b, cfg, name, []string{"Bidirectional", "Initializable", "Brick"}, nil)
 	b.SetChildren([]Brick{fw, bw})
 	ra := fw.(RecurrentBrick).RecurrentApplication("apply")
 	inputs := slices.Concat(ra.Spec.Sequences, ra.Spec.States, ra.Spec.Contexts)
@@ -855,6 +859,7 @@ var (
 // LookupTable maps integer indices to rows of W (length, dim).
 type LookupTable struct {
 	*Base
+	InitConfig
 	W *core.Variable
 }
 
@@ -864,8 +869,6 @@ func NewLookupTable(cfg *Config, name string, length, dim int) *LookupTable {
 	l.initBase(l, cfg, name, []string{"LookupTable", "Initializable", "Feedforward", "Brick"}, []AttrSpec{
 		{Name: "length", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of rows (the vocabulary size)"},
 		{Name: "dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the embeddings"},
-		{Name: "weights_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of W"},
-		{Name: "biases_init", Kind: AttrInit, Doc: "unused"},
 	})
 	if length > 0 {
 		l.attrs["length"] = length
@@ -893,4 +896,6 @@ func (l *LookupTable) AllocateHook() error {
 }
 
 // InitializeHook draws W.
-func (l *LookupTable) InitializeHook() error { return l.initParam(l.W, "weights_init") }
+func (l *LookupTable) InitializeHook() error {
+	return l.initWith(l.W, l.WeightsInit, "weights_init")
+}

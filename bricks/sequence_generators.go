@@ -29,6 +29,7 @@ type Emitter interface {
 // the categorical cross-entropy.
 type SoftmaxEmitter struct {
 	*Base
+	InitConfig
 	// TheanoSeed, when set, seeds the generator generation draws from
 	// (Blocks' theano_seed; otherwise the brick's seed).
 	TheanoSeed *int64
@@ -38,10 +39,10 @@ type SoftmaxEmitter struct {
 // the symbol before the first).
 func NewSoftmaxEmitter(cfg *Config, name string, initialOutput int) *SoftmaxEmitter {
 	e := &SoftmaxEmitter{Base: &Base{}}
-	e.initBase(e, cfg, name, []string{"SoftmaxEmitter", "AbstractEmitter", "Initializable", "Random", "Brick"}, append([]AttrSpec{
+	e.initBase(e, cfg, name, []string{"SoftmaxEmitter", "AbstractEmitter", "Initializable", "Random", "Brick"}, []AttrSpec{
 		{Name: "initial_output", Kind: AttrInt, NonNegative: true, Doc: "the output before the first step (default 0)"},
 		{Name: "readout_dim", Kind: AttrInt, NonNegative: true, Doc: "number of symbols (pushed by the Readout)"},
-	}, initializableSpecs...))
+	})
 	e.attrs["initial_output"] = initialOutput
 	return e
 }
@@ -117,6 +118,7 @@ type Feedback interface {
 // LookupFeedback embeds symbols with a LookupTable child.
 type LookupFeedback struct {
 	*Base
+	InitConfig
 	Lookup *LookupTable
 }
 
@@ -124,10 +126,10 @@ type LookupFeedback struct {
 // feedback_dim.
 func NewLookupFeedback(cfg *Config, name string, numOutputs, feedbackDim int) *LookupFeedback {
 	f := &LookupFeedback{Base: &Base{}}
-	f.initBase(f, cfg, name, []string{"LookupFeedback", "AbstractFeedback", "Initializable", "Brick"}, append([]AttrSpec{
+	f.initBase(f, cfg, name, []string{"LookupFeedback", "AbstractFeedback", "Initializable", "Brick"}, []AttrSpec{
 		{Name: "num_outputs", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of symbols"},
 		{Name: "feedback_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the embedding"},
-	}, initializableSpecs...))
+	})
 	if numOutputs > 0 {
 		f.attrs["num_outputs"] = numOutputs
 	}
@@ -185,6 +187,7 @@ func (f *TrivialFeedback) FeedbackDim() int { d, _ := f.Int("output_dim"); retur
 // and cost to its emitter.
 type Readout struct {
 	*Base
+	InitConfig
 	Emitter     Emitter
 	FeedbackBr  Feedback
 	Merge       *Parallel
@@ -194,12 +197,12 @@ type Readout struct {
 
 // NewReadout makes a Readout; mergePrototype may be nil (Linear without
 // bias).
-func NewReadout(cfg *Config, name string, emitter Emitter, feedback Feedback, sourceNames []string, readoutDim int, mergePrototype *Linear) (*Readout, error) {
+func NewReadout(cfg *Config, name string, emitter Emitter, feedback Feedback, sourceNames []string, readoutDim int, mergePrototype Feedforward) (*Readout, error) {
 	r := &Readout{Base: &Base{}, Emitter: emitter, FeedbackBr: feedback, SourceNames: sourceNames}
-	r.initBase(r, cfg, name, []string{"Readout", "AbstractReadout", "Initializable", "Brick"}, append([]AttrSpec{
+	r.initBase(r, cfg, name, []string{"Readout", "AbstractReadout", "Initializable", "Brick"}, []AttrSpec{
 		{Name: "readout_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the readouts"},
 		{Name: "source_dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the sources (pushed by the generator)"},
-	}, initializableSpecs...))
+	})
 	if readoutDim > 0 {
 		r.attrs["readout_dim"] = readoutDim
 	}
@@ -229,8 +232,7 @@ func (r *Readout) PushAllocationConfigHook() error {
 	if tf, ok := r.FeedbackBr.(*TrivialFeedback); ok {
 		tf.attrs["output_dim"] = r.Emitter.OutputsDim() // Blocks: get_dim("outputs")
 	}
-	r.Merge.attrs["input_dims"] = sd
-	r.Merge.attrs["output_dim"] = d
+	r.Merge.InputDims, r.Merge.OutputDim = sd, d
 	r.PostMerge.Dim = d
 	return nil
 }
@@ -364,6 +366,7 @@ func first(outs []*core.Variable, err error) (*core.Variable, error) {
 // sequences; generation samples (Sample) or searches (BeamSearch).
 type SequenceGenerator struct {
 	*Base
+	InitConfig
 	Readout    *Readout
 	Fork       *Parallel
 	Transition RecurrentBrick // the transition or its AttentionRecurrent
@@ -390,7 +393,7 @@ func (g *SequenceGenerator) SampleRNG() *numpyrand.RandomState {
 // NewSequenceGenerator makes a SequenceGenerator; attention may be nil.
 func NewSequenceGenerator(cfg *Config, name string, readout *Readout, transition Brick, attention *SequenceContentAttention) (*SequenceGenerator, error) {
 	g := &SequenceGenerator{Base: &Base{}, Readout: readout}
-	g.initBase(g, cfg, name, []string{"SequenceGenerator", "BaseSequenceGenerator", "Initializable", "Brick"}, initializableSpecs)
+	g.initBase(g, cfg, name, []string{"SequenceGenerator", "BaseSequenceGenerator", "Initializable", "Brick"}, nil)
 	tr, ok := transition.(RecurrentBrick)
 	if !ok || tr.RecurrentApplication("apply") == nil {
 		return nil, fmt.Errorf("SequenceGenerator: the transition %s is not a recurrent brick", transition.BaseBrick().AnnotationName())
@@ -467,7 +470,7 @@ func (g *SequenceGenerator) PushAllocationConfigHook() error {
 		sd = append(sd, d)
 	}
 	g.Readout.attrs["source_dims"] = sd
-	g.Fork.attrs["input_dim"] = g.Readout.FeedbackBr.FeedbackDim()
+	g.Fork.InputDim = g.Readout.FeedbackBr.FeedbackDim()
 	var od []int
 	for _, n := range g.seqNames {
 		d, err := g.transitionDim(n)
@@ -476,7 +479,7 @@ func (g *SequenceGenerator) PushAllocationConfigHook() error {
 		}
 		od = append(od, d)
 	}
-	g.Fork.attrs["output_dims"] = od
+	g.Fork.OutputDims = od
 	return nil
 }
 

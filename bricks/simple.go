@@ -6,12 +6,6 @@ import (
 	"github.com/blocks-go/blocks/core"
 )
 
-var initializableSpecs = []AttrSpec{
-	{Name: "weights_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the weights"},
-	{Name: "biases_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the biases"},
-	{Name: "use_bias", Kind: AttrBool, Doc: "whether the brick has biases (default True)"},
-}
-
 func one(v *core.Variable) []*core.Variable { return []*core.Variable{v} }
 
 // Linear is y = xW + b, W of shape (InputDim, OutputDim).

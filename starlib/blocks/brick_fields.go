@@ -8,10 +8,12 @@ import (
 )
 
 // The attributes of the bricks whose Go types keep their configuration in
-// typed fields (Linear, Bias, the activations, MLP), under their Blocks
-// names: a table per class from the Python name to the Go field. The
-// other bricks still declare their attributes in bricks.Base (AttrSpec);
-// brickSpecs, brickAttrOf, brickAttrIsSet and setBrickAttrOf see both.
+// typed fields (Linear, Bias, the activations, MLP, and every
+// Initializable brick's weights_init, biases_init and use_bias), under
+// their Blocks names: a table per class from the Python name to the Go
+// field. The other bricks' attributes still live in bricks.Base (declared
+// by AttrSpec); brickSpecs, brickAttrOf, brickAttrIsSet and
+// setBrickAttrOf see both.
 
 // brickField is one attribute of a typed brick.
 type brickField struct {
@@ -45,6 +47,28 @@ func typedBrickFields(br bricks.Brick) []brickField {
 		return mlpFields(b)
 	case *bricks.BatchNormalizedMLP:
 		return mlpFields(&b.MLP)
+	case *bricks.Parallel:
+		return append([]brickField{
+			optional(intsField(b, &b.InputDims, "input_dims", "input dimensions, one per input name")),
+			optional(intsField(b, &b.OutputDims, "output_dims", "output dimensions, one per input name")),
+			optional(intField(b, &b.InputDim, "input_dim", "the input dimension (Fork)")),
+			optional(intField(b, &b.OutputDim, "output_dim", "the output dimension (Merge)")),
+			optional(intField(b, &b.SourceDim, "source_dim", "the source's dimension (Distribute)")),
+			optional(intsField(b, &b.TargetDims, "target_dims", "the targets' dimensions (Distribute)")),
+		}, initFields(b, &b.InitConfig, true)...)
+	case *bricks.LookupTable:
+		c := b.Initialization()
+		return []brickField{
+			schemeField(b, &c.WeightsInit, "weights_init", "initialization scheme of W"),
+			schemeField(b, &c.BiasesInit, "biases_init", "unused"),
+		}
+	case bricks.Initializable:
+		// The other Initializable bricks: weights_init, biases_init and
+		// use_bias (a script class's brick and a container when their
+		// class is Initializable).
+		if br.BaseBrick().IsInstance("Initializable") {
+			return initFields(b, b.Initialization(), true)
+		}
 	}
 	return nil
 }
@@ -137,6 +161,12 @@ func intsField(b bricks.Brick, p *[]int, name, doc string) brickField {
 		},
 		isSet: func() bool { return *p != nil },
 	}
+}
+
+// optional makes f an attribute that Allocate does not require.
+func optional(f brickField) brickField {
+	f.spec.Lazy = bricks.NotLazy
+	return f
 }
 
 // schemeField is an initialization scheme (nil: unset).
