@@ -17,6 +17,11 @@ import (
 type SequenceContentAttention struct {
 	*Base
 	InitConfig
+	// StateDims are the dimensions of the states, AttendedDim that of the
+	// attended sequence, MatchDim that of the match vectors (nil and 0:
+	// unset; AttentionRecurrent pushes the first two).
+	StateDims             []int
+	AttendedDim, MatchDim int
 	StateNames        []string
 	StateTransformers *Parallel
 	Preprocess        *Linear
@@ -30,11 +35,7 @@ var attentionGlimpseNames = []string{"weighted_averages", "weights"}
 // pushed by a parent (AttentionRecurrent sets state_dims and attended_dim).
 func NewSequenceContentAttention(cfg *Config, name string, stateNames []string, stateDims []int, attendedDim, matchDim int) (*SequenceContentAttention, error) {
 	a := &SequenceContentAttention{Base: &Base{}, StateNames: stateNames}
-	a.initBase(a, cfg, name, []string{"SequenceContentAttention", "GenericSequenceAttention", "AbstractAttention", "Initializable", "Brick"}, []AttrSpec{
-		{Name: "state_dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the states"},
-		{Name: "attended_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the attended sequence"},
-		{Name: "match_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the match vectors"},
-	})
+	a.initBase(a, cfg, name, []string{"SequenceContentAttention", "GenericSequenceAttention", "AbstractAttention", "Initializable", "Brick"}, nil)
 	st, err := NewParallel(cfg, "state_trans", stateNames, nil, nil, nil)
 	if err != nil {
 		return nil, err
@@ -47,25 +48,15 @@ func NewSequenceContentAttention(cfg *Config, name string, stateNames []string, 
 	a.EnergyComputer = NewLinear(cfg, "energy_comp")
 	a.EnergyComputer.UseBias = new(false)
 	a.SetChildren([]Brick{st, a.Preprocess, a.EnergyComputer})
-	if stateDims != nil {
-		a.attrs["state_dims"] = stateDims
-	}
-	if attendedDim > 0 {
-		a.attrs["attended_dim"] = attendedDim
-	}
-	if matchDim > 0 {
-		a.attrs["match_dim"] = matchDim
-	}
+	a.StateDims, a.AttendedDim, a.MatchDim = stateDims, attendedDim, matchDim
 	a.addApplications()
 	return a, nil
 }
 
 // PushAllocationConfigHook sizes the children.
 func (a *SequenceContentAttention) PushAllocationConfigHook() error {
-	sd := intsAttr(a.Base, "state_dims")
-	ad, ok1 := a.Int("attended_dim")
-	md, ok2 := a.Int("match_dim")
-	if sd == nil || !ok1 || !ok2 {
+	sd, ad, md := a.StateDims, a.AttendedDim, a.MatchDim
+	if sd == nil || ad == 0 || md == 0 {
 		return fmt.Errorf("%s: allocation arguments state_dims, attended_dim and match_dim must be set (got %v, %d, %d)", a.AnnotationName(), sd, ad, md)
 	}
 	outs := make([]int, len(sd))
@@ -78,12 +69,25 @@ func (a *SequenceContentAttention) PushAllocationConfigHook() error {
 	return nil
 }
 
+func (a *SequenceContentAttention) missingAllocation() []string {
+	var m []string
+	if a.StateDims == nil {
+		m = append(m, "state_dims")
+	}
+	if a.AttendedDim == 0 {
+		m = append(m, "attended_dim")
+	}
+	if a.MatchDim == 0 {
+		m = append(m, "match_dim")
+	}
+	return m
+}
+
 // GetDim is the dimension of a glimpse (weights: 0, one per position).
 func (a *SequenceContentAttention) GetDim(name string) (int, error) {
 	switch name {
 	case "weighted_averages", "attended":
-		d, _ := a.Int("attended_dim")
-		return d, nil
+		return a.AttendedDim, nil
 	case "weights", "attended_mask":
 		return 0, nil
 	}
@@ -290,9 +294,8 @@ func (r *AttentionRecurrent) PushAllocationConfigHook() error {
 		}
 		sd = append(sd, d)
 	}
-	r.Attention.attrs["state_dims"] = sd
-	ad, _ := r.Attention.Int("attended_dim")
-	r.Distribute.SourceDim = ad
+	r.Attention.StateDims = sd
+	r.Distribute.SourceDim = r.Attention.AttendedDim
 	var td []int
 	for _, n := range r.seqNames {
 		d, err := gd.GetDim(n)

@@ -59,9 +59,42 @@ func typedBrickFields(br bricks.Brick) []brickField {
 	case *bricks.LookupTable:
 		c := b.Initialization()
 		return []brickField{
+			intField(b, &b.Length, "length", "number of rows (the vocabulary size)"),
+			intField(b, &b.Dim, "dim", "dimension of the embeddings"),
 			schemeField(b, &c.WeightsInit, "weights_init", "initialization scheme of W"),
 			schemeField(b, &c.BiasesInit, "biases_init", "unused"),
 		}
+	case *bricks.SimpleRecurrent:
+		return recurrentFields(b, &b.Dim)
+	case *bricks.LSTM:
+		return recurrentFields(b, &b.Dim)
+	case *bricks.GatedRecurrent:
+		return recurrentFields(b, &b.Dim)
+	case *bricks.SoftmaxEmitter:
+		return append([]brickField{
+			valueIntField(b, &b.InitialOutput, "initial_output", "the output before the first step (default 0)"),
+			nonNegative(optional(intField(b, &b.ReadoutDim, "readout_dim", "number of symbols (pushed by the Readout)"))),
+		}, initFields(b, &b.InitConfig, true)...)
+	case *bricks.TrivialEmitter:
+		return []brickField{intField(b, &b.ReadoutDim, "readout_dim", "dimension of the readouts and outputs")}
+	case *bricks.LookupFeedback:
+		return append([]brickField{
+			intField(b, &b.NumOutputs, "num_outputs", "number of symbols"),
+			intField(b, &b.FeedbackDim, "feedback_dim", "dimension of the embedding"),
+		}, initFields(b, &b.InitConfig, true)...)
+	case *bricks.TrivialFeedback:
+		return []brickField{intField(b, &b.OutputDim, "output_dim", "dimension of the outputs")}
+	case *bricks.Readout:
+		return append([]brickField{
+			intField(b, &b.ReadoutDim, "readout_dim", "dimension of the readouts"),
+			intsField(b, &b.SourceDims, "source_dims", "dimensions of the sources (pushed by the generator)"),
+		}, initFields(b, &b.InitConfig, true)...)
+	case *bricks.SequenceContentAttention:
+		return append([]brickField{
+			intsField(b, &b.StateDims, "state_dims", "dimensions of the states"),
+			intField(b, &b.AttendedDim, "attended_dim", "dimension of the attended sequence"),
+			intField(b, &b.MatchDim, "match_dim", "dimension of the match vectors"),
+		}, initFields(b, &b.InitConfig, true)...)
 	case bricks.Initializable:
 		// The other Initializable bricks: weights_init, biases_init and
 		// use_bias (a script class's brick and a container when their
@@ -71,6 +104,12 @@ func typedBrickFields(br bricks.Brick) []brickField {
 		}
 	}
 	return nil
+}
+
+// recurrentFields are a recurrent transition's dim and Initializable's
+// attributes.
+func recurrentFields(b bricks.Initializable, dim *int) []brickField {
+	return append([]brickField{intField(b, dim, "dim", "dimension of the hidden state")}, initFields(b, b.Initialization(), true)...)
 }
 
 func mlpFields(m *bricks.MLP) []brickField {
@@ -161,6 +200,20 @@ func intsField(b bricks.Brick, p *[]int, name, doc string) brickField {
 		},
 		isSet: func() bool { return *p != nil },
 	}
+}
+
+// valueIntField is an int that always has a value (None sets 0).
+func valueIntField(b bricks.Brick, p *int, name, doc string) brickField {
+	f := nonNegative(optional(intField(b, p, name, doc)))
+	f.get = func() any { return *p }
+	f.isSet = func() bool { return true }
+	return f
+}
+
+// nonNegative lets f be set to 0.
+func nonNegative(f brickField) brickField {
+	f.spec.NonNegative = true
+	return f
 }
 
 // optional makes f an attribute that Allocate does not require.

@@ -92,7 +92,7 @@ func moreBrickAttr(b *Brick, name string) (starlark.Value, bool, error) {
 		}
 	case "output_dim":
 		if _, ok := b.B.(*bricks.LookupTable); ok {
-			return attrValue(base.Attr("dim")), true, nil
+			return attrValue(brickAttrOf(b.B, "dim")), true, nil
 		}
 	}
 	return nil, false, nil
