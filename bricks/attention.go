@@ -22,10 +22,10 @@ type SequenceContentAttention struct {
 	// unset; AttentionRecurrent pushes the first two).
 	StateDims             []int
 	AttendedDim, MatchDim int
-	StateNames        []string
-	StateTransformers *Parallel
-	Preprocess        *Linear
-	EnergyComputer    *Linear
+	StateNames            []string
+	StateTransformers     *Parallel
+	Preprocess            *Linear
+	EnergyComputer        *Linear
 }
 
 // GlimpseNames are the outputs of take_glimpses.

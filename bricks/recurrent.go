@@ -397,7 +397,7 @@ type SimpleRecurrent struct {
 	recurrentBase
 	// Dim is the dimension of the hidden state (0: unset, a parent
 	// pushes it).
-	Dim int
+	Dim             int
 	W, InitialState *core.Variable
 	Activation      Brick
 }
@@ -477,7 +477,7 @@ type LSTM struct {
 	recurrentBase
 	// Dim is the dimension of the hidden state (0: unset, a parent
 	// pushes it).
-	Dim int
+	Dim                                                                      int
 	WState, WCellToIn, WCellToForget, WCellToOut, InitialState, InitialCells *core.Variable
 	Activation, GateActivation                                               Brick
 }
@@ -589,7 +589,7 @@ type GatedRecurrent struct {
 	recurrentBase
 	// Dim is the dimension of the hidden state (0: unset, a parent
 	// pushes it).
-	Dim int
+	Dim                                      int
 	StateToState, StateToGates, InitialState *core.Variable
 	Activation, GateActivation               Brick
 }

@@ -207,8 +207,8 @@ type Readout struct {
 	InitConfig
 	// ReadoutDim is the dimension of the readouts; SourceDims those of
 	// the sources (pushed by the generator). 0 and nil are unset.
-	ReadoutDim int
-	SourceDims []int
+	ReadoutDim  int
+	SourceDims  []int
 	Emitter     Emitter
 	FeedbackBr  Feedback
 	Merge       *Parallel
