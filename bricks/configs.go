@@ -56,7 +56,8 @@ type MaxoutConfig struct{ NumPieces int }
 // NewMaxoutWith makes a Maxout from its arguments.
 func NewMaxoutWith(cfg *Config, name string, c MaxoutConfig) (*Maxout, error) {
 	m := NewMaxout(cfg, name)
-	return m, configure(m, nil, "num_pieces", c.NumPieces)
+	m.NumPieces = c.NumPieces
+	return m, nil
 }
 
 // LinearMaxoutConfig is LinearMaxout(input_dim, output_dim, num_pieces, **kwargs).
@@ -68,7 +69,8 @@ type LinearMaxoutConfig struct {
 // NewLinearMaxoutWith makes a LinearMaxout from its arguments.
 func NewLinearMaxoutWith(cfg *Config, name string, c LinearMaxoutConfig) (*LinearMaxout, error) {
 	m := NewLinearMaxout(cfg, name)
-	return m, configure(m, &c.Init, "input_dim", c.InputDim, "output_dim", c.OutputDim, "num_pieces", c.NumPieces)
+	m.InputDim, m.OutputDim, m.NumPieces = c.InputDim, c.OutputDim, c.NumPieces
+	return m, configure(m, &c.Init)
 }
 
 // ConvolutionalConfig is Convolutional(filter_size, num_filters,

@@ -77,15 +77,15 @@ func TestTypedConstructors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Attr("num_pieces") != 4 {
-		t.Errorf("num_pieces %v", m.Attr("num_pieces"))
+	if m.NumPieces != 4 {
+		t.Errorf("num_pieces %v", m.NumPieces)
 	}
 	b, err := NewBiasWith(cfg, "b", BiasConfig{Dim: 5})
 	if err != nil || b.Dim != 5 || b.BiasesInit != nil {
 		t.Errorf("Bias: %v dim %v", err, b.Dim)
 	}
 	mx, err := NewMaxoutWith(cfg, "mx", MaxoutConfig{NumPieces: 2})
-	if err != nil || mx.Attr("num_pieces") != 2 {
-		t.Errorf("Maxout: %v %v", err, mx.Attr("num_pieces"))
+	if err != nil || mx.NumPieces != 2 {
+		t.Errorf("Maxout: %v %v", err, mx.NumPieces)
 	}
 }

@@ -530,20 +530,20 @@ func NewFlattener(cfg *Config, name string) *Activation {
 
 // Maxout is Blocks' Maxout(num_pieces): the maximum over groups of
 // num_pieces consecutive features of the last axis.
-type Maxout struct{ *Base }
+type Maxout struct {
+	*Base
+	NumPieces int // pieces per output feature (0: unset)
+}
 
 // NewMaxout makes a Maxout brick.
 func NewMaxout(cfg *Config, name string) *Maxout {
 	m := &Maxout{Base: &Base{}}
-	m.initBase(m, cfg, name, []string{"Maxout", "Brick"}, []AttrSpec{
-		{Name: "num_pieces", Kind: AttrInt, Lazy: ForAllocation, Doc: "pieces per output feature"},
-	})
+	m.initBase(m, cfg, name, []string{"Maxout", "Brick"}, nil)
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
-		k, ok := m.Int("num_pieces")
-		if !ok {
+		if m.NumPieces == 0 {
 			return nil, fmt.Errorf("num_pieces is not set")
 		}
-		y, err := core.Maxout(in[0], k)
+		y, err := core.Maxout(in[0], m.NumPieces)
 		return one(y), err
 	}})
 	return m
@@ -554,18 +554,17 @@ func NewMaxout(cfg *Config, name string) *Maxout {
 type LinearMaxout struct {
 	*Base
 	InitConfig
-	Linear *Linear
-	Maxout *Maxout
+	// InputDim, OutputDim and NumPieces are the dimensions of the input
+	// and the output and the pieces per output feature (0: unset).
+	InputDim, OutputDim, NumPieces int
+	Linear                         *Linear
+	Maxout                         *Maxout
 }
 
 // NewLinearMaxout makes a LinearMaxout brick.
 func NewLinearMaxout(cfg *Config, name string) *LinearMaxout {
 	lm := &LinearMaxout{Base: &Base{}, Linear: NewLinear(cfg, ""), Maxout: NewMaxout(cfg, "")}
-	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"}, []AttrSpec{
-		{Name: "input_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the input"},
-		{Name: "output_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the output"},
-		{Name: "num_pieces", Kind: AttrInt, Lazy: ForAllocation, Doc: "pieces per output feature"},
-	})
+	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"}, nil)
 	lm.SetChildren([]Brick{lm.Linear, lm.Maxout})
 	lm.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		pre, err := Apply(lm.Linear, "apply", in[0])
@@ -579,10 +578,8 @@ func NewLinearMaxout(cfg *Config, name string) *LinearMaxout {
 
 // PushAllocationConfigHook sizes the Linear child and the Maxout.
 func (lm *LinearMaxout) PushAllocationConfigHook() error {
-	in, ok1 := lm.Int("input_dim")
-	out, ok2 := lm.Int("output_dim")
-	k, ok3 := lm.Int("num_pieces")
-	if !ok1 || !ok2 || !ok3 {
+	in, out, k := lm.InputDim, lm.OutputDim, lm.NumPieces
+	if in == 0 || out == 0 || k == 0 {
 		return fmt.Errorf("%s: input_dim, output_dim and num_pieces must be set", lm.AnnotationName())
 	}
 	lm.Linear.InputDim = in
@@ -590,6 +587,26 @@ func (lm *LinearMaxout) PushAllocationConfigHook() error {
 	if lm.UseBias != nil {
 		lm.Linear.UseBias = new(*lm.UseBias)
 	}
-	lm.Maxout.attrs["num_pieces"] = k
+	lm.Maxout.NumPieces = k
 	return nil
+}
+
+func (m *Maxout) missingAllocation() []string {
+	if m.NumPieces == 0 {
+		return []string{"num_pieces"}
+	}
+	return nil
+}
+
+func (lm *LinearMaxout) missingAllocation() []string {
+	var m []string
+	for _, d := range []struct {
+		v    int
+		name string
+	}{{lm.InputDim, "input_dim"}, {lm.OutputDim, "output_dim"}, {lm.NumPieces, "num_pieces"}} {
+		if d.v == 0 {
+			m = append(m, d.name)
+		}
+	}
+	return m
 }

@@ -250,9 +250,7 @@ func TestLinearMaxout(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	cfg := NewConfig(nd.Float64, 1)
 	lm := NewLinearMaxout(cfg, "")
-	lm.SetAttr("input_dim", 4)
-	lm.SetAttr("output_dim", 3)
-	lm.SetAttr("num_pieces", 2)
+	lm.InputDim, lm.OutputDim, lm.NumPieces = 4, 3, 2
 	initAll(t, lm)
 	x := randShared(r, "x", 5, 4)
 	y := mustApply(t, lm, "apply", x)

@@ -46,10 +46,22 @@ func (l *Linear) SetOutputDim(d int) error {
 }
 
 // SetInputDim sets input_dim.
-func (lm *LinearMaxout) SetInputDim(d int) error { return setPushed(lm, "input_dim", d) }
+func (lm *LinearMaxout) SetInputDim(d int) error {
+	if h := lm.hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("input_dim", d)
+	}
+	lm.InputDim = d
+	return nil
+}
 
 // SetOutputDim sets output_dim.
-func (lm *LinearMaxout) SetOutputDim(d int) error { return setPushed(lm, "output_dim", d) }
+func (lm *LinearMaxout) SetOutputDim(d int) error {
+	if h := lm.hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("output_dim", d)
+	}
+	lm.OutputDim = d
+	return nil
+}
 
 // SetInputDim sets the subclass's input_dim (its Hooks.SetAttr).
 func (s *ScriptBrick) SetInputDim(d int) error { return setPushed(s, "input_dim", d) }
@@ -187,6 +199,11 @@ func copyFields(dst, src Brick) {
 		d.Dim = s.Dim
 	case *Activation:
 		d.Leak = src.(*Activation).Leak
+	case *Maxout:
+		d.NumPieces = src.(*Maxout).NumPieces
+	case *LinearMaxout:
+		s := src.(*LinearMaxout)
+		d.InputDim, d.OutputDim, d.NumPieces = s.InputDim, s.OutputDim, s.NumPieces
 	}
 }
 

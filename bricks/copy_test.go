@@ -35,8 +35,8 @@ func TestMLPOfLinearMaxoutCopies(t *testing.T) {
 		if memo[proto.Linear] != lm.Linear || memo[proto.Maxout] != lm.Maxout || lm.Linear == proto.Linear {
 			t.Fatalf("copy %d: the children are not the copy's own", i)
 		}
-		if lm.Seed() != 7 || lm.HasBias() || lm.Attr("num_pieces") != 2 {
-			t.Errorf("copy %d: seed %d, use_bias %v, num_pieces %v; want the prototype's 7, false, 2", i, lm.Seed(), lm.HasBias(), lm.Attr("num_pieces"))
+		if lm.Seed() != 7 || lm.HasBias() || lm.NumPieces != 2 {
+			t.Errorf("copy %d: seed %d, use_bias %v, num_pieces %v; want the prototype's 7, false, 2", i, lm.Seed(), lm.HasBias(), lm.NumPieces)
 		}
 		layers = append(layers, lm)
 	}

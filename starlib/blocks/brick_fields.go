@@ -64,6 +64,18 @@ func typedBrickFields(br bricks.Brick) []brickField {
 			schemeField(b, &c.WeightsInit, "weights_init", "initialization scheme of W"),
 			schemeField(b, &c.BiasesInit, "biases_init", "unused"),
 		}
+	case *bricks.Maxout:
+		return []brickField{intField(b, &b.NumPieces, "num_pieces", "pieces per output feature")}
+	case *bricks.LinearMaxout:
+		return append([]brickField{
+			intField(b, &b.InputDim, "input_dim", "dimension of the input"),
+			intField(b, &b.OutputDim, "output_dim", "dimension of the output"),
+			intField(b, &b.NumPieces, "num_pieces", "pieces per output feature"),
+		}, initFields(b, &b.InitConfig, true)...)
+	case *bricks.Cost:
+		if b.IsInstance("MisclassificationRate") {
+			return []brickField{valueIntField(b, &b.TopK, "top_k", "a target among the k best is not an error (default 1)")}
+		}
 	case *bricks.SimpleRecurrent:
 		return recurrentFields(b, &b.Dim)
 	case *bricks.LSTM:
@@ -72,7 +84,7 @@ func typedBrickFields(br bricks.Brick) []brickField {
 		return recurrentFields(b, &b.Dim)
 	case *bricks.SoftmaxEmitter:
 		return append([]brickField{
-			valueIntField(b, &b.InitialOutput, "initial_output", "the output before the first step (default 0)"),
+			nonNegative(valueIntField(b, &b.InitialOutput, "initial_output", "the output before the first step (default 0)")),
 			nonNegative(optional(intField(b, &b.ReadoutDim, "readout_dim", "number of symbols (pushed by the Readout)"))),
 		}, initFields(b, &b.InitConfig, true)...)
 	case *bricks.TrivialEmitter:
@@ -204,7 +216,7 @@ func intsField(b bricks.Brick, p *[]int, name, doc string) brickField {
 
 // valueIntField is an int that always has a value (None sets 0).
 func valueIntField(b bricks.Brick, p *int, name, doc string) brickField {
-	f := nonNegative(optional(intField(b, p, name, doc)))
+	f := optional(intField(b, p, name, doc))
 	f.get = func() any { return *p }
 	f.isSet = func() bool { return true }
 	return f
