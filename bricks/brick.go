@@ -141,6 +141,10 @@ type Base struct {
 
 	id int64 // cfg.NewID's number for the brick; 0 without one
 
+	// noneSet are the attributes a front end set to Python's None whose
+	// typed field has no None of its own (SetNone).
+	noneSet map[string]bool
+
 	hooks    *Hooks                  // a subclass's lifecycle overrides (script.go)
 	replaced map[string]*Application // the type's applications a subclass replaced (script.go)
 	extra    any                     // what a subclass's face keeps with the brick (script.go)
@@ -296,6 +300,25 @@ func (b *Base) Init(name string) initialization.Scheme {
 }
 
 func intsAttr(b *Base, name string) []int { v, _ := b.Attr(name).([]int); return v }
+
+// SetNone records whether a front end set the attribute name to Python's
+// None (none) or to a value: a typed field that cannot hold None (a
+// *bool, an int whose 0 is "unset") then reads as its default, and the
+// front end reads None while the field stays unset. The bricks never
+// read it.
+func (b *Base) SetNone(name string, none bool) {
+	if !none {
+		delete(b.noneSet, name)
+		return
+	}
+	if b.noneSet == nil {
+		b.noneSet = map[string]bool{}
+	}
+	b.noneSet[name] = true
+}
+
+// IsNone reports whether SetNone recorded name as set to None.
+func (b *Base) IsNone(name string) bool { return b.noneSet[name] }
 
 // Applications lists the brick's applications.
 func (b *Base) Applications() []*Application { return b.apps }

@@ -54,8 +54,8 @@ func TestTypedConstructors(t *testing.T) {
 	if w := conv.W.Value(); !slices.Equal(w.Shape, []int{4, 2, 3, 3}) {
 		t.Errorf("conv W shape %v", w.Shape)
 	}
-	if conv.Attr("border_mode") != full || conv.Attr("step") != nil {
-		t.Errorf("conv border_mode %v step %v", conv.Attr("border_mode"), conv.Attr("step"))
+	if conv.BorderMode == nil || *conv.BorderMode != full || conv.Step != nil {
+		t.Errorf("conv border_mode %v step %v", conv.BorderMode, conv.Step)
 	}
 	if _, err := NewConvolutionalWith(cfg, "c", ConvolutionalConfig{UnusedEdge: []int{1, 1}}); err == nil || !strings.Contains(err.Error(), "ConvolutionalTranspose's") {
 		t.Errorf("Convolutional with unused_edge: %v", err)
@@ -66,8 +66,8 @@ func TestTypedConstructors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(p.Attr("pooling_size").([]int), []int{2, 2}) || p.Attr("include_padding") != true || p.Attr("step") != nil {
-		t.Errorf("pooling attrs %v %v %v", p.Attr("pooling_size"), p.Attr("include_padding"), p.Attr("step"))
+	if !slices.Equal(p.PoolingSize, []int{2, 2}) || p.IncludePadding == nil || !*p.IncludePadding || p.Step != nil {
+		t.Errorf("pooling attrs %v %v %v", p.PoolingSize, p.IncludePadding, p.Step)
 	}
 	if _, err := NewPoolingWith(cfg, "MaxPooling", "m", PoolingConfig{IncludePadding: &yes}); err == nil {
 		t.Error("MaxPooling took include_padding")

@@ -213,6 +213,7 @@ func copyBase(n, b *Base) {
 	n.Name = b.Name
 	n.classes = slices.Clone(b.classes)
 	n.attrs = maps.Clone(b.attrs)
+	n.noneSet = maps.Clone(b.noneSet)
 	for k, v := range n.attrs {
 		switch x := v.(type) {
 		case []int:

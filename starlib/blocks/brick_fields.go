@@ -5,6 +5,7 @@ import (
 
 	"github.com/blocks-go/blocks/bricks"
 	"github.com/blocks-go/blocks/bricks/initialization"
+	"github.com/blocks-go/blocks/core"
 )
 
 // The attributes of the bricks whose Go types keep their configuration in
@@ -23,6 +24,9 @@ type brickField struct {
 	// isSet reports whether the attribute holds a value of its own
 	// (else the class default reads, brick_defaults.go).
 	isSet func() bool
+	// plain says the field always has a value (None sets its default):
+	// set to None, it reads None until set again.
+	plain bool
 }
 
 // typedBrickFields lists br's typed attributes (none for a brick still on
@@ -76,6 +80,43 @@ func typedBrickFields(br bricks.Brick) []brickField {
 		if b.IsInstance("MisclassificationRate") {
 			return []brickField{valueIntField(b, &b.TopK, "top_k", "a target among the k best is not an error (default 1)")}
 		}
+	case *bricks.Convolutional:
+		out := []brickField{
+			intsField(b, &b.FilterSize, "filter_size", "(rows, cols) of the filters"),
+			intField(b, &b.NumFilters, "num_filters", "number of filters (output channels)"),
+			intField(b, &b.NumChannels, "num_channels", "number of input channels"),
+			optional(intField(b, &b.BatchSize, "batch_size", "batch size, when known (a hint)")),
+			sizeField(b, &b.ImageSize, "image_size", "(rows, cols) of the input images, entries may be None"),
+			optional(intsField(b, &b.Step, "step", "(rows, cols) stride, default (1, 1)")),
+			borderField(b, &b.BorderMode, "border_mode", "'valid' (default), 'full', 'half' or a (rows, cols) padding"),
+			boolField(b, &b.TiedBiases, "tied_biases", "one bias per filter (default True) or one per output pixel"),
+		}
+		if b.IsTranspose() {
+			out = append(out,
+				sizeField(b, &b.OriginalImageSize, "original_image_size", "(rows, cols) of the output; inferred when None"),
+				optional(intsField(b, &b.UnusedEdge, "unused_edge", "rows and cols the inference adds at the edge, default (0, 0)")))
+		}
+		return append(out, initFields(b, &b.InitConfig, true)...)
+	case *bricks.Pooling:
+		out := []brickField{
+			intsField(b, &b.PoolingSize, "pooling_size", "(rows, cols) of the pooling window"),
+			optional(intsField(b, &b.Step, "step", "(rows, cols) stride, default pooling_size")),
+			sizeField(b, &b.InputDim, "input_dim", "(channels, rows, cols) of the input, entries may be None"),
+			boolField(b, &b.IgnoreBorder, "ignore_border", "drop partial windows at the border (default True)"),
+			optional(intsField(b, &b.Padding, "padding", "(rows, cols) zero padding, default (0, 0)")),
+		}
+		if b.IsInstance("AveragePooling") {
+			out = append(out, boolField(b, &b.IncludePadding, "include_padding", "count the padding in the average (default False)"))
+		}
+		return out
+	case *bricks.ConvolutionalSequence:
+		return append([]brickField{
+			intField(b, &b.NumChannels, "num_channels", "number of input channels"),
+			optional(intField(b, &b.BatchSize, "batch_size", "batch size, when known")),
+			sizeField(b, &b.ImageSize, "image_size", "(rows, cols) of the input images, entries may be None"),
+			borderField(b, &b.BorderMode, "border_mode", "border mode pushed to every convolution when set"),
+			boolField(b, &b.TiedBiases, "tied_biases", "tied_biases pushed to every convolution when set"),
+		}, initFields(b, &b.InitConfig, true)...)
 	case *bricks.SimpleRecurrent:
 		return recurrentFields(b, &b.Dim)
 	case *bricks.LSTM:
@@ -219,6 +260,7 @@ func valueIntField(b bricks.Brick, p *int, name, doc string) brickField {
 	f := optional(intField(b, p, name, doc))
 	f.get = func() any { return *p }
 	f.isSet = func() bool { return true }
+	f.plain = true
 	return f
 }
 
@@ -226,6 +268,84 @@ func valueIntField(b bricks.Brick, p *int, name, doc string) brickField {
 func nonNegative(f brickField) brickField {
 	f.spec.NonNegative = true
 	return f
+}
+
+// sizeField is a tuple of sizes, entries may be None (nil: unset).
+func sizeField(b bricks.Brick, p *bricks.Size, name, doc string) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrSize, Doc: doc},
+		get: func() any {
+			if *p == nil {
+				return nil
+			}
+			return *p
+		},
+		set: func(v any) error {
+			if v == nil {
+				*p = nil
+				return nil
+			}
+			x, ok := v.(bricks.Size)
+			if !ok {
+				return fieldTypeError(b, name, v)
+			}
+			*p = x
+			return nil
+		},
+		isSet: func() bool { return *p != nil },
+	}
+}
+
+// borderField is a convolution's border mode (nil: unset).
+func borderField(b bricks.Brick, p **core.Border, name, doc string) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrBorder, Doc: doc},
+		get: func() any {
+			if *p == nil {
+				return nil
+			}
+			return **p
+		},
+		set: func(v any) error {
+			if v == nil {
+				*p = nil
+				return nil
+			}
+			x, ok := v.(core.Border)
+			if !ok {
+				return fieldTypeError(b, name, v)
+			}
+			*p = &x
+			return nil
+		},
+		isSet: func() bool { return *p != nil },
+	}
+}
+
+// boolField is a setting with a class default (nil: unset).
+func boolField(b bricks.Brick, p **bool, name, doc string) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrBool, Doc: doc},
+		get: func() any {
+			if *p == nil {
+				return nil
+			}
+			return **p
+		},
+		set: func(v any) error {
+			if v == nil {
+				*p = nil
+				return nil
+			}
+			x, ok := v.(bool)
+			if !ok {
+				return fieldTypeError(b, name, v)
+			}
+			*p = &x
+			return nil
+		},
+		isSet: func() bool { return *p != nil },
+	}
 }
 
 // optional makes f an attribute that Allocate does not require.
@@ -278,6 +398,7 @@ func leakField(a *bricks.Activation) brickField {
 			return nil
 		},
 		isSet: func() bool { return true },
+		plain: true,
 	}
 }
 
@@ -312,9 +433,14 @@ func brickSpec(br bricks.Brick, name string) (bricks.AttrSpec, bool) {
 	return br.BaseBrick().Spec(name)
 }
 
-// brickAttrOf is the value of br's attribute name (nil: None).
+// brickAttrOf is the value of br's attribute name (nil: None). A typed
+// attribute set to None reads None while its field stays unset (a parent
+// may push a value since).
 func brickAttrOf(br bricks.Brick, name string) any {
 	if f, ok := typedBrickField(br, name); ok {
+		if br.BaseBrick().IsNone(name) && (f.plain || !f.isSet()) {
+			return nil
+		}
 		return f.get()
 	}
 	return br.BaseBrick().Attr(name)
@@ -324,7 +450,7 @@ func brickAttrOf(br bricks.Brick, name string) any {
 // own (else the class default reads).
 func brickAttrIsSet(br bricks.Brick, name string) bool {
 	if f, ok := typedBrickField(br, name); ok {
-		return f.isSet()
+		return f.isSet() || br.BaseBrick().IsNone(name)
 	}
 	return br.BaseBrick().AttrSet(name)
 }
@@ -333,7 +459,11 @@ func brickAttrIsSet(br bricks.Brick, name string) bool {
 // attribute's kind, or nil for None).
 func setBrickAttrOf(br bricks.Brick, name string, v any) error {
 	if f, ok := typedBrickField(br, name); ok {
-		return f.set(v)
+		if err := f.set(v); err != nil {
+			return err
+		}
+		br.BaseBrick().SetNone(name, v == nil)
+		return nil
 	}
 	return br.BaseBrick().SetAttr(name, v)
 }

@@ -286,27 +286,27 @@ func lenet(t *testing.T) func(device.Device) (*algorithms.GradientDescent, []*co
 	return func(dev device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
 		cfg := bricks.NewConfig(nd.Float32, 1)
 		c0, c1 := bricks.NewConvolutional(cfg, "conv_0"), bricks.NewConvolutional(cfg, "conv_1")
-		must(t, c0.SetAttr("filter_size", []int{5, 5}))
-		must(t, c0.SetAttr("num_filters", 20))
-		must(t, c1.SetAttr("filter_size", []int{5, 5}))
-		must(t, c1.SetAttr("num_filters", 50))
+		c0.FilterSize = []int{5, 5}
+		c0.NumFilters = 20
+		c1.FilterSize = []int{5, 5}
+		c1.NumFilters = 50
 		r0, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
 		must(t, err)
 		r1, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
 		must(t, err)
 		p0, err := bricks.NewPooling(cfg, "MaxPooling", "pool_0")
 		must(t, err)
-		must(t, p0.SetAttr("pooling_size", []int{2, 2}))
+		p0.PoolingSize = []int{2, 2}
 		p1, err := bricks.NewPooling(cfg, "MaxPooling", "pool_1")
 		must(t, err)
-		must(t, p1.SetAttr("pooling_size", []int{2, 2}))
+		p1.PoolingSize = []int{2, 2}
 		var layers []bricks.AppRef
 		for _, br := range []bricks.Brick{c0, r0, p0, c1, r1, p1} {
 			layers = append(layers, bricks.AppRef{Brick: br, Name: "apply"})
 		}
 		seq := bricks.NewConvolutionalSequence(cfg, "", layers)
-		must(t, seq.SetAttr("num_channels", 1))
-		must(t, seq.SetAttr("image_size", bricks.Size{28, 28}))
+		seq.NumChannels = 1
+		seq.ImageSize = bricks.Size{28, 28}
 		relu, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
 		must(t, err)
 		mlp, err := bricks.NewMLP(cfg, "", []bricks.Brick{relu, bricks.NewSoftmax(cfg, "")}, []int{800, 500, 10})
