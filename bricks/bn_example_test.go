@@ -46,7 +46,7 @@ func runBNExample(t *testing.T, epochs int, batchNormalized bool, alpha float64)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.attrs["conserve_memory"] = false
+		m.ConserveMemory = false
 		mlp, bnmlp = m, m
 	} else {
 		m, err := NewMLP(cfg, "", acts, dims)

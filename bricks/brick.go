@@ -141,6 +141,8 @@ type Base struct {
 
 	id int64 // cfg.NewID's number for the brick; 0 without one
 
+	extraDims bool // the class is wrapped by WithExtraDims (wrappers.go)
+
 	// noneSet are the attributes a front end set to Python's None whose
 	// typed field has no None of its own (SetNone).
 	noneSet map[string]bool

@@ -214,6 +214,7 @@ func copyBase(n, b *Base) {
 	n.classes = slices.Clone(b.classes)
 	n.attrs = maps.Clone(b.attrs)
 	n.noneSet = maps.Clone(b.noneSet)
+	n.extraDims = b.extraDims
 	for k, v := range n.attrs {
 		switch x := v.(type) {
 		case []int:

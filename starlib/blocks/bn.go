@@ -120,7 +120,7 @@ func bnAttrValue(b bricks.Brick, name string) (starlark.Value, bool) {
 			}
 			return starlark.None, true
 		case "output_dim":
-			return attrValue(x.Attr("input_dim")), true
+			return attrValue(brickAttrOf(x, "input_dim")), true
 		}
 	case *bricks.BatchNormalizedMLP:
 		switch name {

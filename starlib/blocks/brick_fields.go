@@ -50,7 +50,34 @@ func typedBrickFields(br bricks.Brick) []brickField {
 	case *bricks.MLP:
 		return mlpFields(b)
 	case *bricks.BatchNormalizedMLP:
-		return mlpFields(&b.MLP)
+		doc := "pushed to the BatchNormalization bricks"
+		conserve := plainBoolField(b, &b.ConserveMemory, true, "conserve_memory", doc)
+		conserve.set = func(v any) error { // passed on at once
+			x, ok := v.(bool)
+			if v == nil {
+				x, ok = true, true
+			}
+			if !ok {
+				return fieldTypeError(b, "conserve_memory", v)
+			}
+			b.SetConserveMemory(x)
+			return nil
+		}
+		return append(mlpFields(&b.MLP), conserve,
+			plainBoolField(b, &b.MeanOnly, false, "mean_only", doc),
+			plainBoolField(b, &b.LearnScale, true, "learn_scale", doc),
+			plainBoolField(b, &b.LearnShift, true, "learn_shift", doc))
+	case *bricks.BatchNormalization:
+		return []brickField{
+			dimField(b),
+			plainBoolField(b, &b.ConserveMemory, true, "conserve_memory", "low-memory implementation (default True; same results here)"),
+			floatField(b, &b.Epsilon, 1e-4, "epsilon", "added to the minibatch variance (default 1e-4)"),
+			schemeField(b, &b.ScaleInit, "scale_init", "initialization of the scale (default Constant(1))"),
+			schemeField(b, &b.ShiftInit, "shift_init", "initialization of the shift (default Constant(0))"),
+			plainBoolField(b, &b.MeanOnly, false, "mean_only", "subtract the mean only (default False)"),
+			plainBoolField(b, &b.LearnScale, true, "learn_scale", "learn a scale (default True)"),
+			plainBoolField(b, &b.LearnShift, true, "learn_shift", "learn a shift (default True)"),
+		}
 	case *bricks.Parallel:
 		return append([]brickField{
 			optional(intsField(b, &b.InputDims, "input_dims", "input dimensions, one per input name")),
@@ -345,6 +372,81 @@ func boolField(b bricks.Brick, p **bool, name, doc string) brickField {
 			return nil
 		},
 		isSet: func() bool { return *p != nil },
+	}
+}
+
+// plainBoolField is a bool that always has a value (None sets def).
+func plainBoolField(b bricks.Brick, p *bool, def bool, name, doc string) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrBool, Doc: doc},
+		get:  func() any { return *p },
+		set: func(v any) error {
+			if v == nil {
+				*p = def
+				return nil
+			}
+			x, ok := v.(bool)
+			if !ok {
+				return fieldTypeError(b, name, v)
+			}
+			*p = x
+			return nil
+		},
+		isSet: func() bool { return true },
+		plain: true,
+	}
+}
+
+// floatField is a number that always has a value (None sets def).
+func floatField(b bricks.Brick, p *float64, def float64, name, doc string) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrFloat, Doc: doc},
+		get:  func() any { return *p },
+		set: func(v any) error {
+			if v == nil {
+				*p = def
+				return nil
+			}
+			x, ok := v.(float64)
+			if !ok {
+				return fieldTypeError(b, name, v)
+			}
+			*p = x
+			return nil
+		},
+		isSet: func() bool { return true },
+		plain: true,
+	}
+}
+
+// dimField is BatchNormalization's input_dim: an int or a tuple whose
+// entries may be None.
+func dimField(b *bricks.BatchNormalization) brickField {
+	return brickField{
+		spec: bricks.AttrSpec{Name: "input_dim", Kind: bricks.AttrDim, Lazy: bricks.ForAllocation, Doc: "shape of one example, an int or a tuple (the batch axis is prepended)"},
+		get: func() any {
+			switch {
+			case b.InputDim == nil:
+				return nil
+			case !b.InputDimTuple:
+				return b.InputDim[0]
+			}
+			return b.InputDim
+		},
+		set: func(v any) error {
+			switch x := v.(type) {
+			case nil:
+				b.InputDim, b.InputDimTuple = nil, false
+			case int:
+				b.InputDim, b.InputDimTuple = bricks.Size{x}, false
+			case bricks.Size:
+				b.InputDim, b.InputDimTuple = x, true
+			default:
+				return fieldTypeError(b, "input_dim", v)
+			}
+			return nil
+		},
+		isSet: func() bool { return b.InputDim != nil },
 	}
 }
 
