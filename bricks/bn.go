@@ -71,7 +71,7 @@ func NewSpatialBatchNormalization(cfg *Config, name string) *BatchNormalization 
 
 func newBN(cfg *Config, name string, classes []string) *BatchNormalization {
 	b := &BatchNormalization{Base: &Base{}}
-	b.initBase(b, cfg, name, classes, nil)
+	b.initBase(b, cfg, name, classes)
 	b.ConserveMemory, b.Epsilon, b.LearnScale, b.LearnShift = true, 1e-4, true, true
 	b.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: b.apply})
 	return b
@@ -399,7 +399,7 @@ func NewBatchNormalizedMLP(cfg *Config, name string, activations []Brick, dims [
 		m.Activations = append(m.Activations, seq)
 		apps = append(apps, AppRef{l, "apply"}, AppRef{seq, "apply"})
 	}
-	m.initBase(m, cfg, name, []string{"BatchNormalizedMLP", "MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"}, nil)
+	m.initBase(m, cfg, name, []string{"BatchNormalizedMLP", "MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"})
 	m.setApps(apps)
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: m.apply})
 	m.Dims = dims

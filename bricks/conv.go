@@ -88,7 +88,7 @@ type Convolutional struct {
 // are filled by a parent (ConvolutionalSequence) or set later.
 func NewConvolutional(cfg *Config, name string) *Convolutional {
 	c := &Convolutional{Base: &Base{}}
-	c.initBase(c, cfg, name, []string{"Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"}, nil)
+	c.initBase(c, cfg, name, []string{"Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"})
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
 	return c
 }
@@ -100,7 +100,7 @@ func NewConvolutional(cfg *Config, name string) *Convolutional {
 // unused_edge when None).
 func NewConvolutionalTranspose(cfg *Config, name string) *Convolutional {
 	c := &Convolutional{Base: &Base{}, transpose: true}
-	c.initBase(c, cfg, name, []string{"ConvolutionalTranspose", "Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"}, nil)
+	c.initBase(c, cfg, name, []string{"ConvolutionalTranspose", "Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"})
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
 	return c
 }
@@ -339,7 +339,7 @@ func NewPooling(cfg *Config, class, name string) (*Pooling, error) {
 	if class == "AveragePooling" {
 		p.mode = core.PoolAverageExc
 	}
-	p.initBase(p, cfg, name, []string{class, "Pooling", "Initializable", "Feedforward", "Brick"}, nil)
+	p.initBase(p, cfg, name, []string{class, "Pooling", "Initializable", "Feedforward", "Brick"})
 	p.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: p.apply})
 	return p, nil
 }
@@ -465,7 +465,7 @@ func NewConvolutionalSequence(cfg *Config, name string, layers []AppRef) *Convol
 	for _, l := range layers {
 		s.Layers = append(s.Layers, l.Brick)
 	}
-	s.initBase(s, cfg, name, []string{"ConvolutionalSequence", "Sequence", "Initializable", "Feedforward", "Brick"}, nil)
+	s.initBase(s, cfg, name, []string{"ConvolutionalSequence", "Sequence", "Initializable", "Feedforward", "Brick"})
 	s.setApps(layers)
 	s.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: s.apply})
 	return s
@@ -561,7 +561,7 @@ func (s *ConvolutionalSequence) GetDim(name string) (Size, error) {
 // NewFlattener makes Blocks' Flattener: (batch, ...) to (batch, features).
 func NewFlattener(cfg *Config, name string) *Activation {
 	f := &Activation{Base: &Base{}}
-	f.initBase(f, cfg, name, []string{"Flattener", "Brick"}, nil)
+	f.initBase(f, cfg, name, []string{"Flattener", "Brick"})
 	f.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		y, err := core.Flatten(in[0], 2)
 		return one(y), err
@@ -579,7 +579,7 @@ type Maxout struct {
 // NewMaxout makes a Maxout brick.
 func NewMaxout(cfg *Config, name string) *Maxout {
 	m := &Maxout{Base: &Base{}}
-	m.initBase(m, cfg, name, []string{"Maxout", "Brick"}, nil)
+	m.initBase(m, cfg, name, []string{"Maxout", "Brick"})
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		if m.NumPieces == 0 {
 			return nil, fmt.Errorf("num_pieces is not set")
@@ -605,7 +605,7 @@ type LinearMaxout struct {
 // NewLinearMaxout makes a LinearMaxout brick.
 func NewLinearMaxout(cfg *Config, name string) *LinearMaxout {
 	lm := &LinearMaxout{Base: &Base{}, Linear: NewLinear(cfg, ""), Maxout: NewMaxout(cfg, "")}
-	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"}, nil)
+	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"})
 	lm.SetChildren([]Brick{lm.Linear, lm.Maxout})
 	lm.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		pre, err := Apply(lm.Linear, "apply", in[0])

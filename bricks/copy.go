@@ -69,19 +69,16 @@ func (s *ScriptBrick) SetInputDim(d int) error { return setPushed(s, "input_dim"
 // SetOutputDim sets the subclass's output_dim (its Hooks.SetAttr).
 func (s *ScriptBrick) SetOutputDim(d int) error { return setPushed(s, "output_dim", d) }
 
-// setPushed sets an attribute a parent pushes (Blocks' layer.name = v):
-// through the subclass's face when the brick has one (Hooks.SetAttr: its
-// properties, its own attributes), else the brick's declared attribute.
+// setPushed sets an attribute a parent pushes (Blocks' layer.name = v)
+// through the subclass's face (Hooks.SetAttr: its properties, its own
+// attributes): a brick of Blocks' abstract classes has no typed field
+// for it.
 func setPushed(br Brick, name string, v any) error {
 	b := br.BaseBrick()
 	if h := b.hooks; h != nil && h.SetAttr != nil {
 		return h.SetAttr(name, v)
 	}
-	if _, ok := b.Spec(name); !ok {
-		return fmt.Errorf("%s has no attribute %s", b.AnnotationName(), name)
-	}
-	b.attrs[name] = v
-	return nil
+	return fmt.Errorf("%s has no attribute %s", b.AnnotationName(), name)
 }
 
 // pushUseBias sets a layer's use_bias as a parent (an MLP) pushes it:
@@ -207,24 +204,13 @@ func copyFields(dst, src Brick) {
 	}
 }
 
-// copyBase gives n b's name, classes, attributes (slices copied), seeds,
+// copyBase gives n b's name, classes, seeds,
 // generator state and lifecycle flags.
 func copyBase(n, b *Base) {
 	n.Name = b.Name
 	n.classes = slices.Clone(b.classes)
-	n.attrs = maps.Clone(b.attrs)
 	n.noneSet = maps.Clone(b.noneSet)
 	n.extraDims = b.extraDims
-	for k, v := range n.attrs {
-		switch x := v.(type) {
-		case []int:
-			n.attrs[k] = slices.Clone(x)
-		case Size:
-			n.attrs[k] = slices.Clone(x)
-		case []Brick:
-			n.attrs[k] = slices.Clone(x)
-		}
-	}
 	if b.seed != nil {
 		s := *b.seed
 		n.seed = &s

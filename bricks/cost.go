@@ -64,7 +64,7 @@ func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 	default:
 		return nil, fmt.Errorf("unknown cost %s", class)
 	}
-	c.initBase(c, cfg, name, classes, nil)
+	c.initBase(c, cfg, name, classes)
 	c.TopK = topK
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"y", "y_hat"}, Outputs: []string{output}, Fn: fn})
 	return c, nil

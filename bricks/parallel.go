@@ -32,7 +32,7 @@ type Parallel struct {
 // when nil), named prefix_name.
 func newParallel(cfg *Config, class []string, name, prefix string, names []string, prototype Feedforward, copies []Feedforward, useBias bool) (*Parallel, error) {
 	p := &Parallel{Base: &Base{}, InputNames: names, kind: class[0]}
-	p.initBase(p, cfg, name, append(class, "Initializable", "Brick"), nil)
+	p.initBase(p, cfg, name, append(class, "Initializable", "Brick"))
 	if copies != nil && len(copies) != len(names) {
 		return nil, fmt.Errorf("%s: %d names need %d transforms, got %d", p.AnnotationName(), len(names), len(names), len(copies))
 	}

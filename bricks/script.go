@@ -78,7 +78,7 @@ func (s *ScriptBrick) AddRecurrent(name string, ra *RecurrentApp) {
 // biases_init and use_bias.
 func NewScriptBrick(cfg *Config, name string, classes []string) *ScriptBrick {
 	s := &ScriptBrick{Base: &Base{}}
-	s.initBase(s, cfg, name, classes, nil)
+	s.initBase(s, cfg, name, classes)
 	return s
 }
 

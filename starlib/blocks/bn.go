@@ -55,7 +55,7 @@ func bnSetField(b *Brick, name string, v starlark.Value) (bool, error) {
 	}
 	switch name {
 	case "image_size":
-		x, err := convAttr(bn.Base, name, bricks.AttrSize, v)
+		x, err := convAttr(bn.Base, name, attrSize, v)
 		if err != nil {
 			return true, err
 		}

@@ -8,17 +8,59 @@ import (
 	"github.com/blocks-go/blocks/core"
 )
 
-// The attributes of the bricks whose Go types keep their configuration in
-// typed fields (Linear, Bias, the activations, MLP, and every
-// Initializable brick's weights_init, biases_init and use_bias), under
-// their Blocks names: a table per class from the Python name to the Go
-// field. The other bricks' attributes still live in bricks.Base (declared
-// by AttrSpec); brickSpecs, brickAttrOf, brickAttrIsSet and
-// setBrickAttrOf see both.
+// The Starlark face of the bricks' attributes: Python's names for the
+// typed fields of the Go bricks (Linear.InputDim is input_dim,
+// InitConfig.WeightsInit weights_init, ...), a table per class
+// (typedBrickFields) with each attribute's kind, laziness and the
+// conversions to and from the field. The class tables (brick_defaults.go)
+// hold the defaults a never-set attribute reads; a script class's own
+// attributes live with its instance (script_bricks.go).
+
+// attrKind is the type of a brick attribute.
+type attrKind int
+
+// Attribute kinds.
+const (
+	attrInt   attrKind = iota
+	attrInts           // []int
+	attrFloat          // float64
+	attrBool
+	attrInit // initialization.Scheme
+	attrString
+	// attrSize is a tuple of sizes some of which may be None (a
+	// bricks.Size, 0 for None): image_size, input_dim of pooling.
+	attrSize
+	// attrBorder is a convolution's border mode (a core.Border).
+	attrBorder
+	// attrDim is a shape kept as given: an int or a bricks.Size (a tuple
+	// whose entries may be None), as BatchNormalization's input_dim.
+	attrDim
+)
+
+// lazyStage says when an attribute must be set: for allocation (Blocks'
+// @lazy allocation arguments), for initialization, or never.
+type lazyStage int
+
+// Lazy stages.
+const (
+	notLazy lazyStage = iota
+	forAllocation
+	forInitialization
+)
+
+// attrSpec declares an attribute under its Blocks name.
+type attrSpec struct {
+	Name string
+	Kind attrKind
+	Lazy lazyStage
+	Doc  string
+	// NonNegative lets an attrInt be 0 (which otherwise must be positive).
+	NonNegative bool
+}
 
 // brickField is one attribute of a typed brick.
 type brickField struct {
-	spec bricks.AttrSpec
+	spec attrSpec
 	get  func() any        // the value; nil is None
 	set  func(v any) error // v of the spec's kind, or nil for None
 	// isSet reports whether the attribute holds a value of its own
@@ -207,7 +249,7 @@ func initFields(b bricks.Brick, c *bricks.InitConfig, withWeights bool) []brickF
 	return append(out,
 		schemeField(b, &c.BiasesInit, "biases_init", "initialization scheme of the biases"),
 		brickField{
-			spec: bricks.AttrSpec{Name: "use_bias", Kind: bricks.AttrBool, Doc: "whether the brick has biases (default True)"},
+			spec: attrSpec{Name: "use_bias", Kind: attrBool, Doc: "whether the brick has biases (default True)"},
 			get: func() any {
 				if c.UseBias == nil {
 					return nil
@@ -233,7 +275,7 @@ func initFields(b bricks.Brick, c *bricks.InitConfig, withWeights bool) []brickF
 // intField is a lazy allocation dimension (0: unset).
 func intField(b bricks.Brick, p *int, name, doc string) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrInt, Lazy: bricks.ForAllocation, Doc: doc},
+		spec: attrSpec{Name: name, Kind: attrInt, Lazy: forAllocation, Doc: doc},
 		get: func() any {
 			if *p == 0 {
 				return nil
@@ -259,7 +301,7 @@ func intField(b bricks.Brick, p *int, name, doc string) brickField {
 // intsField is a lazy allocation list of dimensions (nil: unset).
 func intsField(b bricks.Brick, p *[]int, name, doc string) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrInts, Lazy: bricks.ForAllocation, Doc: doc},
+		spec: attrSpec{Name: name, Kind: attrInts, Lazy: forAllocation, Doc: doc},
 		get: func() any {
 			if *p == nil {
 				return nil
@@ -300,7 +342,7 @@ func nonNegative(f brickField) brickField {
 // sizeField is a tuple of sizes, entries may be None (nil: unset).
 func sizeField(b bricks.Brick, p *bricks.Size, name, doc string) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrSize, Doc: doc},
+		spec: attrSpec{Name: name, Kind: attrSize, Doc: doc},
 		get: func() any {
 			if *p == nil {
 				return nil
@@ -326,7 +368,7 @@ func sizeField(b bricks.Brick, p *bricks.Size, name, doc string) brickField {
 // borderField is a convolution's border mode (nil: unset).
 func borderField(b bricks.Brick, p **core.Border, name, doc string) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrBorder, Doc: doc},
+		spec: attrSpec{Name: name, Kind: attrBorder, Doc: doc},
 		get: func() any {
 			if *p == nil {
 				return nil
@@ -352,7 +394,7 @@ func borderField(b bricks.Brick, p **core.Border, name, doc string) brickField {
 // boolField is a setting with a class default (nil: unset).
 func boolField(b bricks.Brick, p **bool, name, doc string) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrBool, Doc: doc},
+		spec: attrSpec{Name: name, Kind: attrBool, Doc: doc},
 		get: func() any {
 			if *p == nil {
 				return nil
@@ -378,7 +420,7 @@ func boolField(b bricks.Brick, p **bool, name, doc string) brickField {
 // plainBoolField is a bool that always has a value (None sets def).
 func plainBoolField(b bricks.Brick, p *bool, def bool, name, doc string) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrBool, Doc: doc},
+		spec: attrSpec{Name: name, Kind: attrBool, Doc: doc},
 		get:  func() any { return *p },
 		set: func(v any) error {
 			if v == nil {
@@ -400,7 +442,7 @@ func plainBoolField(b bricks.Brick, p *bool, def bool, name, doc string) brickFi
 // floatField is a number that always has a value (None sets def).
 func floatField(b bricks.Brick, p *float64, def float64, name, doc string) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrFloat, Doc: doc},
+		spec: attrSpec{Name: name, Kind: attrFloat, Doc: doc},
 		get:  func() any { return *p },
 		set: func(v any) error {
 			if v == nil {
@@ -423,7 +465,7 @@ func floatField(b bricks.Brick, p *float64, def float64, name, doc string) brick
 // entries may be None.
 func dimField(b *bricks.BatchNormalization) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: "input_dim", Kind: bricks.AttrDim, Lazy: bricks.ForAllocation, Doc: "shape of one example, an int or a tuple (the batch axis is prepended)"},
+		spec: attrSpec{Name: "input_dim", Kind: attrDim, Lazy: forAllocation, Doc: "shape of one example, an int or a tuple (the batch axis is prepended)"},
 		get: func() any {
 			switch {
 			case b.InputDim == nil:
@@ -452,14 +494,14 @@ func dimField(b *bricks.BatchNormalization) brickField {
 
 // optional makes f an attribute that Allocate does not require.
 func optional(f brickField) brickField {
-	f.spec.Lazy = bricks.NotLazy
+	f.spec.Lazy = notLazy
 	return f
 }
 
 // schemeField is an initialization scheme (nil: unset).
 func schemeField(b bricks.Brick, p *initialization.Scheme, name, doc string) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: name, Kind: bricks.AttrInit, Lazy: bricks.ForInitialization, Doc: doc},
+		spec: attrSpec{Name: name, Kind: attrInit, Lazy: forInitialization, Doc: doc},
 		get: func() any {
 			if *p == nil {
 				return nil
@@ -485,7 +527,7 @@ func schemeField(b bricks.Brick, p *initialization.Scheme, name, doc string) bri
 // leakField is LeakyRectifier's leak (None sets Blocks' default).
 func leakField(a *bricks.Activation) brickField {
 	return brickField{
-		spec: bricks.AttrSpec{Name: "leak", Kind: bricks.AttrFloat, Doc: "the slope for negative inputs (default 0.01)"},
+		spec: attrSpec{Name: "leak", Kind: attrFloat, Doc: "the slope for negative inputs (default 0.01)"},
 		get:  func() any { return a.Leak },
 		set: func(v any) error {
 			if v == nil {
@@ -517,22 +559,19 @@ func typedBrickField(br bricks.Brick, name string) (brickField, bool) {
 	return brickField{}, false
 }
 
-// brickSpecs lists br's declared attributes: its typed fields', then
-// bricks.Base's.
-func brickSpecs(br bricks.Brick) []bricks.AttrSpec {
-	var out []bricks.AttrSpec
+// brickSpecs lists br's declared attributes.
+func brickSpecs(br bricks.Brick) []attrSpec {
+	var out []attrSpec
 	for _, f := range typedBrickFields(br) {
 		out = append(out, f.spec)
 	}
-	return append(out, br.BaseBrick().Specs()...)
+	return out
 }
 
 // brickSpec is the declaration of br's attribute name.
-func brickSpec(br bricks.Brick, name string) (bricks.AttrSpec, bool) {
-	if f, ok := typedBrickField(br, name); ok {
-		return f.spec, true
-	}
-	return br.BaseBrick().Spec(name)
+func brickSpec(br bricks.Brick, name string) (attrSpec, bool) {
+	f, ok := typedBrickField(br, name)
+	return f.spec, ok
 }
 
 // brickAttrOf is the value of br's attribute name (nil: None). A typed
@@ -545,7 +584,7 @@ func brickAttrOf(br bricks.Brick, name string) any {
 		}
 		return f.get()
 	}
-	return br.BaseBrick().Attr(name)
+	return nil
 }
 
 // brickAttrIsSet reports whether br's attribute name holds a value of its
@@ -554,7 +593,7 @@ func brickAttrIsSet(br bricks.Brick, name string) bool {
 	if f, ok := typedBrickField(br, name); ok {
 		return f.isSet() || br.BaseBrick().IsNone(name)
 	}
-	return br.BaseBrick().AttrSet(name)
+	return false
 }
 
 // setBrickAttrOf sets br's declared attribute name to v (of the
@@ -567,5 +606,5 @@ func setBrickAttrOf(br bricks.Brick, name string, v any) error {
 		br.BaseBrick().SetNone(name, v == nil)
 		return nil
 	}
-	return br.BaseBrick().SetAttr(name, v)
+	return fmt.Errorf("%s has no attribute %s", br.BaseBrick().AnnotationName(), name)
 }

@@ -199,7 +199,7 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 		return fmt.Errorf("%s.%s must be %s, got %s", b.Name, name, want, v.Type())
 	}
 	switch spec.Kind {
-	case bricks.AttrInt:
+	case attrInt:
 		var i int
 		if err := starlark.AsInt(v, &i); err != nil {
 			return bad("an int")
@@ -208,7 +208,7 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 			return fmt.Errorf("%s.%s must be positive, got %d", b.Name, name, i)
 		}
 		return setBrickAttrOf(br, name, i)
-	case bricks.AttrInts:
+	case attrInts:
 		var one int
 		if starlark.AsInt(v, &one) == nil {
 			// A single int is a 1-tuple (BatchNormalization's input_dim).
@@ -219,31 +219,31 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 			return bad("a list of ints")
 		}
 		return setBrickAttrOf(br, name, is)
-	case bricks.AttrFloat:
+	case attrFloat:
 		f, ok := starlark.AsFloat(v)
 		if !ok {
 			return bad("a number")
 		}
 		return setBrickAttrOf(br, name, f)
-	case bricks.AttrBool:
+	case attrBool:
 		bv, ok := v.(starlark.Bool)
 		if !ok {
 			return bad("a bool")
 		}
 		return setBrickAttrOf(br, name, bool(bv))
-	case bricks.AttrInit:
+	case attrInit:
 		s, ok := v.(*Scheme)
 		if !ok {
 			return bad("an initialization scheme (blocks.initialization)")
 		}
 		return setBrickAttrOf(br, name, initialization.Scheme(s.S))
-	case bricks.AttrString:
+	case attrString:
 		s, ok := starlark.AsString(v)
 		if !ok {
 			return bad("a string")
 		}
 		return setBrickAttrOf(br, name, s)
-	case bricks.AttrDim:
+	case attrDim:
 		var n int
 		if starlark.AsInt(v, &n) == nil {
 			if n <= 0 {
@@ -251,12 +251,12 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 			}
 			return setBrickAttrOf(br, name, n)
 		}
-		x, err := convAttr(b, name, bricks.AttrSize, v)
+		x, err := convAttr(b, name, attrSize, v)
 		if err != nil {
 			return err
 		}
 		return setBrickAttrOf(br, name, x)
-	case bricks.AttrSize, bricks.AttrBorder:
+	case attrSize, attrBorder:
 		x, err := convAttr(b, name, spec.Kind, v)
 		if err != nil {
 			return err
@@ -422,7 +422,7 @@ func (b *Brick) nativeAttr(name string) (starlark.Value, error) {
 				return d, nil
 			}
 		}
-		if v == nil && spec.Lazy == bricks.ForAllocation {
+		if v == nil && spec.Lazy == forAllocation {
 			return NoneAllocation, nil // Blocks' unset lazy allocation argument
 		}
 		return attrValue(v), nil

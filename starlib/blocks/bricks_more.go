@@ -57,7 +57,7 @@ func moreBrickAttr(b *Brick, name string) (starlark.Value, bool, error) {
 	case "allocation_args":
 		var out []starlark.Value
 		for _, sp := range brickSpecs(b.B) {
-			if sp.Lazy == bricks.ForAllocation {
+			if sp.Lazy == forAllocation {
 				out = append(out, starlark.String(sp.Name))
 			}
 		}
