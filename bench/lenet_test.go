@@ -37,34 +37,34 @@ func lenetModel(tb testing.TB, batch int, dev device.Device) (*algorithms.Gradie
 		}
 	}
 	c0, c1 := bricks.NewConvolutional(cfg, "conv_0"), bricks.NewConvolutional(cfg, "conv_1")
-	must(c0.SetAttr("filter_size", []int{5, 5}))
-	must(c0.SetAttr("num_filters", 20))
-	must(c1.SetAttr("filter_size", []int{5, 5}))
-	must(c1.SetAttr("num_filters", 50))
+	c0.FilterSize = []int{5, 5}
+	c0.NumFilters = 20
+	c1.FilterSize = []int{5, 5}
+	c1.NumFilters = 50
 	r0, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
 	must(err)
 	r1, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
 	must(err)
 	p0, err := bricks.NewPooling(cfg, "MaxPooling", "pool_0")
 	must(err)
-	must(p0.SetAttr("pooling_size", []int{2, 2}))
+	p0.PoolingSize = []int{2, 2}
 	p1, err := bricks.NewPooling(cfg, "MaxPooling", "pool_1")
 	must(err)
-	must(p1.SetAttr("pooling_size", []int{2, 2}))
+	p1.PoolingSize = []int{2, 2}
 	var layers []bricks.AppRef
 	for _, br := range []bricks.Brick{c0, r0, p0, c1, r1, p1} {
 		layers = append(layers, bricks.AppRef{Brick: br, Name: "apply"})
 	}
 	seq := bricks.NewConvolutionalSequence(cfg, "", layers)
-	must(seq.SetAttr("num_channels", 1))
-	must(seq.SetAttr("image_size", bricks.Size{28, 28}))
+	seq.NumChannels = 1
+	seq.ImageSize = bricks.Size{28, 28}
 	relu, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
 	must(err)
 	mlp, err := bricks.NewMLP(cfg, "", []bricks.Brick{relu, bricks.NewSoftmax(cfg, "")}, []int{800, 500, 10})
 	must(err)
 	for _, br := range []bricks.Brick{seq, mlp} {
-		must(br.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.05}))
-		must(br.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0}))
+		must(bricks.SetInitSchemes(br, initialization.IsotropicGaussian{Std: 0.05}, nil))
+		must(bricks.SetInitSchemes(br, nil, initialization.Constant{Value: 0}))
 		must(bricks.Initialize(br))
 	}
 	x := core.NewInput("features", nd.Float32, 4)

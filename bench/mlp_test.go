@@ -39,10 +39,10 @@ func mlpStepRule(tb testing.TB, dims []int, batch int, rule algorithms.StepRule)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := mlp.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.01}); err != nil {
+	if err := bricks.SetInitSchemes(mlp, initialization.IsotropicGaussian{Std: 0.01}, nil); err != nil {
 		tb.Fatal(err)
 	}
-	if err := mlp.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0}); err != nil {
+	if err := bricks.SetInitSchemes(mlp, nil, initialization.Constant{Value: 0}); err != nil {
 		tb.Fatal(err)
 	}
 	if err := bricks.Initialize(mlp); err != nil {

@@ -80,8 +80,7 @@ func buildRNN(tb testing.TB, name string) rnnModel {
 	must(err)
 	linear := func(name string, out int) *bricks.Linear {
 		l := bricks.NewLinear(cfg, name)
-		must(l.SetAttr("input_dim", c.emb))
-		must(l.SetAttr("output_dim", out))
+		l.InputDim, l.OutputDim = c.emb, out
 		inits = append(inits, l)
 		return l
 	}
@@ -114,9 +113,9 @@ func buildRNN(tb testing.TB, name string) rnnModel {
 	must(err)
 	inits = append(inits, mlp)
 	for _, br := range inits {
-		must(br.BaseBrick().SetAttr("weights_init", initialization.Uniform{Width: 0.1}))
+		must(bricks.SetInitSchemes(br, initialization.Uniform{Width: 0.1}, nil))
 		if br != bricks.Brick(lookup) {
-			_ = br.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0})
+			_ = bricks.SetInitSchemes(br, nil, initialization.Constant{Value: 0})
 		}
 		must(bricks.Initialize(br))
 	}

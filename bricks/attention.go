@@ -16,10 +16,16 @@ import (
 // tanh: Blocks' ShallowEnergyComputer).
 type SequenceContentAttention struct {
 	*Base
-	StateNames        []string
-	StateTransformers *Parallel
-	Preprocess        *Linear
-	EnergyComputer    *Linear
+	InitConfig
+	// StateDims are the dimensions of the states, AttendedDim that of the
+	// attended sequence, MatchDim that of the match vectors (nil and 0:
+	// unset; AttentionRecurrent pushes the first two).
+	StateDims             []int
+	AttendedDim, MatchDim int
+	StateNames            []string
+	StateTransformers     *Parallel
+	Preprocess            *Linear
+	EnergyComputer        *Linear
 }
 
 // GlimpseNames are the outputs of take_glimpses.
@@ -29,63 +35,59 @@ var attentionGlimpseNames = []string{"weighted_averages", "weights"}
 // pushed by a parent (AttentionRecurrent sets state_dims and attended_dim).
 func NewSequenceContentAttention(cfg *Config, name string, stateNames []string, stateDims []int, attendedDim, matchDim int) (*SequenceContentAttention, error) {
 	a := &SequenceContentAttention{Base: &Base{}, StateNames: stateNames}
-	a.initBase(a, cfg, name, []string{"SequenceContentAttention", "GenericSequenceAttention", "AbstractAttention", "Initializable", "Brick"}, append([]AttrSpec{
-		{Name: "state_dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the states"},
-		{Name: "attended_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the attended sequence"},
-		{Name: "match_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the match vectors"},
-	}, initializableSpecs...))
+	a.initBase(a, cfg, name, []string{"SequenceContentAttention", "GenericSequenceAttention", "AbstractAttention", "Initializable", "Brick"})
 	st, err := NewParallel(cfg, "state_trans", stateNames, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	for _, l := range st.Transforms {
-		l.attrs["use_bias"] = false
+		l.(*Linear).UseBias = new(false)
 	}
 	a.StateTransformers = st
 	a.Preprocess = NewLinear(cfg, "preprocess")
 	a.EnergyComputer = NewLinear(cfg, "energy_comp")
-	a.EnergyComputer.attrs["use_bias"] = false
+	a.EnergyComputer.UseBias = new(false)
 	a.SetChildren([]Brick{st, a.Preprocess, a.EnergyComputer})
-	if stateDims != nil {
-		a.attrs["state_dims"] = stateDims
-	}
-	if attendedDim > 0 {
-		a.attrs["attended_dim"] = attendedDim
-	}
-	if matchDim > 0 {
-		a.attrs["match_dim"] = matchDim
-	}
+	a.StateDims, a.AttendedDim, a.MatchDim = stateDims, attendedDim, matchDim
 	a.addApplications()
 	return a, nil
 }
 
 // PushAllocationConfigHook sizes the children.
 func (a *SequenceContentAttention) PushAllocationConfigHook() error {
-	sd := intsAttr(a.Base, "state_dims")
-	ad, ok1 := a.Int("attended_dim")
-	md, ok2 := a.Int("match_dim")
-	if sd == nil || !ok1 || !ok2 {
+	sd, ad, md := a.StateDims, a.AttendedDim, a.MatchDim
+	if sd == nil || ad == 0 || md == 0 {
 		return fmt.Errorf("%s: allocation arguments state_dims, attended_dim and match_dim must be set (got %v, %d, %d)", a.AnnotationName(), sd, ad, md)
 	}
 	outs := make([]int, len(sd))
 	for i := range outs {
 		outs[i] = md
 	}
-	a.StateTransformers.attrs["input_dims"] = sd
-	a.StateTransformers.attrs["output_dims"] = outs
-	a.Preprocess.attrs["input_dim"] = ad
-	a.Preprocess.attrs["output_dim"] = md
-	a.EnergyComputer.attrs["input_dim"] = md
-	a.EnergyComputer.attrs["output_dim"] = 1
+	a.StateTransformers.InputDims, a.StateTransformers.OutputDims = sd, outs
+	a.Preprocess.InputDim, a.Preprocess.OutputDim = ad, md
+	a.EnergyComputer.InputDim, a.EnergyComputer.OutputDim = md, 1
 	return nil
+}
+
+func (a *SequenceContentAttention) missingAllocation() []string {
+	var m []string
+	if a.StateDims == nil {
+		m = append(m, "state_dims")
+	}
+	if a.AttendedDim == 0 {
+		m = append(m, "attended_dim")
+	}
+	if a.MatchDim == 0 {
+		m = append(m, "match_dim")
+	}
+	return m
 }
 
 // GetDim is the dimension of a glimpse (weights: 0, one per position).
 func (a *SequenceContentAttention) GetDim(name string) (int, error) {
 	switch name {
 	case "weighted_averages", "attended":
-		d, _ := a.Int("attended_dim")
-		return d, nil
+		return a.AttendedDim, nil
 	case "weights", "attended_mask":
 		return 0, nil
 	}
@@ -228,6 +230,7 @@ func (a *SequenceContentAttention) InitialGlimpses(attended *core.Variable) ([]*
 // glimpses; its contexts the transition's plus attended and attended_mask.
 type AttentionRecurrent struct {
 	*Base
+	InitConfig
 	recurrentBase
 	Transition RecurrentBrick
 	Attention  *SequenceContentAttention
@@ -254,7 +257,7 @@ func NewAttentionRecurrent(cfg *Config, name string, transition Brick, attention
 		return nil, err
 	}
 	r.Distribute = d
-	r.initBase(r, cfg, name, []string{"AttentionRecurrent", "BaseRecurrent", "Initializable", "Brick"}, initializableSpecs)
+	r.initBase(r, cfg, name, []string{"AttentionRecurrent", "BaseRecurrent", "Initializable", "Brick"})
 	r.SetChildren([]Brick{transition, attention, d})
 	spec := RecurrentSpec{
 		Sequences: ta.Spec.Sequences,
@@ -291,9 +294,8 @@ func (r *AttentionRecurrent) PushAllocationConfigHook() error {
 		}
 		sd = append(sd, d)
 	}
-	r.Attention.attrs["state_dims"] = sd
-	ad, _ := r.Attention.Int("attended_dim")
-	r.Distribute.attrs["source_dim"] = ad
+	r.Attention.StateDims = sd
+	r.Distribute.SourceDim = r.Attention.AttendedDim
 	var td []int
 	for _, n := range r.seqNames {
 		d, err := gd.GetDim(n)
@@ -302,7 +304,7 @@ func (r *AttentionRecurrent) PushAllocationConfigHook() error {
 		}
 		td = append(td, d)
 	}
-	r.Distribute.attrs["target_dims"] = td
+	r.Distribute.TargetDims = td
 	return nil
 }
 

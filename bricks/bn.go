@@ -36,18 +36,24 @@ type BatchNormalization struct {
 	Scale, Shift                    *core.Variable
 	PopulationMean, PopulationStdev *core.Variable
 
-	training int
-}
+	// InputDim is the shape of one example (the batch axis is
+	// prepended), 0 entries unknown, nil unset; InputDimTuple says it was
+	// given as a tuple (else it is the int InputDim[0]).
+	InputDim      Size
+	InputDimTuple bool
+	// ConserveMemory is Blocks' low-memory implementation (true by
+	// default; the results are the same here); Epsilon is added to the
+	// minibatch variance (1e-4 by default).
+	ConserveMemory bool
+	Epsilon        float64
+	// ScaleInit and ShiftInit initialize the scale and the shift
+	// (Constant(1) and Constant(0) when nil).
+	ScaleInit, ShiftInit initialization.Scheme
+	// MeanOnly subtracts the mean only (false by default); LearnScale and
+	// LearnShift learn a scale and a shift (true by default).
+	MeanOnly, LearnScale, LearnShift bool
 
-var bnSpecs = []AttrSpec{
-	{Name: "input_dim", Kind: AttrDim, Lazy: ForAllocation, Doc: "shape of one example, an int or a tuple (the batch axis is prepended)"},
-	{Name: "conserve_memory", Kind: AttrBool, Doc: "low-memory implementation (default True; same results here)"},
-	{Name: "epsilon", Kind: AttrFloat, Doc: "added to the minibatch variance (default 1e-4)"},
-	{Name: "scale_init", Kind: AttrInit, Doc: "initialization of the scale (default Constant(1))"},
-	{Name: "shift_init", Kind: AttrInit, Doc: "initialization of the shift (default Constant(0))"},
-	{Name: "mean_only", Kind: AttrBool, Doc: "subtract the mean only (default False)"},
-	{Name: "learn_scale", Kind: AttrBool, Doc: "learn a scale (default True)"},
-	{Name: "learn_shift", Kind: AttrBool, Doc: "learn a shift (default True)"},
+	training int
 }
 
 // NewBatchNormalization makes a BatchNormalization brick; input_dim may be
@@ -65,12 +71,8 @@ func NewSpatialBatchNormalization(cfg *Config, name string) *BatchNormalization 
 
 func newBN(cfg *Config, name string, classes []string) *BatchNormalization {
 	b := &BatchNormalization{Base: &Base{}}
-	b.initBase(b, cfg, name, classes, bnSpecs)
-	b.attrs["conserve_memory"] = true
-	b.attrs["epsilon"] = 1e-4
-	b.attrs["mean_only"] = false
-	b.attrs["learn_scale"] = true
-	b.attrs["learn_shift"] = true
+	b.initBase(b, cfg, name, classes)
+	b.ConserveMemory, b.Epsilon, b.LearnScale, b.LearnShift = true, 1e-4, true, true
 	b.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: b.apply})
 	return b
 }
@@ -89,19 +91,23 @@ func (b *BatchNormalization) Exit() {
 // TrainingMode reports whether applications now use minibatch statistics.
 func (b *BatchNormalization) TrainingMode() bool { return b.training > 0 }
 
-// MeanOnly reports the mean_only setting.
-func (b *BatchNormalization) MeanOnly() bool { return b.Bool("mean_only", false) }
-
 // inputDim is input_dim as a tuple (an int n is (n,)), 0 for an unknown
 // entry, and whether it was given as a tuple.
 func (b *BatchNormalization) inputDim() (dims Size, isTuple bool) {
-	switch v := b.Attr("input_dim").(type) {
-	case int:
-		return Size{v}, false
-	case Size:
-		return v, true
+	if b.InputDim == nil {
+		return nil, false
 	}
-	return nil, false
+	if !b.InputDimTuple {
+		return b.InputDim[:1], false
+	}
+	return b.InputDim, true
+}
+
+func (b *BatchNormalization) missingAllocation() []string {
+	if b.InputDim == nil {
+		return []string{"input_dim"}
+	}
+	return nil
 }
 
 func (b *BatchNormalization) varDim() ([]int, []bool, error) {
@@ -172,7 +178,7 @@ func (b *BatchNormalization) SetImageSize(size Size) {
 	if isTuple && len(dims) > 0 {
 		c = dims[0]
 	}
-	b.attrs["input_dim"] = append(Size{c}, size...)
+	b.InputDim, b.InputDimTuple = append(Size{c}, size...), true
 }
 
 // NumChannels is Blocks' num_channels property: input_dim[0].
@@ -191,7 +197,7 @@ func (b *BatchNormalization) SetNumChannels(n int) {
 	if isTuple && len(dims) > 0 {
 		rest = slices.Clone(dims[1:])
 	}
-	b.attrs["input_dim"] = append(Size{n}, rest...)
+	b.InputDim, b.InputDimTuple = append(Size{n}, rest...), true
 }
 
 // GetDim is Blocks' get_dim: input and output are input_dim.
@@ -219,14 +225,14 @@ func (b *BatchNormalization) AllocateHook() error {
 		return err
 	}
 	b.Shift, b.Scale, b.PopulationStdev = nil, nil, nil
-	if b.Bool("learn_shift", true) {
+	if b.LearnShift {
 		b.Shift = b.newParameter("batch_norm_shift", core.BatchNormShiftParameter, vd...)
 	}
 	b.PopulationMean = b.newStatistic("population_mean", core.BatchNormPopulationMean, 0, vd)
-	if b.Bool("learn_scale", true) && !b.MeanOnly() {
+	if b.LearnScale && !b.MeanOnly {
 		b.Scale = b.newParameter("batch_norm_scale", core.BatchNormScaleParameter, vd...)
 	}
-	if !b.MeanOnly() {
+	if !b.MeanOnly {
 		b.PopulationStdev = b.newStatistic("population_stdev", core.BatchNormPopulationStdev, 1, vd)
 	}
 	return nil
@@ -262,11 +268,10 @@ func (b *BatchNormalization) PopulationStatistics() []*core.Variable {
 // InitializeHook draws the shift and scale (Constant(0) and Constant(1)
 // unless shift_init and scale_init say otherwise).
 func (b *BatchNormalization) InitializeHook() error {
-	init := func(p *core.Variable, attr string, def float64) error {
+	init := func(p *core.Variable, s initialization.Scheme, def float64) error {
 		if p == nil {
 			return nil
 		}
-		s := b.Init(attr)
 		if s == nil {
 			s = initialization.Constant{Value: def}
 		}
@@ -276,10 +281,10 @@ func (b *BatchNormalization) InitializeHook() error {
 		}
 		return nil
 	}
-	if err := init(b.Shift, "shift_init", 0); err != nil {
+	if err := init(b.Shift, b.ShiftInit, 0); err != nil {
 		return err
 	}
-	return init(b.Scale, "scale_init", 1)
+	return init(b.Scale, b.ScaleInit, 1)
 }
 
 func padLeft(v *core.Variable) *core.Variable {
@@ -322,17 +327,17 @@ func (b *BatchNormalization) apply(call *core.ApplicationCall, in []*core.Variab
 			return nil, err
 		}
 		core.AddRole(mean, core.BatchNormMinibatchEstimate)
-		if !b.MeanOnly() {
+		if !b.MeanOnly {
 			v, err := core.Mean(core.Sqr(core.Sub(x, mean)), axes, true, nil)
 			if err != nil {
 				return nil, err
 			}
-			stdev = core.Sqrt(core.Add(v, core.Const(x.DType(), b.Float("epsilon", 1e-4))))
+			stdev = core.Sqrt(core.Add(v, core.Const(x.DType(), b.Epsilon)))
 			core.AddRole(stdev, core.BatchNormMinibatchEstimate)
 		}
 	} else {
 		mean = padLeft(b.PopulationMean)
-		if !b.MeanOnly() {
+		if !b.MeanOnly {
 			stdev = padLeft(b.PopulationStdev)
 		}
 	}
@@ -366,6 +371,10 @@ func (b *BatchNormalization) apply(call *core.ApplicationCall, in []*core.Variab
 type BatchNormalizedMLP struct {
 	MLP
 	BNs []*BatchNormalization
+	// ConserveMemory is passed on to the BatchNormalization bricks at
+	// once by SetConserveMemory; MeanOnly, LearnScale and LearnShift when
+	// the allocation configuration is pushed.
+	ConserveMemory, MeanOnly, LearnScale, LearnShift bool
 }
 
 // NewBatchNormalizedMLP makes a BatchNormalizedMLP; dims may be nil for a
@@ -390,23 +399,12 @@ func NewBatchNormalizedMLP(cfg *Config, name string, activations []Brick, dims [
 		m.Activations = append(m.Activations, seq)
 		apps = append(apps, AppRef{l, "apply"}, AppRef{seq, "apply"})
 	}
-	m.initBase(m, cfg, name, []string{"BatchNormalizedMLP", "MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"}, append([]AttrSpec{
-		{Name: "dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the input, hidden layers and output"},
-		{Name: "conserve_memory", Kind: AttrBool, Doc: "pushed to the BatchNormalization bricks"},
-		{Name: "mean_only", Kind: AttrBool, Doc: "pushed to the BatchNormalization bricks"},
-		{Name: "learn_scale", Kind: AttrBool, Doc: "pushed to the BatchNormalization bricks"},
-		{Name: "learn_shift", Kind: AttrBool, Doc: "pushed to the BatchNormalization bricks"},
-	}, initializableSpecs...))
+	m.initBase(m, cfg, name, []string{"BatchNormalizedMLP", "MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"})
 	m.setApps(apps)
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: m.apply})
-	if dims != nil {
-		m.attrs["dims"] = dims
-	}
-	m.attrs["use_bias"] = false
-	m.attrs["conserve_memory"] = true
-	m.attrs["mean_only"] = false
-	m.attrs["learn_scale"] = true
-	m.attrs["learn_shift"] = true
+	m.Dims = dims
+	m.UseBias = new(false)
+	m.ConserveMemory, m.LearnScale, m.LearnShift = true, true, true
 	return m, nil
 }
 
@@ -416,25 +414,21 @@ func (m *BatchNormalizedMLP) PushAllocationConfigHook() error {
 	if err := m.MLP.PushAllocationConfigHook(); err != nil {
 		return err
 	}
-	dims, _ := m.Attr("dims").([]int)
+	dims := m.Dims
 	for i, bn := range m.BNs {
-		bn.attrs["input_dim"] = dims[i+1]
-		for _, k := range []string{"mean_only", "learn_scale", "learn_shift"} {
-			bn.attrs[k] = m.Bool(k, k != "mean_only")
-		}
+		bn.InputDim, bn.InputDimTuple = Size{dims[i+1]}, false
+		bn.MeanOnly, bn.LearnScale, bn.LearnShift = m.MeanOnly, m.LearnScale, m.LearnShift
 	}
 	return nil
 }
 
-// attrSet passes conserve_memory on to the BatchNormalization bricks as
-// soon as it is set (it has an effect after allocation too); mean_only,
-// learn_scale and learn_shift wait for the allocation push.
-func (m *BatchNormalizedMLP) attrSet(name string, v any) {
-	if name != "conserve_memory" {
-		return
-	}
+// SetConserveMemory sets conserve_memory and passes it on to the
+// BatchNormalization bricks at once (it has an effect after allocation
+// too, in Blocks).
+func (m *BatchNormalizedMLP) SetConserveMemory(v bool) {
+	m.ConserveMemory = v
 	for _, bn := range m.BNs {
-		bn.attrs["conserve_memory"] = v
+		bn.ConserveMemory = v
 	}
 }
 

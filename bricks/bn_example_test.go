@@ -46,7 +46,7 @@ func runBNExample(t *testing.T, epochs int, batchNormalized bool, alpha float64)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.attrs["conserve_memory"] = false
+		m.ConserveMemory = false
 		mlp, bnmlp = m, m
 	} else {
 		m, err := NewMLP(cfg, "", acts, dims)
@@ -55,9 +55,7 @@ func runBNExample(t *testing.T, epochs int, batchNormalized bool, alpha float64)
 		}
 		mlp = m
 	}
-	b := mlp.BaseBrick()
-	_ = b.SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.2})
-	_ = b.SetAttr("biases_init", initialization.Constant{Value: 0})
+	_ = SetInitSchemes(mlp, initialization.IsotropicGaussian{Std: 0.2}, initialization.Constant{Value: 0})
 	if err := Initialize(mlp); err != nil {
 		t.Fatal(err)
 	}

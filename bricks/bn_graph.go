@@ -159,7 +159,7 @@ func BatchNormalizationUpdates(g *graph.ComputationGraph, allowDuplicates bool) 
 			return nil, err
 		}
 		updates = append(updates, core.Update{Shared: c.brick.PopulationMean, Value: m})
-		if !c.brick.MeanOnly() {
+		if !c.brick.MeanOnly {
 			d, err := pick(s.divisor, "divisor")
 			if err != nil {
 				return nil, err

@@ -42,12 +42,8 @@ func bnReference(x []float64, n, d int, eps float64, scale, shift []float64) (ou
 func TestBatchNormalizationModesAndRoles(t *testing.T) {
 	cfg := NewConfig(nd.Float64, 1)
 	bn := NewBatchNormalization(cfg, "")
-	if err := bn.SetAttr("input_dim", Size{3}); err != nil {
-		t.Fatal(err)
-	}
-	if err := bn.SetAttr("scale_init", initialization.Constant{Value: 2}); err != nil {
-		t.Fatal(err)
-	}
+	bn.InputDim, bn.InputDimTuple = Size{3}, true
+	bn.ScaleInit = initialization.Constant{Value: 2}
 	if err := Initialize(bn); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +132,7 @@ func TestBatchNormalizationModesAndRoles(t *testing.T) {
 func TestBatchNormalizationGradient(t *testing.T) {
 	cfg := NewConfig(nd.Float64, 1)
 	bn := NewBatchNormalization(cfg, "")
-	_ = bn.SetAttr("input_dim", Size{3})
+	bn.InputDim, bn.InputDimTuple = Size{3}, true
 	if err := Initialize(bn); err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +178,7 @@ func TestBatchNormalizationGradient(t *testing.T) {
 func TestSpatialBatchNormalization(t *testing.T) {
 	cfg := NewConfig(nd.Float64, 1)
 	bn := NewSpatialBatchNormalization(cfg, "")
-	_ = bn.SetAttr("input_dim", Size{2, 3, 3})
+	bn.InputDim, bn.InputDimTuple = Size{2, 3, 3}, true
 	if err := Initialize(bn); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +221,7 @@ func TestBatchNormalizedMLPStructure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.1})
+	m.WeightsInit = initialization.IsotropicGaussian{Std: 0.1}
 	if err := Initialize(m); err != nil {
 		t.Fatal(err)
 	}

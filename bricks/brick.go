@@ -49,49 +49,6 @@ type (
 	initializer          interface{ InitializeHook() error }
 )
 
-// AttrKind is the type of a brick attribute.
-type AttrKind int
-
-// Attribute kinds.
-const (
-	AttrInt AttrKind = iota
-	AttrInts
-	AttrFloat
-	AttrBool
-	AttrInit
-	AttrString
-	AttrBricks
-	// AttrSize is a tuple of sizes some of which may be None (a Size, 0
-	// for None): image_size, input_dim of pooling.
-	AttrSize
-	// AttrBorder is a convolution's border mode (a core.Border).
-	AttrBorder
-	// AttrDim is a shape kept as given: an int or a Size (a tuple whose
-	// entries may be None), as BatchNormalization's input_dim.
-	AttrDim
-)
-
-// Lazy says when an attribute must be set: for allocation, for
-// initialization, or never (optional).
-type Lazy int
-
-// Lazy stages.
-const (
-	NotLazy Lazy = iota
-	ForAllocation
-	ForInitialization
-)
-
-// AttrSpec declares an attribute a brick has, under its Blocks name.
-type AttrSpec struct {
-	Name string
-	Kind AttrKind
-	Lazy Lazy
-	Doc  string
-	// NonNegative lets an AttrInt be 0 (which otherwise must be positive).
-	NonNegative bool
-}
-
 // ApplyFunc computes an application's outputs from its (already copied and
 // tagged) inputs.
 type ApplyFunc func(call *core.ApplicationCall, inputs []*core.Variable) ([]*core.Variable, error)
@@ -127,9 +84,7 @@ type Base struct {
 	Allocated, Initialized                             bool
 	AllocationConfigPushed, InitializationConfigPushed bool
 
-	specs []AttrSpec
-	attrs map[string]any
-	apps  []*Application
+	apps []*Application
 
 	cfg  *Config
 	seed *int64
@@ -141,6 +96,12 @@ type Base struct {
 
 	id int64 // cfg.NewID's number for the brick; 0 without one
 
+	extraDims bool // the class is wrapped by WithExtraDims (wrappers.go)
+
+	// noneSet are the attributes a front end set to Python's None whose
+	// typed field has no None of its own (SetNone).
+	noneSet map[string]bool
+
 	hooks    *Hooks                  // a subclass's lifecycle overrides (script.go)
 	replaced map[string]*Application // the type's applications a subclass replaced (script.go)
 	extra    any                     // what a subclass's face keeps with the brick (script.go)
@@ -149,9 +110,9 @@ type Base struct {
 var callIDs atomic.Int64
 
 // initBase sets up b for the brick self with its class chain (most
-// specific first) and attribute specs. The name defaults to the class name
-// in lower case, as in Blocks.
-func (b *Base) initBase(self Brick, cfg *Config, name string, classes []string, specs []AttrSpec) {
+// specific first). The name defaults to the class name in lower case, as
+// in Blocks.
+func (b *Base) initBase(self Brick, cfg *Config, name string, classes []string) {
 	b.self, b.cfg, b.classes = self, cfg, classes
 	if cfg != nil && cfg.NewID != nil {
 		b.id = cfg.NewID()
@@ -160,8 +121,6 @@ func (b *Base) initBase(self Brick, cfg *Config, name string, classes []string, 
 		name = strings.ToLower(classes[0])
 	}
 	b.Name = name
-	b.attrs = map[string]any{}
-	b.specs = append(b.specs, specs...)
 }
 
 // ID is the brick's number from Config.NewID (Python's id()); 0 when
@@ -187,113 +146,24 @@ func (b *Base) String() string {
 	return fmt.Sprintf("<%s object with name '%s'>", b.classes[0], b.Name)
 }
 
-// Specs lists the brick's declared attributes.
-func (b *Base) Specs() []AttrSpec { return b.specs }
-
-// Spec returns the declaration of attribute name.
-func (b *Base) Spec(name string) (AttrSpec, bool) {
-	for _, s := range b.specs {
-		if s.Name == name {
-			return s, true
-		}
+// SetNone records whether a front end set the attribute name to Python's
+// None (none) or to a value: a typed field that cannot hold None (a
+// *bool, an int whose 0 is "unset") then reads as its default, and the
+// front end reads None while the field stays unset. The bricks never
+// read it.
+func (b *Base) SetNone(name string, none bool) {
+	if !none {
+		delete(b.noneSet, name)
+		return
 	}
-	return AttrSpec{}, false
-}
-
-// Attr returns an attribute's value (nil when unset: Python's None).
-func (b *Base) Attr(name string) any { return b.attrs[name] }
-
-// AttrSet reports whether the attribute was ever set (to nil included):
-// by the constructor, a script, a parent's push or an allocation. An
-// attribute never set holds its class's default (Blocks' __init__
-// default), which the brick's methods apply where they read it.
-func (b *Base) AttrSet(name string) bool {
-	_, ok := b.attrs[name]
-	return ok
-}
-
-// SetAttr sets a declared attribute; v must match its kind (int, []int,
-// float64, bool, initialization.Scheme, string, []Brick) or be nil.
-func (b *Base) SetAttr(name string, v any) error {
-	s, ok := b.Spec(name)
-	if !ok {
-		return fmt.Errorf("%s has no attribute %s", b.AnnotationName(), name)
+	if b.noneSet == nil {
+		b.noneSet = map[string]bool{}
 	}
-	if v != nil {
-		var good bool
-		switch s.Kind {
-		case AttrInt:
-			_, good = v.(int)
-		case AttrInts:
-			_, good = v.([]int)
-		case AttrFloat:
-			_, good = v.(float64)
-		case AttrBool:
-			_, good = v.(bool)
-		case AttrInit:
-			_, good = v.(initialization.Scheme)
-		case AttrString:
-			_, good = v.(string)
-		case AttrBricks:
-			_, good = v.([]Brick)
-		case AttrSize:
-			_, good = v.(Size)
-		case AttrBorder:
-			_, good = v.(core.Border)
-		case AttrDim:
-			switch v.(type) {
-			case int, Size:
-				good = true
-			}
-		}
-		if !good {
-			return fmt.Errorf("%s.%s: got %T", b.AnnotationName(), name, v)
-		}
-	}
-	b.attrs[name] = v
-	if w, ok := b.self.(attrWatcher); ok {
-		w.attrSet(name, v)
-	}
-	return nil
+	b.noneSet[name] = true
 }
 
-// attrWatcher is a brick that acts when one of its attributes is set
-// (BatchNormalizedMLP passes conserve_memory on to its children at once).
-type attrWatcher interface{ attrSet(name string, v any) }
-
-func (b *Base) setDefault(name string, v any) {
-	if _, ok := b.attrs[name]; !ok || b.attrs[name] == nil {
-		b.attrs[name] = v
-	}
-}
-
-// Int returns an int attribute and whether it is set.
-func (b *Base) Int(name string) (int, bool) {
-	v, ok := b.attrs[name].(int)
-	return v, ok
-}
-
-// Bool returns a bool attribute, def when unset.
-func (b *Base) Bool(name string, def bool) bool {
-	if v, ok := b.attrs[name].(bool); ok {
-		return v
-	}
-	return def
-}
-
-// Float returns a float attribute, def when unset.
-func (b *Base) Float(name string, def float64) float64 {
-	if v, ok := b.attrs[name].(float64); ok {
-		return v
-	}
-	return def
-}
-
-// Init returns an initialization-scheme attribute (nil when unset).
-func (b *Base) Init(name string) initialization.Scheme {
-	v, _ := b.attrs[name].(initialization.Scheme)
-	return v
-}
+// IsNone reports whether SetNone recorded name as set to None.
+func (b *Base) IsNone(name string) bool { return b.noneSet[name] }
 
 // Applications lists the brick's applications.
 func (b *Base) Applications() []*Application { return b.apps }
@@ -425,9 +295,9 @@ func Allocate(br Brick) error {
 			return err
 		}
 	}
-	for _, s := range b.specs {
-		if s.Lazy == ForAllocation && b.attrs[s.Name] == nil {
-			return fmt.Errorf("%s: allocation config not set: %s (pass it to the constructor, set it, or let a parent brick push it)", b.AnnotationName(), s.Name)
+	if lc, ok := br.(allocationChecker); ok {
+		if m := lc.missingAllocation(); len(m) > 0 {
+			return fmt.Errorf("%s: allocation config not set: %s (pass it to the constructor, set it, or let a parent brick push it)", b.AnnotationName(), m[0])
 		}
 	}
 	b.Parameters = nil
@@ -444,22 +314,21 @@ func Allocate(br Brick) error {
 func PushInitializationConfig(br Brick) error {
 	b := br.BaseBrick()
 	if b.IsInstance("Initializable") {
+		w, bi := initSchemes(br)
 		for _, c := range b.Children {
 			cb := c.BaseBrick()
 			if !cb.IsInstance("Initializable") {
 				continue
 			}
 			cb.rng = b.RNG()
-			if w := b.Init("weights_init"); w != nil {
-				cb.attrs["weights_init"] = w
+			if ic, ok := c.(Initializable); ok && w != nil {
+				ic.Initialization().WeightsInit = w
 			}
 		}
-		if bi := b.Init("biases_init"); bi != nil {
+		if bi != nil {
 			for _, c := range b.Children {
-				if cb := c.BaseBrick(); cb.IsInstance("Initializable") {
-					if _, ok := cb.Spec("biases_init"); ok {
-						cb.attrs["biases_init"] = bi
-					}
+				if ic, ok := c.(Initializable); ok && c.BaseBrick().IsInstance("Initializable") {
+					ic.Initialization().BiasesInit = bi
 				}
 			}
 		}
@@ -503,12 +372,20 @@ func Initialize(br Brick) error {
 	return nil
 }
 
-// initParam initializes one parameter with the attribute scheme (e.g.
-// "weights_init"), with a clear error when it is not set.
-func (b *Base) initParam(p *core.Variable, scheme string) error {
-	s := b.Init(scheme)
+// initSchemes are br's weights and biases schemes (nil when unset).
+func initSchemes(br Brick) (weights, biases initialization.Scheme) {
+	if ic, ok := br.(Initializable); ok {
+		c := ic.Initialization()
+		return c.WeightsInit, c.BiasesInit
+	}
+	return nil, nil // Pooling: an Initializable class without parameters
+}
+
+// initWith initializes one parameter with scheme s, the brick's argument
+// arg (named in the error when it is not set).
+func (b *Base) initWith(p *core.Variable, s initialization.Scheme, arg string) error {
 	if s == nil {
-		return fmt.Errorf("%s: initialization argument %s is not set (set %s.%s, or on a parent brick)", b.AnnotationName(), scheme, b.Name, scheme)
+		return fmt.Errorf("%s: initialization argument %s is not set (set %s.%s, or on a parent brick)", b.AnnotationName(), arg, b.Name, arg)
 	}
 	p.BeforeWrite()
 	if err := initialization.Initialize(s, p.Value(), b.RNG()); err != nil {

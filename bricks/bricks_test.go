@@ -64,12 +64,12 @@ func TestMLPNamesAndRoles(t *testing.T) {
 func TestLazyAllocationError(t *testing.T) {
 	cfg := NewConfig(nd.Float32, 1)
 	l := NewLinear(cfg, "input_to_hidden")
-	l.SetAttr("input_dim", 3)
+	l.InputDim = 3
 	err := Allocate(l)
 	if err == nil || !strings.Contains(err.Error(), "output_dim") || !strings.Contains(err.Error(), "input_to_hidden") {
 		t.Errorf("allocate with output_dim unset: %v", err)
 	}
-	l.SetAttr("output_dim", 2)
+	l.OutputDim = 2
 	if err := Initialize(l); err == nil || !strings.Contains(err.Error(), "biases_init") {
 		t.Errorf("initialize without biases_init: %v", err)
 	}
@@ -109,10 +109,9 @@ print(json.dumps(out))
 		l       *Linear
 		in, out int
 	}{{l1, 784, 100}, {l2, 100, 10}} {
-		c.l.SetAttr("input_dim", c.in)
-		c.l.SetAttr("output_dim", c.out)
-		c.l.SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.01})
-		c.l.SetAttr("biases_init", initialization.Constant{})
+		c.l.InputDim, c.l.OutputDim = c.in, c.out
+		c.l.WeightsInit = initialization.IsotropicGaussian{Std: 0.01}
+		c.l.BiasesInit = initialization.Constant{}
 	}
 	for i, l := range []*Linear{l1, l2} {
 		if err := Initialize(l); err != nil {
@@ -152,8 +151,8 @@ func TestBrickGradients(t *testing.T) {
 	cfg := NewConfig(nd.Float64, 1)
 	act := func(class string) Brick { a, _ := NewActivation(cfg, class, "", 0.1); return a }
 	mlp, _ := NewMLP(cfg, "", []Brick{act("Tanh"), act("Logistic"), act("Softplus"), act("LeakyRectifier"), act("Identity"), NewSoftmax(cfg, "")}, []int{4, 5, 5, 5, 5, 5, 3})
-	mlp.SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.5})
-	mlp.SetAttr("biases_init", initialization.Constant{Value: 0.1})
+	mlp.WeightsInit = initialization.IsotropicGaussian{Std: 0.5}
+	mlp.BiasesInit = initialization.Constant{Value: 0.1}
 	if err := Initialize(mlp); err != nil {
 		t.Fatal(err)
 	}

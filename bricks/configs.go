@@ -7,14 +7,14 @@ import (
 	"github.com/blocks-go/blocks/core"
 )
 
-// Typed constructors for the bricks whose Blocks arguments are plain
-// attributes (Linear, Bias, Maxout, LinearMaxout, Convolutional,
-// ConvolutionalTranspose, MaxPooling, AveragePooling): a config struct
-// with one field per argument, in Blocks' order, for Go programs. A zero
-// field (0, nil) is an argument left out: the brick's default holds, or,
-// for a lazy allocation argument, it stays unset until a parent pushes
-// it. The Starlark face reaches the same attributes through the bricks'
-// AttrSpecs (their names, kinds and laziness).
+// Constructors from a config struct for the bricks whose Blocks
+// arguments are plain attributes (Linear, Bias, Maxout, LinearMaxout,
+// Convolutional, ConvolutionalTranspose, MaxPooling, AveragePooling): one
+// field per argument, in Blocks' order, copied into the brick's own typed
+// fields. A zero field (0, nil) is an argument left out: the brick's
+// default holds, or, for a lazy allocation argument, it stays unset until
+// a parent pushes it. The same fields can be set on the brick directly
+// (l := NewLinear(cfg, name); l.InputDim = 784).
 
 // Init holds Initializable's arguments (Blocks' **kwargs of most bricks).
 type Init struct {
@@ -33,7 +33,8 @@ type LinearConfig struct {
 // NewLinearWith makes a Linear from its arguments.
 func NewLinearWith(cfg *Config, name string, c LinearConfig) (*Linear, error) {
 	l := NewLinear(cfg, name)
-	return l, configure(l, &c.Init, "input_dim", c.InputDim, "output_dim", c.OutputDim)
+	l.InputDim, l.OutputDim = c.InputDim, c.OutputDim
+	return l, configure(l, &c.Init)
 }
 
 // BiasConfig is Bias(dim, biases_init=None).
@@ -45,7 +46,8 @@ type BiasConfig struct {
 // NewBiasWith makes a Bias from its arguments.
 func NewBiasWith(cfg *Config, name string, c BiasConfig) (*Bias, error) {
 	b := NewBias(cfg, name)
-	return b, configure(b, nil, "dim", c.Dim, "biases_init", c.BiasesInit)
+	b.Dim, b.BiasesInit = c.Dim, c.BiasesInit
+	return b, nil
 }
 
 // MaxoutConfig is Maxout(num_pieces).
@@ -54,7 +56,8 @@ type MaxoutConfig struct{ NumPieces int }
 // NewMaxoutWith makes a Maxout from its arguments.
 func NewMaxoutWith(cfg *Config, name string, c MaxoutConfig) (*Maxout, error) {
 	m := NewMaxout(cfg, name)
-	return m, configure(m, nil, "num_pieces", c.NumPieces)
+	m.NumPieces = c.NumPieces
+	return m, nil
 }
 
 // LinearMaxoutConfig is LinearMaxout(input_dim, output_dim, num_pieces, **kwargs).
@@ -66,7 +69,8 @@ type LinearMaxoutConfig struct {
 // NewLinearMaxoutWith makes a LinearMaxout from its arguments.
 func NewLinearMaxoutWith(cfg *Config, name string, c LinearMaxoutConfig) (*LinearMaxout, error) {
 	m := NewLinearMaxout(cfg, name)
-	return m, configure(m, &c.Init, "input_dim", c.InputDim, "output_dim", c.OutputDim, "num_pieces", c.NumPieces)
+	m.InputDim, m.OutputDim, m.NumPieces = c.InputDim, c.OutputDim, c.NumPieces
+	return m, configure(m, &c.Init)
 }
 
 // ConvolutionalConfig is Convolutional(filter_size, num_filters,
@@ -92,20 +96,23 @@ func NewConvolutionalWith(cfg *Config, name string, c ConvolutionalConfig) (*Con
 		return nil, fmt.Errorf("Convolutional: original_image_size and unused_edge are ConvolutionalTranspose's")
 	}
 	b := NewConvolutional(cfg, name)
-	return b, configure(b, &c.Init, c.pairs()...)
+	c.set(b)
+	return b, configure(b, &c.Init)
 }
 
 // NewConvolutionalTransposeWith makes a ConvolutionalTranspose from its
 // arguments.
 func NewConvolutionalTransposeWith(cfg *Config, name string, c ConvolutionalConfig) (*Convolutional, error) {
 	b := NewConvolutionalTranspose(cfg, name)
-	return b, configure(b, &c.Init, append(c.pairs(), "original_image_size", c.OriginalImageSize, "unused_edge", c.UnusedEdge)...)
+	c.set(b)
+	b.OriginalImageSize, b.UnusedEdge = c.OriginalImageSize, c.UnusedEdge
+	return b, configure(b, &c.Init)
 }
 
-func (c ConvolutionalConfig) pairs() []any {
-	return []any{"filter_size", c.FilterSize, "num_filters", c.NumFilters, "num_channels", c.NumChannels,
-		"batch_size", c.BatchSize, "image_size", c.ImageSize, "step", c.Step, "border_mode", c.BorderMode,
-		"tied_biases", c.TiedBiases}
+func (c ConvolutionalConfig) set(b *Convolutional) {
+	b.FilterSize, b.NumFilters, b.NumChannels = c.FilterSize, c.NumFilters, c.NumChannels
+	b.BatchSize, b.ImageSize, b.Step = c.BatchSize, c.ImageSize, c.Step
+	b.BorderMode, b.TiedBiases = c.BorderMode, c.TiedBiases
 }
 
 // PoolingConfig is MaxPooling(pooling_size, step=None, input_dim=None,
@@ -129,61 +136,23 @@ func NewPoolingWith(cfg *Config, class, name string, c PoolingConfig) (*Pooling,
 	if err != nil {
 		return nil, err
 	}
-	pairs := []any{"pooling_size", c.PoolingSize, "step", c.Step, "input_dim", c.InputDim,
-		"ignore_border", c.IgnoreBorder, "padding", c.Padding}
-	if class == "AveragePooling" {
-		pairs = append(pairs, "include_padding", c.IncludePadding)
-	}
-	return p, configure(p, nil, pairs...)
+	p.PoolingSize, p.Step, p.InputDim = c.PoolingSize, c.Step, c.InputDim
+	p.IgnoreBorder, p.Padding, p.IncludePadding = c.IgnoreBorder, c.Padding, c.IncludePadding
+	return p, nil
 }
 
-// configure sets the attributes given as name, value pairs, skipping the
-// zero values (arguments left out), then init's arguments.
-func configure(b Brick, init *Init, pairs ...any) error {
-	base := b.BaseBrick()
-	for i := 0; i+1 < len(pairs); i += 2 {
-		name, v := pairs[i].(string), pairs[i+1]
-		switch x := v.(type) {
-		case int:
-			if x == 0 {
-				continue
-			}
-		case []int:
-			if x == nil {
-				continue
-			}
-		case Size:
-			if x == nil {
-				continue
-			}
-		case *bool:
-			if x == nil {
-				continue
-			}
-			v = *x
-		case *core.Border:
-			if x == nil {
-				continue
-			}
-			v = *x
-		case initialization.Scheme:
-			if x == nil {
-				continue
-			}
-		case nil:
-			continue
-		}
-		if err := base.SetAttr(name, v); err != nil {
-			return fmt.Errorf("%s: %w", base.Class(), err)
-		}
-	}
-	if init == nil {
-		return nil
-	}
+// configure sets init's arguments on an Initializable brick.
+func configure(b Brick, init *Init) error {
 	if init.Seed != nil {
-		if err := base.SetSeed(*init.Seed); err != nil {
+		if err := b.BaseBrick().SetSeed(*init.Seed); err != nil {
 			return err
 		}
 	}
-	return configure(b, nil, "weights_init", init.WeightsInit, "biases_init", init.BiasesInit, "use_bias", init.UseBias)
+	ic, ok := b.(Initializable)
+	if !ok {
+		return fmt.Errorf("%s is not Initializable", b.BaseBrick().AnnotationName())
+	}
+	c := ic.Initialization()
+	c.WeightsInit, c.BiasesInit, c.UseBias = init.WeightsInit, init.BiasesInit, init.UseBias
+	return nil
 }

@@ -38,8 +38,8 @@ func TestTypedConstructors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lazy.Attr("input_dim") != nil || lazy.Attr("output_dim") != 4 || lazy.Attr("use_bias") != false {
-		t.Errorf("lazy Linear: input_dim %v output_dim %v use_bias %v", lazy.Attr("input_dim"), lazy.Attr("output_dim"), lazy.Attr("use_bias"))
+	if lazy.InputDim != 0 || lazy.OutputDim != 4 || lazy.HasBias() {
+		t.Errorf("lazy Linear: input_dim %v output_dim %v use_bias %v", lazy.InputDim, lazy.OutputDim, lazy.HasBias())
 	}
 
 	full := core.Border{Mode: "full"}
@@ -54,8 +54,8 @@ func TestTypedConstructors(t *testing.T) {
 	if w := conv.W.Value(); !slices.Equal(w.Shape, []int{4, 2, 3, 3}) {
 		t.Errorf("conv W shape %v", w.Shape)
 	}
-	if conv.Attr("border_mode") != full || conv.Attr("step") != nil {
-		t.Errorf("conv border_mode %v step %v", conv.Attr("border_mode"), conv.Attr("step"))
+	if conv.BorderMode == nil || *conv.BorderMode != full || conv.Step != nil {
+		t.Errorf("conv border_mode %v step %v", conv.BorderMode, conv.Step)
 	}
 	if _, err := NewConvolutionalWith(cfg, "c", ConvolutionalConfig{UnusedEdge: []int{1, 1}}); err == nil || !strings.Contains(err.Error(), "ConvolutionalTranspose's") {
 		t.Errorf("Convolutional with unused_edge: %v", err)
@@ -66,8 +66,8 @@ func TestTypedConstructors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(p.Attr("pooling_size").([]int), []int{2, 2}) || p.Attr("include_padding") != true || p.Attr("step") != nil {
-		t.Errorf("pooling attrs %v %v %v", p.Attr("pooling_size"), p.Attr("include_padding"), p.Attr("step"))
+	if !slices.Equal(p.PoolingSize, []int{2, 2}) || p.IncludePadding == nil || !*p.IncludePadding || p.Step != nil {
+		t.Errorf("pooling attrs %v %v %v", p.PoolingSize, p.IncludePadding, p.Step)
 	}
 	if _, err := NewPoolingWith(cfg, "MaxPooling", "m", PoolingConfig{IncludePadding: &yes}); err == nil {
 		t.Error("MaxPooling took include_padding")
@@ -77,15 +77,15 @@ func TestTypedConstructors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Attr("num_pieces") != 4 {
-		t.Errorf("num_pieces %v", m.Attr("num_pieces"))
+	if m.NumPieces != 4 {
+		t.Errorf("num_pieces %v", m.NumPieces)
 	}
 	b, err := NewBiasWith(cfg, "b", BiasConfig{Dim: 5})
-	if err != nil || b.Attr("dim") != 5 || b.Attr("biases_init") != nil {
-		t.Errorf("Bias: %v dim %v", err, b.Attr("dim"))
+	if err != nil || b.Dim != 5 || b.BiasesInit != nil {
+		t.Errorf("Bias: %v dim %v", err, b.Dim)
 	}
 	mx, err := NewMaxoutWith(cfg, "mx", MaxoutConfig{NumPieces: 2})
-	if err != nil || mx.Attr("num_pieces") != 2 {
-		t.Errorf("Maxout: %v %v", err, mx.Attr("num_pieces"))
+	if err != nil || mx.NumPieces != 2 {
+		t.Errorf("Maxout: %v %v", err, mx.NumPieces)
 	}
 }

@@ -10,6 +10,7 @@ import "fmt"
 // to its children, so that a seed given to it seeds the whole hierarchy.
 type Container struct {
 	*Base
+	InitConfig
 }
 
 // NewContainer makes a container of class "Brick" or "Initializable".
@@ -17,9 +18,9 @@ func NewContainer(cfg *Config, class, name string, children []Brick) (*Container
 	c := &Container{Base: &Base{}}
 	switch class {
 	case "Brick":
-		c.initBase(c, cfg, name, []string{"Brick"}, nil)
+		c.initBase(c, cfg, name, []string{"Brick"})
 	case "Initializable":
-		c.initBase(c, cfg, name, []string{"Initializable", "Brick"}, initializableSpecs)
+		c.initBase(c, cfg, name, []string{"Initializable", "Brick"})
 	default:
 		return nil, fmt.Errorf("a container is a Brick or an Initializable, not a %s", class)
 	}

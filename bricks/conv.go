@@ -28,16 +28,18 @@ type channelBrick interface {
 	setInputShape(numChannels int, imageSize Size)
 }
 
-func (b *Base) ints(name string, def []int) []int {
-	if v, ok := b.attrs[name].([]int); ok {
+// intsOr is v, or def when v is unset (nil).
+func intsOr(v, def []int) []int {
+	if v != nil {
 		return v
 	}
 	return def
 }
 
-func (b *Base) size(name string, n int) Size {
-	if v, ok := b.attrs[name].(Size); ok && len(v) == n {
-		return v
+// sizeOr is s when it has n entries, else n unknown sizes.
+func sizeOr(s Size, n int) Size {
+	if len(s) == n {
+		return s
 	}
 	return make(Size, n)
 }
@@ -55,27 +57,38 @@ func pair(name string, v []int) ([2]int, error) {
 // Theano's conv2d (a true convolution) plus the biases.
 type Convolutional struct {
 	*Base
-	W, B      *core.Variable
-	transpose bool
-}
-
-var convSpecs = []AttrSpec{
-	{Name: "filter_size", Kind: AttrInts, Lazy: ForAllocation, Doc: "(rows, cols) of the filters"},
-	{Name: "num_filters", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of filters (output channels)"},
-	{Name: "num_channels", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of input channels"},
-	{Name: "batch_size", Kind: AttrInt, Doc: "batch size, when known (a hint)"},
-	{Name: "image_size", Kind: AttrSize, Doc: "(rows, cols) of the input images, entries may be None"},
-	{Name: "step", Kind: AttrInts, Doc: "(rows, cols) stride, default (1, 1)"},
-	{Name: "border_mode", Kind: AttrBorder, Doc: "'valid' (default), 'full', 'half' or a (rows, cols) padding"},
-	{Name: "tied_biases", Kind: AttrBool, Doc: "one bias per filter (default True) or one per output pixel"},
+	InitConfig
+	// FilterSize is (rows, cols) of the filters; NumFilters the number of
+	// filters (output channels); NumChannels the number of input
+	// channels. nil and 0 are unset (a ConvolutionalSequence pushes
+	// NumChannels).
+	FilterSize              []int
+	NumFilters, NumChannels int
+	// BatchSize is the batch size when known (a hint; 0 unknown);
+	// ImageSize (rows, cols) of the input images, 0 entries (or nil)
+	// unknown.
+	BatchSize int
+	ImageSize Size
+	// Step is the (rows, cols) stride, (1, 1) when nil; BorderMode
+	// 'valid' when nil; TiedBiases (one bias per filter, else one per
+	// output pixel) true when nil.
+	Step       []int
+	BorderMode *core.Border
+	TiedBiases *bool
+	// OriginalImageSize and UnusedEdge are ConvolutionalTranspose's: the
+	// (rows, cols) of its output (inferred when nil) and the rows and
+	// cols the inference adds at the edge ((0, 0) when nil).
+	OriginalImageSize Size
+	UnusedEdge        []int
+	W, B              *core.Variable
+	transpose         bool
 }
 
 // NewConvolutional makes a Convolutional brick; unset allocation arguments
 // are filled by a parent (ConvolutionalSequence) or set later.
 func NewConvolutional(cfg *Config, name string) *Convolutional {
 	c := &Convolutional{Base: &Base{}}
-	c.initBase(c, cfg, name, []string{"Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"},
-		append(slices.Clone(convSpecs), initializableSpecs...))
+	c.initBase(c, cfg, name, []string{"Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"})
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
 	return c
 }
@@ -87,24 +100,37 @@ func NewConvolutional(cfg *Config, name string) *Convolutional {
 // unused_edge when None).
 func NewConvolutionalTranspose(cfg *Config, name string) *Convolutional {
 	c := &Convolutional{Base: &Base{}, transpose: true}
-	c.initBase(c, cfg, name, []string{"ConvolutionalTranspose", "Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"},
-		append(append(slices.Clone(convSpecs),
-			AttrSpec{Name: "original_image_size", Kind: AttrSize, Doc: "(rows, cols) of the output; inferred when None"},
-			AttrSpec{Name: "unused_edge", Kind: AttrInts, Doc: "rows and cols the inference adds at the edge, default (0, 0)"}),
-			initializableSpecs...))
+	c.initBase(c, cfg, name, []string{"ConvolutionalTranspose", "Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"})
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
 	return c
 }
 
+// IsTranspose reports whether c is a ConvolutionalTranspose.
+func (c *Convolutional) IsTranspose() bool { return c.transpose }
+
+func (c *Convolutional) missingAllocation() []string {
+	var m []string
+	if c.FilterSize == nil {
+		m = append(m, "filter_size")
+	}
+	if c.NumFilters == 0 {
+		m = append(m, "num_filters")
+	}
+	if c.NumChannels == 0 {
+		m = append(m, "num_channels")
+	}
+	return m
+}
+
 func (c *Convolutional) border() core.Border {
-	if b, ok := c.attrs["border_mode"].(core.Border); ok {
-		return b
+	if c.BorderMode != nil {
+		return *c.BorderMode
 	}
 	return core.Border{Mode: "valid"}
 }
 
 func (c *Convolutional) options() (core.Conv2dOptions, error) {
-	step, err := pair(c.Name+".step", c.ints("step", []int{1, 1}))
+	step, err := pair(c.Name+".step", intsOr(c.Step, []int{1, 1}))
 	if err != nil {
 		return core.Conv2dOptions{}, err
 	}
@@ -112,7 +138,7 @@ func (c *Convolutional) options() (core.Conv2dOptions, error) {
 }
 
 func (c *Convolutional) filterSize() ([2]int, error) {
-	return pair(c.Name+".filter_size", c.ints("filter_size", nil))
+	return pair(c.Name+".filter_size", c.FilterSize)
 }
 
 // AllocateHook creates W (num_filters, num_channels, rows, cols) and b.
@@ -121,18 +147,17 @@ func (c *Convolutional) AllocateHook() error {
 	if err != nil {
 		return err
 	}
-	nf, _ := c.Int("num_filters")
-	nc, _ := c.Int("num_channels")
+	nf, nc := c.NumFilters, c.NumChannels
 	if c.transpose {
 		// Blocks sets original_image_size when allocating.
 		if o, err := c.originalImageSize(); err == nil {
-			c.attrs["original_image_size"] = o
+			c.OriginalImageSize = o
 		}
 	}
 	c.W = c.newParameter("W", core.Filter, nf, nc, fs[0], fs[1])
 	c.B = nil
-	if c.Bool("use_bias", true) {
-		if c.Bool("tied_biases", true) {
+	if c.HasBias() {
+		if c.TiedBiases == nil || *c.TiedBiases {
 			c.B = c.newParameter("b", core.Bias, nf)
 		} else {
 			out, err := c.GetDim("output")
@@ -151,11 +176,11 @@ func (c *Convolutional) AllocateHook() error {
 // InitializeHook draws the biases, then the filters (Blocks' LinearLike).
 func (c *Convolutional) InitializeHook() error {
 	if c.B != nil {
-		if err := c.initParam(c.B, "biases_init"); err != nil {
+		if err := c.initWith(c.B, c.BiasesInit, "biases_init"); err != nil {
 			return err
 		}
 	}
-	return c.initParam(c.W, "weights_init")
+	return c.initWith(c.W, c.WeightsInit, "weights_init")
 }
 
 // NamedParameter returns W or b.
@@ -171,10 +196,10 @@ func (c *Convolutional) NamedParameter(name string) *core.Variable {
 
 // originalImageSize is ConvolutionalTranspose's output size.
 func (c *Convolutional) originalImageSize() (Size, error) {
-	if s, ok := c.attrs["original_image_size"].(Size); ok && s.Known() {
+	if s := c.OriginalImageSize; s.Known() {
 		return s, nil
 	}
-	im := c.size("image_size", 2)
+	im := sizeOr(c.ImageSize, 2)
 	if !im.Known() {
 		return nil, fmt.Errorf("%s: can't infer original_image_size, no image_size set", c.AnnotationName())
 	}
@@ -182,8 +207,8 @@ func (c *Convolutional) originalImageSize() (Size, error) {
 	if err != nil {
 		return nil, err
 	}
-	step := c.ints("step", []int{1, 1})
-	edge := c.ints("unused_edge", []int{0, 0})
+	step := intsOr(c.Step, []int{1, 1})
+	edge := intsOr(c.UnusedEdge, []int{0, 0})
 	ph, pw := c.border().Pads(fs[0], fs[1])
 	pad := []int{ph, pw}
 	out := make(Size, 2)
@@ -196,9 +221,8 @@ func (c *Convolutional) originalImageSize() (Size, error) {
 // GetDim is Blocks' get_dim: input_ is (num_channels, rows, cols), output
 // (num_filters, rows, cols); unknown sizes are 0.
 func (c *Convolutional) GetDim(name string) (Size, error) {
-	nc, _ := c.Int("num_channels")
-	nf, _ := c.Int("num_filters")
-	im := c.size("image_size", 2)
+	nc, nf := c.NumChannels, c.NumFilters
+	im := sizeOr(c.ImageSize, 2)
 	switch name {
 	case "input_":
 		return Size{nc, im[0], im[1]}, nil
@@ -232,13 +256,13 @@ func (c *Convolutional) GetDim(name string) (Size, error) {
 }
 
 // NumOutputChannels is num_filters.
-func (c *Convolutional) NumOutputChannels() (int, bool) { return c.Int("num_filters") }
+func (c *Convolutional) NumOutputChannels() (int, bool) { return c.NumFilters, c.NumFilters != 0 }
 
 func (c *Convolutional) setInputShape(nc int, im Size) {
 	if nc > 0 {
-		c.attrs["num_channels"] = nc
+		c.NumChannels = nc
 	}
-	c.attrs["image_size"] = slices.Clone(im)
+	c.ImageSize = slices.Clone(im)
 }
 
 func (c *Convolutional) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
@@ -289,7 +313,20 @@ func (c *Convolutional) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*
 // pool_2d over the last two axes.
 type Pooling struct {
 	*Base
-	mode string
+	// PoolingSize is (rows, cols) of the pooling window (nil: unset);
+	// Step the stride (PoolingSize when nil); InputDim (channels, rows,
+	// cols) of the input, 0 entries (or nil) unknown; IgnoreBorder drops
+	// partial windows at the border (true when nil); Padding the (rows,
+	// cols) zero padding ((0, 0) when nil); IncludePadding, an
+	// AveragePooling's, counts the padding in the average (false when
+	// nil).
+	PoolingSize    []int
+	Step           []int
+	InputDim       Size
+	IgnoreBorder   *bool
+	Padding        []int
+	IncludePadding *bool
+	mode           string
 }
 
 // NewPooling makes MaxPooling (class "MaxPooling") or AveragePooling
@@ -299,18 +336,10 @@ func NewPooling(cfg *Config, class, name string) (*Pooling, error) {
 		return nil, fmt.Errorf("unknown pooling class %s", class)
 	}
 	p := &Pooling{Base: &Base{}, mode: core.PoolMax}
-	specs := []AttrSpec{
-		{Name: "pooling_size", Kind: AttrInts, Lazy: ForAllocation, Doc: "(rows, cols) of the pooling window"},
-		{Name: "step", Kind: AttrInts, Doc: "(rows, cols) stride, default pooling_size"},
-		{Name: "input_dim", Kind: AttrSize, Doc: "(channels, rows, cols) of the input, entries may be None"},
-		{Name: "ignore_border", Kind: AttrBool, Doc: "drop partial windows at the border (default True)"},
-		{Name: "padding", Kind: AttrInts, Doc: "(rows, cols) zero padding, default (0, 0)"},
-	}
 	if class == "AveragePooling" {
 		p.mode = core.PoolAverageExc
-		specs = append(specs, AttrSpec{Name: "include_padding", Kind: AttrBool, Doc: "count the padding in the average (default False)"})
 	}
-	p.initBase(p, cfg, name, []string{class, "Pooling", "Initializable", "Feedforward", "Brick"}, specs)
+	p.initBase(p, cfg, name, []string{class, "Pooling", "Initializable", "Feedforward", "Brick"})
 	p.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: p.apply})
 	return p, nil
 }
@@ -319,7 +348,7 @@ func NewPooling(cfg *Config, class, name string) (*Pooling, error) {
 // "average_exc_pad" or "average_inc_pad" (AveragePooling's
 // include_padding).
 func (p *Pooling) Mode() string {
-	if p.mode == core.PoolAverageExc && p.Bool("include_padding", false) {
+	if p.mode == core.PoolAverageExc && p.IncludePadding != nil && *p.IncludePadding {
 		return core.PoolAverageInc
 	}
 	return p.mode
@@ -334,23 +363,30 @@ func (p *Pooling) SetMode(mode string) error {
 		return fmt.Errorf("%s.mode must be 'max', 'average_exc_pad' or 'average_inc_pad', got %q", p.Name, mode)
 	}
 	p.mode = mode
-	if _, ok := p.Spec("include_padding"); ok && mode != core.PoolMax {
+	if p.IsInstance("AveragePooling") && mode != core.PoolMax {
 		p.mode = core.PoolAverageExc
-		return p.SetAttr("include_padding", mode == core.PoolAverageInc)
+		p.IncludePadding = new(mode == core.PoolAverageInc)
+	}
+	return nil
+}
+
+func (p *Pooling) missingAllocation() []string {
+	if p.PoolingSize == nil {
+		return []string{"pooling_size"}
 	}
 	return nil
 }
 
 func (p *Pooling) options() (core.PoolOptions, error) {
-	o := core.PoolOptions{Mode: p.Mode(), IgnoreBorder: p.Bool("ignore_border", true)}
+	o := core.PoolOptions{Mode: p.Mode(), IgnoreBorder: p.IgnoreBorder == nil || *p.IgnoreBorder}
 	var err error
-	if o.Size, err = pair(p.Name+".pooling_size", p.ints("pooling_size", nil)); err != nil {
+	if o.Size, err = pair(p.Name+".pooling_size", p.PoolingSize); err != nil {
 		return o, err
 	}
-	if o.Step, err = pair(p.Name+".step", p.ints("step", o.Size[:])); err != nil {
+	if o.Step, err = pair(p.Name+".step", intsOr(p.Step, o.Size[:])); err != nil {
 		return o, err
 	}
-	if o.Pad, err = pair(p.Name+".padding", p.ints("padding", []int{0, 0})); err != nil {
+	if o.Pad, err = pair(p.Name+".padding", intsOr(p.Padding, []int{0, 0})); err != nil {
 		return o, err
 	}
 	return o, nil
@@ -367,7 +403,7 @@ func (p *Pooling) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.V
 
 // GetDim: input_ is input_dim, output the pooled (channels, rows, cols).
 func (p *Pooling) GetDim(name string) (Size, error) {
-	in := p.size("input_dim", 3)
+	in := sizeOr(p.InputDim, 3)
 	switch name {
 	case "input_":
 		return in, nil
@@ -389,17 +425,17 @@ func (p *Pooling) GetDim(name string) (Size, error) {
 
 // NumOutputChannels is input_dim[0].
 func (p *Pooling) NumOutputChannels() (int, bool) {
-	in := p.size("input_dim", 3)
+	in := sizeOr(p.InputDim, 3)
 	return in[0], in[0] > 0
 }
 
 func (p *Pooling) setInputShape(nc int, im Size) {
-	in := slices.Clone(p.size("input_dim", 3))
+	in := slices.Clone(sizeOr(p.InputDim, 3))
 	if nc > 0 {
 		in[0] = nc
 	}
 	in[1], in[2] = im[0], im[1]
-	p.attrs["input_dim"] = in
+	p.InputDim = in
 }
 
 // ConvolutionalSequence is Blocks' ConvolutionalSequence: a Sequence of
@@ -409,7 +445,17 @@ func (p *Pooling) setInputShape(nc int, im Size) {
 // next one's input.
 type ConvolutionalSequence struct {
 	Sequence
-	Layers []Brick
+	InitConfig
+	// NumChannels is the number of input channels (0: unset),
+	// BatchSize the batch size when known, ImageSize (rows, cols) of the
+	// input images (0 entries or nil unknown). BatchSize, BorderMode and
+	// TiedBiases, when set, are pushed to every convolution.
+	NumChannels int
+	BatchSize   int
+	ImageSize   Size
+	BorderMode  *core.Border
+	TiedBiases  *bool
+	Layers      []Brick
 }
 
 // NewConvolutionalSequence makes a ConvolutionalSequence of layers
@@ -419,13 +465,7 @@ func NewConvolutionalSequence(cfg *Config, name string, layers []AppRef) *Convol
 	for _, l := range layers {
 		s.Layers = append(s.Layers, l.Brick)
 	}
-	s.initBase(s, cfg, name, []string{"ConvolutionalSequence", "Sequence", "Initializable", "Feedforward", "Brick"}, append([]AttrSpec{
-		{Name: "num_channels", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of input channels"},
-		{Name: "batch_size", Kind: AttrInt, Doc: "batch size, when known"},
-		{Name: "image_size", Kind: AttrSize, Doc: "(rows, cols) of the input images, entries may be None"},
-		{Name: "border_mode", Kind: AttrBorder, Doc: "border mode pushed to every convolution when set"},
-		{Name: "tied_biases", Kind: AttrBool, Doc: "tied_biases pushed to every convolution when set"},
-	}, initializableSpecs...))
+	s.initBase(s, cfg, name, []string{"ConvolutionalSequence", "Sequence", "Initializable", "Feedforward", "Brick"})
 	s.setApps(layers)
 	s.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: s.apply})
 	return s
@@ -436,8 +476,8 @@ func NewConvolutionalSequence(cfg *Config, name string, layers []AppRef) *Convol
 func (s *ConvolutionalSequence) PushAllocationConfigHook() error {
 	// Without num_channels (Blocks allows it) the layers get the
 	// sequence's settings but no input shape: allocation needs it later.
-	nc, haveNC := s.Int("num_channels")
-	im := slices.Clone(s.size("image_size", 2))
+	nc, haveNC := s.NumChannels, s.NumChannels != 0
+	im := slices.Clone(sizeOr(s.ImageSize, 2))
 	for _, l := range s.Layers {
 		lb := l.BaseBrick()
 		layer, ok := l.(channelBrick)
@@ -447,24 +487,21 @@ func (s *ConvolutionalSequence) PushAllocationConfigHook() error {
 			}
 			return fmt.Errorf("%s: layer %s is neither a convolution, a pooling nor an activation", s.AnnotationName(), lb.AnnotationName())
 		}
-		if b, ok := s.attrs["border_mode"].(core.Border); ok {
-			if _, has := lb.Spec("border_mode"); has {
-				lb.attrs["border_mode"] = b
+		if conv, ok := l.(*Convolutional); ok {
+			if s.BorderMode != nil {
+				conv.BorderMode = new(*s.BorderMode)
+			}
+			if s.TiedBiases != nil {
+				conv.TiedBiases = new(*s.TiedBiases)
+			}
+			if s.BatchSize != 0 {
+				conv.BatchSize = s.BatchSize
 			}
 		}
-		if t, ok := s.attrs["tied_biases"].(bool); ok {
-			if _, has := lb.Spec("tied_biases"); has {
-				lb.attrs["tied_biases"] = t
-			}
-		}
-		if bs, ok := s.attrs["batch_size"].(int); ok {
-			if _, has := lb.Spec("batch_size"); has {
-				lb.attrs["batch_size"] = bs
-			}
-		}
-		if ub, ok := s.attrs["use_bias"].(bool); ok {
-			if _, has := lb.Spec("use_bias"); has {
-				lb.attrs["use_bias"] = ub
+		if s.UseBias != nil {
+			if ic, ok := l.(Initializable); ok && lb.IsInstance("Initializable") {
+				ub := *s.UseBias
+				ic.Initialization().UseBias = &ub
 			}
 		}
 		if !haveNC {
@@ -494,14 +531,20 @@ func (s *ConvolutionalSequence) PushAllocationConfigHook() error {
 	return nil
 }
 
+func (s *ConvolutionalSequence) missingAllocation() []string {
+	if s.NumChannels == 0 {
+		return []string{"num_channels"}
+	}
+	return nil
+}
+
 // GetDim: input_ is (num_channels, rows, cols); output is the last layer's
 // output that can say it (the input when none can).
 func (s *ConvolutionalSequence) GetDim(name string) (Size, error) {
 	switch name {
 	case "input_":
-		nc, _ := s.Int("num_channels")
-		im := s.size("image_size", 2)
-		return Size{nc, im[0], im[1]}, nil
+		im := sizeOr(s.ImageSize, 2)
+		return Size{s.NumChannels, im[0], im[1]}, nil
 	case "output":
 		for i := len(s.Layers) - 1; i >= 0; i-- {
 			if d, ok := s.Layers[i].(DimBrick); ok {
@@ -518,7 +561,7 @@ func (s *ConvolutionalSequence) GetDim(name string) (Size, error) {
 // NewFlattener makes Blocks' Flattener: (batch, ...) to (batch, features).
 func NewFlattener(cfg *Config, name string) *Activation {
 	f := &Activation{Base: &Base{}}
-	f.initBase(f, cfg, name, []string{"Flattener", "Brick"}, nil)
+	f.initBase(f, cfg, name, []string{"Flattener", "Brick"})
 	f.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		y, err := core.Flatten(in[0], 2)
 		return one(y), err
@@ -528,20 +571,20 @@ func NewFlattener(cfg *Config, name string) *Activation {
 
 // Maxout is Blocks' Maxout(num_pieces): the maximum over groups of
 // num_pieces consecutive features of the last axis.
-type Maxout struct{ *Base }
+type Maxout struct {
+	*Base
+	NumPieces int // pieces per output feature (0: unset)
+}
 
 // NewMaxout makes a Maxout brick.
 func NewMaxout(cfg *Config, name string) *Maxout {
 	m := &Maxout{Base: &Base{}}
-	m.initBase(m, cfg, name, []string{"Maxout", "Brick"}, []AttrSpec{
-		{Name: "num_pieces", Kind: AttrInt, Lazy: ForAllocation, Doc: "pieces per output feature"},
-	})
+	m.initBase(m, cfg, name, []string{"Maxout", "Brick"})
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
-		k, ok := m.Int("num_pieces")
-		if !ok {
+		if m.NumPieces == 0 {
 			return nil, fmt.Errorf("num_pieces is not set")
 		}
-		y, err := core.Maxout(in[0], k)
+		y, err := core.Maxout(in[0], m.NumPieces)
 		return one(y), err
 	}})
 	return m
@@ -551,18 +594,18 @@ func NewMaxout(cfg *Config, name string) *Maxout {
 // a Linear child to output_dim·num_pieces features, then a Maxout child.
 type LinearMaxout struct {
 	*Base
-	Linear *Linear
-	Maxout *Maxout
+	InitConfig
+	// InputDim, OutputDim and NumPieces are the dimensions of the input
+	// and the output and the pieces per output feature (0: unset).
+	InputDim, OutputDim, NumPieces int
+	Linear                         *Linear
+	Maxout                         *Maxout
 }
 
 // NewLinearMaxout makes a LinearMaxout brick.
 func NewLinearMaxout(cfg *Config, name string) *LinearMaxout {
 	lm := &LinearMaxout{Base: &Base{}, Linear: NewLinear(cfg, ""), Maxout: NewMaxout(cfg, "")}
-	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"}, append([]AttrSpec{
-		{Name: "input_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the input"},
-		{Name: "output_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the output"},
-		{Name: "num_pieces", Kind: AttrInt, Lazy: ForAllocation, Doc: "pieces per output feature"},
-	}, initializableSpecs...))
+	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"})
 	lm.SetChildren([]Brick{lm.Linear, lm.Maxout})
 	lm.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		pre, err := Apply(lm.Linear, "apply", in[0])
@@ -576,17 +619,35 @@ func NewLinearMaxout(cfg *Config, name string) *LinearMaxout {
 
 // PushAllocationConfigHook sizes the Linear child and the Maxout.
 func (lm *LinearMaxout) PushAllocationConfigHook() error {
-	in, ok1 := lm.Int("input_dim")
-	out, ok2 := lm.Int("output_dim")
-	k, ok3 := lm.Int("num_pieces")
-	if !ok1 || !ok2 || !ok3 {
+	in, out, k := lm.InputDim, lm.OutputDim, lm.NumPieces
+	if in == 0 || out == 0 || k == 0 {
 		return fmt.Errorf("%s: input_dim, output_dim and num_pieces must be set", lm.AnnotationName())
 	}
-	lm.Linear.attrs["input_dim"] = in
-	lm.Linear.attrs["output_dim"] = out * k
-	if ub, ok := lm.Attr("use_bias").(bool); ok {
-		lm.Linear.attrs["use_bias"] = ub
+	lm.Linear.InputDim = in
+	lm.Linear.OutputDim = out * k
+	if lm.UseBias != nil {
+		lm.Linear.UseBias = new(*lm.UseBias)
 	}
-	lm.Maxout.attrs["num_pieces"] = k
+	lm.Maxout.NumPieces = k
 	return nil
+}
+
+func (m *Maxout) missingAllocation() []string {
+	if m.NumPieces == 0 {
+		return []string{"num_pieces"}
+	}
+	return nil
+}
+
+func (lm *LinearMaxout) missingAllocation() []string {
+	var m []string
+	for _, d := range []struct {
+		v    int
+		name string
+	}{{lm.InputDim, "input_dim"}, {lm.OutputDim, "output_dim"}, {lm.NumPieces, "num_pieces"}} {
+		if d.v == 0 {
+			m = append(m, d.name)
+		}
+	}
+	return m
 }

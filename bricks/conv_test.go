@@ -74,8 +74,9 @@ func randShared(r *rand.Rand, name string, shape ...int) *core.Variable {
 
 func initAll(t *testing.T, b Brick) {
 	t.Helper()
-	b.BaseBrick().SetAttr("weights_init", initialization.Uniform{Width: 0.6})
-	b.BaseBrick().SetAttr("biases_init", initialization.Uniform{Width: 0.4})
+	if err := SetInitSchemes(b, initialization.Uniform{Width: 0.6}, initialization.Uniform{Width: 0.4}); err != nil {
+		t.Fatal(err)
+	}
 	if err := Initialize(b); err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +96,13 @@ func TestConvolutionalGradients(t *testing.T) {
 	} {
 		cfg := NewConfig(nd.Float64, 1)
 		conv := NewConvolutional(cfg, "")
-		conv.SetAttr("filter_size", []int{3, 2})
-		conv.SetAttr("num_filters", 3)
-		conv.SetAttr("num_channels", 2)
-		conv.SetAttr("image_size", Size{6, 7})
-		conv.SetAttr("step", c.step)
-		conv.SetAttr("border_mode", c.border)
-		conv.SetAttr("tied_biases", c.tied)
+		conv.FilterSize = []int{3, 2}
+		conv.NumFilters = 3
+		conv.NumChannels = 2
+		conv.ImageSize = Size{6, 7}
+		conv.Step = c.step
+		conv.BorderMode = new(c.border)
+		conv.TiedBiases = new(c.tied)
 		initAll(t, conv)
 		x := randShared(r, "x", 2, 2, 6, 7)
 		y := mustApply(t, conv, "apply", x)
@@ -127,12 +128,12 @@ func TestConvolutionalTranspose(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
 	cfg := NewConfig(nd.Float64, 1)
 	ct := NewConvolutionalTranspose(cfg, "")
-	ct.SetAttr("filter_size", []int{3, 3})
-	ct.SetAttr("num_filters", 2)
-	ct.SetAttr("num_channels", 3)
-	ct.SetAttr("image_size", Size{4, 5})
-	ct.SetAttr("step", []int{2, 2})
-	ct.SetAttr("unused_edge", []int{1, 0})
+	ct.FilterSize = []int{3, 3}
+	ct.NumFilters = 2
+	ct.NumChannels = 3
+	ct.ImageSize = Size{4, 5}
+	ct.Step = []int{2, 2}
+	ct.UnusedEdge = []int{1, 0}
 	initAll(t, ct)
 	dim, err := ct.GetDim("output")
 	// original size: step·(in−1) + k − 2·pad + unused edge.
@@ -173,18 +174,18 @@ func TestPoolingBricks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.SetAttr("pooling_size", c.size)
+		p.PoolingSize = c.size
 		if c.step != nil {
-			p.SetAttr("step", c.step)
+			p.Step = c.step
 		}
-		p.SetAttr("ignore_border", c.ignore)
+		p.IgnoreBorder = new(c.ignore)
 		if c.padding != nil {
-			p.SetAttr("padding", c.padding)
+			p.Padding = c.padding
 		}
 		if c.incPad {
-			p.SetAttr("include_padding", true)
+			p.IncludePadding = new(true)
 		}
-		p.SetAttr("input_dim", Size{2, 7, 5})
+		p.InputDim = Size{2, 7, 5}
 		x := randShared(r, "x", 3, 2, 7, 5)
 		y := mustApply(t, p, "apply", x)
 		out := eval(t, nil, nil, y)[0]
@@ -202,21 +203,21 @@ func TestConvolutionalSequence(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
 	cfg := NewConfig(nd.Float64, 1)
 	c0, c1 := NewConvolutional(cfg, "conv_0"), NewConvolutional(cfg, "conv_1")
-	c0.SetAttr("filter_size", []int{3, 3})
-	c0.SetAttr("num_filters", 4)
-	c1.SetAttr("filter_size", []int{2, 2})
-	c1.SetAttr("num_filters", 3)
+	c0.FilterSize = []int{3, 3}
+	c0.NumFilters = 4
+	c1.FilterSize = []int{2, 2}
+	c1.NumFilters = 3
 	r0, _ := NewActivation(cfg, "Rectifier", "", 0)
 	r1, _ := NewActivation(cfg, "Rectifier", "", 0)
 	p0, _ := NewPooling(cfg, "MaxPooling", "pool_0")
-	p0.SetAttr("pooling_size", []int{2, 2})
+	p0.PoolingSize = []int{2, 2}
 	p1, _ := NewPooling(cfg, "MaxPooling", "pool_1")
-	p1.SetAttr("pooling_size", []int{2, 2})
-	p1.SetAttr("ignore_border", false)
+	p1.PoolingSize = []int{2, 2}
+	p1.IgnoreBorder = new(false)
 	seq := NewConvolutionalSequence(cfg, "", []AppRef{{c0, "apply"}, {r0, "apply"}, {p0, "apply"}, {c1, "apply"}, {r1, "apply"}, {p1, "apply"}})
-	seq.SetAttr("num_channels", 2)
-	seq.SetAttr("image_size", Size{9, 8})
-	seq.SetAttr("border_mode", core.Border{Mode: "full"})
+	seq.NumChannels = 2
+	seq.ImageSize = Size{9, 8}
+	seq.BorderMode = new(core.Border{Mode: "full"})
 	if err := PushAllocationConfig(seq); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +226,7 @@ func TestConvolutionalSequence(t *testing.T) {
 	if err != nil || !slices.Equal(out, Size{3, 3, 3}) {
 		t.Fatalf("get_dim('output') = %v, %v", out, err)
 	}
-	if nc, _ := c1.Int("num_channels"); nc != 4 {
+	if nc := c1.NumChannels; nc != 4 {
 		t.Errorf("conv_1.num_channels = %d", nc)
 	}
 	flat := NewFlattener(cfg, "")
@@ -249,9 +250,7 @@ func TestLinearMaxout(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	cfg := NewConfig(nd.Float64, 1)
 	lm := NewLinearMaxout(cfg, "")
-	lm.SetAttr("input_dim", 4)
-	lm.SetAttr("output_dim", 3)
-	lm.SetAttr("num_pieces", 2)
+	lm.InputDim, lm.OutputDim, lm.NumPieces = 4, 3, 2
 	initAll(t, lm)
 	x := randShared(r, "x", 5, 4)
 	y := mustApply(t, lm, "apply", x)

@@ -28,16 +28,40 @@ var (
 )
 
 // SetInputDim sets input_dim.
-func (l *Linear) SetInputDim(d int) error { return setPushed(l, "input_dim", d) }
+func (l *Linear) SetInputDim(d int) error {
+	if h := l.hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("input_dim", d)
+	}
+	l.InputDim = d
+	return nil
+}
 
 // SetOutputDim sets output_dim.
-func (l *Linear) SetOutputDim(d int) error { return setPushed(l, "output_dim", d) }
+func (l *Linear) SetOutputDim(d int) error {
+	if h := l.hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("output_dim", d)
+	}
+	l.OutputDim = d
+	return nil
+}
 
 // SetInputDim sets input_dim.
-func (lm *LinearMaxout) SetInputDim(d int) error { return setPushed(lm, "input_dim", d) }
+func (lm *LinearMaxout) SetInputDim(d int) error {
+	if h := lm.hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("input_dim", d)
+	}
+	lm.InputDim = d
+	return nil
+}
 
 // SetOutputDim sets output_dim.
-func (lm *LinearMaxout) SetOutputDim(d int) error { return setPushed(lm, "output_dim", d) }
+func (lm *LinearMaxout) SetOutputDim(d int) error {
+	if h := lm.hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("output_dim", d)
+	}
+	lm.OutputDim = d
+	return nil
+}
 
 // SetInputDim sets the subclass's input_dim (its Hooks.SetAttr).
 func (s *ScriptBrick) SetInputDim(d int) error { return setPushed(s, "input_dim", d) }
@@ -45,19 +69,30 @@ func (s *ScriptBrick) SetInputDim(d int) error { return setPushed(s, "input_dim"
 // SetOutputDim sets the subclass's output_dim (its Hooks.SetAttr).
 func (s *ScriptBrick) SetOutputDim(d int) error { return setPushed(s, "output_dim", d) }
 
-// setPushed sets an attribute a parent pushes (Blocks' layer.name = v):
-// through the subclass's face when the brick has one (Hooks.SetAttr: its
-// properties, its own attributes), else the brick's declared attribute.
+// setPushed sets an attribute a parent pushes (Blocks' layer.name = v)
+// through the subclass's face (Hooks.SetAttr: its properties, its own
+// attributes): a brick of Blocks' abstract classes has no typed field
+// for it.
 func setPushed(br Brick, name string, v any) error {
 	b := br.BaseBrick()
 	if h := b.hooks; h != nil && h.SetAttr != nil {
 		return h.SetAttr(name, v)
 	}
-	if _, ok := b.Spec(name); !ok {
-		return fmt.Errorf("%s has no attribute %s", b.AnnotationName(), name)
+	return fmt.Errorf("%s has no attribute %s", b.AnnotationName(), name)
+}
+
+// pushUseBias sets a layer's use_bias as a parent (an MLP) pushes it:
+// through the subclass's face when the brick has one, else its
+// InitConfig, else its declared attribute.
+func pushUseBias(br Brick, ub bool) error {
+	if h := br.BaseBrick().hooks; h != nil && h.SetAttr != nil {
+		return h.SetAttr("use_bias", ub)
 	}
-	b.attrs[name] = v
-	return nil
+	if ic, ok := br.(Initializable); ok {
+		ic.Initialization().UseBias = &ub
+		return nil
+	}
+	return setPushed(br, "use_bias", ub)
 }
 
 // blankCopier is a brick type that Copy can make afresh: a brick of the
@@ -77,7 +112,7 @@ func (s *ScriptBrick) blankCopy() (Brick, error) {
 // classes that NewActivation knows: a subclass's names come first).
 func (a *Activation) blankCopy() (Brick, error) {
 	for _, c := range a.classes {
-		if x, err := NewActivation(a.cfg, c, a.Name, a.Float("leak", LeakyRectifierLeak)); err == nil {
+		if x, err := NewActivation(a.cfg, c, a.Name, a.Leak); err == nil {
 			return x, nil
 		}
 	}
@@ -114,6 +149,7 @@ func Copy(br Brick, memo map[Brick]Brick) (Brick, error) {
 	memo[br] = nb
 	n := nb.BaseBrick()
 	copyBase(n, b)
+	copyFields(nb, br)
 	switch {
 	case len(n.Children) == 0:
 		if len(b.Children) > 0 {
@@ -137,6 +173,7 @@ func Copy(br Brick, memo map[Brick]Brick) (Brick, error) {
 			}
 			memo[c] = n.Children[i]
 			copyBase(n.Children[i].BaseBrick(), c.BaseBrick())
+			copyFields(n.Children[i], c)
 		}
 	default:
 		return nil, fmt.Errorf("copying %s: it has %d children, a new one %d", b.AnnotationName(), len(b.Children), len(n.Children))
@@ -144,22 +181,36 @@ func Copy(br Brick, memo map[Brick]Brick) (Brick, error) {
 	return nb, nil
 }
 
-// copyBase gives n b's name, classes, attributes (slices copied), seeds,
+// copyFields gives dst, a blank brick of src's type, src's typed
+// configuration (slices and pointers copied).
+func copyFields(dst, src Brick) {
+	if d, ok := dst.(Initializable); ok {
+		*d.Initialization() = src.(Initializable).Initialization().clone()
+	}
+	switch d := dst.(type) {
+	case *Linear:
+		s := src.(*Linear)
+		d.InputDim, d.OutputDim = s.InputDim, s.OutputDim
+	case *Bias:
+		s := src.(*Bias)
+		d.Dim = s.Dim
+	case *Activation:
+		d.Leak = src.(*Activation).Leak
+	case *Maxout:
+		d.NumPieces = src.(*Maxout).NumPieces
+	case *LinearMaxout:
+		s := src.(*LinearMaxout)
+		d.InputDim, d.OutputDim, d.NumPieces = s.InputDim, s.OutputDim, s.NumPieces
+	}
+}
+
+// copyBase gives n b's name, classes, seeds,
 // generator state and lifecycle flags.
 func copyBase(n, b *Base) {
 	n.Name = b.Name
 	n.classes = slices.Clone(b.classes)
-	n.attrs = maps.Clone(b.attrs)
-	for k, v := range n.attrs {
-		switch x := v.(type) {
-		case []int:
-			n.attrs[k] = slices.Clone(x)
-		case Size:
-			n.attrs[k] = slices.Clone(x)
-		case []Brick:
-			n.attrs[k] = slices.Clone(x)
-		}
-	}
+	n.noneSet = maps.Clone(b.noneSet)
+	n.extraDims = b.extraDims
 	if b.seed != nil {
 		s := *b.seed
 		n.seed = &s

@@ -35,8 +35,8 @@ func TestMLPOfLinearMaxoutCopies(t *testing.T) {
 		if memo[proto.Linear] != lm.Linear || memo[proto.Maxout] != lm.Maxout || lm.Linear == proto.Linear {
 			t.Fatalf("copy %d: the children are not the copy's own", i)
 		}
-		if lm.Seed() != 7 || lm.Bool("use_bias", true) || lm.Attr("num_pieces") != 2 {
-			t.Errorf("copy %d: seed %d, use_bias %v, num_pieces %v; want the prototype's 7, false, 2", i, lm.Seed(), lm.Bool("use_bias", true), lm.Attr("num_pieces"))
+		if lm.Seed() != 7 || lm.HasBias() || lm.NumPieces != 2 {
+			t.Errorf("copy %d: seed %d, use_bias %v, num_pieces %v; want the prototype's 7, false, 2", i, lm.Seed(), lm.HasBias(), lm.NumPieces)
 		}
 		layers = append(layers, lm)
 	}
@@ -45,13 +45,11 @@ func TestMLPOfLinearMaxoutCopies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := mlp.SetAttr("weights_init", initialization.Constant{Value: 1}); err != nil {
-		t.Fatal(err)
-	}
+	mlp.WeightsInit = initialization.Constant{Value: 1}
 	if err := Initialize(mlp); err != nil {
 		t.Fatal(err)
 	}
-	if proto.Allocated || proto.Linear.AttrSet("input_dim") {
+	if proto.Allocated || proto.Linear.InputDim != 0 {
 		t.Errorf("the prototype was changed through its copies")
 	}
 	var paths []string
@@ -70,6 +68,49 @@ func TestMLPOfLinearMaxoutCopies(t *testing.T) {
 	out := eval(t, []*core.Variable{x}, []*nd.Array{in}, mustApply(t, mlp, "apply", x))[0]
 	if got := []float64{out.Flat(0), out.Flat(1)}; !slices.Equal(got, []float64{12, 12}) || !slices.Equal(out.Shape, []int{1, 2}) {
 		t.Errorf("output %v %v, want (1, 2) of 12", out.Shape, got)
+	}
+}
+
+// TestForkOfLinearMaxoutCopies: a Fork whose transformations are copies
+// of a LinearMaxout prototype (Blocks' Fork(prototype=...)): each copy is
+// named fork_{name}, gets its dimensions from the Fork, and computes the
+// closed form; the prototype stays as it was.
+func TestForkOfLinearMaxoutCopies(t *testing.T) {
+	cfg := NewConfig(nd.Float64, 1)
+	proto, err := NewLinearMaxoutWith(cfg, "proto", LinearMaxoutConfig{NumPieces: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := NewFork(cfg, "fork", []string{"a", "b"}, 3, []int{2, 1}, proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork.WeightsInit = initialization.Constant{Value: 1}
+	fork.BiasesInit = initialization.Constant{Value: 0.5}
+	if err := Initialize(fork); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tr := range fork.Transforms {
+		lm := tr.(*LinearMaxout)
+		names = append(names, fmt.Sprintf("%s:%dx%d", lm.Name, lm.Linear.InputDim, lm.Linear.OutputDim))
+	}
+	if got, want := strings.Join(names, " "), "fork_a:3x4 fork_b:3x2"; got != want {
+		t.Errorf("transforms %q, want %q", got, want)
+	}
+	if proto.Allocated || proto.Linear.InputDim != 0 || proto.Name != "proto" {
+		t.Errorf("the prototype was changed through its copies")
+	}
+	x := core.NewInput("x", nd.Float64, 2)
+	in := nd.FromSlice([]float64{1, 2, 3}, 1, 3)
+	ys, err := Apply(fork, "apply", x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := eval(t, []*core.Variable{x}, []*nd.Array{in}, ys...)
+	// (1+2+3)·1 + 0.5 in every piece: 6.5 after the maximum.
+	if a, b := out[0].Float64s(), out[1].Float64s(); !slices.Equal(a, []float64{6.5, 6.5}) || !slices.Equal(b, []float64{6.5}) {
+		t.Errorf("outputs %v %v, want [6.5 6.5] [6.5]", a, b)
 	}
 }
 
@@ -98,8 +139,7 @@ func TestCopy(t *testing.T) {
 		t.Errorf("children %v: want one copy of l twice, parented by the copy", ch)
 	}
 	l2 := NewLinear(cfg, "l2")
-	_ = l2.SetAttr("input_dim", 2)
-	_ = l2.SetAttr("output_dim", 2)
+	l2.InputDim, l2.OutputDim = 2, 2
 	if err := Allocate(l2); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,12 @@ import (
 
 // Cost is one of Blocks' cost bricks (blocks.bricks.cost); apply(y, y_hat)
 // gives the cost.
-type Cost struct{ *Base }
+type Cost struct {
+	*Base
+	// TopK is MisclassificationRate's k: a target among the k best is not
+	// an error (values below 1 read as 1).
+	TopK int
+}
 
 // NewCost makes CategoricalCrossEntropy, MisclassificationRate (top_k,
 // its attribute, read when the brick is applied), SquaredError,
@@ -17,7 +22,6 @@ type Cost struct{ *Base }
 func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 	c := &Cost{Base: &Base{}}
 	var classes []string
-	var specs []AttrSpec
 	var fn ApplyFunc
 	output := "cost"
 	switch class {
@@ -36,12 +40,8 @@ func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 		}
 		classes = []string{class, "Cost", "Brick"}
 		output = "error_rate"
-		specs = []AttrSpec{{Name: "top_k", Kind: AttrInt, Doc: "a target among the k best is not an error (default 1)"}}
 		fn = func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
-			k, ok := c.Int("top_k")
-			if !ok {
-				k = 1
-			}
+			k := max(c.TopK, 1)
 			return misclassification(cfg.FloatX, in[0], in[1], k)
 		}
 	case "SquaredError", "AbsoluteError", "BinaryCrossEntropy":
@@ -64,12 +64,8 @@ func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 	default:
 		return nil, fmt.Errorf("unknown cost %s", class)
 	}
-	c.initBase(c, cfg, name, classes, specs)
-	if specs != nil {
-		if err := c.SetAttr("top_k", topK); err != nil {
-			return nil, err
-		}
-	}
+	c.initBase(c, cfg, name, classes)
+	c.TopK = topK
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"y", "y_hat"}, Outputs: []string{output}, Fn: fn})
 	return c, nil
 }

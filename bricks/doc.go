@@ -4,20 +4,35 @@
 // hierarchies, annotating every variable they make with their roles, the
 // brick and the application call.
 //
-// A brick is a value of a type that embeds *Base. Its attributes (Blocks'
-// lazy arguments and settings such as input_dim, dims, weights_init) live
-// in Base under their Blocks names, so a scripting layer can read and set
-// them generically; each brick declares them with AttrSpec. Applications
+// A brick is a value of a type that embeds *Base. Its configuration
+// (Blocks' lazy arguments and settings) is typed fields of that type:
+// Linear's InputDim and OutputDim, MLP's Dims, Convolutional's FilterSize
+// and BorderMode, ... A zero value (0, nil) is an argument left out: the
+// brick's default holds, or, for a lazy allocation argument, a parent
+// pushes it (MLP sets its layers' dimensions, Fork its copies', ...) and
+// Allocate refuses to run while one is missing. Go interfaces stand for
+// Blocks' classes where containers and the lifecycle depend on them:
+// Initializable (an embedded InitConfig: WeightsInit, BiasesInit,
+// UseBias, which a parent pushes to its children), Feedforward (one input
+// and one output whose dimensions a parent sets: MLP's layers and the
+// copies of Parallel, Fork, Merge and Distribute are any Feedforward
+// prototype), RecurrentBrick (Blocks' BaseRecurrent: recurrent
+// applications), Emitter, Feedback, GetDimmer, KeywordApplier. Applications
 // are registered by name and run through Apply, which allocates the brick
 // when needed and copies and tags inputs and outputs as Blocks'
 // @application does.
 //
-// Each brick has a typed constructor taking Blocks' arguments:
-// positional Go arguments where they shape the brick (NewLSTM(cfg, name,
-// dim, activation, gateActivation), NewFork, NewReadout, ...), or a
-// config struct where they are plain attributes (NewLinearWith(cfg, name,
-// LinearConfig{InputDim: 784, OutputDim: 10}), ConvolutionalConfig,
-// PoolingConfig, ...), a zero field being an argument left out.
+// Python's names for the attributes (input_dim, weights_init, ...), their
+// defaults and conversions live in the Starlark face (starlib/blocks'
+// class tables), not here; a script class's own attributes live with its
+// instance there too.
+//
+// Each brick has a constructor taking Blocks' arguments that shape it
+// (NewLSTM(cfg, name, dim, activation, gateActivation), NewFork,
+// NewReadout, ...); the fields can then be set directly
+// (l := NewLinear(cfg, "l"); l.InputDim, l.OutputDim = 784, 10), or
+// given in a config struct (NewLinearWith(cfg, name, LinearConfig{...}),
+// ConvolutionalConfig, PoolingConfig).
 //
 // Random numbers come from numpyrand, seeded as Blocks seeds them: a
 // generator shared by all bricks of a Config (Blocks' class-level

@@ -50,20 +50,12 @@ func Example_trainMLP() {
 
 	// The model: MLP([Tanh(), Softmax()], [2, 32, 3]).
 	cfg := bricks.NewConfig(nd.Float32, 1)
-	tanh, err := bricks.NewActivation(cfg, "Tanh", "", 0)
+	mlp, err := bricks.NewMLP(cfg, "mlp", []bricks.Brick{bricks.NewTanh(cfg, ""), bricks.NewSoftmax(cfg, "")}, []int{2, 32, 3})
 	if err != nil {
 		log.Fatal(err)
 	}
-	mlp, err := bricks.NewMLP(cfg, "mlp", []bricks.Brick{tanh, bricks.NewSoftmax(cfg, "")}, []int{2, 32, 3})
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := mlp.SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.5}); err != nil {
-		log.Fatal(err)
-	}
-	if err := mlp.SetAttr("biases_init", initialization.Constant{Value: 0}); err != nil {
-		log.Fatal(err)
-	}
+	mlp.WeightsInit = initialization.IsotropicGaussian{Std: 0.5}
+	mlp.BiasesInit = initialization.Constant{Value: 0}
 	if err := bricks.Initialize(mlp); err != nil {
 		log.Fatal(err)
 	}

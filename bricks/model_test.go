@@ -18,8 +18,8 @@ func TestModelRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = mlp.SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.1})
-	_ = mlp.SetAttr("biases_init", initialization.Constant{Value: 0.5})
+	mlp.WeightsInit = initialization.IsotropicGaussian{Std: 0.1}
+	mlp.BiasesInit = initialization.Constant{Value: 0.5}
 	if err := Initialize(mlp); err != nil {
 		t.Fatal(err)
 	}

@@ -6,62 +6,94 @@ import (
 	"github.com/blocks-go/blocks/core"
 )
 
-// Parallel applies a copy of a prototype (a Linear brick) to each of
-// several inputs (blocks.bricks.parallel). Fork, Distribute and Merge are
-// built on it.
+// Parallel applies a copy of a prototype (any Feedforward brick: a Linear
+// by default) to each of several inputs (blocks.bricks.parallel). Fork,
+// Distribute and Merge are built on it.
 type Parallel struct {
 	*Base
+	InitConfig
 	InputNames []string
-	Transforms []*Linear
-	inputDims  []int
-	outputDims []int
-	kind       string
+	// Transforms are the copies of the prototype, one per input name,
+	// named {prefix}_{name}; the brick pushes their dimensions.
+	Transforms []Feedforward
+	// InputDims and OutputDims are the dimensions of each input and
+	// output (Parallel; Merge's InputDims; Fork's OutputDims), nil when
+	// unset.
+	InputDims, OutputDims []int
+	InputDim              int   // Fork's input dimension (0: unset)
+	OutputDim             int   // Merge's output dimension
+	SourceDim             int   // Distribute's source dimension
+	TargetDims            []int // Distribute's target dimensions
+	kind                  string
 }
 
-var parallelSpecs = []AttrSpec{
-	{Name: "input_dims", Kind: AttrInts, Doc: "input dimensions, one per input name"},
-	{Name: "output_dims", Kind: AttrInts, Doc: "output dimensions, one per input name"},
-	{Name: "input_dim", Kind: AttrInt, Doc: "the input dimension (Fork)"},
-	{Name: "output_dim", Kind: AttrInt, Doc: "the output dimension (Merge)"},
-	{Name: "source_dim", Kind: AttrInt, Doc: "the source's dimension (Distribute)"},
-	{Name: "target_dims", Kind: AttrInts, Doc: "the targets' dimensions (Distribute)"},
-}
-
-// newParallel makes the copies of the prototype, named prefix_name.
-func newParallel(cfg *Config, class []string, name, prefix string, names []string, prototype *Linear, useBias bool) *Parallel {
+// newParallel makes a Parallel of the classes whose children are the
+// copies given, else copies of prototype (a Linear with use_bias useBias
+// when nil), named prefix_name.
+func newParallel(cfg *Config, class []string, name, prefix string, names []string, prototype Feedforward, copies []Feedforward, useBias bool) (*Parallel, error) {
 	p := &Parallel{Base: &Base{}, InputNames: names, kind: class[0]}
-	p.initBase(p, cfg, name, append(class, "Initializable", "Brick"), append(append([]AttrSpec(nil), parallelSpecs...), initializableSpecs...))
-	if prototype != nil {
-		useBias = prototype.Bool("use_bias", true)
+	p.initBase(p, cfg, name, append(class, "Initializable", "Brick"))
+	if copies != nil && len(copies) != len(names) {
+		return nil, fmt.Errorf("%s: %d names need %d transforms, got %d", p.AnnotationName(), len(names), len(names), len(copies))
 	}
 	var children []Brick
-	for _, n := range names {
-		l := NewLinear(cfg, prefix+"_"+n)
-		l.attrs["use_bias"] = useBias
-		if prototype != nil {
-			for _, k := range []string{"weights_init", "biases_init"} {
-				if v := prototype.Attr(k); v != nil {
-					l.attrs[k] = v
-				}
+	for i, n := range names {
+		var l Feedforward
+		if copies != nil {
+			l = copies[i]
+		} else if prototype == nil {
+			lin := NewLinear(cfg, "")
+			lin.UseBias = new(useBias)
+			l = lin
+		} else {
+			c, err := Copy(prototype, map[Brick]Brick{})
+			if err != nil {
+				return nil, fmt.Errorf("%s: copying the prototype: %w", p.AnnotationName(), err)
 			}
+			f, ok := c.(Feedforward)
+			if !ok {
+				return nil, fmt.Errorf("%s: the prototype's copy %s is not Feedforward", p.AnnotationName(), c.BaseBrick().AnnotationName())
+			}
+			l = f
 		}
+		l.BaseBrick().Name = prefix + "_" + n
 		p.Transforms = append(p.Transforms, l)
 		children = append(children, l)
 	}
 	p.SetChildren(children)
-	return p
+	return p, nil
 }
 
-func intsAttr(b *Base, name string) []int { v, _ := b.Attr(name).([]int); return v }
+// NewParallelOf makes a Parallel (class "Parallel", "Fork", "Distribute"
+// or "Merge") of the given transforms, one per name: copies of a
+// prototype made by the caller (a front end that copies what Copy
+// cannot, a script class's brick). The other arguments are those of
+// NewParallel, NewFork, NewDistribute and NewMerge: dims (input_dims,
+// Fork's output_dims, Distribute's target_dims, Merge's input_dims), dim
+// (Fork's input_dim, Distribute's source_dim, Merge's output_dim),
+// outputDims (Parallel's) and sourceName (Distribute's).
+func NewParallelOf(cfg *Config, class, name string, names []string, dims []int, dim int, outputDims []int, sourceName string, transforms []Feedforward) (*Parallel, error) {
+	switch class {
+	case "Parallel":
+		return newParallelBrick(cfg, name, names, dims, outputDims, nil, transforms)
+	case "Fork":
+		return newFork(cfg, name, names, dim, dims, nil, transforms)
+	case "Distribute":
+		return newDistribute(cfg, name, names, sourceName, dims, dim, nil, transforms)
+	case "Merge":
+		return newMerge(cfg, name, names, dims, dim, nil, transforms)
+	}
+	return nil, fmt.Errorf("NewParallelOf: unknown class %s", class)
+}
 
 // PushAllocationConfigHook gives each copy its dimensions.
 func (p *Parallel) PushAllocationConfigHook() error {
 	n := len(p.InputNames)
-	in, out := intsAttr(p.Base, "input_dims"), intsAttr(p.Base, "output_dims")
+	in, out := p.InputDims, p.OutputDims
 	switch p.kind {
 	case "Fork":
-		d, ok := p.Int("input_dim")
-		if !ok {
+		d := p.InputDim
+		if d == 0 {
 			return fmt.Errorf("%s: allocation argument input_dim is not set", p.AnnotationName())
 		}
 		in = make([]int, n)
@@ -69,18 +101,18 @@ func (p *Parallel) PushAllocationConfigHook() error {
 			in[i] = d
 		}
 	case "Distribute":
-		d, ok := p.Int("source_dim")
-		if !ok {
+		d := p.SourceDim
+		if d == 0 {
 			return fmt.Errorf("%s: allocation argument source_dim is not set", p.AnnotationName())
 		}
 		in = make([]int, n)
 		for i := range in {
 			in[i] = d
 		}
-		out = intsAttr(p.Base, "target_dims")
+		out = p.TargetDims
 	case "Merge":
-		d, ok := p.Int("output_dim")
-		if !ok {
+		d := p.OutputDim
+		if d == 0 {
 			return fmt.Errorf("%s: allocation argument output_dim is not set", p.AnnotationName())
 		}
 		out = make([]int, n)
@@ -92,8 +124,12 @@ func (p *Parallel) PushAllocationConfigHook() error {
 		return fmt.Errorf("%s: need %d input and output dimensions (one per name %v), got %v and %v", p.AnnotationName(), n, p.InputNames, in, out)
 	}
 	for i, l := range p.Transforms {
-		l.attrs["input_dim"] = in[i]
-		l.attrs["output_dim"] = out[i]
+		if err := l.SetInputDim(in[i]); err != nil {
+			return err
+		}
+		if err := l.SetOutputDim(out[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -111,14 +147,16 @@ func (p *Parallel) applyAll(in []*core.Variable) ([]*core.Variable, error) {
 }
 
 // NewParallel makes a Parallel: apply(**inputs) transforms each input.
-func NewParallel(cfg *Config, name string, inputNames []string, inputDims, outputDims []int, prototype *Linear) (*Parallel, error) {
-	p := newParallel(cfg, []string{"Parallel"}, name, "transform", inputNames, prototype, true)
-	if inputDims != nil {
-		p.attrs["input_dims"] = inputDims
+func NewParallel(cfg *Config, name string, inputNames []string, inputDims, outputDims []int, prototype Feedforward) (*Parallel, error) {
+	return newParallelBrick(cfg, name, inputNames, inputDims, outputDims, prototype, nil)
+}
+
+func newParallelBrick(cfg *Config, name string, inputNames []string, inputDims, outputDims []int, prototype Feedforward, copies []Feedforward) (*Parallel, error) {
+	p, err := newParallel(cfg, []string{"Parallel"}, name, "transform", inputNames, prototype, copies, true)
+	if err != nil {
+		return nil, err
 	}
-	if outputDims != nil {
-		p.attrs["output_dims"] = outputDims
-	}
+	p.InputDims, p.OutputDims = inputDims, outputDims
 	p.addApplication(&Application{Name: "apply", Inputs: inputNames, Outputs: inputNames,
 		Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) { return p.applyAll(in) }})
 	return p, nil
@@ -126,14 +164,16 @@ func NewParallel(cfg *Config, name string, inputNames []string, inputDims, outpu
 
 // NewFork makes a Fork: apply(input_) gives one transformed output per
 // output name (children fork_<name>; the prototype defaults to Linear).
-func NewFork(cfg *Config, name string, outputNames []string, inputDim int, outputDims []int, prototype *Linear) (*Parallel, error) {
-	p := newParallel(cfg, []string{"Fork", "Parallel"}, name, "fork", outputNames, prototype, true)
-	if inputDim > 0 {
-		p.attrs["input_dim"] = inputDim
+func NewFork(cfg *Config, name string, outputNames []string, inputDim int, outputDims []int, prototype Feedforward) (*Parallel, error) {
+	return newFork(cfg, name, outputNames, inputDim, outputDims, prototype, nil)
+}
+
+func newFork(cfg *Config, name string, outputNames []string, inputDim int, outputDims []int, prototype Feedforward, copies []Feedforward) (*Parallel, error) {
+	p, err := newParallel(cfg, []string{"Fork", "Parallel"}, name, "fork", outputNames, prototype, copies, true)
+	if err != nil {
+		return nil, err
 	}
-	if outputDims != nil {
-		p.attrs["output_dims"] = outputDims
-	}
+	p.InputDim, p.OutputDims = inputDim, outputDims
 	p.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: outputNames,
 		Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 			xs := make([]*core.Variable, len(outputNames))
@@ -148,14 +188,16 @@ func NewFork(cfg *Config, name string, outputNames []string, inputDim int, outpu
 // NewDistribute makes a Distribute: apply(source, targets...) adds a
 // transformation of the source to each target (children
 // distribute_<target>; the prototype defaults to Linear without bias).
-func NewDistribute(cfg *Config, name string, targetNames []string, sourceName string, targetDims []int, sourceDim int, prototype *Linear) (*Parallel, error) {
-	p := newParallel(cfg, []string{"Distribute", "Fork", "Parallel"}, name, "distribute", targetNames, prototype, false)
-	if sourceDim > 0 {
-		p.attrs["source_dim"] = sourceDim
+func NewDistribute(cfg *Config, name string, targetNames []string, sourceName string, targetDims []int, sourceDim int, prototype Feedforward) (*Parallel, error) {
+	return newDistribute(cfg, name, targetNames, sourceName, targetDims, sourceDim, prototype, nil)
+}
+
+func newDistribute(cfg *Config, name string, targetNames []string, sourceName string, targetDims []int, sourceDim int, prototype Feedforward, copies []Feedforward) (*Parallel, error) {
+	p, err := newParallel(cfg, []string{"Distribute", "Fork", "Parallel"}, name, "distribute", targetNames, prototype, copies, false)
+	if err != nil {
+		return nil, err
 	}
-	if targetDims != nil {
-		p.attrs["target_dims"] = targetDims
-	}
+	p.SourceDim, p.TargetDims = sourceDim, targetDims
 	p.addApplication(&Application{Name: "apply", Inputs: append([]string{sourceName}, targetNames...), Outputs: targetNames,
 		Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 			xs := make([]*core.Variable, len(targetNames))
@@ -177,14 +219,16 @@ func NewDistribute(cfg *Config, name string, targetNames []string, sourceName st
 // NewMerge makes a Merge: apply(inputs...) is the sum of a transformation
 // of each input (children transform_<name>; the prototype defaults to
 // Linear without bias).
-func NewMerge(cfg *Config, name string, inputNames []string, inputDims []int, outputDim int, prototype *Linear) (*Parallel, error) {
-	p := newParallel(cfg, []string{"Merge", "Parallel"}, name, "transform", inputNames, prototype, false)
-	if inputDims != nil {
-		p.attrs["input_dims"] = inputDims
+func NewMerge(cfg *Config, name string, inputNames []string, inputDims []int, outputDim int, prototype Feedforward) (*Parallel, error) {
+	return newMerge(cfg, name, inputNames, inputDims, outputDim, prototype, nil)
+}
+
+func newMerge(cfg *Config, name string, inputNames []string, inputDims []int, outputDim int, prototype Feedforward, copies []Feedforward) (*Parallel, error) {
+	p, err := newParallel(cfg, []string{"Merge", "Parallel"}, name, "transform", inputNames, prototype, copies, false)
+	if err != nil {
+		return nil, err
 	}
-	if outputDim > 0 {
-		p.attrs["output_dim"] = outputDim
-	}
+	p.InputDims, p.OutputDim = inputDims, outputDim
 	// Blocks' Merge.apply calls Parallel.apply (an application of its
 	// own: its outputs are OUTPUT variables of the merge brick too).
 	parallelApply := &Application{Name: "apply", Inputs: inputNames, Outputs: inputNames,

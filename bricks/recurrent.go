@@ -377,24 +377,27 @@ func (b *Base) zeroParameter(name string, role *core.Role, shape ...int) *core.V
 	return p
 }
 
-var recurrentSpecs = []AttrSpec{
-	{Name: "dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the hidden state"},
-	{Name: "weights_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the weights"},
-	{Name: "biases_init", Kind: AttrInit, Doc: "initialization scheme of the biases (unused)"},
-	{Name: "use_bias", Kind: AttrBool, Doc: "unused"},
-}
-
 // GetDimmer answers Blocks' get_dim(name) for an application input.
 type GetDimmer interface {
 	GetDim(name string) (int, error)
 }
 
-func (b *Base) dim() int { d, _ := b.Int("dim"); return d }
+// missingDim names dim when it is not set (0).
+func missingDim(d int) []string {
+	if d == 0 {
+		return []string{"dim"}
+	}
+	return nil
+}
 
 // SimpleRecurrent is h(t) = activation(inputs(t) + h(t-1)·W).
 type SimpleRecurrent struct {
 	*Base
+	InitConfig
 	recurrentBase
+	// Dim is the dimension of the hidden state (0: unset, a parent
+	// pushes it).
+	Dim             int
 	W, InitialState *core.Variable
 	Activation      Brick
 }
@@ -402,10 +405,8 @@ type SimpleRecurrent struct {
 // NewSimpleRecurrent makes a SimpleRecurrent brick (dim 0: lazy).
 func NewSimpleRecurrent(cfg *Config, name string, dim int, activation Brick) *SimpleRecurrent {
 	s := &SimpleRecurrent{Base: &Base{}, Activation: activation}
-	s.initBase(s, cfg, name, []string{"SimpleRecurrent", "BaseRecurrent", "Initializable", "Brick"}, recurrentSpecs)
-	if dim > 0 {
-		s.attrs["dim"] = dim
-	}
+	s.initBase(s, cfg, name, []string{"SimpleRecurrent", "BaseRecurrent", "Initializable", "Brick"})
+	s.Dim = dim
 	s.SetChildren([]Brick{activation})
 	s.addRecurrent(s.Base, "apply", &RecurrentApp{
 		Spec: RecurrentSpec{Sequences: []string{"inputs", "mask"}, States: []string{"states"}, Outputs: []string{"states"}},
@@ -423,21 +424,23 @@ func (s *SimpleRecurrent) GetDim(name string) (int, error) {
 	case "mask":
 		return 0, nil
 	case "inputs", "states":
-		return s.dim(), nil
+		return s.Dim, nil
 	}
 	return 0, fmt.Errorf("%s has no input %s", s.AnnotationName(), name)
 }
 
 // AllocateHook creates W and initial_state.
 func (s *SimpleRecurrent) AllocateHook() error {
-	d := s.dim()
+	d := s.Dim
 	s.W = s.newParameter("W", core.Weight, d, d)
 	s.InitialState = s.zeroParameter("initial_state", core.InitialState, d)
 	return nil
 }
 
 // InitializeHook draws W.
-func (s *SimpleRecurrent) InitializeHook() error { return s.initParam(s.W, "weights_init") }
+func (s *SimpleRecurrent) InitializeHook() error {
+	return s.initWith(s.W, s.WeightsInit, "weights_init")
+}
 
 func (s *SimpleRecurrent) step(in map[string]*core.Variable) ([]*core.Variable, error) {
 	x, h := in["inputs"], in["states"]
@@ -470,7 +473,11 @@ func gatedDefaults(cfg *Config, activation, gateActivation Brick) (Brick, Brick)
 // output gate c(t)).
 type LSTM struct {
 	*Base
+	InitConfig
 	recurrentBase
+	// Dim is the dimension of the hidden state (0: unset, a parent
+	// pushes it).
+	Dim                                                                      int
 	WState, WCellToIn, WCellToForget, WCellToOut, InitialState, InitialCells *core.Variable
 	Activation, GateActivation                                               Brick
 }
@@ -479,10 +486,8 @@ type LSTM struct {
 func NewLSTM(cfg *Config, name string, dim int, activation, gateActivation Brick) *LSTM {
 	activation, gateActivation = gatedDefaults(cfg, activation, gateActivation)
 	l := &LSTM{Base: &Base{}, Activation: activation, GateActivation: gateActivation}
-	l.initBase(l, cfg, name, []string{"LSTM", "BaseRecurrent", "Initializable", "Brick"}, recurrentSpecs)
-	if dim > 0 {
-		l.attrs["dim"] = dim
-	}
+	l.initBase(l, cfg, name, []string{"LSTM", "BaseRecurrent", "Initializable", "Brick"})
+	l.Dim = dim
 	l.SetChildren([]Brick{activation, gateActivation})
 	l.addRecurrent(l.Base, "apply", &RecurrentApp{
 		Spec: RecurrentSpec{Sequences: []string{"inputs", "mask"}, States: []string{"states", "cells"}, Outputs: []string{"states", "cells"}},
@@ -501,16 +506,16 @@ func (l *LSTM) GetDim(name string) (int, error) {
 	case "mask":
 		return 0, nil
 	case "inputs":
-		return 4 * l.dim(), nil
+		return 4 * l.Dim, nil
 	case "states", "cells":
-		return l.dim(), nil
+		return l.Dim, nil
 	}
 	return 0, fmt.Errorf("%s has no input %s", l.AnnotationName(), name)
 }
 
 // AllocateHook creates the parameters in Blocks' order.
 func (l *LSTM) AllocateHook() error {
-	d := l.dim()
+	d := l.Dim
 	l.WState = l.newParameter("W_state", core.Weight, d, 4*d)
 	l.WCellToIn = l.newParameter("W_cell_to_in", core.Weight, d)
 	l.WCellToForget = l.newParameter("W_cell_to_forget", core.Weight, d)
@@ -523,7 +528,7 @@ func (l *LSTM) AllocateHook() error {
 // InitializeHook draws the four weights, in order.
 func (l *LSTM) InitializeHook() error {
 	for _, p := range []*core.Variable{l.WState, l.WCellToIn, l.WCellToForget, l.WCellToOut} {
-		if err := l.initParam(p, "weights_init"); err != nil {
+		if err := l.initWith(p, l.WeightsInit, "weights_init"); err != nil {
 			return err
 		}
 	}
@@ -531,7 +536,7 @@ func (l *LSTM) InitializeHook() error {
 }
 
 func (l *LSTM) step(in map[string]*core.Variable) ([]*core.Variable, error) {
-	d := l.dim()
+	d := l.Dim
 	x, h, c := in["inputs"], in["states"], in["cells"]
 	hw, err := core.Dot(h, l.WState)
 	if err != nil {
@@ -580,7 +585,11 @@ func (l *LSTM) step(in map[string]*core.Variable) ([]*core.Variable, error) {
 // h' = act((h·r)·U + inputs), h = h'·u + h·(1-u).
 type GatedRecurrent struct {
 	*Base
+	InitConfig
 	recurrentBase
+	// Dim is the dimension of the hidden state (0: unset, a parent
+	// pushes it).
+	Dim                                      int
 	StateToState, StateToGates, InitialState *core.Variable
 	Activation, GateActivation               Brick
 }
@@ -590,10 +599,8 @@ type GatedRecurrent struct {
 func NewGatedRecurrent(cfg *Config, name string, dim int, activation, gateActivation Brick) *GatedRecurrent {
 	activation, gateActivation = gatedDefaults(cfg, activation, gateActivation)
 	g := &GatedRecurrent{Base: &Base{}, Activation: activation, GateActivation: gateActivation}
-	g.initBase(g, cfg, name, []string{"GatedRecurrent", "BaseRecurrent", "Initializable", "Brick"}, recurrentSpecs)
-	if dim > 0 {
-		g.attrs["dim"] = dim
-	}
+	g.initBase(g, cfg, name, []string{"GatedRecurrent", "BaseRecurrent", "Initializable", "Brick"})
+	g.Dim = dim
 	g.SetChildren([]Brick{activation, gateActivation})
 	g.addRecurrent(g.Base, "apply", &RecurrentApp{
 		Spec: RecurrentSpec{Sequences: []string{"mask", "inputs", "gate_inputs"}, States: []string{"states"}, Outputs: []string{"states"}},
@@ -612,16 +619,16 @@ func (g *GatedRecurrent) GetDim(name string) (int, error) {
 	case "mask":
 		return 0, nil
 	case "inputs", "states":
-		return g.dim(), nil
+		return g.Dim, nil
 	case "gate_inputs":
-		return 2 * g.dim(), nil
+		return 2 * g.Dim, nil
 	}
 	return 0, fmt.Errorf("%s has no input %s", g.AnnotationName(), name)
 }
 
 // AllocateHook creates state_to_state, state_to_gates and initial_state.
 func (g *GatedRecurrent) AllocateHook() error {
-	d := g.dim()
+	d := g.Dim
 	g.StateToState = g.newParameter("state_to_state", core.Weight, d, d)
 	g.StateToGates = g.newParameter("state_to_gates", core.Weight, d, 2*d)
 	g.InitialState = g.zeroParameter("initial_state", core.InitialState, d)
@@ -631,11 +638,11 @@ func (g *GatedRecurrent) AllocateHook() error {
 // InitializeHook draws state_to_state, then the update and reset blocks
 // of state_to_gates separately, as Blocks does.
 func (g *GatedRecurrent) InitializeHook() error {
-	if err := g.initParam(g.StateToState, "weights_init"); err != nil {
+	if err := g.initWith(g.StateToState, g.WeightsInit, "weights_init"); err != nil {
 		return err
 	}
-	s := g.Init("weights_init")
-	d := g.dim()
+	s := g.WeightsInit
+	d := g.Dim
 	upd, err := s.Generate(g.RNG(), []int{d, d})
 	if err != nil {
 		return err
@@ -655,7 +662,7 @@ func (g *GatedRecurrent) InitializeHook() error {
 }
 
 func (g *GatedRecurrent) step(in map[string]*core.Variable) ([]*core.Variable, error) {
-	d := g.dim()
+	d := g.Dim
 	h := in["states"]
 	hg, err := core.Dot(h, g.StateToGates)
 	if err != nil {
@@ -697,18 +704,15 @@ func CloneRecurrent(proto Brick, name string) (Brick, error) {
 	var out Brick
 	switch p := proto.(type) {
 	case *SimpleRecurrent:
-		out = NewSimpleRecurrent(pb.cfg, name, 0, p.Activation)
+		out = NewSimpleRecurrent(pb.cfg, name, p.Dim, p.Activation)
 	case *LSTM:
-		out = NewLSTM(pb.cfg, name, 0, p.Activation, p.GateActivation)
+		out = NewLSTM(pb.cfg, name, p.Dim, p.Activation, p.GateActivation)
 	case *GatedRecurrent:
-		out = NewGatedRecurrent(pb.cfg, name, 0, p.Activation, p.GateActivation)
+		out = NewGatedRecurrent(pb.cfg, name, p.Dim, p.Activation, p.GateActivation)
 	default:
 		return nil, fmt.Errorf("cannot copy %s (supported prototypes: SimpleRecurrent, LSTM, GatedRecurrent)", pb.AnnotationName())
 	}
-	ob := out.BaseBrick()
-	for k, v := range pb.attrs {
-		ob.attrs[k] = v
-	}
+	*out.(Initializable).Initialization() = proto.(Initializable).Initialization().clone()
 	return out, nil
 }
 
@@ -717,6 +721,7 @@ func CloneRecurrent(proto Brick, name string) (Brick, error) {
 // backward).
 type Bidirectional struct {
 	*Base
+	InitConfig
 	Forward, Backward Brick
 	// Prototype is the brick the children were copied from (not a child).
 	Prototype Brick
@@ -733,7 +738,7 @@ func NewBidirectional(cfg *Config, name string, prototype Brick) (*Bidirectional
 		return nil, fmt.Errorf("Bidirectional: %w", err)
 	}
 	b := &Bidirectional{Base: &Base{}, Forward: fw, Backward: bw, Prototype: prototype}
-	b.initBase(b, cfg, name, []string{"Bidirectional", "Initializable", "Brick"}, initializableSpecs)
+	b.initBase(b, cfg, name, []string{"Bidirectional", "Initializable", "Brick"})
 	b.SetChildren([]Brick{fw, bw})
 	ra := fw.(RecurrentBrick).RecurrentApplication("apply")
 	inputs := slices.Concat(ra.Spec.Sequences, ra.Spec.States, ra.Spec.Contexts)
@@ -852,27 +857,21 @@ var (
 	_ KeywordApplier = (*Bidirectional)(nil)
 )
 
-// LookupTable maps integer indices to rows of W (length, dim).
+// LookupTable maps integer indices to rows of W (Length, Dim).
 type LookupTable struct {
 	*Base
-	W *core.Variable
+	InitConfig
+	// Length is the number of rows (the vocabulary size), Dim the
+	// dimension of the embeddings; 0 is unset.
+	Length, Dim int
+	W           *core.Variable
 }
 
 // NewLookupTable makes a LookupTable (0 means unset).
 func NewLookupTable(cfg *Config, name string, length, dim int) *LookupTable {
 	l := &LookupTable{Base: &Base{}}
-	l.initBase(l, cfg, name, []string{"LookupTable", "Initializable", "Feedforward", "Brick"}, []AttrSpec{
-		{Name: "length", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of rows (the vocabulary size)"},
-		{Name: "dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the embeddings"},
-		{Name: "weights_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of W"},
-		{Name: "biases_init", Kind: AttrInit, Doc: "unused"},
-	})
-	if length > 0 {
-		l.attrs["length"] = length
-	}
-	if dim > 0 {
-		l.attrs["dim"] = dim
-	}
+	l.initBase(l, cfg, name, []string{"LookupTable", "Initializable", "Feedforward", "Brick"})
+	l.Length, l.Dim = length, dim
 	l.addApplication(&Application{Name: "apply", Inputs: []string{"indices"}, Outputs: []string{"output"},
 		Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 			if in[0].DType().IsFloat() {
@@ -886,11 +885,28 @@ func NewLookupTable(cfg *Config, name string, length, dim int) *LookupTable {
 
 // AllocateHook creates W.
 func (l *LookupTable) AllocateHook() error {
-	n, _ := l.Int("length")
-	d, _ := l.Int("dim")
-	l.W = l.newParameter("W", core.Weight, n, d)
+	l.W = l.newParameter("W", core.Weight, l.Length, l.Dim)
 	return nil
 }
 
 // InitializeHook draws W.
-func (l *LookupTable) InitializeHook() error { return l.initParam(l.W, "weights_init") }
+func (l *LookupTable) InitializeHook() error {
+	return l.initWith(l.W, l.WeightsInit, "weights_init")
+}
+
+func (s *SimpleRecurrent) missingAllocation() []string { return missingDim(s.Dim) }
+
+func (l *LSTM) missingAllocation() []string { return missingDim(l.Dim) }
+
+func (g *GatedRecurrent) missingAllocation() []string { return missingDim(g.Dim) }
+
+func (l *LookupTable) missingAllocation() []string {
+	var m []string
+	if l.Length == 0 {
+		m = append(m, "length")
+	}
+	if l.Dim == 0 {
+		m = append(m, "dim")
+	}
+	return m
+}

@@ -25,6 +25,7 @@ import (
 // or a Bidirectional.
 type RecurrentStack struct {
 	*Base
+	InitConfig
 	recurrentBase
 	Transitions []Brick
 	Forks       []*Parallel
@@ -58,12 +59,12 @@ func transitionSpec(t Brick) (RecurrentSpec, bool) {
 
 // NewRecurrentStack makes a RecurrentStack; forkPrototype nil means
 // Linear, with a bias unless skip is set.
-func NewRecurrentStack(cfg *Config, name string, transitions []Brick, forkPrototype *Linear, statesName string, skip bool) (*RecurrentStack, error) {
+func NewRecurrentStack(cfg *Config, name string, transitions []Brick, forkPrototype Feedforward, statesName string, skip bool) (*RecurrentStack, error) {
 	if len(transitions) == 0 {
 		return nil, fmt.Errorf("RecurrentStack: no transitions")
 	}
 	r := &RecurrentStack{Base: &Base{}, Transitions: transitions, statesName: statesName, skip: skip}
-	r.initBase(r, cfg, name, []string{"RecurrentStack", "BaseRecurrent", "Initializable", "Brick"}, initializableSpecs)
+	r.initBase(r, cfg, name, []string{"RecurrentStack", "BaseRecurrent", "Initializable", "Brick"})
 	var apps []*RecurrentApp
 	allRecurrent := true
 	for i, t := range transitions {
@@ -93,7 +94,7 @@ func NewRecurrentStack(cfg *Config, name string, transitions []Brick, forkProtot
 		}
 		if forkPrototype == nil {
 			for _, l := range f.Transforms {
-				l.attrs["use_bias"] = !skip
+				l.(*Linear).UseBias = new(!skip)
 			}
 		}
 		r.Forks = append(r.Forks, f)
@@ -197,7 +198,7 @@ func (r *RecurrentStack) PushAllocationConfigHook() error {
 			return err
 		}
 		f := r.Forks[level-1]
-		f.attrs["input_dim"] = in
+		f.InputDim = in
 		var outs []int
 		for _, n := range f.InputNames {
 			d, err := cur.GetDim(n)
@@ -206,7 +207,7 @@ func (r *RecurrentStack) PushAllocationConfigHook() error {
 			}
 			outs = append(outs, d)
 		}
-		f.attrs["output_dims"] = outs
+		f.OutputDims = outs
 	}
 	return nil
 }

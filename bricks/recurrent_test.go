@@ -32,7 +32,7 @@ func randomMask(r *rand.Rand, T, B int) *nd.Array {
 
 func initRandom(t *testing.T, b Brick, seed uint64) {
 	t.Helper()
-	if err := b.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.5}); err != nil {
+	if err := SetInitSchemes(b, initialization.IsotropicGaussian{Std: 0.5}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := Initialize(b); err != nil {
@@ -449,7 +449,7 @@ func TestLookupAndParallelGradients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fork.SetAttr("biases_init", initialization.Constant{Value: 0.1})
+	fork.BiasesInit = initialization.Constant{Value: 0.1}
 	initRandom(t, fork, 10)
 	gradCheck(t, "Fork", append(AllParameters(fork), x), func() []*core.Variable {
 		y, err := Apply(fork, "apply", x)
@@ -511,7 +511,7 @@ func TestRecurrentStackAndParallelGradients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.SetAttr("biases_init", initialization.Constant{Value: 0.2})
+	p.BiasesInit = initialization.Constant{Value: 0.2}
 	initRandom(t, p, 14)
 	gradCheck(t, "Parallel", append(AllParameters(p), x), func() []*core.Variable {
 		out, err := Apply(p, "apply", x, x)
@@ -527,7 +527,7 @@ func TestRecurrentStackAndParallelGradients(t *testing.T) {
 func BenchmarkLSTMTrainingStep(b *testing.B) {
 	cfg := NewConfig(nd.Float32, 1)
 	l := NewLSTM(cfg, "lstm", 100, nil, nil)
-	l.SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.1})
+	l.WeightsInit = initialization.IsotropicGaussian{Std: 0.1}
 	if err := Initialize(l); err != nil {
 		b.Fatal(err)
 	}

@@ -41,6 +41,7 @@ type Hooks struct {
 // base of a user's subclass: no parameters or applications of its own.
 type ScriptBrick struct {
 	*Base
+	InitConfig
 	recurrentBase
 }
 
@@ -77,11 +78,7 @@ func (s *ScriptBrick) AddRecurrent(name string, ra *RecurrentApp) {
 // biases_init and use_bias.
 func NewScriptBrick(cfg *Config, name string, classes []string) *ScriptBrick {
 	s := &ScriptBrick{Base: &Base{}}
-	var specs []AttrSpec
-	if slices.Contains(classes, "Initializable") {
-		specs = initializableSpecs
-	}
-	s.initBase(s, cfg, name, classes, specs)
+	s.initBase(s, cfg, name, classes)
 	return s
 }
 

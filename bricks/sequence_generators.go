@@ -29,20 +29,23 @@ type Emitter interface {
 // the categorical cross-entropy.
 type SoftmaxEmitter struct {
 	*Base
+	InitConfig
 	// TheanoSeed, when set, seeds the generator generation draws from
 	// (Blocks' theano_seed; otherwise the brick's seed).
 	TheanoSeed *int64
+	// InitialOutput is the symbol before the first step.
+	InitialOutput int
+	// ReadoutDim is the number of symbols (pushed by the Readout; 0 is
+	// unset).
+	ReadoutDim int
 }
 
 // NewSoftmaxEmitter makes a SoftmaxEmitter (initial_output, default 0, is
 // the symbol before the first).
 func NewSoftmaxEmitter(cfg *Config, name string, initialOutput int) *SoftmaxEmitter {
 	e := &SoftmaxEmitter{Base: &Base{}}
-	e.initBase(e, cfg, name, []string{"SoftmaxEmitter", "AbstractEmitter", "Initializable", "Random", "Brick"}, append([]AttrSpec{
-		{Name: "initial_output", Kind: AttrInt, NonNegative: true, Doc: "the output before the first step (default 0)"},
-		{Name: "readout_dim", Kind: AttrInt, NonNegative: true, Doc: "number of symbols (pushed by the Readout)"},
-	}, initializableSpecs...))
-	e.attrs["initial_output"] = initialOutput
+	e.initBase(e, cfg, name, []string{"SoftmaxEmitter", "AbstractEmitter", "Initializable", "Random", "Brick"})
+	e.InitialOutput = initialOutput
 	return e
 }
 
@@ -61,8 +64,7 @@ func (e *SoftmaxEmitter) EmitterCost(readouts, outputs *core.Variable) (*core.Va
 
 // InitialOutputs are initial_output for every sequence (int64).
 func (e *SoftmaxEmitter) InitialOutputs(ref *core.Variable, axis int) (*core.Variable, error) {
-	v, _ := e.Int("initial_output")
-	return core.RepeatLike(core.Const(nd.Int64, float64(v)), ref, axis)
+	return core.RepeatLike(core.Const(nd.Int64, float64(e.InitialOutput)), ref, axis)
 }
 
 // OutputsDim is 0: outputs are symbols.
@@ -75,18 +77,24 @@ func (e *SoftmaxEmitter) Distribution(readouts *core.Variable) (*core.Variable, 
 
 // TrivialEmitter emits the readouts themselves; its cost is the squared
 // distance to the outputs.
-type TrivialEmitter struct{ *Base }
+type TrivialEmitter struct {
+	*Base
+	ReadoutDim int // the dimension of the readouts and outputs (0: unset)
+}
 
 // NewTrivialEmitter makes a TrivialEmitter of readout_dim (0: pushed).
 func NewTrivialEmitter(cfg *Config, name string, readoutDim int) *TrivialEmitter {
 	e := &TrivialEmitter{Base: &Base{}}
-	e.initBase(e, cfg, name, []string{"TrivialEmitter", "AbstractEmitter", "Brick"}, []AttrSpec{
-		{Name: "readout_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the readouts and outputs"},
-	})
-	if readoutDim > 0 {
-		e.attrs["readout_dim"] = readoutDim
-	}
+	e.initBase(e, cfg, name, []string{"TrivialEmitter", "AbstractEmitter", "Brick"})
+	e.ReadoutDim = readoutDim
 	return e
+}
+
+func (e *TrivialEmitter) missingAllocation() []string {
+	if e.ReadoutDim == 0 {
+		return []string{"readout_dim"}
+	}
+	return nil
 }
 
 // EmitterCost is Σ (readouts − outputs)² over the last axis.
@@ -96,12 +104,11 @@ func (e *TrivialEmitter) EmitterCost(readouts, outputs *core.Variable) (*core.Va
 
 // InitialOutputs are zeros (batch, readout_dim).
 func (e *TrivialEmitter) InitialOutputs(ref *core.Variable, axis int) (*core.Variable, error) {
-	d, _ := e.Int("readout_dim")
-	return core.RepeatLike(core.NewConstant(nd.New(e.cfg.FloatX, d)), ref, axis)
+	return core.RepeatLike(core.NewConstant(nd.New(e.cfg.FloatX, e.ReadoutDim)), ref, axis)
 }
 
 // OutputsDim is readout_dim.
-func (e *TrivialEmitter) OutputsDim() int { d, _ := e.Int("readout_dim"); return d }
+func (e *TrivialEmitter) OutputsDim() int { return e.ReadoutDim }
 
 // Distribution is nil: emit is deterministic.
 func (e *TrivialEmitter) Distribution(*core.Variable) (*core.Variable, error) { return nil, nil }
@@ -111,29 +118,25 @@ func (e *TrivialEmitter) Distribution(*core.Variable) (*core.Variable, error) { 
 type Feedback interface {
 	Brick
 	Feedback(outputs *core.Variable) (*core.Variable, error)
-	FeedbackDim() int
+	FeedbackDimension() int
 }
 
 // LookupFeedback embeds symbols with a LookupTable child.
 type LookupFeedback struct {
 	*Base
-	Lookup *LookupTable
+	InitConfig
+	// NumOutputs is the number of symbols, FeedbackDim the dimension of
+	// their embedding (0: unset).
+	NumOutputs, FeedbackDim int
+	Lookup                  *LookupTable
 }
 
 // NewLookupFeedback makes a LookupFeedback of num_outputs symbols into
 // feedback_dim.
 func NewLookupFeedback(cfg *Config, name string, numOutputs, feedbackDim int) *LookupFeedback {
 	f := &LookupFeedback{Base: &Base{}}
-	f.initBase(f, cfg, name, []string{"LookupFeedback", "AbstractFeedback", "Initializable", "Brick"}, append([]AttrSpec{
-		{Name: "num_outputs", Kind: AttrInt, Lazy: ForAllocation, Doc: "number of symbols"},
-		{Name: "feedback_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the embedding"},
-	}, initializableSpecs...))
-	if numOutputs > 0 {
-		f.attrs["num_outputs"] = numOutputs
-	}
-	if feedbackDim > 0 {
-		f.attrs["feedback_dim"] = feedbackDim
-	}
+	f.initBase(f, cfg, name, []string{"LookupFeedback", "AbstractFeedback", "Initializable", "Brick"})
+	f.NumOutputs, f.FeedbackDim = numOutputs, feedbackDim
 	f.Lookup = NewLookupTable(cfg, "lookuptable", 0, 0)
 	f.SetChildren([]Brick{f.Lookup})
 	return f
@@ -141,9 +144,19 @@ func NewLookupFeedback(cfg *Config, name string, numOutputs, feedbackDim int) *L
 
 // PushAllocationConfigHook sizes the lookup table.
 func (f *LookupFeedback) PushAllocationConfigHook() error {
-	f.Lookup.attrs["length"] = f.Attr("num_outputs")
-	f.Lookup.attrs["dim"] = f.Attr("feedback_dim")
+	f.Lookup.Length, f.Lookup.Dim = f.NumOutputs, f.FeedbackDim
 	return nil
+}
+
+func (f *LookupFeedback) missingAllocation() []string {
+	var m []string
+	if f.NumOutputs == 0 {
+		m = append(m, "num_outputs")
+	}
+	if f.FeedbackDim == 0 {
+		m = append(m, "feedback_dim")
+	}
+	return m
 }
 
 // Feedback is lookup(outputs).
@@ -152,21 +165,27 @@ func (f *LookupFeedback) Feedback(outputs *core.Variable) (*core.Variable, error
 }
 
 // FeedbackDim is feedback_dim.
-func (f *LookupFeedback) FeedbackDim() int { d, _ := f.Int("feedback_dim"); return d }
+func (f *LookupFeedback) FeedbackDimension() int { return f.FeedbackDim }
 
 // TrivialFeedback feeds the outputs back unchanged.
-type TrivialFeedback struct{ *Base }
+type TrivialFeedback struct {
+	*Base
+	OutputDim int // the dimension of the outputs (0: unset)
+}
 
 // NewTrivialFeedback makes a TrivialFeedback of output_dim.
 func NewTrivialFeedback(cfg *Config, name string, outputDim int) *TrivialFeedback {
 	f := &TrivialFeedback{Base: &Base{}}
-	f.initBase(f, cfg, name, []string{"TrivialFeedback", "AbstractFeedback", "Brick"}, []AttrSpec{
-		{Name: "output_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the outputs"},
-	})
-	if outputDim > 0 {
-		f.attrs["output_dim"] = outputDim
-	}
+	f.initBase(f, cfg, name, []string{"TrivialFeedback", "AbstractFeedback", "Brick"})
+	f.OutputDim = outputDim
 	return f
+}
+
+func (f *TrivialFeedback) missingAllocation() []string {
+	if f.OutputDim == 0 {
+		return []string{"output_dim"}
+	}
+	return nil
 }
 
 // Feedback is the outputs (cast to floatX).
@@ -178,13 +197,18 @@ func (f *TrivialFeedback) Feedback(outputs *core.Variable) (*core.Variable, erro
 }
 
 // FeedbackDim is output_dim.
-func (f *TrivialFeedback) FeedbackDim() int { d, _ := f.Int("output_dim"); return d }
+func (f *TrivialFeedback) FeedbackDimension() int { return f.OutputDim }
 
 // Readout computes readouts from the sources (states, glimpses, the
 // feedback) with a Merge, then a Bias (post_merge), and delegates emission
 // and cost to its emitter.
 type Readout struct {
 	*Base
+	InitConfig
+	// ReadoutDim is the dimension of the readouts; SourceDims those of
+	// the sources (pushed by the generator). 0 and nil are unset.
+	ReadoutDim  int
+	SourceDims  []int
 	Emitter     Emitter
 	FeedbackBr  Feedback
 	Merge       *Parallel
@@ -194,15 +218,10 @@ type Readout struct {
 
 // NewReadout makes a Readout; mergePrototype may be nil (Linear without
 // bias).
-func NewReadout(cfg *Config, name string, emitter Emitter, feedback Feedback, sourceNames []string, readoutDim int, mergePrototype *Linear) (*Readout, error) {
+func NewReadout(cfg *Config, name string, emitter Emitter, feedback Feedback, sourceNames []string, readoutDim int, mergePrototype Feedforward) (*Readout, error) {
 	r := &Readout{Base: &Base{}, Emitter: emitter, FeedbackBr: feedback, SourceNames: sourceNames}
-	r.initBase(r, cfg, name, []string{"Readout", "AbstractReadout", "Initializable", "Brick"}, append([]AttrSpec{
-		{Name: "readout_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the readouts"},
-		{Name: "source_dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the sources (pushed by the generator)"},
-	}, initializableSpecs...))
-	if readoutDim > 0 {
-		r.attrs["readout_dim"] = readoutDim
-	}
+	r.initBase(r, cfg, name, []string{"Readout", "AbstractReadout", "Initializable", "Brick"})
+	r.ReadoutDim = readoutDim
 	m, err := NewMerge(cfg, "merge", sourceNames, nil, 0, mergePrototype)
 	if err != nil {
 		return nil, err
@@ -215,24 +234,37 @@ func NewReadout(cfg *Config, name string, emitter Emitter, feedback Feedback, so
 
 // PushAllocationConfigHook sizes the emitter, merge and bias.
 func (r *Readout) PushAllocationConfigHook() error {
-	d, ok := r.Int("readout_dim")
-	if !ok {
+	d := r.ReadoutDim
+	if d == 0 {
 		return fmt.Errorf("%s: allocation argument readout_dim is not set", r.AnnotationName())
 	}
-	sd := intsAttr(r.Base, "source_dims")
+	sd := r.SourceDims
 	if len(sd) != len(r.SourceNames) {
 		return fmt.Errorf("%s: source_dims %v do not match source_names %v", r.AnnotationName(), sd, r.SourceNames)
 	}
-	if _, ok := r.Emitter.BaseBrick().Spec("readout_dim"); ok {
-		r.Emitter.BaseBrick().attrs["readout_dim"] = d
+	switch e := r.Emitter.(type) {
+	case *SoftmaxEmitter:
+		e.ReadoutDim = d
+	case *TrivialEmitter:
+		e.ReadoutDim = d
 	}
 	if tf, ok := r.FeedbackBr.(*TrivialFeedback); ok {
-		tf.attrs["output_dim"] = r.Emitter.OutputsDim() // Blocks: get_dim("outputs")
+		tf.OutputDim = r.Emitter.OutputsDim() // Blocks: get_dim("outputs")
 	}
-	r.Merge.attrs["input_dims"] = sd
-	r.Merge.attrs["output_dim"] = d
-	r.PostMerge.attrs["dim"] = d
+	r.Merge.InputDims, r.Merge.OutputDim = sd, d
+	r.PostMerge.Dim = d
 	return nil
+}
+
+func (r *Readout) missingAllocation() []string {
+	var m []string
+	if r.ReadoutDim == 0 {
+		m = append(m, "readout_dim")
+	}
+	if r.SourceDims == nil {
+		m = append(m, "source_dims")
+	}
+	return m
 }
 
 // GetDim answers outputs, feedback, readouts and the sources.
@@ -241,13 +273,12 @@ func (r *Readout) GetDim(name string) (int, error) {
 	case "outputs":
 		return r.Emitter.OutputsDim(), nil
 	case "feedback":
-		return r.FeedbackBr.FeedbackDim(), nil
+		return r.FeedbackBr.FeedbackDimension(), nil
 	case "readouts":
-		d, _ := r.Int("readout_dim")
-		return d, nil
+		return r.ReadoutDim, nil
 	}
 	if i := slices.Index(r.SourceNames, name); i >= 0 {
-		if sd := intsAttr(r.Base, "source_dims"); i < len(sd) {
+		if sd := r.SourceDims; i < len(sd) {
 			return sd[i], nil
 		}
 	}
@@ -364,6 +395,7 @@ func first(outs []*core.Variable, err error) (*core.Variable, error) {
 // sequences; generation samples (Sample) or searches (BeamSearch).
 type SequenceGenerator struct {
 	*Base
+	InitConfig
 	Readout    *Readout
 	Fork       *Parallel
 	Transition RecurrentBrick // the transition or its AttentionRecurrent
@@ -390,7 +422,7 @@ func (g *SequenceGenerator) SampleRNG() *numpyrand.RandomState {
 // NewSequenceGenerator makes a SequenceGenerator; attention may be nil.
 func NewSequenceGenerator(cfg *Config, name string, readout *Readout, transition Brick, attention *SequenceContentAttention) (*SequenceGenerator, error) {
 	g := &SequenceGenerator{Base: &Base{}, Readout: readout}
-	g.initBase(g, cfg, name, []string{"SequenceGenerator", "BaseSequenceGenerator", "Initializable", "Brick"}, initializableSpecs)
+	g.initBase(g, cfg, name, []string{"SequenceGenerator", "BaseSequenceGenerator", "Initializable", "Brick"})
 	tr, ok := transition.(RecurrentBrick)
 	if !ok || tr.RecurrentApplication("apply") == nil {
 		return nil, fmt.Errorf("SequenceGenerator: the transition %s is not a recurrent brick", transition.BaseBrick().AnnotationName())
@@ -466,8 +498,8 @@ func (g *SequenceGenerator) PushAllocationConfigHook() error {
 		}
 		sd = append(sd, d)
 	}
-	g.Readout.attrs["source_dims"] = sd
-	g.Fork.attrs["input_dim"] = g.Readout.FeedbackBr.FeedbackDim()
+	g.Readout.SourceDims = sd
+	g.Fork.InputDim = g.Readout.FeedbackBr.FeedbackDimension()
 	var od []int
 	for _, n := range g.seqNames {
 		d, err := g.transitionDim(n)
@@ -476,7 +508,7 @@ func (g *SequenceGenerator) PushAllocationConfigHook() error {
 		}
 		od = append(od, d)
 	}
-	g.Fork.attrs["output_dims"] = od
+	g.Fork.OutputDims = od
 	return nil
 }
 

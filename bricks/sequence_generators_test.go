@@ -40,8 +40,8 @@ func newTestGenerator(t *testing.T, vocab int, attention bool, attDim int) *Sequ
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.7})
-	g.SetAttr("biases_init", initialization.IsotropicGaussian{Std: 0.3})
+	g.WeightsInit = initialization.IsotropicGaussian{Std: 0.7}
+	g.BiasesInit = initialization.IsotropicGaussian{Std: 0.3}
 	if err := Initialize(g); err != nil {
 		t.Fatal(err)
 	}
@@ -262,8 +262,8 @@ func TestTrivialEmitterGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.5})
-	g.SetAttr("biases_init", initialization.IsotropicGaussian{Std: 0.3})
+	g.WeightsInit = initialization.IsotropicGaussian{Std: 0.5}
+	g.BiasesInit = initialization.IsotropicGaussian{Std: 0.3}
 	if err := Initialize(g); err != nil {
 		t.Fatal(err)
 	}

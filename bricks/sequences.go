@@ -19,8 +19,8 @@ type Sequence struct {
 	Apps []AppRef
 }
 
-func newSequenceBase(s *Sequence, cfg *Config, name string, classes []string, specs []AttrSpec, apps []AppRef) {
-	s.initBase(s, cfg, name, classes, specs)
+func newSequenceBase(s *Sequence, cfg *Config, name string, classes []string, apps []AppRef) {
+	s.initBase(s, cfg, name, classes)
 	s.setApps(apps)
 	s.addApplication(&Application{Name: "apply", Variadic: true, Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: s.apply})
 }
@@ -41,7 +41,7 @@ func (s *Sequence) setApps(apps []AppRef) {
 // NewSequence makes a Sequence of application methods.
 func NewSequence(cfg *Config, name string, apps []AppRef) *Sequence {
 	s := &Sequence{Base: &Base{}}
-	newSequenceBase(s, cfg, name, []string{"Sequence", "Brick"}, nil, apps)
+	newSequenceBase(s, cfg, name, []string{"Sequence", "Brick"}, apps)
 	return s
 }
 
@@ -49,7 +49,7 @@ func NewSequence(cfg *Config, name string, apps []AppRef) *Sequence {
 // input_dim and output_dim taken from its first and last bricks).
 func NewFeedforwardSequence(cfg *Config, name string, apps []AppRef) *Sequence {
 	s := &Sequence{Base: &Base{}}
-	newSequenceBase(s, cfg, name, []string{"FeedforwardSequence", "Sequence", "Feedforward", "Brick"}, nil, apps)
+	newSequenceBase(s, cfg, name, []string{"FeedforwardSequence", "Sequence", "Feedforward", "Brick"}, apps)
 	return s
 }
 
@@ -74,6 +74,13 @@ type MLP struct {
 	// layers, whose input_dim and output_dim the MLP pushes from dims.
 	LinearTransformations []Feedforward
 	Activations           []Brick
+	// Dims are the dimensions of the input, the hidden layers and the
+	// output (len(Activations)+1 entries); nil is unset (a parent pushes
+	// them).
+	Dims []int
+	// InitConfig is pushed to the layers: the schemes at initialization,
+	// UseBias (when set) at allocation.
+	InitConfig
 }
 
 // NewMLP makes an MLP of Linear layers; dims (len(activations)+1
@@ -104,22 +111,25 @@ func NewMLPOf(cfg *Config, name string, activations []Brick, dims []int, layers 
 			apps = append(apps, AppRef{a, "apply"})
 		}
 	}
-	m.initBase(m, cfg, name, []string{"MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"}, append([]AttrSpec{
-		{Name: "dims", Kind: AttrInts, Lazy: ForAllocation, Doc: "dimensions of the input, hidden layers and output"},
-	}, initializableSpecs...))
+	m.initBase(m, cfg, name, []string{"MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"})
 	m.setApps(apps)
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: m.apply})
-	if dims != nil {
-		m.attrs["dims"] = dims
-	}
+	m.Dims = dims
 	return m, nil
+}
+
+func (m *MLP) missingAllocation() []string {
+	if m.Dims == nil {
+		return []string{"dims"}
+	}
+	return nil
 }
 
 // PushAllocationConfigHook gives each layer its input_dim and output_dim
 // and, when the MLP's use_bias is set, its use_bias (Blocks'
 // MLP._push_allocation_config).
 func (m *MLP) PushAllocationConfigHook() error {
-	dims, _ := m.Attr("dims").([]int)
+	dims := m.Dims
 	if dims == nil {
 		return fmt.Errorf("%s: allocation argument dims is not set", m.AnnotationName())
 	}
@@ -133,8 +143,8 @@ func (m *MLP) PushAllocationConfigHook() error {
 		if err := l.SetOutputDim(dims[i+1]); err != nil {
 			return err
 		}
-		if ub, ok := m.Attr("use_bias").(bool); ok {
-			if err := setPushed(l, "use_bias", ub); err != nil {
+		if m.UseBias != nil {
+			if err := pushUseBias(l, *m.UseBias); err != nil {
 				return err
 			}
 		}

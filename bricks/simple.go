@@ -6,41 +6,46 @@ import (
 	"github.com/blocks-go/blocks/core"
 )
 
-var initializableSpecs = []AttrSpec{
-	{Name: "weights_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the weights"},
-	{Name: "biases_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the biases"},
-	{Name: "use_bias", Kind: AttrBool, Doc: "whether the brick has biases (default True)"},
-}
-
 func one(v *core.Variable) []*core.Variable { return []*core.Variable{v} }
 
-// Linear is y = xW + b, W of shape (input_dim, output_dim).
+// Linear is y = xW + b, W of shape (InputDim, OutputDim).
 type Linear struct {
 	*Base
+	// InputDim and OutputDim are the dimensions of the input and the
+	// output; 0 is unset (a parent such as an MLP pushes them).
+	InputDim, OutputDim int
+	InitConfig
 	W, B *core.Variable
 }
 
-// NewLinear makes a Linear; dims may be left unset (0 means unset) for a
-// parent to push.
+// NewLinear makes a Linear; its dimensions may be left unset for a parent
+// to push.
 func NewLinear(cfg *Config, name string) *Linear {
 	l := &Linear{Base: &Base{}}
-	l.initBase(l, cfg, name, []string{"Linear", "LinearLike", "Initializable", "Feedforward", "Brick"}, append([]AttrSpec{
-		{Name: "input_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the input"},
-		{Name: "output_dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the output"},
-	}, initializableSpecs...))
+	l.initBase(l, cfg, name, []string{"Linear", "LinearLike", "Initializable", "Feedforward", "Brick"})
 	l.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: l.apply})
 	return l
 }
 
-// AllocateHook creates W and, with use_bias, b.
+func (l *Linear) missingAllocation() []string {
+	var m []string
+	if l.InputDim == 0 {
+		m = append(m, "input_dim")
+	}
+	if l.OutputDim == 0 {
+		m = append(m, "output_dim")
+	}
+	return m
+}
+
+// AllocateHook creates W and, unless UseBias is false, b.
 func (l *Linear) AllocateHook() error {
-	in, _ := l.Int("input_dim")
-	out, _ := l.Int("output_dim")
+	in, out := l.InputDim, l.OutputDim
 	l.W = l.newParameter("W", core.Weight, in, out)
 	l.AuxiliaryVariables = nil
 	l.addAuxiliaryVariable(norm2(l.W), "W_norm")
 	l.B = nil
-	if l.Bool("use_bias", true) {
+	if l.HasBias() {
 		l.B = l.newParameter("b", core.Bias, out)
 		l.addAuxiliaryVariable(norm2(l.B), "b_norm")
 	}
@@ -50,11 +55,11 @@ func (l *Linear) AllocateHook() error {
 // InitializeHook draws the biases, then the weights (Blocks' LinearLike).
 func (l *Linear) InitializeHook() error {
 	if l.B != nil {
-		if err := l.initParam(l.B, "biases_init"); err != nil {
+		if err := l.initWith(l.B, l.BiasesInit, "biases_init"); err != nil {
 			return err
 		}
 	}
-	return l.initParam(l.W, "weights_init")
+	return l.initWith(l.W, l.WeightsInit, "weights_init")
 }
 
 func (l *Linear) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
@@ -72,37 +77,49 @@ func (l *Linear) apply(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Va
 	return one(y), nil
 }
 
-// Bias adds a learned vector b of length dim.
+// Bias adds a learned vector b of length Dim.
 type Bias struct {
 	*Base
+	Dim int // 0: unset (a parent pushes it)
+	// InitConfig's BiasesInit draws b (a parent's WeightsInit and UseBias
+	// are kept and not used).
+	InitConfig
 	B *core.Variable
 }
 
 // NewBias makes a Bias brick.
 func NewBias(cfg *Config, name string) *Bias {
 	b := &Bias{Base: &Base{}}
-	b.initBase(b, cfg, name, []string{"Bias", "Initializable", "Feedforward", "Brick"}, []AttrSpec{
-		{Name: "dim", Kind: AttrInt, Lazy: ForAllocation, Doc: "dimension of the bias"},
-		{Name: "biases_init", Kind: AttrInit, Lazy: ForInitialization, Doc: "initialization scheme of the biases"},
-	})
+	b.initBase(b, cfg, name, []string{"Bias", "Initializable", "Feedforward", "Brick"})
 	b.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		return one(core.Add(in[0], b.B)), nil
 	}})
 	return b
 }
 
+func (b *Bias) missingAllocation() []string {
+	if b.Dim == 0 {
+		return []string{"dim"}
+	}
+	return nil
+}
+
 // AllocateHook creates b.
 func (b *Bias) AllocateHook() error {
-	d, _ := b.Int("dim")
-	b.B = b.newParameter("b", core.Bias, d)
+	b.B = b.newParameter("b", core.Bias, b.Dim)
 	return nil
 }
 
 // InitializeHook draws b.
-func (b *Bias) InitializeHook() error { return b.initParam(b.B, "biases_init") }
+func (b *Bias) InitializeHook() error { return b.initWith(b.B, b.BiasesInit, "biases_init") }
 
 // Activation is an elementwise brick without parameters.
-type Activation struct{ *Base }
+type Activation struct {
+	*Base
+	// Leak is a LeakyRectifier's slope for negative inputs, read when the
+	// brick is applied (unused by the other activations).
+	Leak float64
+}
 
 // LeakyRectifierLeak is LeakyRectifier's default leak (Blocks' 0.01).
 const LeakyRectifierLeak = 0.01
@@ -110,10 +127,10 @@ const LeakyRectifierLeak = 0.01
 // NewActivation makes one of Blocks' activation bricks: Identity, Tanh,
 // Logistic, Softplus, Rectifier, LeakyRectifier (leak, its attribute:
 // the slope for negative inputs, read when the brick is applied).
+// The constructors NewIdentity, NewTanh, ... make each class.
 func NewActivation(cfg *Config, class, name string, leak float64) (*Activation, error) {
 	a := &Activation{Base: &Base{}}
 	var f func(x *core.Variable) *core.Variable
-	var specs []AttrSpec
 	switch class {
 	case "Identity":
 		f = func(x *core.Variable) *core.Variable { return x }
@@ -126,24 +143,56 @@ func NewActivation(cfg *Config, class, name string, leak float64) (*Activation, 
 	case "Rectifier":
 		f = core.Relu
 	case "LeakyRectifier":
-		specs = []AttrSpec{{Name: "leak", Kind: AttrFloat, Doc: "the slope for negative inputs (default 0.01)"}}
 		f = func(x *core.Variable) *core.Variable {
-			leak := a.Float("leak", LeakyRectifierLeak)
-			return core.Switch(core.GT(x, core.Const(x.DType(), 0)), x, core.Mul(core.Const(x.DType(), leak), x))
+			return core.Switch(core.GT(x, core.Const(x.DType(), 0)), x, core.Mul(core.Const(x.DType(), a.Leak), x))
 		}
 	default:
 		return nil, fmt.Errorf("unknown activation %s", class)
 	}
-	a.initBase(a, cfg, name, []string{class, "Activation", "Feedforward", "Brick"}, specs)
-	if class == "LeakyRectifier" {
-		if err := a.SetAttr("leak", leak); err != nil {
-			return nil, err
-		}
-	}
+	a.initBase(a, cfg, name, []string{class, "Activation", "Feedforward", "Brick"})
+	a.Leak = leak
 	a.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		return one(f(in[0])), nil
 	}})
 	return a, nil
+}
+
+// mustActivation is NewActivation of a class it knows.
+func mustActivation(cfg *Config, class, name string, leak float64) *Activation {
+	a, err := NewActivation(cfg, class, name, leak)
+	if err != nil {
+		panic(err) // unreachable: the callers name known classes
+	}
+	return a
+}
+
+// NewIdentity makes an Identity activation (y = x).
+func NewIdentity(cfg *Config, name string) *Activation {
+	return mustActivation(cfg, "Identity", name, 0)
+}
+
+// NewTanh makes a Tanh activation.
+func NewTanh(cfg *Config, name string) *Activation { return mustActivation(cfg, "Tanh", name, 0) }
+
+// NewLogistic makes a Logistic activation (the sigmoid).
+func NewLogistic(cfg *Config, name string) *Activation {
+	return mustActivation(cfg, "Logistic", name, 0)
+}
+
+// NewSoftplus makes a Softplus activation.
+func NewSoftplus(cfg *Config, name string) *Activation {
+	return mustActivation(cfg, "Softplus", name, 0)
+}
+
+// NewRectifier makes a Rectifier activation (y = max(x, 0)).
+func NewRectifier(cfg *Config, name string) *Activation {
+	return mustActivation(cfg, "Rectifier", name, 0)
+}
+
+// NewLeakyRectifier makes a LeakyRectifier with slope leak for negative
+// inputs (Blocks' default LeakyRectifierLeak).
+func NewLeakyRectifier(cfg *Config, name string, leak float64) *Activation {
+	return mustActivation(cfg, "LeakyRectifier", name, leak)
 }
 
 // Softmax is the softmax brick: apply, log_probabilities and
@@ -153,7 +202,7 @@ type Softmax struct{ *Base }
 // NewSoftmax makes a Softmax brick.
 func NewSoftmax(cfg *Config, name string) *Softmax {
 	s := &Softmax{Base: &Base{}}
-	s.initBase(s, cfg, name, []string{"Softmax", "Brick"}, nil)
+	s.initBase(s, cfg, name, []string{"Softmax", "Brick"})
 	s.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		y, err := core.Softmax(in[0])
 		return one(y), err

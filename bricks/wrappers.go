@@ -8,11 +8,6 @@ import (
 	"github.com/blocks-go/blocks/core"
 )
 
-// withExtraDimsKey marks, among a brick's attributes, a brick whose class
-// is wrapped by WithExtraDims. It is not a declared attribute, so a script
-// cannot read or set it.
-const withExtraDimsKey = "\x00WithExtraDims"
-
 // WrapWithExtraDims makes br an instance of a class wrapped by Blocks'
 // WithExtraDims (blocks.bricks.wrappers): class, e.g.
 // "LinearWithExtraDims", becomes the most specific class of br (a subclass
@@ -25,19 +20,19 @@ func WrapWithExtraDims(br Brick, class string) error {
 	if class == "" {
 		return fmt.Errorf("WithExtraDims: the wrapped class needs a name")
 	}
-	if b.attrs[withExtraDimsKey] == true {
+	if b.extraDims {
 		return fmt.Errorf("%s is already wrapped by WithExtraDims", b.AnnotationName())
 	}
 	if b.Name == strings.ToLower(b.classes[0]) {
 		b.Name = strings.ToLower(class)
 	}
 	b.classes = append([]string{class}, b.classes...)
-	b.attrs[withExtraDimsKey] = true
+	b.extraDims = true
 	return nil
 }
 
 // HasExtraDims reports whether br's class is wrapped by WithExtraDims.
-func HasExtraDims(br Brick) bool { return br.BaseBrick().attrs[withExtraDimsKey] == true }
+func HasExtraDims(br Brick) bool { return br.BaseBrick().extraDims }
 
 // ApplyWithExtraDims runs application name of br on inputs that have
 // extraNdim more leading dimensions than the application expects, as

@@ -33,8 +33,8 @@ func trainMLP(t *testing.T) ([]*nd.Array, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	must(t, mlp.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.05}))
-	must(t, mlp.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0.01}))
+	must(t, bricks.SetInitSchemes(mlp, initialization.IsotropicGaussian{Std: 0.05}, nil))
+	must(t, bricks.SetInitSchemes(mlp, nil, initialization.Constant{Value: 0.01}))
 	must(t, bricks.Initialize(mlp))
 	out, err := bricks.Apply(mlp, "apply", x)
 	must(t, err)

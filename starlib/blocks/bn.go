@@ -55,7 +55,7 @@ func bnSetField(b *Brick, name string, v starlark.Value) (bool, error) {
 	}
 	switch name {
 	case "image_size":
-		x, err := convAttr(bn.Base, name, bricks.AttrSize, v)
+		x, err := convAttr(bn.Base, name, attrSize, v)
 		if err != nil {
 			return true, err
 		}
@@ -120,7 +120,7 @@ func bnAttrValue(b bricks.Brick, name string) (starlark.Value, bool) {
 			}
 			return starlark.None, true
 		case "output_dim":
-			return attrValue(x.Attr("input_dim")), true
+			return attrValue(brickAttrOf(x, "input_dim")), true
 		}
 	case *bricks.BatchNormalizedMLP:
 		switch name {

@@ -185,12 +185,12 @@ func appList(class string, v starlark.Value) ([]bricks.AppRef, error) {
 // setBrickAttr sets a declared attribute from a Starlark value.
 func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 	b := br.BaseBrick()
-	spec, ok := b.Spec(name)
+	spec, ok := brickSpec(br, name)
 	if !ok {
 		return starlark.NoSuchAttrError(fmt.Sprintf("%s has no attribute %s", b.AnnotationName(), name))
 	}
 	if isLazyNone(v) {
-		return b.SetAttr(name, nil)
+		return setBrickAttrOf(br, name, nil)
 	}
 	if sc, ok := v.(*starlib.Scalar); ok { // a numpy scalar is its number, as in Python
 		v = sc.Number()
@@ -199,7 +199,7 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 		return fmt.Errorf("%s.%s must be %s, got %s", b.Name, name, want, v.Type())
 	}
 	switch spec.Kind {
-	case bricks.AttrInt:
+	case attrInt:
 		var i int
 		if err := starlark.AsInt(v, &i); err != nil {
 			return bad("an int")
@@ -207,61 +207,61 @@ func setBrickAttr(br bricks.Brick, name string, v starlark.Value) error {
 		if i < 0 || (i == 0 && !spec.NonNegative) {
 			return fmt.Errorf("%s.%s must be positive, got %d", b.Name, name, i)
 		}
-		return b.SetAttr(name, i)
-	case bricks.AttrInts:
+		return setBrickAttrOf(br, name, i)
+	case attrInts:
 		var one int
 		if starlark.AsInt(v, &one) == nil {
 			// A single int is a 1-tuple (BatchNormalization's input_dim).
-			return b.SetAttr(name, []int{one})
+			return setBrickAttrOf(br, name, []int{one})
 		}
 		is, err := starlib.AsInts(v)
 		if err != nil {
 			return bad("a list of ints")
 		}
-		return b.SetAttr(name, is)
-	case bricks.AttrFloat:
+		return setBrickAttrOf(br, name, is)
+	case attrFloat:
 		f, ok := starlark.AsFloat(v)
 		if !ok {
 			return bad("a number")
 		}
-		return b.SetAttr(name, f)
-	case bricks.AttrBool:
+		return setBrickAttrOf(br, name, f)
+	case attrBool:
 		bv, ok := v.(starlark.Bool)
 		if !ok {
 			return bad("a bool")
 		}
-		return b.SetAttr(name, bool(bv))
-	case bricks.AttrInit:
+		return setBrickAttrOf(br, name, bool(bv))
+	case attrInit:
 		s, ok := v.(*Scheme)
 		if !ok {
 			return bad("an initialization scheme (blocks.initialization)")
 		}
-		return b.SetAttr(name, initialization.Scheme(s.S))
-	case bricks.AttrString:
+		return setBrickAttrOf(br, name, initialization.Scheme(s.S))
+	case attrString:
 		s, ok := starlark.AsString(v)
 		if !ok {
 			return bad("a string")
 		}
-		return b.SetAttr(name, s)
-	case bricks.AttrDim:
+		return setBrickAttrOf(br, name, s)
+	case attrDim:
 		var n int
 		if starlark.AsInt(v, &n) == nil {
 			if n <= 0 {
 				return fmt.Errorf("%s.%s must be positive, got %d", b.Name, name, n)
 			}
-			return b.SetAttr(name, n)
+			return setBrickAttrOf(br, name, n)
 		}
-		x, err := convAttr(b, name, bricks.AttrSize, v)
+		x, err := convAttr(b, name, attrSize, v)
 		if err != nil {
 			return err
 		}
-		return b.SetAttr(name, x)
-	case bricks.AttrSize, bricks.AttrBorder:
+		return setBrickAttrOf(br, name, x)
+	case attrSize, attrBorder:
 		x, err := convAttr(b, name, spec.Kind, v)
 		if err != nil {
 			return err
 		}
-		return b.SetAttr(name, x)
+		return setBrickAttrOf(br, name, x)
 	}
 	return fmt.Errorf("%s.%s cannot be set", b.Name, name)
 }
@@ -287,7 +287,7 @@ func (b *Brick) AttrNames() []string {
 	base := b.B.BaseBrick()
 	names := []string{"name", "children", "parameters", "allocated", "initialized", "seed"}
 	names = append(names, brickMethods...)
-	for _, s := range base.Specs() {
+	for _, s := range brickSpecs(b.B) {
 		names = append(names, s.Name)
 	}
 	for _, a := range base.Applications() {
@@ -425,16 +425,16 @@ func (b *Brick) nativeAttr(name string) (starlark.Value, error) {
 			return v, err
 		}
 	}
-	if spec, ok := base.Spec(name); ok {
-		v := base.Attr(name)
-		if v == nil && !base.AttrSet(name) {
+	if spec, ok := brickSpec(b.B, name); ok {
+		v := brickAttrOf(b.B, name)
+		if v == nil && !brickAttrIsSet(b.B, name) {
 			// Never set: what Blocks' __init__ stores for an argument
 			// left out (brick_defaults.go).
 			if d, ok := unsetBrickAttr(b.B, name); ok {
 				return d, nil
 			}
 		}
-		if v == nil && spec.Lazy == bricks.ForAllocation {
+		if v == nil && spec.Lazy == forAllocation {
 			return NoneAllocation, nil // Blocks' unset lazy allocation argument
 		}
 		return attrValue(v), nil

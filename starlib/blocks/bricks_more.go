@@ -50,14 +50,14 @@ func moreBrickAttr(b *Brick, name string) (starlark.Value, bool, error) {
 			if attr == "" {
 				return starlark.MakeInt(0), nil
 			}
-			return attrValue(base.Attr(attr)), nil
+			return attrValue(brickAttrOf(b.B, attr)), nil
 		})
 	}
 	switch name {
 	case "allocation_args":
 		var out []starlark.Value
-		for _, sp := range base.Specs() {
-			if sp.Lazy == bricks.ForAllocation {
+		for _, sp := range brickSpecs(b.B) {
+			if sp.Lazy == forAllocation {
 				out = append(out, starlark.String(sp.Name))
 			}
 		}
@@ -92,7 +92,7 @@ func moreBrickAttr(b *Brick, name string) (starlark.Value, bool, error) {
 		}
 	case "output_dim":
 		if _, ok := b.B.(*bricks.LookupTable); ok {
-			return attrValue(base.Attr("dim")), true, nil
+			return attrValue(brickAttrOf(b.B, "dim")), true, nil
 		}
 	}
 	return nil, false, nil

@@ -73,7 +73,7 @@ func recurrentBrickTables() []*classTable {
 				if err != nil {
 					return nil, err
 				}
-				fp, err := optLinear("RecurrentStack", c.Take("fork_prototype"))
+				fp, err := optPrototype("RecurrentStack", "fork_prototype", c.Take("fork_prototype"), false)
 				if err != nil {
 					return nil, err
 				}
@@ -98,17 +98,26 @@ func lookupBrickTables() []*classTable {
 func parallelBrickTables() []*classTable {
 	const m = "blocks.bricks.parallel"
 	ints := func(c *classCall, k string) ([]int, error) { return optInts(c.table.Name, k, c.Take(k)) }
-	proto := func(c *classCall) (*bricks.Linear, error) {
+	proto := func(c *classCall) (bricks.Feedforward, error) {
 		if err := mustBeDefault(c, "child_prefix"); err != nil {
 			return nil, err
 		}
-		return optLinear(c.table.Name, c.Take("prototype"))
+		return optPrototype(c.table.Name, "prototype", c.Take("prototype"), true)
+	}
+	// copies are the transforms of a brick whose prototype is a script
+	// class's brick (the face copies its script parts); nil otherwise,
+	// for the Go brick to copy the prototype.
+	copies := func(c *classCall, p bricks.Feedforward, n int) ([]bricks.Feedforward, error) {
+		if p == nil || brickExtra(p) == nil {
+			return nil, nil
+		}
+		return copyPrototype(c.thread, c.table.Name, p, n)
 	}
 	names := func(c *classCall, k string) ([]string, error) { return strList(c.table.Name, k, c.Take(k)) }
 	// protoNamesDims reads what each of these bricks takes first, in this
 	// order: the prototype, the names (namesKey) and their dimensions
 	// (dimsKey).
-	protoNamesDims := func(c *classCall, namesKey, dimsKey string) (*bricks.Linear, []string, []int, error) {
+	protoNamesDims := func(c *classCall, namesKey, dimsKey string) (bricks.Feedforward, []string, []int, error) {
 		p, err := proto(c)
 		if err != nil {
 			return nil, nil, nil, err
@@ -136,6 +145,12 @@ func parallelBrickTables() []*classTable {
 				if err != nil {
 					return nil, err
 				}
+				if cs, err := copies(c, p, len(ns)); err != nil || cs != nil {
+					if err != nil {
+						return nil, err
+					}
+					return bricks.NewParallelOf(cfg, "Parallel", name, ns, in, 0, out, "", cs)
+				}
 				return bricks.NewParallel(cfg, name, ns, in, out, p)
 			}),
 		brickTable(m, "Fork", "one transformation of the input per output name",
@@ -144,6 +159,12 @@ func parallelBrickTables() []*classTable {
 				p, ns, out, err := protoNamesDims(c, "output_names", "output_dims")
 				if err != nil {
 					return nil, err
+				}
+				if cs, err := copies(c, p, len(ns)); err != nil || cs != nil {
+					if err != nil {
+						return nil, err
+					}
+					return bricks.NewParallelOf(cfg, "Fork", name, ns, out, c.Int("input_dim"), nil, "", cs)
 				}
 				return bricks.NewFork(cfg, name, ns, c.Int("input_dim"), out, p)
 			}),
@@ -158,6 +179,12 @@ func parallelBrickTables() []*classTable {
 				if !ok {
 					return nil, fmt.Errorf("Distribute: source_name must be a string")
 				}
+				if cs, err := copies(c, p, len(ns)); err != nil || cs != nil {
+					if err != nil {
+						return nil, err
+					}
+					return bricks.NewParallelOf(cfg, "Distribute", name, ns, td, c.Int("source_dim"), nil, src, cs)
+				}
 				return bricks.NewDistribute(cfg, name, ns, src, td, c.Int("source_dim"), p)
 			}),
 		brickTable(m, "Merge", "the sum of one transformation per input",
@@ -166,6 +193,12 @@ func parallelBrickTables() []*classTable {
 				p, ns, in, err := protoNamesDims(c, "input_names", "input_dims")
 				if err != nil {
 					return nil, err
+				}
+				if cs, err := copies(c, p, len(ns)); err != nil || cs != nil {
+					if err != nil {
+						return nil, err
+					}
+					return bricks.NewParallelOf(cfg, "Merge", name, ns, in, c.Int("output_dim"), nil, "", cs)
 				}
 				return bricks.NewMerge(cfg, name, ns, in, c.Int("output_dim"), p)
 			}),
@@ -241,7 +274,7 @@ func generatorBrickTables() []*classTable {
 					}
 					c.Take(k)
 				}
-				mp, err := optLinear(class, c.Take("merge_prototype"))
+				mp, err := optPrototype(class, "merge_prototype", c.Take("merge_prototype"), false)
 				if err != nil {
 					return nil, err
 				}

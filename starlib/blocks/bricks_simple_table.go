@@ -52,7 +52,7 @@ func simpleBrickTables() []*classTable {
 		if proto == nil {
 			return bricks.NewMLP(cfg, name, acts, dims)
 		}
-		layers, err := copyPrototype(c.thread, proto, len(acts)) // script_bricks.go
+		layers, err := copyPrototype(c.thread, "MLP", proto, len(acts)) // script_bricks.go
 		if err != nil {
 			return nil, err
 		}

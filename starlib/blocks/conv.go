@@ -46,7 +46,7 @@ func convModules() (mods []*starlarkstruct.Module) {
 // setConvBrickAttr is setBrickAttr that also takes an int for a pair
 // (filter_size=5 means (5, 5)).
 func setConvBrickAttr(b bricks.Brick, name string, v starlark.Value) error {
-	if spec, ok := b.BaseBrick().Spec(name); ok && spec.Kind == bricks.AttrInts {
+	if spec, ok := brickSpec(b, name); ok && spec.Kind == attrInts {
 		var n int
 		if err := starlark.AsInt(v, &n); err == nil {
 			v = starlark.Tuple{starlark.MakeInt(n), starlark.MakeInt(n)}
@@ -80,9 +80,9 @@ func layerList(v starlark.Value) ([]bricks.AppRef, error) {
 // convAttr converts a Starlark value for an AttrSize (a tuple of ints or
 // None) or AttrBorder ('valid', 'full', 'half' or a (rows, cols) padding)
 // attribute.
-func convAttr(b *bricks.Base, name string, kind bricks.AttrKind, v starlark.Value) (any, error) {
+func convAttr(b *bricks.Base, name string, kind attrKind, v starlark.Value) (any, error) {
 	switch kind {
-	case bricks.AttrSize:
+	case attrSize:
 		var items []starlark.Value
 		switch v := v.(type) {
 		case starlark.Tuple:
@@ -104,7 +104,7 @@ func convAttr(b *bricks.Base, name string, kind bricks.AttrKind, v starlark.Valu
 			}
 		}
 		return out, nil
-	case bricks.AttrBorder:
+	case attrBorder:
 		if s, ok := starlark.AsString(v); ok {
 			return core.ParseBorder(s, nil)
 		}

@@ -95,16 +95,24 @@ func optInts(class, what string, v starlark.Value) ([]int, error) {
 	return is, nil
 }
 
-func optLinear(class string, v starlark.Value) (*bricks.Linear, error) {
-	b, err := optBrick(class, "prototype", v)
+// optPrototype is a brick's prototype argument: nil for None, else a
+// Feedforward brick (a Linear, a LinearMaxout, a script class's brick
+// with input_dim and output_dim). Unless scripts is set, the prototype
+// must be a built-in brick (the Go brick copies it, without a script
+// class's parts).
+func optPrototype(class, param string, v starlark.Value, scripts bool) (bricks.Feedforward, error) {
+	b, err := optBrick(class, param, v)
 	if err != nil || b == nil {
 		return nil, err
 	}
-	l, ok := b.(*bricks.Linear)
+	f, ok := b.(bricks.Feedforward)
 	if !ok {
-		return nil, fmt.Errorf("%s: only a Linear prototype is supported, got %s", class, b.BaseBrick().Class())
+		return nil, fmt.Errorf("%s: %s must be a brick with input_dim and output_dim (a Linear, a LinearMaxout, a script class's brick), got %s", class, param, b.BaseBrick().Class())
 	}
-	return l, nil
+	if !scripts && brickExtra(b) != nil {
+		return nil, fmt.Errorf("%s: %s: a script class's brick is not supported here (a built-in brick such as Linear is)", class, param)
+	}
+	return f, nil
 }
 
 // callKeywordApplication calls an application of a brick whose inputs are

@@ -819,7 +819,7 @@ func scriptBrickSetField(b *Brick, x *scriptExtra, name string, v starlark.Value
 		}
 	}
 	if _, own := x.st.Get(name); !own && !x.pending {
-		if _, ok := base.Spec(name); ok {
+		if _, ok := brickSpec(b.B, name); ok {
 			return b.nativeSetField(name, v)
 		}
 		if ok, err := setBrickFieldMore(b, name, v); ok {
@@ -1040,14 +1040,14 @@ func schemeInitialize(s *Scheme) starlark.Value {
 // whose child it is: the copy's own child), so a layer that changes its
 // attributes leaves the others' and the prototype's alone; other values
 // (numbers, strings, variables, plain objects) are shared.
-func copyPrototype(thread *starlark.Thread, proto bricks.Feedforward, n int) ([]bricks.Feedforward, error) {
+func copyPrototype(thread *starlark.Thread, owner string, proto bricks.Feedforward, n int) ([]bricks.Feedforward, error) {
 	class := strings.ToLower(proto.BaseBrick().Class())
 	out := make([]bricks.Feedforward, n)
 	for i := range out {
 		c := &brickCopier{thread: thread, memo: map[bricks.Brick]bricks.Brick{}, attached: map[bricks.Brick]bool{}}
 		cp, err := c.copy(proto)
 		if err != nil {
-			return nil, fmt.Errorf("MLP: copying the prototype: %v", err)
+			return nil, fmt.Errorf("%s: copying the prototype: %v", owner, err)
 		}
 		cp.BaseBrick().Name = fmt.Sprintf("%s_%d", class, i)
 		out[i] = cp.(bricks.Feedforward)

@@ -26,10 +26,10 @@ func TestEvaluatorRunsForwardOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := mlp.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.1}); err != nil {
+	if err := bricks.SetInitSchemes(mlp, initialization.IsotropicGaussian{Std: 0.1}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := mlp.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0}); err != nil {
+	if err := bricks.SetInitSchemes(mlp, nil, initialization.Constant{Value: 0}); err != nil {
 		t.Fatal(err)
 	}
 	if err := bricks.Initialize(mlp); err != nil {

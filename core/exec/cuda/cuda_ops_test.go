@@ -238,8 +238,8 @@ func mlpWith(t *testing.T, rule func() algorithms.StepRule) func(device.Device) 
 		must(t, err)
 		mlp, err := bricks.NewMLP(cfg, "", []bricks.Brick{relu, bricks.NewSoftmax(cfg, "")}, dims)
 		must(t, err)
-		must(t, mlp.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.05}))
-		must(t, mlp.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0.01}))
+		must(t, bricks.SetInitSchemes(mlp, initialization.IsotropicGaussian{Std: 0.05}, nil))
+		must(t, bricks.SetInitSchemes(mlp, nil, initialization.Constant{Value: 0.01}))
 		must(t, bricks.Initialize(mlp))
 		out, err := bricks.Apply(mlp, "apply", x)
 		must(t, err)
@@ -286,34 +286,34 @@ func lenet(t *testing.T) func(device.Device) (*algorithms.GradientDescent, []*co
 	return func(dev device.Device) (*algorithms.GradientDescent, []*core.Variable, map[string]*nd.Array) {
 		cfg := bricks.NewConfig(nd.Float32, 1)
 		c0, c1 := bricks.NewConvolutional(cfg, "conv_0"), bricks.NewConvolutional(cfg, "conv_1")
-		must(t, c0.SetAttr("filter_size", []int{5, 5}))
-		must(t, c0.SetAttr("num_filters", 20))
-		must(t, c1.SetAttr("filter_size", []int{5, 5}))
-		must(t, c1.SetAttr("num_filters", 50))
+		c0.FilterSize = []int{5, 5}
+		c0.NumFilters = 20
+		c1.FilterSize = []int{5, 5}
+		c1.NumFilters = 50
 		r0, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
 		must(t, err)
 		r1, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
 		must(t, err)
 		p0, err := bricks.NewPooling(cfg, "MaxPooling", "pool_0")
 		must(t, err)
-		must(t, p0.SetAttr("pooling_size", []int{2, 2}))
+		p0.PoolingSize = []int{2, 2}
 		p1, err := bricks.NewPooling(cfg, "MaxPooling", "pool_1")
 		must(t, err)
-		must(t, p1.SetAttr("pooling_size", []int{2, 2}))
+		p1.PoolingSize = []int{2, 2}
 		var layers []bricks.AppRef
 		for _, br := range []bricks.Brick{c0, r0, p0, c1, r1, p1} {
 			layers = append(layers, bricks.AppRef{Brick: br, Name: "apply"})
 		}
 		seq := bricks.NewConvolutionalSequence(cfg, "", layers)
-		must(t, seq.SetAttr("num_channels", 1))
-		must(t, seq.SetAttr("image_size", bricks.Size{28, 28}))
+		seq.NumChannels = 1
+		seq.ImageSize = bricks.Size{28, 28}
 		relu, err := bricks.NewActivation(cfg, "Rectifier", "", 0)
 		must(t, err)
 		mlp, err := bricks.NewMLP(cfg, "", []bricks.Brick{relu, bricks.NewSoftmax(cfg, "")}, []int{800, 500, 10})
 		must(t, err)
 		for _, br := range []bricks.Brick{seq, mlp} {
-			must(t, br.BaseBrick().SetAttr("weights_init", initialization.IsotropicGaussian{Std: 0.05}))
-			must(t, br.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0}))
+			must(t, bricks.SetInitSchemes(br, initialization.IsotropicGaussian{Std: 0.05}, nil))
+			must(t, bricks.SetInitSchemes(br, nil, initialization.Constant{Value: 0}))
 			must(t, bricks.Initialize(br))
 		}
 		x := core.NewInput("features", nd.Float32, 4)
@@ -367,8 +367,7 @@ func rnnLM(t *testing.T, cell string, rule func() algorithms.StepRule) func(devi
 		must(t, err)
 		linear := func(name string, out int) *bricks.Linear {
 			l := bricks.NewLinear(cfg, name)
-			must(t, l.SetAttr("input_dim", emb))
-			must(t, l.SetAttr("output_dim", out))
+			l.InputDim, l.OutputDim = emb, out
 			inits = append(inits, l)
 			return l
 		}
@@ -398,9 +397,9 @@ func rnnLM(t *testing.T, cell string, rule func() algorithms.StepRule) func(devi
 		must(t, err)
 		inits = append(inits, mlp)
 		for _, br := range inits {
-			must(t, br.BaseBrick().SetAttr("weights_init", initialization.Uniform{Width: 0.2}))
+			must(t, bricks.SetInitSchemes(br, initialization.Uniform{Width: 0.2}, nil))
 			if br != bricks.Brick(lookup) {
-				_ = br.BaseBrick().SetAttr("biases_init", initialization.Constant{Value: 0})
+				_ = bricks.SetInitSchemes(br, nil, initialization.Constant{Value: 0})
 			}
 			must(t, bricks.Initialize(br))
 		}
