@@ -663,13 +663,9 @@ func writeAtomic(path string, size int64, o WriteOptions, fill func(WriterAt) er
 			}
 		}
 	}
-	// The checkpoint replaced is freed (its pages dropped from the page
-	// cache, ~10 ms for 67 MB) when its last reference goes: held open
-	// across the rename, that is after the save, off its path.
-	var replaced *os.File
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
-		replaced, _ = os.Open(path)
-	}
+	// The checkpoint replaced is freed when its last reference goes:
+	// held open across the rename, that is after the save, off its path.
+	replaced := holdReplaced(path)
 	if err := os.Rename(tmp, path); err != nil {
 		if replaced != nil {
 			replaced.Close()
