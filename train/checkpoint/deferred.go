@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -175,12 +176,13 @@ func emptyOf(dt nd.DType) any {
 // the member's SHA-256 as its bytes pass: a file that does not match is
 // an error (then dst holds what was read).
 //
-// The arrays' bytes are read in pieces by readers (parallel preads
-// straight into dst: the disk has several requests in flight, and the
-// copies out of the page cache, with the first touch of dst's pages, run
-// on both cores) while the SHA-256, which is sequential, runs on this
-// goroutine over the pieces in the file's order as they arrive; the few
-// bytes between the arrays (zip and .npy headers) it reads itself.
+// The arrays' bytes are read in pieces by readers (parallel preads, with
+// O_DIRECT where the file system allows it, directReader: the disk has
+// several requests in flight, and the copies into dst, with the first
+// touch of dst's pages, run on both cores) while the SHA-256, which is
+// sequential, runs on this goroutine over the pieces in the file's order
+// as they arrive; the few bytes between the arrays (zip and .npy
+// headers) it reads itself.
 func (d *deferredNPZ) readInto(dst []*nd.Array) error {
 	var pieces []*readPiece
 	// spans are the member's bytes in order: a gap (read and hashed
@@ -213,13 +215,28 @@ func (d *deferredNPZ) readInto(dst []*nd.Array) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			direct := newDirectReader(d.f, readPieceSize)
+			defer func() {
+				if direct != nil {
+					direct.close()
+				}
+			}()
 			for !stop.Load() {
 				k := int(next.Add(1) - 1)
 				if k >= len(pieces) {
 					return
 				}
 				p := pieces[k]
-				_, p.err = d.f.ReadAt(p.buf, d.off+p.off)
+				if direct != nil {
+					p.err = direct.readAt(p.buf, d.off+p.off)
+					if errors.Is(p.err, errDirect) {
+						direct.close()
+						direct = nil // through the page cache from now on
+					}
+				}
+				if direct == nil {
+					_, p.err = d.f.ReadAt(p.buf, d.off+p.off)
+				}
 				close(p.done)
 			}
 		}()
