@@ -307,9 +307,8 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 	loop := b.Loop
 	var apply []func()
 	// reads: the arrays ReadDeferred left in the file, read straight into
-	// the model's, first of what is applied.
-	// beforeReads are the variables they write (their write guards run
-	// first).
+	// the model's, first of what is applied; beforeReads: the variables
+	// they write, whose write guards run before.
 	var reads []func() error
 	var beforeReads []*core.Variable
 	params, algState := c.Parameters, c.AlgorithmState
