@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/blocks-go/blocks/nd"
 	"github.com/blocks-go/blocks/nd/npy"
@@ -172,46 +175,112 @@ func emptyOf(dt nd.DType) any {
 // file's order, each of its dtype and shape and contiguous) and checks
 // the member's SHA-256 as its bytes pass: a file that does not match is
 // an error (then dst holds what was read).
+//
+// The arrays' bytes are read in pieces by readers (parallel preads, with
+// O_DIRECT where the file system allows it, directReader: the disk has
+// several requests in flight, and the copies into dst, with the first
+// touch of dst's pages, run on both cores) while the SHA-256, which is
+// sequential, runs on this goroutine over the pieces in the file's order
+// as they arrive; the few bytes between the arrays (zip and .npy
+// headers) it reads itself.
 func (d *deferredNPZ) readInto(dst []*nd.Array) error {
-	// The SHA-256 on its own goroutine (pipeHash), while the next piece
-	// is read: the hashing overlaps the reading.
-	var stable [][]byte
-	for _, a := range dst {
-		stable = append(stable, nd.RawBytes(a))
+	var pieces []*readPiece
+	// spans are the member's bytes in order: a gap (read and hashed
+	// here), then a run of pieces.
+	type span struct {
+		gapOff, gapLen int64
+		first, end     int // pieces[first:end]
 	}
-	h := startHash(stable)
-	sr := io.NewSectionReader(d.f, d.off, d.size)
+	var spans []span
 	pos := int64(0)
 	for i, a := range d.arrays {
-		if _, err := io.CopyN(h, sr, a.off-pos); err != nil {
-			h.sum()
-			return fmt.Errorf("reading %s: %w", a.name, err)
-		}
 		raw := nd.RawBytes(dst[i])
 		if int64(len(raw)) != a.n {
-			h.sum()
 			return fmt.Errorf("%s: the array to read into has %d bytes, the file %d", a.name, len(raw), a.n)
 		}
-		for len(raw) > 0 {
-			piece := raw[:min(len(raw), writePiece)]
-			if _, err := io.ReadFull(sr, piece); err != nil {
-				h.sum()
-				return fmt.Errorf("reading %s: %w", a.name, err)
-			}
-			h.Write(piece)
-			raw = raw[len(piece):]
+		sp := span{gapOff: pos, gapLen: a.off - pos, first: len(pieces)}
+		for o := 0; o < len(raw); o += readPieceSize {
+			pieces = append(pieces, &readPiece{name: a.name, off: a.off + int64(o), buf: raw[o:min(o+readPieceSize, len(raw))], done: make(chan struct{})})
 		}
+		sp.end = len(pieces)
+		spans = append(spans, sp)
 		pos = a.off + a.n
 	}
-	if _, err := io.Copy(h, sr); err != nil {
-		h.sum()
-		return fmt.Errorf("reading: %w", err)
+	spans = append(spans, span{gapOff: pos, gapLen: d.size - pos, first: len(pieces), end: len(pieces)})
+
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range min(readers, len(pieces)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			direct := newDirectReader(d.f, readPieceSize)
+			defer func() {
+				if direct != nil {
+					direct.close()
+				}
+			}()
+			for !stop.Load() {
+				k := int(next.Add(1) - 1)
+				if k >= len(pieces) {
+					return
+				}
+				p := pieces[k]
+				if direct != nil {
+					p.err = direct.readAt(p.buf, d.off+p.off)
+					if errors.Is(p.err, errDirect) {
+						direct.close()
+						direct = nil // through the page cache from now on
+					}
+				}
+				if direct == nil {
+					_, p.err = d.f.ReadAt(p.buf, d.off+p.off)
+				}
+				close(p.done)
+			}
+		}()
 	}
-	if !bytes.Equal(h.sum(), d.sum[:]) {
+	defer wg.Wait()
+	defer stop.Store(true)
+
+	h := sha256.New()
+	for _, sp := range spans {
+		if sp.gapLen > 0 {
+			if _, err := io.Copy(h, io.NewSectionReader(d.f, d.off+sp.gapOff, sp.gapLen)); err != nil {
+				return fmt.Errorf("reading: %w", err)
+			}
+		}
+		for _, p := range pieces[sp.first:sp.end] {
+			<-p.done
+			if p.err != nil {
+				return fmt.Errorf("reading %s: %w", p.name, p.err)
+			}
+			h.Write(p.buf)
+		}
+	}
+	if !bytes.Equal(h.Sum(nil), d.sum[:]) {
 		return corrupt("member %s does not match its SHA-256 in the manifest (the file was modified)", d.name)
 	}
 	return nil
 }
+
+// readPiece is a piece of an array that readInto's readers read.
+type readPiece struct {
+	name string
+	// off is where the piece lies in the member.
+	off  int64
+	buf  []byte
+	err  error
+	done chan struct{}
+}
+
+// readPieceSize is the size of readInto's reads; readers is the number
+// of its readers.
+const (
+	readPieceSize = 4 << 20
+	readers       = 2
+)
 
 // load reads the member's arrays into new ones.
 func (d *deferredNPZ) load() ([]Named, error) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blocks-go/blocks/nd"
 )
 
 // A resume's checkpoint (ReadDeferred) holds no arrays until Restore
@@ -107,5 +109,73 @@ func TestReadDeferredChangedFile(t *testing.T) {
 	// Read checks them at once.
 	if _, err := Read(path); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Read of a changed file: %v, want ErrCorrupt", err)
+	}
+}
+
+// Arrays of several read pieces, read by parallel readers, arrive whole
+// and in place, and their member's SHA-256 is computed in the file's
+// order: a byte changed in any piece (or in the headers between the
+// arrays, which are hashed too) is refused.
+func TestReadDeferredPieces(t *testing.T) {
+	c, _ := benchCheckpoint(1)
+	big := nd.New(nd.Float32, (5*readPieceSize+123)/4) // 6 pieces, the last short
+	for j := range big.F32() {
+		big.F32()[j] = float32(j%9973) - 0.5
+	}
+	c.Parameters = append(c.Parameters, Named{"big", big}, Named{"small", nd.New(nd.Float32, 3)})
+	path := filepath.Join(t.TempDir(), "c.tar")
+	if err := WriteFile(path, c, WriteOptions{PrevIteration: -1}); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := ReadDeferred(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.LoadArrays(); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range c.Parameters {
+		if got := c2.Parameters[i]; got.Name != n.Name || maxAbsDiff(n, got) != 0 {
+			t.Errorf("parameter %s read as %s, differs", n.Name, got.Name)
+		}
+	}
+	c3, err := ReadDeferred(path) // c2's list is gone after LoadArrays
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c3.deferred[MemberParameters]
+	last := p.arrays[len(p.arrays)-2] // big
+	for _, off := range []int64{
+		p.off + last.off + 3*readPieceSize + 17, // a middle piece of big
+		p.off + last.off + last.n - 1,           // its short last piece
+		p.off + last.off - 2,                    // big's .npy header
+	} {
+		changeByte(t, path, off)
+		c4, err := ReadDeferred(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c4.LoadArrays(); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("byte %d changed: %v, want ErrCorrupt", off, err)
+		}
+		changeByte(t, path, off) // back
+	}
+}
+
+// changeByte flips the bits of the byte at off of the file at path.
+func changeByte(t *testing.T, path string, off int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := []byte{0}
+	if _, err := f.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0xff
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -591,6 +591,15 @@ const writebackChunk = 8 << 20
 
 func (w *tempWriter) WriteAt(p []byte, off int64) (int, error) { return w.f.WriteAt(p, off) }
 
+// startTail starts the writeback of what is written and not yet handed
+// to the disk (the stream's end, while the last digests are computed).
+func (w *tempWriter) startTail() {
+	if w.n > w.flushed {
+		startWriteback(w.f, w.flushed, w.n-w.flushed)
+		w.flushed = w.n
+	}
+}
+
 // writeAtomic is Write with fill writing the temporary file (size bytes,
 // about: the test hooks act half way).
 func writeAtomic(path string, size int64, o WriteOptions, fill func(WriterAt) error) error {
@@ -654,13 +663,22 @@ func writeAtomic(path string, size int64, o WriteOptions, fill func(WriterAt) er
 			}
 		}
 	}
+	// The checkpoint replaced is freed when its last reference goes:
+	// held open across the rename, that is after the save, off its path.
+	replaced := holdReplaced(path)
 	if err := os.Rename(tmp, path); err != nil {
+		if replaced != nil {
+			replaced.Close()
+		}
 		os.Remove(tmp)
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		d.Close()
+	}
+	if replaced != nil {
+		go replaced.Close()
 	}
 	if keepLast > 0 {
 		if owned != nil {

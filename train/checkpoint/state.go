@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/fuel"
@@ -306,8 +307,10 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 	loop := b.Loop
 	var apply []func()
 	// reads: the arrays ReadDeferred left in the file, read straight into
-	// the model's, first of what is applied.
+	// the model's, first of what is applied; beforeReads: the variables
+	// they write, whose write guards run before.
 	var reads []func() error
+	var beforeReads []*core.Variable
 	params, algState := c.Parameters, c.AlgorithmState
 	dp, da := c.deferred[MemberParameters], c.deferred[MemberAlgorithmState]
 	if dp != nil {
@@ -324,12 +327,10 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			into[k] = v.Value()
 		}
 		if r := deferredReads(d, into); r != nil {
-			reads = append(reads, func() error {
-				for _, v := range vars {
-					v.BeforeWrite()
-				}
-				return r()
-			})
+			for _, v := range vars {
+				beforeReads = append(beforeReads, v)
+			}
+			reads = append(reads, r)
 			return nil
 		}
 		arrays, err := d.load()
@@ -500,10 +501,23 @@ func Restore(b Bindings, c *Checkpoint, what What) error {
 			loop.SetEpochIterator(it)
 		})
 	}
-	for _, r := range reads {
-		if err := r(); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
+	for _, v := range beforeReads {
+		v.BeforeWrite()
+	}
+	// The members are read at once (each its own arrays): their
+	// SHA-256s, each sequential, run side by side.
+	errs := make([]error, len(reads))
+	var wg sync.WaitGroup
+	for i, r := range reads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r()
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	for _, f := range apply {
 		f()

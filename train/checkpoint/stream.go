@@ -166,7 +166,17 @@ func (p *encodePlan) writeTo(out WriterAt) error {
 	if _, err := tw.Write(make([]byte, p.manLen)); err != nil {
 		return fmt.Errorf("checkpoint: %s: %w", MemberManifest, err)
 	}
-	for i, mb := range p.members {
+	// Each member's SHA-256 goes on while the next members are written:
+	// the digests are needed only for the manifest, at the end, so the
+	// hashing of one member overlaps that of the next and the writing of
+	// both (their bytes stay unchanged until writeTo returns).
+	hashes := make([]*pipeHash, 0, len(p.members))
+	defer func() {
+		for _, h := range hashes {
+			h.sum()
+		}
+	}()
+	for _, mb := range p.members {
 		if err := header(mb.name, mb.size); err != nil {
 			return err
 		}
@@ -177,6 +187,7 @@ func (p *encodePlan) writeTo(out WriterAt) error {
 			}
 		}
 		h := startHash(stable)
+		hashes = append(hashes, h)
 		w := io.MultiWriter(tw, h)
 		var err error
 		if mb.npz {
@@ -184,11 +195,21 @@ func (p *encodePlan) writeTo(out WriterAt) error {
 		} else {
 			_, err = w.Write(mb.data)
 		}
-		sum := h.sum()
 		if err != nil {
 			return fmt.Errorf("checkpoint: %s: %w", mb.name, err)
 		}
-		m.Members[i].SHA256 = hex.EncodeToString(sum)
+		h.close()
+	}
+	if f, ok := out.(interface{ startTail() }); ok {
+		// The disk writes the members' last bytes while the digests are
+		// awaited.
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		f.startTail()
+	}
+	for i, h := range hashes {
+		m.Members[i].SHA256 = hex.EncodeToString(h.sum())
 	}
 	man, err := json.MarshalIndent(m, "", " ")
 	if err != nil {
@@ -230,6 +251,7 @@ type pipeHash struct {
 	ch     chan []byte
 	done   chan []byte
 	closed bool
+	digest []byte
 }
 
 // hashCopyBelow: bytes written in pieces shorter than this are copied
@@ -278,14 +300,24 @@ func (h *pipeHash) inStable(p []byte) bool {
 	return false
 }
 
-// sum waits for the hashing goroutine and returns the digest of every
-// byte written; after it no byte handed over is referenced.
-func (h *pipeHash) sum() []byte {
+// close ends the bytes to hash: the goroutine finishes the digest on its
+// own.
+func (h *pipeHash) close() {
 	if !h.closed {
 		h.closed = true
 		close(h.ch)
 	}
-	return <-h.done
+}
+
+// sum waits for the hashing goroutine and returns the digest of every
+// byte written; after it no byte handed over is referenced. It may be
+// called more than once.
+func (h *pipeHash) sum() []byte {
+	h.close()
+	if h.digest == nil {
+		h.digest = <-h.done
+	}
+	return h.digest
 }
 
 // memFile is a WriterAt in memory (Encode's).

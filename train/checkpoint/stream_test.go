@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/blocks-go/blocks/nd"
 )
@@ -113,5 +115,47 @@ func TestPipeHashCopiesReusedBuffers(t *testing.T) {
 	}
 	if got := h.sum(); !bytes.Equal(got, want.Sum(nil)) {
 		t.Fatalf("digest %x, want %x", got, want.Sum(nil))
+	}
+}
+
+// A save replacing a checkpoint holds the replaced file open across the
+// rename (its release then happens after the save) and closes it: no
+// descriptor is left behind, and the path holds the new checkpoint.
+func TestWriteFileClosesTheReplacedFile(t *testing.T) {
+	c, _ := benchCheckpoint(1)
+	path := filepath.Join(t.TempDir(), "c.tar")
+	openFDs := func() int {
+		fds, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skipf("no /proc/self/fd: %v", err)
+		}
+		return len(fds)
+	}
+	if err := WriteFile(path, c, WriteOptions{PrevIteration: -1}); err != nil {
+		t.Fatal(err)
+	}
+	// No collection: an *os.File dropped unclosed is closed by the
+	// collector, which would hide a leak.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	before := openFDs()
+	for i := range 5 {
+		c.Manifest.IterationsDone = i + 1
+		if err := WriteFile(path, c, WriteOptions{KeepLast: 1, PrevIteration: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for openFDs() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := openFDs(); n > before {
+		t.Errorf("%d descriptors open after 5 saves, %d before", n, before)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Manifest.IterationsDone != 5 {
+		t.Errorf("the path holds iteration %d, want 5", got.Manifest.IterationsDone)
 	}
 }

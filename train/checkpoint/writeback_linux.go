@@ -13,3 +13,16 @@ import (
 func startWriteback(f *os.File, off, n int64) {
 	_ = unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
 }
+
+// holdReplaced opens the file a checkpoint's rename is about to replace
+// (nil when there is none, or it is not a regular file): the rename then
+// drops only a link, and the file is freed (its pages dropped from the
+// page cache, ~10 ms for 67 MB) when the caller closes it, after the
+// save, not within the rename.
+func holdReplaced(path string) *os.File {
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, _ := os.Open(path)
+	return f
+}
