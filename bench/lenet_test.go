@@ -134,7 +134,10 @@ func TestLeNetStepDoesNotAllocate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := testing.AllocsPerRun(3, func() {
+	// 20 steps: AllocsPerRun floors the mean, so a step that allocates
+	// counts, while a few stray mallocs on a loaded machine do not (6 in 3
+	// steps at load 8, in none of the step's code: none idle or with GOGC=1).
+	if n := testing.AllocsPerRun(20, func() {
 		if err := step(); err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/blocks-go/blocks/core"
 	"github.com/blocks-go/blocks/core/exec/cpu/kernels"
@@ -528,10 +527,23 @@ func broadcastKernel[T float](out []T, oshape []int, x []T, xshape []int) {
 	})
 }
 
-// reduce is core.ReduceOp's kernel: sums and means accumulated in
-// float64, in a fixed order.
-func reduce(op core.Op, out *nd.Array, in []*nd.Array) {
-	o := op.(core.ReduceOp)
+// reduceKernelOf is core.ReduceOp's kernel: sums and means accumulated
+// in float64, in a fixed order. A sum of more than 16 results (an initial
+// state's gradient, a convolution's bias gradient) accumulates in the
+// node's own buffer, so that a training step allocates none.
+type reduceKernelOf struct {
+	op  core.ReduceOp
+	acc *[]float64
+}
+
+func newReduceKernel(op core.Op) kernel {
+	return reduceKernelOf{op.(core.ReduceOp), new([]float64)}
+}
+
+func (k reduceKernelOf) String() string { return k.op.String() }
+
+func (k reduceKernelOf) Run(out *nd.Array, in []*nd.Array) {
+	o, scratch := k.op, k.acc
 	x := in[0]
 	if x.DType() != o.DType() {
 		x = x.Astype(o.DType()) // integer sums: rare, small
@@ -540,31 +552,27 @@ func reduce(op core.Op, out *nd.Array, in []*nd.Array) {
 	count := nd.Prod(x.Shape) / max(1, nd.Prod(kept))
 	switch d := out.Data.(type) {
 	case []float32:
-		reduceKernel(o.Kind(), d, kept, x.Data.([]float32), x.Shape, count)
+		reduceKernel(o.Kind(), scratch, d, kept, x.Data.([]float32), x.Shape, count)
 	case []float64:
-		reduceKernel(o.Kind(), d, kept, x.Data.([]float64), x.Shape, count)
+		reduceKernel(o.Kind(), scratch, d, kept, x.Data.([]float64), x.Shape, count)
 	case []int64:
-		reduceKernel(o.Kind(), d, kept, x.Data.([]int64), x.Shape, count)
+		reduceKernel(o.Kind(), scratch, d, kept, x.Data.([]int64), x.Shape, count)
 	case []int32:
-		reduceKernel(o.Kind(), d, kept, x.Data.([]int32), x.Shape, count)
+		reduceKernel(o.Kind(), scratch, d, kept, x.Data.([]int32), x.Shape, count)
 	case []uint8:
-		reduceKernel(o.Kind(), d, kept, x.Data.([]uint8), x.Shape, count)
+		reduceKernel(o.Kind(), scratch, d, kept, x.Data.([]uint8), x.Shape, count)
 	case []int16:
-		reduceKernel(o.Kind(), d, kept, x.Data.([]int16), x.Shape, count)
+		reduceKernel(o.Kind(), scratch, d, kept, x.Data.([]int16), x.Shape, count)
 	case []uint16:
-		reduceKernel(o.Kind(), d, kept, x.Data.([]uint16), x.Shape, count)
+		reduceKernel(o.Kind(), scratch, d, kept, x.Data.([]uint16), x.Shape, count)
 	case []int8:
-		reduceKernel(o.Kind(), d, kept, x.Data.([]int8), x.Shape, count)
+		reduceKernel(o.Kind(), scratch, d, kept, x.Data.([]int8), x.Shape, count)
 	default:
-		panic(core.Unsupported(op, out.DType()))
+		panic(core.Unsupported(k.op, out.DType()))
 	}
 }
 
-// accPool holds the float64 accumulators of sums with more than 16
-// results, so that a training step allocates none.
-var accPool = sync.Pool{New: func() any { return new([]float64) }}
-
-func reduceKernel[T nd.Numeric](k core.ReduceKind, out []T, kept []int, x []T, xshape []int, count int) {
+func reduceKernel[T nd.Numeric](k core.ReduceKind, scratch *[]float64, out []T, kept []int, x []T, xshape []int, count int) {
 	switch k {
 	case core.ReduceSum, core.ReduceMean:
 		// Accumulate in float64 for accuracy; the partition is fixed, so
@@ -574,13 +582,11 @@ func reduceKernel[T nd.Numeric](k core.ReduceKind, out []T, kept []int, x []T, x
 		if len(out) <= len(small) {
 			acc = small[:len(out)]
 		} else {
-			// larger ones (an initial state's gradient) borrow a buffer
-			p := accPool.Get().(*[]float64)
-			defer accPool.Put(p)
-			if cap(*p) < len(out) {
-				*p = make([]float64, len(out))
+			// larger ones accumulate in the node's buffer
+			if cap(*scratch) < len(out) {
+				*scratch = make([]float64, len(out))
 			}
-			acc = (*p)[:len(out)]
+			acc = (*scratch)[:len(out)]
 			clear(acc)
 		}
 		forBroadcast(xshape, [][]int{kept}, func(o int, offs, st rowOffsets, inner int) {

@@ -29,7 +29,6 @@ var opKernels = map[reflect.Type]Kernel{
 	reflect.TypeFor[core.CastOp]():                 cast,
 	reflect.TypeFor[core.SumToOp]():                sumTo,
 	reflect.TypeFor[core.BroadcastLikeOp]():        broadcastLike,
-	reflect.TypeFor[core.ReduceOp]():               reduce,
 	reflect.TypeFor[core.CountOp]():                count,
 	reflect.TypeFor[core.ArgOp]():                  arg,
 	reflect.TypeFor[core.ConcatOp]():               concat,
@@ -88,6 +87,7 @@ type kernelMaker func(op core.Op) kernel
 // opKernelMakers are the backend's kernels with scratch, by op type (each
 // op type has an entry in opKernels or here, not both).
 var opKernelMakers = map[reflect.Type]kernelMaker{
+	reflect.TypeFor[core.ReduceOp]():            newReduceKernel,
 	reflect.TypeFor[core.Conv2DOp]():            newConvKernel,
 	reflect.TypeFor[core.Conv2DGradInputOp]():   newConvKernel,
 	reflect.TypeFor[core.Conv2DGradWeightsOp](): newConvKernel,
