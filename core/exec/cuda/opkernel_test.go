@@ -253,7 +253,7 @@ func TestEveryOpHasACUDARoute(t *testing.T) {
 	t.Logf("on the GPU: %s", strings.Join(gpu, ", "))
 	t.Logf("on the CPU (cpuKinds): %s", strings.Join(cpu, ", "))
 	t.Logf("on the CPU (%s): %s", undescribed, strings.Join(none, ", "))
-	if !slices.Contains(gpu, "elemOp (elemwise)") {
-		t.Errorf("elemOp is not among the ops on the GPU: the source's form changed under the test")
+	if !slices.Contains(gpu, "ElemOp (elemwise)") {
+		t.Errorf("ElemOp is not among the ops on the GPU: the source's form changed under the test")
 	}
 }
