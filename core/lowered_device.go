@@ -8,15 +8,15 @@ import (
 
 // DeviceSlot is a shared variable as a backend that keeps its own copy of
 // it on a device sees it (core/exec/cuda): Value is its host value (which
-// first brings an attached copy back and detaches it), Device the copy
-// attached, AttachDevice attaches one after a run that updated the
-// variable on the device. A slot is comparable: the same variable gives
-// the same slot in every function, so a backend keys its copies by it.
+// first has a read guard set copy its newer value in), SetReadGuard claims
+// the value for the backend's copy after a run that updated the variable
+// on the device (Variable.SetReadGuard). The copies themselves are the
+// backend's: a slot is comparable, the same variable giving the same slot
+// in every function, so a backend keys its copies by it.
 type DeviceSlot interface {
 	fmt.Stringer
 	Value() *nd.Array
-	Device() DeviceCopy
-	AttachDevice(DeviceCopy)
+	SetReadGuard(ReadGuard)
 }
 
 // DeviceLowered is a lowered graph (the one every backend consumes) with

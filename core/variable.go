@@ -35,9 +35,9 @@ type Variable struct {
 
 	// value is the array of a shared variable or a constant.
 	value *nd.Array
-	// device, when set, holds a newer copy of value on a device
-	// (AttachDevice).
-	device DeviceCopy
+	// readGuard, when set, holds a newer copy of value elsewhere (a
+	// backend's device) until the host next reads value (SetReadGuard).
+	readGuard ReadGuard
 	// guards run before the next in-place write of value
 	// (SetWriteGuard, BeforeWrite).
 	guards []writeGuard
@@ -195,15 +195,16 @@ func (v *Variable) IsConstant() bool { return v.kind == KindConstant }
 
 // Value is the array of a shared variable or constant (nil otherwise). The
 // array is the one every compiled function reads: change it in place
-// (after BeforeWrite) or through SetValue. When a device holds the value
-// (a function run on a GPU updated it), Value first copies it back and
-// detaches the device's copy, so that what the caller reads, or writes in
-// place, is what the next function run sees.
+// (after BeforeWrite) or through SetValue. When a read guard holds a newer
+// value (a function run on a GPU updated it), Value first runs the write
+// guards, has the read guard copy its value in and removes it, so that
+// what the caller reads, or writes in place, is what the next function
+// run sees.
 func (v *Variable) Value() *nd.Array {
-	if d := v.device; d != nil {
-		v.device = nil
+	if g := v.readGuard; g != nil {
+		v.readGuard = nil
 		v.BeforeWrite()
-		d.ToHost(v.value)
+		g.BeforeRead(v.value)
 	}
 	return v.value
 }
@@ -248,21 +249,33 @@ func (v *Variable) BeforeWrite() {
 	}
 }
 
-// DeviceCopy is a device's copy of a shared variable's value, newer than
-// the host array while attached (a backend's business: core/exec/cuda).
-type DeviceCopy interface {
-	// ToHost copies the device's value into host, the variable's array.
-	ToHost(host *nd.Array)
+// ReadGuard is a backend's claim on a shared variable's value: it holds
+// a copy elsewhere (core/exec/cuda: on its GPU) that may be newer than the
+// host array. The variable keeps no more than the guard; what the copy is,
+// and where, is the backend's business.
+type ReadGuard interface {
+	// BeforeRead copies the newer value into host, the variable's array,
+	// before the host reads it (Value, after the write guards ran). The
+	// claim ends with it.
+	BeforeRead(host *nd.Array)
+	// Dropped says the claim ended without a read: SetValue replaced the
+	// array, or another guard took the variable (SetReadGuard), so the
+	// copy is no longer the variable's value.
+	Dropped()
 }
 
-// AttachDevice records that d holds the variable's current value: the
-// host array may be stale until Value or SetValue detaches d. A backend
-// attaches its copy after a run that updated the variable on the device.
-func (v *Variable) AttachDevice(d DeviceCopy) { v.device = d }
-
-// Device is the attached device copy (nil when the host array is
-// current).
-func (v *Variable) Device() DeviceCopy { return v.device }
+// SetReadGuard records that g holds the variable's current value, until
+// Value (g.BeforeRead) or SetValue (g.Dropped) ends the claim: the host
+// array may be stale until then. A backend sets it after a run that
+// updated the variable on its device. A different guard already set is
+// dropped; nil removes the guard without a read (dropping it).
+func (v *Variable) SetReadGuard(g ReadGuard) {
+	old := v.readGuard
+	v.readGuard = g
+	if old != nil && old != g {
+		old.Dropped()
+	}
+}
 
 // SetValue replaces a shared variable's value. The new array must have the
 // variable's dtype and number of dimensions.
@@ -276,7 +289,7 @@ func (v *Variable) SetValue(a *nd.Array) error {
 	if a.DType() != v.dtype {
 		a = a.Astype(v.dtype)
 	}
-	v.device = nil
+	v.SetReadGuard(nil)
 	v.value = a
 	return nil
 }

@@ -53,7 +53,8 @@ func (b *Backend) Executor(f *core.Function) (core.Executor, error) {
 
 // gpu is an open device: its primary context, the stream every launch
 // and copy goes on, the kernels, cuBLAS when present, and the device
-// copies of shared variables.
+// copies of shared variables (by slot: core keeps none, a copy newer than
+// the host's is only the variable's read guard).
 type gpu struct {
 	mu      sync.Mutex // one run at a time
 	running bool       // a run holds mu

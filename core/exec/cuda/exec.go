@@ -80,18 +80,33 @@ func (g *gpu) download(a *nd.Array, src devBuf) error {
 	return g.stream.Synchronize()
 }
 
-// devValue is the device copy of a shared variable. Attached to the
-// variable (core.Variable.AttachDevice) while the variable's host array
-// may be older (dirty) or equal to it.
+// devValue is the device copy of a shared variable (gpu.shared keeps
+// them, by slot). It is the variable's read guard (attached:
+// core.Variable.SetReadGuard) while the variable's host array may be
+// older (dirty) or equal to it; a host read (BeforeRead) or SetValue
+// (Dropped) detaches it, and the next run uploads the host's value.
 type devValue struct {
-	g     *gpu
-	buf   devBuf
-	shape []int
-	dirty bool
+	g        *gpu
+	buf      devBuf
+	shape    []int
+	dirty    bool
+	attached bool
 }
 
-// ToHost copies the device's value into host when it is newer.
-func (d *devValue) ToHost(host *nd.Array) {
+// attach makes d slot's read guard: the device holds its current value.
+func (d *devValue) attach(slot core.DeviceSlot) {
+	d.attached = true
+	slot.SetReadGuard(d)
+}
+
+// Dropped detaches d: the variable's value is no longer d's (SetValue,
+// or another GPU's copy took it).
+func (d *devValue) Dropped() { d.attached = false }
+
+// BeforeRead detaches d and copies the device's value into host when it
+// is newer.
+func (d *devValue) BeforeRead(host *nd.Array) {
+	d.attached = false
 	if !d.dirty {
 		return
 	}
@@ -176,7 +191,7 @@ func (e *executor) key(args []*nd.Array) string {
 // sharedShape is shared node i's shape, read without bringing its value
 // back from the device.
 func (e *executor) sharedShape(i int) []int {
-	if d, ok := e.lw.Slots[i].Device().(*devValue); ok && d.g == e.g {
+	if d := e.g.shared[e.lw.Slots[i]]; d != nil && d.attached {
 		return d.shape
 	}
 	return e.lw.Nodes[i].Shape()
@@ -295,7 +310,7 @@ func (e *executor) sharedBuf(v core.DeviceSlot) (*devValue, error) {
 		return nil, err
 	}
 	d.dirty = false
-	v.AttachDevice(d)
+	d.attach(v)
 	return d, nil
 }
 
@@ -331,8 +346,8 @@ func (e *executor) Run(args []*nd.Array, copyOutputs bool) ([]*nd.Array, error) 
 			if v == nil {
 				continue
 			}
-			d, ok := v.Device().(*devValue)
-			if !ok || d.g != e.g || e.g.shared[v] != d {
+			d := e.g.shared[v]
+			if d == nil || !d.attached {
 				if d, err = e.sharedBuf(v); err != nil {
 					return err
 				}
@@ -440,7 +455,7 @@ func (e *executor) storeUpdates(p *plan) error {
 	for _, v := range e.lw.UpdateSlots {
 		d := e.g.shared[v]
 		d.dirty = true
-		v.AttachDevice(d)
+		d.attach(v)
 	}
 	return e.g.stream.Synchronize()
 }
