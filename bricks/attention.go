@@ -35,7 +35,7 @@ var attentionGlimpseNames = []string{"weighted_averages", "weights"}
 // pushed by a parent (AttentionRecurrent sets state_dims and attended_dim).
 func NewSequenceContentAttention(cfg *Config, name string, stateNames []string, stateDims []int, attendedDim, matchDim int) (*SequenceContentAttention, error) {
 	a := &SequenceContentAttention{Base: &Base{}, StateNames: stateNames}
-	a.initBase(a, cfg, name, []string{"SequenceContentAttention", "GenericSequenceAttention", "AbstractAttention", "Initializable", "Brick"})
+	a.initBase(a, cfg, name, "SequenceContentAttention")
 	st, err := NewParallel(cfg, "state_trans", stateNames, nil, nil, nil)
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ func NewAttentionRecurrent(cfg *Config, name string, transition Brick, attention
 		return nil, err
 	}
 	r.Distribute = d
-	r.initBase(r, cfg, name, []string{"AttentionRecurrent", "BaseRecurrent", "Initializable", "Brick"})
+	r.initBase(r, cfg, name, "AttentionRecurrent")
 	r.SetChildren([]Brick{transition, attention, d})
 	spec := RecurrentSpec{
 		Sequences: ta.Spec.Sequences,

@@ -27,6 +27,7 @@ import (
 // variables.
 type BatchNormalization struct {
 	*Base
+	spatial bool // SpatialBatchNormalization
 	// Broadcastable says, per axis of one example, which axes are averaged
 	// over besides the batch axis (nil: none).
 	Broadcastable []bool
@@ -59,19 +60,19 @@ type BatchNormalization struct {
 // NewBatchNormalization makes a BatchNormalization brick; input_dim may be
 // set later (or pushed by a parent).
 func NewBatchNormalization(cfg *Config, name string) *BatchNormalization {
-	return newBN(cfg, name, []string{"BatchNormalization", "RNGMixin", "Feedforward", "Brick"})
+	return newBN(cfg, name, "BatchNormalization")
 }
 
 // NewSpatialBatchNormalization makes a SpatialBatchNormalization brick:
 // input_dim is (channels, height, width, ...) and every axis but the
 // channels is averaged over.
 func NewSpatialBatchNormalization(cfg *Config, name string) *BatchNormalization {
-	return newBN(cfg, name, []string{"SpatialBatchNormalization", "BatchNormalization", "RNGMixin", "Feedforward", "Brick"})
+	return newBN(cfg, name, "SpatialBatchNormalization")
 }
 
-func newBN(cfg *Config, name string, classes []string) *BatchNormalization {
-	b := &BatchNormalization{Base: &Base{}}
-	b.initBase(b, cfg, name, classes)
+func newBN(cfg *Config, name, class string) *BatchNormalization {
+	b := &BatchNormalization{Base: &Base{}, spatial: class == "SpatialBatchNormalization"}
+	b.initBase(b, cfg, name, class)
 	b.ConserveMemory, b.Epsilon, b.LearnScale, b.LearnShift = true, 1e-4, true, true
 	b.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: b.apply})
 	return b
@@ -113,7 +114,7 @@ func (b *BatchNormalization) missingAllocation() []string {
 func (b *BatchNormalization) varDim() ([]int, []bool, error) {
 	dims, isTuple := b.inputDim()
 	bc := b.Broadcastable
-	if b.IsInstance("SpatialBatchNormalization") {
+	if b.spatial {
 		if !isTuple || len(dims) < 2 {
 			return nil, nil, fmt.Errorf("%s: expected input_dim to be length >= 2 e.g. (channels, height, width), got %s", b.AnnotationName(), b.dimString())
 		}
@@ -399,7 +400,7 @@ func NewBatchNormalizedMLP(cfg *Config, name string, activations []Brick, dims [
 		m.Activations = append(m.Activations, seq)
 		apps = append(apps, AppRef{l, "apply"}, AppRef{seq, "apply"})
 	}
-	m.initBase(m, cfg, name, []string{"BatchNormalizedMLP", "MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"})
+	m.initBase(m, cfg, name, "BatchNormalizedMLP")
 	m.setApps(apps)
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: m.apply})
 	m.Dims = dims

@@ -69,8 +69,13 @@ type Application struct {
 
 // Base is the state every brick has.
 type Base struct {
-	self    Brick
-	classes []string // most specific first, e.g. Linear, LinearLike, Initializable, Feedforward, Brick
+	self Brick
+	// class is the Python class the brick type's constructor made (Linear,
+	// Tanh, ...); subclass, when set, the more specific class a script's
+	// subclass or WithExtraDims made of it. Blocks' class hierarchy above
+	// them lives with the front end (starlib/blocks' class tables); here
+	// Go interfaces stand for it (initializable.go).
+	class, subclass string
 
 	Name       string
 	Children   []Brick
@@ -109,16 +114,15 @@ type Base struct {
 
 var callIDs atomic.Int64
 
-// initBase sets up b for the brick self with its class chain (most
-// specific first). The name defaults to the class name in lower case, as
-// in Blocks.
-func (b *Base) initBase(self Brick, cfg *Config, name string, classes []string) {
-	b.self, b.cfg, b.classes = self, cfg, classes
+// initBase sets up b for the brick self of the Python class class. The
+// name defaults to the class name in lower case, as in Blocks.
+func (b *Base) initBase(self Brick, cfg *Config, name, class string) {
+	b.self, b.cfg, b.class = self, cfg, class
 	if cfg != nil && cfg.NewID != nil {
 		b.id = cfg.NewID()
 	}
 	if name == "" {
-		name = strings.ToLower(classes[0])
+		name = strings.ToLower(class)
 	}
 	b.Name = name
 }
@@ -130,20 +134,24 @@ func (b *Base) ID() int64 { return b.id }
 // BaseBrick returns b itself (so a type embedding *Base is a Brick).
 func (b *Base) BaseBrick() *Base { return b }
 
-// Class is the brick's class name.
-func (b *Base) Class() string { return b.classes[0] }
+// Class is the brick's Python class name, the most specific: a script
+// subclass's or a WithExtraDims class's, else TypeClass.
+func (b *Base) Class() string {
+	if b.subclass != "" {
+		return b.subclass
+	}
+	return b.class
+}
 
-// Classes is the class chain, most specific first.
-func (b *Base) Classes() []string { return b.classes }
-
-// IsInstance reports whether the brick is of class or a subclass of it.
-func (b *Base) IsInstance(class string) bool { return slices.Contains(b.classes, class) }
+// TypeClass is the Python class the brick type's constructor made
+// (Linear, Tanh, MaxPooling, ...), whatever subclass was made of it.
+func (b *Base) TypeClass() string { return b.class }
 
 // AnnotationName describes the brick for printing.
-func (b *Base) AnnotationName() string { return fmt.Sprintf("%s(%s)", b.classes[0], b.Name) }
+func (b *Base) AnnotationName() string { return fmt.Sprintf("%s(%s)", b.Class(), b.Name) }
 
 func (b *Base) String() string {
-	return fmt.Sprintf("<%s object with name '%s'>", b.classes[0], b.Name)
+	return fmt.Sprintf("<%s object with name '%s'>", b.Class(), b.Name)
 }
 
 // SetNone records whether a front end set the attribute name to Python's
@@ -217,7 +225,7 @@ func (b *Base) SetSeed(s int64) error {
 func (b *Base) TheanoSeed() int64 {
 	if b.theanoSeed == nil {
 		g := b.cfg.RandomSeedRNG
-		if b.IsInstance("Initializable") || g == nil {
+		if IsInitializable(b.self) || g == nil {
 			g = b.cfg.SeedRNG
 		}
 		s := g.Randint(0, 1<<31-1)
@@ -313,21 +321,20 @@ func Allocate(br Brick) error {
 // biases_init to its initializable children.
 func PushInitializationConfig(br Brick) error {
 	b := br.BaseBrick()
-	if b.IsInstance("Initializable") {
+	if IsInitializable(br) {
 		w, bi := initSchemes(br)
 		for _, c := range b.Children {
-			cb := c.BaseBrick()
-			if !cb.IsInstance("Initializable") {
+			if !IsInitializable(c) {
 				continue
 			}
-			cb.rng = b.RNG()
+			c.BaseBrick().rng = b.RNG()
 			if ic, ok := c.(Initializable); ok && w != nil {
 				ic.Initialization().WeightsInit = w
 			}
 		}
 		if bi != nil {
 			for _, c := range b.Children {
-				if ic, ok := c.(Initializable); ok && c.BaseBrick().IsInstance("Initializable") {
+				if ic, ok := c.(Initializable); ok && IsInitializable(c) {
 					ic.Initialization().BiasesInit = bi
 				}
 			}

@@ -11,6 +11,7 @@ import "fmt"
 type Container struct {
 	*Base
 	InitConfig
+	init bool // of class Initializable
 }
 
 // NewContainer makes a container of class "Brick" or "Initializable".
@@ -18,9 +19,10 @@ func NewContainer(cfg *Config, class, name string, children []Brick) (*Container
 	c := &Container{Base: &Base{}}
 	switch class {
 	case "Brick":
-		c.initBase(c, cfg, name, []string{"Brick"})
+		c.initBase(c, cfg, name, "Brick")
 	case "Initializable":
-		c.initBase(c, cfg, name, []string{"Initializable", "Brick"})
+		c.initBase(c, cfg, name, "Initializable")
+		c.init = true
 	default:
 		return nil, fmt.Errorf("a container is a Brick or an Initializable, not a %s", class)
 	}

@@ -88,7 +88,7 @@ type Convolutional struct {
 // are filled by a parent (ConvolutionalSequence) or set later.
 func NewConvolutional(cfg *Config, name string) *Convolutional {
 	c := &Convolutional{Base: &Base{}}
-	c.initBase(c, cfg, name, []string{"Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"})
+	c.initBase(c, cfg, name, "Convolutional")
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
 	return c
 }
@@ -100,7 +100,7 @@ func NewConvolutional(cfg *Config, name string) *Convolutional {
 // unused_edge when None).
 func NewConvolutionalTranspose(cfg *Config, name string) *Convolutional {
 	c := &Convolutional{Base: &Base{}, transpose: true}
-	c.initBase(c, cfg, name, []string{"ConvolutionalTranspose", "Convolutional", "LinearLike", "Initializable", "Feedforward", "Brick"})
+	c.initBase(c, cfg, name, "ConvolutionalTranspose")
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: c.apply})
 	return c
 }
@@ -327,6 +327,7 @@ type Pooling struct {
 	Padding        []int
 	IncludePadding *bool
 	mode           string
+	average        bool // AveragePooling
 }
 
 // NewPooling makes MaxPooling (class "MaxPooling") or AveragePooling
@@ -335,11 +336,11 @@ func NewPooling(cfg *Config, class, name string) (*Pooling, error) {
 	if class != "MaxPooling" && class != "AveragePooling" {
 		return nil, fmt.Errorf("unknown pooling class %s", class)
 	}
-	p := &Pooling{Base: &Base{}, mode: core.PoolMax}
+	p := &Pooling{Base: &Base{}, mode: core.PoolMax, average: class == "AveragePooling"}
 	if class == "AveragePooling" {
 		p.mode = core.PoolAverageExc
 	}
-	p.initBase(p, cfg, name, []string{class, "Pooling", "Initializable", "Feedforward", "Brick"})
+	p.initBase(p, cfg, name, class)
 	p.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: p.apply})
 	return p, nil
 }
@@ -363,7 +364,7 @@ func (p *Pooling) SetMode(mode string) error {
 		return fmt.Errorf("%s.mode must be 'max', 'average_exc_pad' or 'average_inc_pad', got %q", p.Name, mode)
 	}
 	p.mode = mode
-	if p.IsInstance("AveragePooling") && mode != core.PoolMax {
+	if p.average && mode != core.PoolMax {
 		p.mode = core.PoolAverageExc
 		p.IncludePadding = new(mode == core.PoolAverageInc)
 	}
@@ -465,7 +466,7 @@ func NewConvolutionalSequence(cfg *Config, name string, layers []AppRef) *Convol
 	for _, l := range layers {
 		s.Layers = append(s.Layers, l.Brick)
 	}
-	s.initBase(s, cfg, name, []string{"ConvolutionalSequence", "Sequence", "Initializable", "Feedforward", "Brick"})
+	s.initBase(s, cfg, name, "ConvolutionalSequence")
 	s.setApps(layers)
 	s.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: s.apply})
 	return s
@@ -482,7 +483,7 @@ func (s *ConvolutionalSequence) PushAllocationConfigHook() error {
 		lb := l.BaseBrick()
 		layer, ok := l.(channelBrick)
 		if !ok {
-			if lb.IsInstance("Activation") {
+			if isActivation(l) {
 				continue
 			}
 			return fmt.Errorf("%s: layer %s is neither a convolution, a pooling nor an activation", s.AnnotationName(), lb.AnnotationName())
@@ -499,7 +500,7 @@ func (s *ConvolutionalSequence) PushAllocationConfigHook() error {
 			}
 		}
 		if s.UseBias != nil {
-			if ic, ok := l.(Initializable); ok && lb.IsInstance("Initializable") {
+			if ic, ok := l.(Initializable); ok && IsInitializable(l) {
 				ub := *s.UseBias
 				ic.Initialization().UseBias = &ub
 			}
@@ -558,10 +559,15 @@ func (s *ConvolutionalSequence) GetDim(name string) (Size, error) {
 	return nil, fmt.Errorf("%s: no dimension information for %s", s.AnnotationName(), name)
 }
 
+// Flattener is Blocks' Flattener: (batch, ...) to (batch, features).
+type Flattener struct {
+	*Base
+}
+
 // NewFlattener makes Blocks' Flattener: (batch, ...) to (batch, features).
-func NewFlattener(cfg *Config, name string) *Activation {
-	f := &Activation{Base: &Base{}}
-	f.initBase(f, cfg, name, []string{"Flattener", "Brick"})
+func NewFlattener(cfg *Config, name string) *Flattener {
+	f := &Flattener{Base: &Base{}}
+	f.initBase(f, cfg, name, "Flattener")
 	f.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		y, err := core.Flatten(in[0], 2)
 		return one(y), err
@@ -579,7 +585,7 @@ type Maxout struct {
 // NewMaxout makes a Maxout brick.
 func NewMaxout(cfg *Config, name string) *Maxout {
 	m := &Maxout{Base: &Base{}}
-	m.initBase(m, cfg, name, []string{"Maxout", "Brick"})
+	m.initBase(m, cfg, name, "Maxout")
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		if m.NumPieces == 0 {
 			return nil, fmt.Errorf("num_pieces is not set")
@@ -605,7 +611,7 @@ type LinearMaxout struct {
 // NewLinearMaxout makes a LinearMaxout brick.
 func NewLinearMaxout(cfg *Config, name string) *LinearMaxout {
 	lm := &LinearMaxout{Base: &Base{}, Linear: NewLinear(cfg, ""), Maxout: NewMaxout(cfg, "")}
-	lm.initBase(lm, cfg, name, []string{"LinearMaxout", "Initializable", "Feedforward", "Brick"})
+	lm.initBase(lm, cfg, name, "LinearMaxout")
 	lm.SetChildren([]Brick{lm.Linear, lm.Maxout})
 	lm.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		pre, err := Apply(lm.Linear, "apply", in[0])

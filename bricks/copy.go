@@ -3,7 +3,6 @@ package bricks
 import (
 	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/blocks-go/blocks/numpyrand"
 )
@@ -105,22 +104,26 @@ func (s *Softmax) blankCopy() (Brick, error)       { return NewSoftmax(s.cfg, s.
 func (m *Maxout) blankCopy() (Brick, error)        { return NewMaxout(m.cfg, m.Name), nil }
 func (lm *LinearMaxout) blankCopy() (Brick, error) { return NewLinearMaxout(lm.cfg, lm.Name), nil }
 func (s *ScriptBrick) blankCopy() (Brick, error) {
-	return NewScriptBrick(s.cfg, s.Name, slices.Clone(s.classes)), nil
+	return NewScriptBrick(s.cfg, s.Name, s.kind), nil
 }
 
-// blankCopy makes an activation of the same class (the first of its
-// classes that NewActivation knows: a subclass's names come first).
+// blankCopy refuses: a Flattener is not copied (as when it shared the
+// activations' type).
+func (f *Flattener) blankCopy() (Brick, error) {
+	return nil, fmt.Errorf("copying %s: not an activation class", f.AnnotationName())
+}
+
+// blankCopy makes an activation of the same class.
 func (a *Activation) blankCopy() (Brick, error) {
-	for _, c := range a.classes {
-		if x, err := NewActivation(a.cfg, c, a.Name, a.Leak); err == nil {
-			return x, nil
-		}
+	x, err := NewActivation(a.cfg, a.class, a.Name, a.Leak)
+	if err != nil {
+		return nil, fmt.Errorf("copying %s: not an activation class", a.AnnotationName())
 	}
-	return nil, fmt.Errorf("copying %s: not an activation class", a.AnnotationName())
+	return x, nil
 }
 
 // Copy is Blocks' copy.deepcopy of a brick that is not allocated yet (a
-// prototype): a brick of the same type with the same name, classes,
+// prototype): a brick of the same type with the same name, class,
 // attributes, seeds and generator (a copy of its state), lifecycle flags
 // and children, each child copied the same way. memo maps the bricks
 // already copied to their copies, as deepcopy's memo: a brick met twice
@@ -204,11 +207,11 @@ func copyFields(dst, src Brick) {
 	}
 }
 
-// copyBase gives n b's name, classes, seeds,
+// copyBase gives n b's name, class, seeds,
 // generator state and lifecycle flags.
 func copyBase(n, b *Base) {
 	n.Name = b.Name
-	n.classes = slices.Clone(b.classes)
+	n.class, n.subclass = b.class, b.subclass
 	n.noneSet = maps.Clone(b.noneSet)
 	n.extraDims = b.extraDims
 	if b.seed != nil {

@@ -129,7 +129,7 @@ func TestCopy(t *testing.T) {
 		t.Errorf("the copy draws %d, the original %d", b, a)
 	}
 	memo := map[Brick]Brick{}
-	s := NewScriptBrick(cfg, "s", []string{"Initializable", "Feedforward", "Brick"})
+	s := NewScriptBrick(cfg, "s", ScriptClass{Name: "Initializable", Initializable: true})
 	s.SetChildren([]Brick{l, l})
 	sc, err := Copy(s, memo)
 	if err != nil {

@@ -21,12 +21,10 @@ type Cost struct {
 // AbsoluteError or BinaryCrossEntropy.
 func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 	c := &Cost{Base: &Base{}}
-	var classes []string
 	var fn ApplyFunc
 	output := "cost"
 	switch class {
 	case "CategoricalCrossEntropy":
-		classes = []string{class, "Cost", "Brick"}
 		fn = func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 			ce, err := core.CategoricalCrossEntropy(in[1], in[0])
 			if err != nil {
@@ -38,14 +36,12 @@ func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 		if topK < 1 {
 			return nil, fmt.Errorf("MisclassificationRate: top_k must be at least 1, got %d", topK)
 		}
-		classes = []string{class, "Cost", "Brick"}
 		output = "error_rate"
 		fn = func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 			k := max(c.TopK, 1)
 			return misclassification(cfg.FloatX, in[0], in[1], k)
 		}
 	case "SquaredError", "AbsoluteError", "BinaryCrossEntropy":
-		classes = []string{class, "CostMatrix", "Cost", "Brick"}
 		fn = func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 			m, err := costMatrix(class, in[0], in[1])
 			if err != nil {
@@ -64,7 +60,7 @@ func NewCost(cfg *Config, class, name string, topK int) (*Cost, error) {
 	default:
 		return nil, fmt.Errorf("unknown cost %s", class)
 	}
-	c.initBase(c, cfg, name, classes)
+	c.initBase(c, cfg, name, class)
 	c.TopK = topK
 	c.addApplication(&Application{Name: "apply", Inputs: []string{"y", "y_hat"}, Outputs: []string{output}, Fn: fn})
 	return c, nil

@@ -22,6 +22,13 @@
 // when needed and copies and tags inputs and outputs as Blocks'
 // @application does.
 //
+// A brick knows its own Python class name only (Base.Class, for its
+// default name and annotations: "Linear(linear)"); Blocks' hierarchy
+// above it, which scripts see through isinstance, issubclass and
+// VariableFilter(bricks=[Class]), is the Starlark face's, and code here
+// asks the Go interfaces (IsInitializable for an Initializable class
+// without parameters) or the brick's type.
+//
 // Python's names for the attributes (input_dim, weights_init, ...), their
 // defaults and conversions live in the Starlark face (starlib/blocks'
 // class tables), not here; a script class's own attributes live with its

@@ -81,6 +81,39 @@ var (
 	_ Initializable = (*Container)(nil)
 )
 
+// classInitializable is a brick type that is Initializable or not by its
+// class, not by its Go type: ScriptBrick and Container (made for
+// Initializable or not) and Pooling (an Initializable class without
+// parameters: it implements no Initializable).
+type classInitializable interface{ initializable() bool }
+
+func (s *ScriptBrick) initializable() bool { return s.kind.Initializable }
+func (c *Container) initializable() bool   { return c.init }
+func (p *Pooling) initializable() bool     { return true }
+
+// IsInitializable reports whether br is an instance of Blocks'
+// Initializable: its type implements Initializable, or its class is
+// Initializable (classInitializable).
+func IsInitializable(br Brick) bool {
+	if c, ok := br.(classInitializable); ok {
+		return c.initializable()
+	}
+	_, ok := br.(Initializable)
+	return ok
+}
+
+// isActivation reports whether br is an instance of Blocks' Activation:
+// an Activation, or a ScriptBrick made for a subclass of it.
+func isActivation(br Brick) bool {
+	switch b := br.(type) {
+	case *Activation:
+		return true
+	case *ScriptBrick:
+		return b.kind.Activation
+	}
+	return false
+}
+
 // SetInitSchemes sets the weights and biases schemes of an Initializable
 // brick (a nil scheme leaves the brick's as it is), as Blocks' scripts set
 // weights_init and biases_init on the top brick for it to push down: a
@@ -88,7 +121,7 @@ var (
 // brick.
 func SetInitSchemes(br Brick, weights, biases initialization.Scheme) error {
 	ic, ok := br.(Initializable)
-	if !ok || !br.BaseBrick().IsInstance("Initializable") {
+	if !ok || !IsInitializable(br) {
 		return fmt.Errorf("%s is not Initializable", br.BaseBrick().AnnotationName())
 	}
 	c := ic.Initialization()

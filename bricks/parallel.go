@@ -27,12 +27,12 @@ type Parallel struct {
 	kind                  string
 }
 
-// newParallel makes a Parallel of the classes whose children are the
+// newParallel makes a Parallel of the class whose children are the
 // copies given, else copies of prototype (a Linear with use_bias useBias
 // when nil), named prefix_name.
-func newParallel(cfg *Config, class []string, name, prefix string, names []string, prototype Feedforward, copies []Feedforward, useBias bool) (*Parallel, error) {
-	p := &Parallel{Base: &Base{}, InputNames: names, kind: class[0]}
-	p.initBase(p, cfg, name, append(class, "Initializable", "Brick"))
+func newParallel(cfg *Config, class string, name, prefix string, names []string, prototype Feedforward, copies []Feedforward, useBias bool) (*Parallel, error) {
+	p := &Parallel{Base: &Base{}, InputNames: names, kind: class}
+	p.initBase(p, cfg, name, class)
 	if copies != nil && len(copies) != len(names) {
 		return nil, fmt.Errorf("%s: %d names need %d transforms, got %d", p.AnnotationName(), len(names), len(names), len(copies))
 	}
@@ -152,7 +152,7 @@ func NewParallel(cfg *Config, name string, inputNames []string, inputDims, outpu
 }
 
 func newParallelBrick(cfg *Config, name string, inputNames []string, inputDims, outputDims []int, prototype Feedforward, copies []Feedforward) (*Parallel, error) {
-	p, err := newParallel(cfg, []string{"Parallel"}, name, "transform", inputNames, prototype, copies, true)
+	p, err := newParallel(cfg, "Parallel", name, "transform", inputNames, prototype, copies, true)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func NewFork(cfg *Config, name string, outputNames []string, inputDim int, outpu
 }
 
 func newFork(cfg *Config, name string, outputNames []string, inputDim int, outputDims []int, prototype Feedforward, copies []Feedforward) (*Parallel, error) {
-	p, err := newParallel(cfg, []string{"Fork", "Parallel"}, name, "fork", outputNames, prototype, copies, true)
+	p, err := newParallel(cfg, "Fork", name, "fork", outputNames, prototype, copies, true)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func NewDistribute(cfg *Config, name string, targetNames []string, sourceName st
 }
 
 func newDistribute(cfg *Config, name string, targetNames []string, sourceName string, targetDims []int, sourceDim int, prototype Feedforward, copies []Feedforward) (*Parallel, error) {
-	p, err := newParallel(cfg, []string{"Distribute", "Fork", "Parallel"}, name, "distribute", targetNames, prototype, copies, false)
+	p, err := newParallel(cfg, "Distribute", name, "distribute", targetNames, prototype, copies, false)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func NewMerge(cfg *Config, name string, inputNames []string, inputDims []int, ou
 }
 
 func newMerge(cfg *Config, name string, inputNames []string, inputDims []int, outputDim int, prototype Feedforward, copies []Feedforward) (*Parallel, error) {
-	p, err := newParallel(cfg, []string{"Merge", "Parallel"}, name, "transform", inputNames, prototype, copies, false)
+	p, err := newParallel(cfg, "Merge", name, "transform", inputNames, prototype, copies, false)
 	if err != nil {
 		return nil, err
 	}

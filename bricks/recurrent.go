@@ -405,7 +405,7 @@ type SimpleRecurrent struct {
 // NewSimpleRecurrent makes a SimpleRecurrent brick (dim 0: lazy).
 func NewSimpleRecurrent(cfg *Config, name string, dim int, activation Brick) *SimpleRecurrent {
 	s := &SimpleRecurrent{Base: &Base{}, Activation: activation}
-	s.initBase(s, cfg, name, []string{"SimpleRecurrent", "BaseRecurrent", "Initializable", "Brick"})
+	s.initBase(s, cfg, name, "SimpleRecurrent")
 	s.Dim = dim
 	s.SetChildren([]Brick{activation})
 	s.addRecurrent(s.Base, "apply", &RecurrentApp{
@@ -486,7 +486,7 @@ type LSTM struct {
 func NewLSTM(cfg *Config, name string, dim int, activation, gateActivation Brick) *LSTM {
 	activation, gateActivation = gatedDefaults(cfg, activation, gateActivation)
 	l := &LSTM{Base: &Base{}, Activation: activation, GateActivation: gateActivation}
-	l.initBase(l, cfg, name, []string{"LSTM", "BaseRecurrent", "Initializable", "Brick"})
+	l.initBase(l, cfg, name, "LSTM")
 	l.Dim = dim
 	l.SetChildren([]Brick{activation, gateActivation})
 	l.addRecurrent(l.Base, "apply", &RecurrentApp{
@@ -599,7 +599,7 @@ type GatedRecurrent struct {
 func NewGatedRecurrent(cfg *Config, name string, dim int, activation, gateActivation Brick) *GatedRecurrent {
 	activation, gateActivation = gatedDefaults(cfg, activation, gateActivation)
 	g := &GatedRecurrent{Base: &Base{}, Activation: activation, GateActivation: gateActivation}
-	g.initBase(g, cfg, name, []string{"GatedRecurrent", "BaseRecurrent", "Initializable", "Brick"})
+	g.initBase(g, cfg, name, "GatedRecurrent")
 	g.Dim = dim
 	g.SetChildren([]Brick{activation, gateActivation})
 	g.addRecurrent(g.Base, "apply", &RecurrentApp{
@@ -738,7 +738,7 @@ func NewBidirectional(cfg *Config, name string, prototype Brick) (*Bidirectional
 		return nil, fmt.Errorf("Bidirectional: %w", err)
 	}
 	b := &Bidirectional{Base: &Base{}, Forward: fw, Backward: bw, Prototype: prototype}
-	b.initBase(b, cfg, name, []string{"Bidirectional", "Initializable", "Brick"})
+	b.initBase(b, cfg, name, "Bidirectional")
 	b.SetChildren([]Brick{fw, bw})
 	ra := fw.(RecurrentBrick).RecurrentApplication("apply")
 	inputs := slices.Concat(ra.Spec.Sequences, ra.Spec.States, ra.Spec.Contexts)
@@ -870,7 +870,7 @@ type LookupTable struct {
 // NewLookupTable makes a LookupTable (0 means unset).
 func NewLookupTable(cfg *Config, name string, length, dim int) *LookupTable {
 	l := &LookupTable{Base: &Base{}}
-	l.initBase(l, cfg, name, []string{"LookupTable", "Initializable", "Feedforward", "Brick"})
+	l.initBase(l, cfg, name, "LookupTable")
 	l.Length, l.Dim = length, dim
 	l.addApplication(&Application{Name: "apply", Inputs: []string{"indices"}, Outputs: []string{"output"},
 		Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {

@@ -64,7 +64,7 @@ func NewRecurrentStack(cfg *Config, name string, transitions []Brick, forkProtot
 		return nil, fmt.Errorf("RecurrentStack: no transitions")
 	}
 	r := &RecurrentStack{Base: &Base{}, Transitions: transitions, statesName: statesName, skip: skip}
-	r.initBase(r, cfg, name, []string{"RecurrentStack", "BaseRecurrent", "Initializable", "Brick"})
+	r.initBase(r, cfg, name, "RecurrentStack")
 	var apps []*RecurrentApp
 	allRecurrent := true
 	for i, t := range transitions {

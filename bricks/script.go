@@ -43,6 +43,17 @@ type ScriptBrick struct {
 	*Base
 	InitConfig
 	recurrentBase
+	kind ScriptClass
+}
+
+// ScriptClass is what the bricks need to know of the Blocks classes a
+// ScriptBrick stands for: its class name (the most specific of Blocks'
+// abstract classes among the subclass's bases) and whether it is an
+// Initializable and an Activation (the front end keeps the rest of the
+// hierarchy).
+type ScriptClass struct {
+	Name                      string
+	Initializable, Activation bool
 }
 
 // GetDim is the subclass's get_dim (containers such as RecurrentStack
@@ -73,12 +84,11 @@ func (s *ScriptBrick) AddRecurrent(name string, ra *RecurrentApp) {
 	s.addRecurrent(s.Base, name, ra)
 }
 
-// NewScriptBrick makes a brick of the classes (most specific first,
-// ending with "Brick"); an Initializable one has weights_init,
-// biases_init and use_bias.
-func NewScriptBrick(cfg *Config, name string, classes []string) *ScriptBrick {
-	s := &ScriptBrick{Base: &Base{}}
-	s.initBase(s, cfg, name, classes)
+// NewScriptBrick makes a brick of the class; an Initializable one has
+// weights_init, biases_init and use_bias.
+func NewScriptBrick(cfg *Config, name string, class ScriptClass) *ScriptBrick {
+	s := &ScriptBrick{Base: &Base{}, kind: class}
+	s.initBase(s, cfg, name, class.Name)
 	return s
 }
 
@@ -91,18 +101,9 @@ func (b *Base) SetExtra(x any) { b.extra = x }
 // Extra is what SetExtra set (nil for a built-in brick).
 func (b *Base) Extra() any { return b.extra }
 
-// SetSubclasses puts the subclass names (most specific first) before the
-// brick's classes: Class() is then the subclass, and IsInstance knows
-// them all.
-func (b *Base) SetSubclasses(names []string) {
-	var out []string
-	for _, n := range names {
-		if !slices.Contains(b.classes, n) && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	b.classes = append(out, b.classes...)
-}
+// SetSubclass makes the brick an instance of the subclass name of its
+// class (a script's class deriving from it): Class() is then name.
+func (b *Base) SetSubclass(name string) { b.subclass = name }
 
 // AddApplication adds a (or replaces the) application of its name; a
 // replaced one stays callable through ApplySuper.

@@ -44,7 +44,7 @@ type SoftmaxEmitter struct {
 // the symbol before the first).
 func NewSoftmaxEmitter(cfg *Config, name string, initialOutput int) *SoftmaxEmitter {
 	e := &SoftmaxEmitter{Base: &Base{}}
-	e.initBase(e, cfg, name, []string{"SoftmaxEmitter", "AbstractEmitter", "Initializable", "Random", "Brick"})
+	e.initBase(e, cfg, name, "SoftmaxEmitter")
 	e.InitialOutput = initialOutput
 	return e
 }
@@ -85,7 +85,7 @@ type TrivialEmitter struct {
 // NewTrivialEmitter makes a TrivialEmitter of readout_dim (0: pushed).
 func NewTrivialEmitter(cfg *Config, name string, readoutDim int) *TrivialEmitter {
 	e := &TrivialEmitter{Base: &Base{}}
-	e.initBase(e, cfg, name, []string{"TrivialEmitter", "AbstractEmitter", "Brick"})
+	e.initBase(e, cfg, name, "TrivialEmitter")
 	e.ReadoutDim = readoutDim
 	return e
 }
@@ -135,7 +135,7 @@ type LookupFeedback struct {
 // feedback_dim.
 func NewLookupFeedback(cfg *Config, name string, numOutputs, feedbackDim int) *LookupFeedback {
 	f := &LookupFeedback{Base: &Base{}}
-	f.initBase(f, cfg, name, []string{"LookupFeedback", "AbstractFeedback", "Initializable", "Brick"})
+	f.initBase(f, cfg, name, "LookupFeedback")
 	f.NumOutputs, f.FeedbackDim = numOutputs, feedbackDim
 	f.Lookup = NewLookupTable(cfg, "lookuptable", 0, 0)
 	f.SetChildren([]Brick{f.Lookup})
@@ -176,7 +176,7 @@ type TrivialFeedback struct {
 // NewTrivialFeedback makes a TrivialFeedback of output_dim.
 func NewTrivialFeedback(cfg *Config, name string, outputDim int) *TrivialFeedback {
 	f := &TrivialFeedback{Base: &Base{}}
-	f.initBase(f, cfg, name, []string{"TrivialFeedback", "AbstractFeedback", "Brick"})
+	f.initBase(f, cfg, name, "TrivialFeedback")
 	f.OutputDim = outputDim
 	return f
 }
@@ -220,7 +220,7 @@ type Readout struct {
 // bias).
 func NewReadout(cfg *Config, name string, emitter Emitter, feedback Feedback, sourceNames []string, readoutDim int, mergePrototype Feedforward) (*Readout, error) {
 	r := &Readout{Base: &Base{}, Emitter: emitter, FeedbackBr: feedback, SourceNames: sourceNames}
-	r.initBase(r, cfg, name, []string{"Readout", "AbstractReadout", "Initializable", "Brick"})
+	r.initBase(r, cfg, name, "Readout")
 	r.ReadoutDim = readoutDim
 	m, err := NewMerge(cfg, "merge", sourceNames, nil, 0, mergePrototype)
 	if err != nil {
@@ -422,7 +422,7 @@ func (g *SequenceGenerator) SampleRNG() *numpyrand.RandomState {
 // NewSequenceGenerator makes a SequenceGenerator; attention may be nil.
 func NewSequenceGenerator(cfg *Config, name string, readout *Readout, transition Brick, attention *SequenceContentAttention) (*SequenceGenerator, error) {
 	g := &SequenceGenerator{Base: &Base{}, Readout: readout}
-	g.initBase(g, cfg, name, []string{"SequenceGenerator", "BaseSequenceGenerator", "Initializable", "Brick"})
+	g.initBase(g, cfg, name, "SequenceGenerator")
 	tr, ok := transition.(RecurrentBrick)
 	if !ok || tr.RecurrentApplication("apply") == nil {
 		return nil, fmt.Errorf("SequenceGenerator: the transition %s is not a recurrent brick", transition.BaseBrick().AnnotationName())

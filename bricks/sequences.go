@@ -19,8 +19,8 @@ type Sequence struct {
 	Apps []AppRef
 }
 
-func newSequenceBase(s *Sequence, cfg *Config, name string, classes []string, apps []AppRef) {
-	s.initBase(s, cfg, name, classes)
+func newSequenceBase(s *Sequence, cfg *Config, name, class string, apps []AppRef) {
+	s.initBase(s, cfg, name, class)
 	s.setApps(apps)
 	s.addApplication(&Application{Name: "apply", Variadic: true, Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: s.apply})
 }
@@ -41,7 +41,7 @@ func (s *Sequence) setApps(apps []AppRef) {
 // NewSequence makes a Sequence of application methods.
 func NewSequence(cfg *Config, name string, apps []AppRef) *Sequence {
 	s := &Sequence{Base: &Base{}}
-	newSequenceBase(s, cfg, name, []string{"Sequence", "Brick"}, apps)
+	newSequenceBase(s, cfg, name, "Sequence", apps)
 	return s
 }
 
@@ -49,7 +49,7 @@ func NewSequence(cfg *Config, name string, apps []AppRef) *Sequence {
 // input_dim and output_dim taken from its first and last bricks).
 func NewFeedforwardSequence(cfg *Config, name string, apps []AppRef) *Sequence {
 	s := &Sequence{Base: &Base{}}
-	newSequenceBase(s, cfg, name, []string{"FeedforwardSequence", "Sequence", "Feedforward", "Brick"}, apps)
+	newSequenceBase(s, cfg, name, "FeedforwardSequence", apps)
 	return s
 }
 
@@ -111,7 +111,7 @@ func NewMLPOf(cfg *Config, name string, activations []Brick, dims []int, layers 
 			apps = append(apps, AppRef{a, "apply"})
 		}
 	}
-	m.initBase(m, cfg, name, []string{"MLP", "Sequence", "Initializable", "FeedforwardSequence", "Feedforward", "Brick"})
+	m.initBase(m, cfg, name, "MLP")
 	m.setApps(apps)
 	m.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: m.apply})
 	m.Dims = dims

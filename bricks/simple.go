@@ -22,7 +22,7 @@ type Linear struct {
 // to push.
 func NewLinear(cfg *Config, name string) *Linear {
 	l := &Linear{Base: &Base{}}
-	l.initBase(l, cfg, name, []string{"Linear", "LinearLike", "Initializable", "Feedforward", "Brick"})
+	l.initBase(l, cfg, name, "Linear")
 	l.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: l.apply})
 	return l
 }
@@ -90,7 +90,7 @@ type Bias struct {
 // NewBias makes a Bias brick.
 func NewBias(cfg *Config, name string) *Bias {
 	b := &Bias{Base: &Base{}}
-	b.initBase(b, cfg, name, []string{"Bias", "Initializable", "Feedforward", "Brick"})
+	b.initBase(b, cfg, name, "Bias")
 	b.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		return one(core.Add(in[0], b.B)), nil
 	}})
@@ -149,7 +149,7 @@ func NewActivation(cfg *Config, class, name string, leak float64) (*Activation, 
 	default:
 		return nil, fmt.Errorf("unknown activation %s", class)
 	}
-	a.initBase(a, cfg, name, []string{class, "Activation", "Feedforward", "Brick"})
+	a.initBase(a, cfg, name, class)
 	a.Leak = leak
 	a.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		return one(f(in[0])), nil
@@ -202,7 +202,7 @@ type Softmax struct{ *Base }
 // NewSoftmax makes a Softmax brick.
 func NewSoftmax(cfg *Config, name string) *Softmax {
 	s := &Softmax{Base: &Base{}}
-	s.initBase(s, cfg, name, []string{"Softmax", "Brick"})
+	s.initBase(s, cfg, name, "Softmax")
 	s.addApplication(&Application{Name: "apply", Inputs: []string{"input_"}, Outputs: []string{"output"}, Fn: func(_ *core.ApplicationCall, in []*core.Variable) ([]*core.Variable, error) {
 		y, err := core.Softmax(in[0])
 		return one(y), err

@@ -23,10 +23,10 @@ func WrapWithExtraDims(br Brick, class string) error {
 	if b.extraDims {
 		return fmt.Errorf("%s is already wrapped by WithExtraDims", b.AnnotationName())
 	}
-	if b.Name == strings.ToLower(b.classes[0]) {
+	if b.Name == strings.ToLower(b.Class()) {
 		b.Name = strings.ToLower(class)
 	}
-	b.classes = append([]string{class}, b.classes...)
+	b.subclass = class
 	b.extraDims = true
 	return nil
 }

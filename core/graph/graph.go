@@ -399,23 +399,23 @@ func rewrite(x *core.Variable, memo map[*core.Variable]*core.Variable) (*core.Va
 // Brick is what the filter needs to know of a brick annotation.
 type Brick interface {
 	core.Annotation
-	// IsInstance reports whether the brick is of the named class or a
-	// subclass of it (Python's isinstance).
-	IsInstance(class string) bool
+	// Class is the brick's class name.
+	Class() string
 }
 
 // BrickSelector selects bricks: an instance (Brick set) or every brick of a
-// class (Class set).
+// class and its subclasses (IsInstance set: Python's isinstance, which the
+// front end that knows the class hierarchy decides).
 type BrickSelector struct {
-	Brick Brick
-	Class string
+	Brick      Brick
+	IsInstance func(Brick) bool
 }
 
 func (s BrickSelector) matches(b Brick) bool {
 	if s.Brick != nil {
 		return s.Brick == b
 	}
-	return b.IsInstance(s.Class)
+	return s.IsInstance != nil && s.IsInstance(b)
 }
 
 // ApplicationSelector selects application calls: the application named Name

@@ -86,7 +86,7 @@ func typedBrickFields(br bricks.Brick) []brickField {
 			schemeField(b, &b.BiasesInit, "biases_init", "initialization scheme of the biases"),
 		}
 	case *bricks.Activation:
-		if b.IsInstance("LeakyRectifier") {
+		if isInstance(b, "LeakyRectifier") {
 			return []brickField{leakField(b)}
 		}
 	case *bricks.MLP:
@@ -146,7 +146,7 @@ func typedBrickFields(br bricks.Brick) []brickField {
 			intField(b, &b.NumPieces, "num_pieces", "pieces per output feature"),
 		}, initFields(b, &b.InitConfig, true)...)
 	case *bricks.Cost:
-		if b.IsInstance("MisclassificationRate") {
+		if isInstance(b, "MisclassificationRate") {
 			return []brickField{valueIntField(b, &b.TopK, "top_k", "a target among the k best is not an error (default 1)")}
 		}
 	case *bricks.Convolutional:
@@ -174,7 +174,7 @@ func typedBrickFields(br bricks.Brick) []brickField {
 			boolField(b, &b.IgnoreBorder, "ignore_border", "drop partial windows at the border (default True)"),
 			optional(intsField(b, &b.Padding, "padding", "(rows, cols) zero padding, default (0, 0)")),
 		}
-		if b.IsInstance("AveragePooling") {
+		if isInstance(b, "AveragePooling") {
 			out = append(out, boolField(b, &b.IncludePadding, "include_padding", "count the padding in the average (default False)"))
 		}
 		return out
@@ -221,7 +221,7 @@ func typedBrickFields(br bricks.Brick) []brickField {
 		// The other Initializable bricks: weights_init, biases_init and
 		// use_bias (a script class's brick and a container when their
 		// class is Initializable).
-		if br.BaseBrick().IsInstance("Initializable") {
+		if isInstance(br, "Initializable") {
 			return initFields(b, b.Initialization(), true)
 		}
 	}

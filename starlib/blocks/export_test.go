@@ -1,6 +1,10 @@
 package blocks
 
-import "go.starlark.net/starlark"
+import (
+	"go.starlark.net/starlark"
+
+	"github.com/blocks-go/blocks/bricks"
+)
 
 // BrickParam is, for the tests of package blocks_test, one constructor
 // parameter of a brick class's table: Blocks' default as source text,
@@ -38,3 +42,6 @@ func BrickClasses() map[string]*BrickTableForTest {
 	}
 	return out
 }
+
+// BrickChain is the brick's Python class chain, most specific first.
+func BrickChain(b bricks.Brick) []string { return brickChain(b) }

@@ -59,7 +59,7 @@ func newVariableFilter(thread *starlark.Thread, b *starlark.Builtin, args starla
 			case *Brick:
 				f.Bricks = append(f.Bricks, graph.BrickSelector{Brick: x.B.(graph.Brick)})
 			case *BrickClass:
-				f.Bricks = append(f.Bricks, graph.BrickSelector{Class: x.Class})
+				f.Bricks = append(f.Bricks, graph.BrickSelector{IsInstance: classSelector(x.Class)})
 			default:
 				return nil, fmt.Errorf("VariableFilter: bricks must hold bricks or brick classes, got %s", x.Type())
 			}
@@ -78,7 +78,7 @@ func newVariableFilter(thread *starlark.Thread, b *starlark.Builtin, args starla
 			case *BoundApplication:
 				f.Applications = append(f.Applications, graph.ApplicationSelector{BrickSelector: graph.BrickSelector{Brick: x.Brick.(graph.Brick)}, Name: x.App})
 			case *UnboundApplication:
-				f.Applications = append(f.Applications, graph.ApplicationSelector{BrickSelector: graph.BrickSelector{Class: x.Class}, Name: x.Name})
+				f.Applications = append(f.Applications, graph.ApplicationSelector{BrickSelector: graph.BrickSelector{IsInstance: classSelector(x.Class)}, Name: x.Name})
 			case appSelector: // generator.generate (generate_app.go)
 				br, app := x.appRef()
 				f.Applications = append(f.Applications, graph.ApplicationSelector{BrickSelector: graph.BrickSelector{Brick: br.(graph.Brick)}, Name: app})

@@ -62,6 +62,9 @@ type scriptExtra struct {
 	// paramSnap the brick's parameters when it was last filled.
 	params    *starlark.List
 	paramSnap []*core.Variable
+	// abstract is the class chain of a bricks.ScriptBrick's Blocks
+	// classes (abstractChain; nil for a concrete base's brick).
+	abstract []string
 }
 
 func brickExtra(b bricks.Brick) *scriptExtra {
@@ -92,7 +95,7 @@ func (c *BrickClass) brickClasses() []string {
 // ScriptNew makes the instance: a placeholder brick until the base's
 // __init__ makes the real one.
 func (c *BrickClass) ScriptNew(thread *starlark.Thread, st *starlib.ObjectState) (starlark.Value, error) {
-	ph := bricks.NewScriptBrick(BrickConfig(thread), strings.ToLower(st.Class.Name()), []string{"Brick"})
+	ph := bricks.NewScriptBrick(BrickConfig(thread), strings.ToLower(st.Class.Name()), bricks.ScriptClass{Name: "Brick"})
 	ph.SetExtra(&scriptExtra{st: st, pending: true, thread: thread})
 	return &Brick{B: ph}, nil
 }
@@ -147,18 +150,21 @@ func (c *BrickClass) ScriptInit(thread *starlark.Thread, self starlark.Value, ar
 		if nb, named, err = c.newAbstract(thread, st, args, kwargs); err != nil {
 			return err
 		}
+		x.abstract = abstractChain(c.brickClasses())
 	}
 	base := nb.BaseBrick()
 	old := b.B.BaseBrick()
 	if len(base.Children) == 0 && len(old.Children) > 0 {
 		base.SetChildren(old.Children)
 	}
-	base.SetSubclasses(scriptClassNames(st.Class))
+	x.pending = false
+	base.SetExtra(x)
+	if chain := brickChain(nb); chain[0] != base.TypeClass() {
+		base.SetSubclass(chain[0])
+	}
 	if !named {
 		base.Name = strings.ToLower(st.Class.Name())
 	}
-	x.pending = false
-	base.SetExtra(x)
 	b.B = nb
 	attachScriptBrick(thread, b, st)
 	return nil
@@ -184,23 +190,7 @@ func scriptClassNames(c *starlib.Class) []string {
 // children=None), Initializable's weights_init, biases_init, use_bias,
 // seed, Random's theano_seed.
 func (c *BrickClass) newAbstract(thread *starlark.Thread, st *starlib.ObjectState, args starlark.Tuple, kwargs []starlark.Tuple) (bricks.Brick, bool, error) {
-	classes := c.brickClasses()
-	order := []string{"BaseRecurrent", "LinearLike", "Initializable", "Feedforward", "Activation", "CostMatrix", "Cost", "Random", "Brick"}
-	var chain []string
-	for _, k := range order {
-		if slices.Contains(classes, k) {
-			chain = append(chain, k)
-		}
-	}
-	if slices.Contains(chain, "CostMatrix") && !slices.Contains(chain, "Cost") {
-		chain = append(chain[:len(chain)-1], "Cost", "Brick")
-	}
-	if slices.Contains(chain, "LinearLike") && !slices.Contains(chain, "Initializable") {
-		chain = append([]string{"LinearLike", "Initializable"}, chain[1:]...)
-	}
-	if chain[len(chain)-1] != "Brick" {
-		chain = append(chain, "Brick")
-	}
+	chain := abstractChain(c.brickClasses())
 	init := slices.Contains(chain, "Initializable")
 	fname := st.Class.Name() + ".__init__"
 	var name, children, seed starlark.Value = starlark.None, starlark.None, starlark.None
@@ -242,7 +232,7 @@ func (c *BrickClass) newAbstract(thread *starlark.Thread, st *starlib.ObjectStat
 		}
 		nameS = s
 	}
-	nb := bricks.NewScriptBrick(BrickConfig(thread), nameS, chain)
+	nb := bricks.NewScriptBrick(BrickConfig(thread), nameS, bricks.ScriptClass{Name: chain[0], Initializable: init, Activation: slices.Contains(chain, "Activation")})
 	if children != starlark.None {
 		cs, err := brickList(fname+": children", children, false)
 		if err != nil {
@@ -749,7 +739,7 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 	case "auxiliary_variables":
 		return variableList(nil, base.AuxiliaryVariables), true, nil
 	case "theano_seed", "theano_rng":
-		if base.IsInstance("Random") {
+		if isInstance(b.B, "Random") {
 			return randomBrickAttr(x.thread, base, name)
 		}
 	case "allocation_config_pushed":
@@ -761,7 +751,7 @@ func scriptBrickAttr(b *Brick, x *scriptExtra, name string) (starlark.Value, boo
 			return noDimBuiltin(base), true, nil
 		}
 	case "initial_states":
-		if _, ok := b.B.(*bricks.ScriptBrick); ok && base.IsInstance("BaseRecurrent") {
+		if _, ok := b.B.(*bricks.ScriptBrick); ok && isInstance(b.B, "BaseRecurrent") {
 			return defaultInitialStates(b), true, nil // script_apps.go
 		}
 	}
@@ -814,7 +804,7 @@ func scriptBrickSetField(b *Brick, x *scriptExtra, name string, v starlark.Value
 	case "name", "seed":
 		return b.nativeSetField(name, v)
 	case "theano_seed", "theano_rng":
-		if base.IsInstance("Random") {
+		if isInstance(b.B, "Random") {
 			return setRandomBrickAttr(base, x.st.Class.Name(), name, v)
 		}
 	}
@@ -949,7 +939,7 @@ func (c *BrickClass) ScriptSuperAttr(thread *starlark.Thread, self starlark.Valu
 		}
 	}
 	if name == "initial_states" {
-		if _, ok := b.B.(*bricks.ScriptBrick); ok && b.B.BaseBrick().IsInstance("BaseRecurrent") {
+		if _, ok := b.B.(*bricks.ScriptBrick); ok && isInstance(b.B, "BaseRecurrent") {
 			return defaultInitialStates(b), nil
 		}
 	}
@@ -971,8 +961,9 @@ func (c *BrickClass) IsInstanceOf(v starlark.Value) bool {
 	if !ok {
 		return false
 	}
+	chain := brickChain(b.B)
 	for _, k := range c.brickClasses() {
-		if !b.B.BaseBrick().IsInstance(k) {
+		if !slices.Contains(chain, k) {
 			return false
 		}
 	}
@@ -1094,7 +1085,7 @@ func (c *brickCopier) attach(orig bricks.Brick) error {
 			}
 			st.Set(n, cv)
 		}
-		nx := &scriptExtra{st: st, thread: c.thread, allocArgs: slices.Clone(x.allocArgs)}
+		nx := &scriptExtra{st: st, thread: c.thread, allocArgs: slices.Clone(x.allocArgs), abstract: x.abstract}
 		if x.appAttrs != nil {
 			nx.appAttrs = map[string]map[string]starlark.Value{}
 			for k, m := range x.appAttrs {
