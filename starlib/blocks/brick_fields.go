@@ -274,54 +274,12 @@ func initFields(b bricks.Brick, c *bricks.InitConfig, withWeights bool) []brickF
 
 // intField is a lazy allocation dimension (0: unset).
 func intField(b bricks.Brick, p *int, name, doc string) brickField {
-	return brickField{
-		spec: attrSpec{Name: name, Kind: attrInt, Lazy: forAllocation, Doc: doc},
-		get: func() any {
-			if *p == 0 {
-				return nil
-			}
-			return *p
-		},
-		set: func(v any) error {
-			if v == nil {
-				*p = 0
-				return nil
-			}
-			x, ok := v.(int)
-			if !ok {
-				return fieldTypeError(b, name, v)
-			}
-			*p = x
-			return nil
-		},
-		isSet: func() bool { return *p != 0 },
-	}
+	return unsetWhen(b, p, attrSpec{Name: name, Kind: attrInt, Lazy: forAllocation, Doc: doc}, func(x int) bool { return x == 0 })
 }
 
 // intsField is a lazy allocation list of dimensions (nil: unset).
 func intsField(b bricks.Brick, p *[]int, name, doc string) brickField {
-	return brickField{
-		spec: attrSpec{Name: name, Kind: attrInts, Lazy: forAllocation, Doc: doc},
-		get: func() any {
-			if *p == nil {
-				return nil
-			}
-			return *p
-		},
-		set: func(v any) error {
-			if v == nil {
-				*p = nil
-				return nil
-			}
-			x, ok := v.([]int)
-			if !ok {
-				return fieldTypeError(b, name, v)
-			}
-			*p = x
-			return nil
-		},
-		isSet: func() bool { return *p != nil },
-	}
+	return unsetWhen(b, p, attrSpec{Name: name, Kind: attrInts, Lazy: forAllocation, Doc: doc}, func(x []int) bool { return x == nil })
 }
 
 // valueIntField is an int that always has a value (None sets 0).
@@ -341,124 +299,27 @@ func nonNegative(f brickField) brickField {
 
 // sizeField is a tuple of sizes, entries may be None (nil: unset).
 func sizeField(b bricks.Brick, p *bricks.Size, name, doc string) brickField {
-	return brickField{
-		spec: attrSpec{Name: name, Kind: attrSize, Doc: doc},
-		get: func() any {
-			if *p == nil {
-				return nil
-			}
-			return *p
-		},
-		set: func(v any) error {
-			if v == nil {
-				*p = nil
-				return nil
-			}
-			x, ok := v.(bricks.Size)
-			if !ok {
-				return fieldTypeError(b, name, v)
-			}
-			*p = x
-			return nil
-		},
-		isSet: func() bool { return *p != nil },
-	}
+	return unsetWhen(b, p, attrSpec{Name: name, Kind: attrSize, Doc: doc}, func(x bricks.Size) bool { return x == nil })
 }
 
 // borderField is a convolution's border mode (nil: unset).
 func borderField(b bricks.Brick, p **core.Border, name, doc string) brickField {
-	return brickField{
-		spec: attrSpec{Name: name, Kind: attrBorder, Doc: doc},
-		get: func() any {
-			if *p == nil {
-				return nil
-			}
-			return **p
-		},
-		set: func(v any) error {
-			if v == nil {
-				*p = nil
-				return nil
-			}
-			x, ok := v.(core.Border)
-			if !ok {
-				return fieldTypeError(b, name, v)
-			}
-			*p = &x
-			return nil
-		},
-		isSet: func() bool { return *p != nil },
-	}
+	return pointerField(b, p, attrSpec{Name: name, Kind: attrBorder, Doc: doc})
 }
 
 // boolField is a setting with a class default (nil: unset).
 func boolField(b bricks.Brick, p **bool, name, doc string) brickField {
-	return brickField{
-		spec: attrSpec{Name: name, Kind: attrBool, Doc: doc},
-		get: func() any {
-			if *p == nil {
-				return nil
-			}
-			return **p
-		},
-		set: func(v any) error {
-			if v == nil {
-				*p = nil
-				return nil
-			}
-			x, ok := v.(bool)
-			if !ok {
-				return fieldTypeError(b, name, v)
-			}
-			*p = &x
-			return nil
-		},
-		isSet: func() bool { return *p != nil },
-	}
+	return pointerField(b, p, attrSpec{Name: name, Kind: attrBool, Doc: doc})
 }
 
 // plainBoolField is a bool that always has a value (None sets def).
 func plainBoolField(b bricks.Brick, p *bool, def bool, name, doc string) brickField {
-	return brickField{
-		spec: attrSpec{Name: name, Kind: attrBool, Doc: doc},
-		get:  func() any { return *p },
-		set: func(v any) error {
-			if v == nil {
-				*p = def
-				return nil
-			}
-			x, ok := v.(bool)
-			if !ok {
-				return fieldTypeError(b, name, v)
-			}
-			*p = x
-			return nil
-		},
-		isSet: func() bool { return true },
-		plain: true,
-	}
+	return plainField(b, p, def, attrSpec{Name: name, Kind: attrBool, Doc: doc})
 }
 
 // floatField is a number that always has a value (None sets def).
 func floatField(b bricks.Brick, p *float64, def float64, name, doc string) brickField {
-	return brickField{
-		spec: attrSpec{Name: name, Kind: attrFloat, Doc: doc},
-		get:  func() any { return *p },
-		set: func(v any) error {
-			if v == nil {
-				*p = def
-				return nil
-			}
-			x, ok := v.(float64)
-			if !ok {
-				return fieldTypeError(b, name, v)
-			}
-			*p = x
-			return nil
-		},
-		isSet: func() bool { return true },
-		plain: true,
-	}
+	return plainField(b, p, def, attrSpec{Name: name, Kind: attrFloat, Doc: doc})
 }
 
 // dimField is BatchNormalization's input_dim: an int or a tuple whose
@@ -500,28 +361,8 @@ func optional(f brickField) brickField {
 
 // schemeField is an initialization scheme (nil: unset).
 func schemeField(b bricks.Brick, p *initialization.Scheme, name, doc string) brickField {
-	return brickField{
-		spec: attrSpec{Name: name, Kind: attrInit, Lazy: forInitialization, Doc: doc},
-		get: func() any {
-			if *p == nil {
-				return nil
-			}
-			return *p
-		},
-		set: func(v any) error {
-			if v == nil {
-				*p = nil
-				return nil
-			}
-			x, ok := v.(initialization.Scheme)
-			if !ok {
-				return fieldTypeError(b, name, v)
-			}
-			*p = x
-			return nil
-		},
-		isSet: func() bool { return *p != nil },
-	}
+	return unsetWhen(b, p, attrSpec{Name: name, Kind: attrInit, Lazy: forInitialization, Doc: doc},
+		func(x initialization.Scheme) bool { return x == nil })
 }
 
 // leakField is LeakyRectifier's leak (None sets Blocks' default).
@@ -539,6 +380,82 @@ func leakField(a *bricks.Activation) brickField {
 				return fieldTypeError(a, "leak", v)
 			}
 			a.Leak = x
+			return nil
+		},
+		isSet: func() bool { return true },
+		plain: true,
+	}
+}
+
+// unsetWhen is an attribute kept in a field of its own type whose value
+// unset reports as left out (None sets the zero value).
+func unsetWhen[T any](b bricks.Brick, p *T, spec attrSpec, unset func(T) bool) brickField {
+	return brickField{
+		spec: spec,
+		get: func() any {
+			if unset(*p) {
+				return nil
+			}
+			return *p
+		},
+		set: func(v any) error {
+			if v == nil {
+				var zero T
+				*p = zero
+				return nil
+			}
+			x, ok := v.(T)
+			if !ok {
+				return fieldTypeError(b, spec.Name, v)
+			}
+			*p = x
+			return nil
+		},
+		isSet: func() bool { return !unset(*p) },
+	}
+}
+
+// pointerField is an attribute kept behind a pointer (nil: unset).
+func pointerField[T any](b bricks.Brick, p **T, spec attrSpec) brickField {
+	return brickField{
+		spec: spec,
+		get: func() any {
+			if *p == nil {
+				return nil
+			}
+			return **p
+		},
+		set: func(v any) error {
+			if v == nil {
+				*p = nil
+				return nil
+			}
+			x, ok := v.(T)
+			if !ok {
+				return fieldTypeError(b, spec.Name, v)
+			}
+			*p = &x
+			return nil
+		},
+		isSet: func() bool { return *p != nil },
+	}
+}
+
+// plainField is an attribute that always has a value (None sets def).
+func plainField[T any](b bricks.Brick, p *T, def T, spec attrSpec) brickField {
+	return brickField{
+		spec: spec,
+		get:  func() any { return *p },
+		set: func(v any) error {
+			if v == nil {
+				*p = def
+				return nil
+			}
+			x, ok := v.(T)
+			if !ok {
+				return fieldTypeError(b, spec.Name, v)
+			}
+			*p = x
 			return nil
 		},
 		isSet: func() bool { return true },
