@@ -28,8 +28,8 @@ var (
 
 // SetInputDim sets input_dim.
 func (l *Linear) SetInputDim(d int) error {
-	if h := l.hooks; h != nil && h.SetAttr != nil {
-		return h.SetAttr("input_dim", d)
+	if h := l.hooks; h != nil && h.SetInputDim != nil {
+		return h.SetInputDim(d)
 	}
 	l.InputDim = d
 	return nil
@@ -37,8 +37,8 @@ func (l *Linear) SetInputDim(d int) error {
 
 // SetOutputDim sets output_dim.
 func (l *Linear) SetOutputDim(d int) error {
-	if h := l.hooks; h != nil && h.SetAttr != nil {
-		return h.SetAttr("output_dim", d)
+	if h := l.hooks; h != nil && h.SetOutputDim != nil {
+		return h.SetOutputDim(d)
 	}
 	l.OutputDim = d
 	return nil
@@ -46,8 +46,8 @@ func (l *Linear) SetOutputDim(d int) error {
 
 // SetInputDim sets input_dim.
 func (lm *LinearMaxout) SetInputDim(d int) error {
-	if h := lm.hooks; h != nil && h.SetAttr != nil {
-		return h.SetAttr("input_dim", d)
+	if h := lm.hooks; h != nil && h.SetInputDim != nil {
+		return h.SetInputDim(d)
 	}
 	lm.InputDim = d
 	return nil
@@ -55,43 +55,41 @@ func (lm *LinearMaxout) SetInputDim(d int) error {
 
 // SetOutputDim sets output_dim.
 func (lm *LinearMaxout) SetOutputDim(d int) error {
-	if h := lm.hooks; h != nil && h.SetAttr != nil {
-		return h.SetAttr("output_dim", d)
+	if h := lm.hooks; h != nil && h.SetOutputDim != nil {
+		return h.SetOutputDim(d)
 	}
 	lm.OutputDim = d
 	return nil
 }
 
-// SetInputDim sets the subclass's input_dim (its Hooks.SetAttr).
-func (s *ScriptBrick) SetInputDim(d int) error { return setPushed(s, "input_dim", d) }
-
-// SetOutputDim sets the subclass's output_dim (its Hooks.SetAttr).
-func (s *ScriptBrick) SetOutputDim(d int) error { return setPushed(s, "output_dim", d) }
-
-// setPushed sets an attribute a parent pushes (Blocks' layer.name = v)
-// through the subclass's face (Hooks.SetAttr: its properties, its own
-// attributes): a brick of Blocks' abstract classes has no typed field
-// for it.
-func setPushed(br Brick, name string, v any) error {
-	b := br.BaseBrick()
-	if h := b.hooks; h != nil && h.SetAttr != nil {
-		return h.SetAttr(name, v)
+// SetInputDim sets the subclass's input_dim (its Hooks.SetInputDim).
+func (s *ScriptBrick) SetInputDim(d int) error {
+	if h := s.hooks; h != nil && h.SetInputDim != nil {
+		return h.SetInputDim(d)
 	}
-	return fmt.Errorf("%s has no attribute %s", b.AnnotationName(), name)
+	return fmt.Errorf("%s has no attribute input_dim", s.AnnotationName())
+}
+
+// SetOutputDim sets the subclass's output_dim (its Hooks.SetOutputDim).
+func (s *ScriptBrick) SetOutputDim(d int) error {
+	if h := s.hooks; h != nil && h.SetOutputDim != nil {
+		return h.SetOutputDim(d)
+	}
+	return fmt.Errorf("%s has no attribute output_dim", s.AnnotationName())
 }
 
 // pushUseBias sets a layer's use_bias as a parent (an MLP) pushes it:
 // through the subclass's face when the brick has one, else its
 // InitConfig, else its declared attribute.
 func pushUseBias(br Brick, ub bool) error {
-	if h := br.BaseBrick().hooks; h != nil && h.SetAttr != nil {
-		return h.SetAttr("use_bias", ub)
+	if h := br.BaseBrick().hooks; h != nil && h.SetUseBias != nil {
+		return h.SetUseBias(ub)
 	}
 	if ic, ok := br.(Initializable); ok {
 		ic.Initialization().UseBias = &ub
 		return nil
 	}
-	return setPushed(br, "use_bias", ub)
+	return fmt.Errorf("%s has no attribute use_bias", br.BaseBrick().AnnotationName())
 }
 
 // blankCopier is a brick type that Copy can make afresh: a brick of the

@@ -26,11 +26,12 @@ type Hooks struct {
 	// GetDim is the subclass's get_dim (nil: Blocks' Brick.get_dim, no
 	// dimension information): what containers ask of a ScriptBrick.
 	GetDim func(name string) (int, error)
-	// SetAttr sets an attribute a parent pushes (MLP's input_dim and
-	// output_dim, use_bias) as Python's setattr on the subclass's
-	// instance: through its properties, else its own attribute or the
-	// brick type's (nil: the brick type's declared attribute).
-	SetAttr func(name string, v any) error
+	// SetInputDim, SetOutputDim and SetUseBias set what a parent pushes
+	// (MLP's and Parallel's dimensions, MLP's use_bias) as Python's
+	// setattr does on the subclass's instance: through its properties,
+	// else its own attribute or the brick type's field (nil: the field).
+	SetInputDim, SetOutputDim func(d int) error
+	SetUseBias                func(b bool) error
 	// MissingAllocation names the subclass's lazy allocation arguments
 	// that are not set yet (Blocks' allocation_args still
 	// NoneAllocation): Allocate refuses to run then.

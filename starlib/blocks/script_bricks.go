@@ -266,6 +266,14 @@ func (c *BrickClass) newAbstract(thread *starlark.Thread, st *starlib.ObjectStat
 
 // attachScriptBrick gives the Go brick the script class's overrides and
 // applications.
+// setPushed sets what a parent pushes into a script brick (Blocks'
+// layer.input_dim = d) as Python's setattr does: through the interface,
+// since a static call would make an initialization cycle with the brick
+// class tables.
+func setPushed(b starlark.HasSetField, name string, v starlark.Value) error {
+	return b.SetField(name, v)
+}
+
 func attachScriptBrick(thread *starlark.Thread, b *Brick, st *starlib.ObjectState) {
 	cls := st.Class
 	base := b.B.BaseBrick()
@@ -289,12 +297,9 @@ func attachScriptBrick(thread *starlark.Thread, b *Brick, st *starlib.ObjectStat
 		}
 	}
 	base.SetHooks(&bricks.Hooks{
-		SetAttr: func(name string, v any) error {
-			// Through the interface: a static call would make an
-			// initialization cycle with the brick class tables.
-			var hs starlark.HasSetField = b
-			return hs.SetField(name, attrValue(v))
-		},
+		SetInputDim:  func(d int) error { return setPushed(b, "input_dim", starlark.MakeInt(d)) },
+		SetOutputDim: func(d int) error { return setPushed(b, "output_dim", starlark.MakeInt(d)) },
+		SetUseBias:   func(ub bool) error { return setPushed(b, "use_bias", starlark.Bool(ub)) },
 		MissingAllocation: func() []string {
 			var out []string
 			x := brickExtra(b.B)
