@@ -460,10 +460,10 @@ func (s *SimpleRecurrent) step(in map[string]*core.Variable) ([]*core.Variable, 
 // activations: Tanh, and Logistic for the gates.
 func gatedDefaults(cfg *Config, activation, gateActivation Brick) (Brick, Brick) {
 	if activation == nil {
-		activation, _ = NewActivation(cfg, "Tanh", "", 0)
+		activation = NewTanh(cfg, "")
 	}
 	if gateActivation == nil {
-		gateActivation, _ = NewActivation(cfg, "Logistic", "", 0)
+		gateActivation = NewLogistic(cfg, "")
 	}
 	return activation, gateActivation
 }
