@@ -71,20 +71,7 @@ func TestKillResumeScriptObjects(t *testing.T) {
 	if !strings.Contains(string(mid.ScriptObjects), `"class":"Annealer"`) {
 		t.Fatalf("the mid-epoch checkpoint does not hold the extension's attributes: %s", mid.ScriptObjects)
 	}
-	// The resumed run's 8th write is iteration 19: run.tar stays at 18,
-	// the first batch of the third epoch.
-	killAtHeldWrite(t, bin, dir, 8, 19, "resume", "run.tar")
-	mid, _, _ = finishedCheckpoint(t, dir)
-	if mid.Log.Status.IterationsDone != 18 || !mid.Log.Status.EpochStarted {
-		t.Fatalf("after the second kill the checkpoint is at iteration %d (mid-epoch %v), want 18, mid-epoch",
-			mid.Log.Status.IterationsDone, mid.Log.Status.EpochStarted)
-	}
-	runToEnd(t, bin, dir, "resume", "run.tar")
-	got, _, _ := finishedCheckpoint(t, dir)
-	compareRuns(t, ref, got)
-	if !bytes.Equal(ref.ScriptObjects, got.ScriptObjects) {
-		t.Errorf("the script objects' attributes differ from the uninterrupted run:\n%s\nwant\n%s", got.ScriptObjects, ref.ScriptObjects)
-	}
+	killAgainAndFinish(t, bin, dir, ref)
 }
 
 // TestKillResumeScriptDataState: a run whose dataset is a script class
@@ -119,10 +106,17 @@ func TestKillResumeScriptDataState(t *testing.T) {
 	if mid.Iteration.EpochIterator == nil || len(mid.Iteration.EpochIterator.Data) == 0 {
 		t.Fatalf("the mid-epoch checkpoint does not hold the dataset's state")
 	}
-	// The resumed run's 8th write is iteration 19: run.tar stays at 18,
-	// the first batch of the third epoch.
+	killAgainAndFinish(t, bin, dir, ref)
+}
+
+// killAgainAndFinish kills the resumed run of dir while its 8th write
+// (iteration 19) is held, so that run.tar stays at iteration 18, the
+// first batch of the third epoch; resumes it to the end and checks the
+// end is ref's: parameters, log and the script objects' attributes.
+func killAgainAndFinish(t *testing.T, bin, dir string, ref *checkpoint.Checkpoint) {
+	t.Helper()
 	killAtHeldWrite(t, bin, dir, 8, 19, "resume", "run.tar")
-	mid, _, _ = finishedCheckpoint(t, dir)
+	mid, _, _ := finishedCheckpoint(t, dir)
 	if mid.Log.Status.IterationsDone != 18 || !mid.Log.Status.EpochStarted {
 		t.Fatalf("after the second kill the checkpoint is at iteration %d (mid-epoch %v), want 18, mid-epoch",
 			mid.Log.Status.IterationsDone, mid.Log.Status.EpochStarted)
